@@ -1,0 +1,26 @@
+import { index, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { timestamps } from "./columns";
+import { organizations } from "./organizations";
+
+export const API_KEY_KINDS = ["organization", "operator"] as const;
+export type ApiKeyKind = (typeof API_KEY_KINDS)[number];
+
+export const apiKeys = sqliteTable(
+  "api_keys",
+  {
+    id: text("id").primaryKey(),
+    // null for operator keys, which act across organizations.
+    organizationId: text("organization_id").references(() => organizations.id, { onDelete: "cascade" }),
+    kind: text("kind", { enum: API_KEY_KINDS }).notNull(),
+    name: text("name"),
+    // Only the SHA-256 of the key is kept; the key itself is shown once, when it is made.
+    keyHash: text("key_hash").notNull().unique(),
+    // The first characters of the key, so a person can tell keys apart in a list.
+    keyPrefix: text("key_prefix").notNull(),
+    revokedAt: text("revoked_at"),
+    ...timestamps,
+  },
+  (t) => [index("api_keys_organization_idx").on(t.organizationId, t.createdAt)],
+);
+
+export type ApiKeyRow = typeof apiKeys.$inferSelect;

@@ -1,0 +1,5 @@
+export * from "./api-keys";
+export * from "./assets";
+export * from "./briefs";
+export * from "./organizations";
+export * from "./policies";

@@ -1,0 +1,73 @@
+import type { Context } from "hono";
+
+/**
+ * The edge cache of public reads (API.md section 8), on the Cache API. Entries live in the data center
+ * that made them; a write evicts them there, and elsewhere they expire within `max-age`.
+ * (The Cache API does nothing on *.workers.dev hosts: serve the API from a custom domain.)
+ */
+export const PUBLIC_MAX_AGE = 60;
+export const PUBLIC_CACHE_CONTROL = `public, max-age=${PUBLIC_MAX_AGE}, s-maxage=${PUBLIC_MAX_AGE}`;
+
+export function publicBriefPath(shortcode: string): string {
+  return `/v1/p/briefs/${encodeURIComponent(shortcode)}`;
+}
+
+/** One key per public path on this host: query strings and request headers never split the cache. */
+function cacheKey(c: Context, path: string): Request {
+  return new Request(new URL(path, c.req.url).toString(), { method: "GET" });
+}
+
+async function etagOf(body: string): Promise<string> {
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
+  const hex = Array.from(new Uint8Array(digest).slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
+  return `"${hex}"`;
+}
+
+function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.trim() === "*" || ifNoneMatch.split(",").some((t) => t.trim().replace(/^W\//, "") === etag);
+}
+
+function notModified(etag: string, cacheState: "HIT" | "MISS"): Response {
+  return new Response(null, {
+    status: 304,
+    headers: { ETag: etag, "Cache-Control": PUBLIC_CACHE_CONTROL, "X-Cache": cacheState },
+  });
+}
+
+/**
+ * Serves a public document from the cache, or builds it with `load` (which may query D1), stores it,
+ * and serves it. A hit touches no database. `load` returns null for "not found", which is not cached.
+ */
+export async function cachedPublicDocument(
+  c: Context,
+  path: string,
+  mediaType: string,
+  load: () => Promise<unknown | null>,
+): Promise<Response | null> {
+  const cache = caches.default;
+  const key = cacheKey(c, path);
+  const ifNoneMatch = c.req.header("if-none-match");
+  const hit = await cache.match(key);
+  if (hit) {
+    const etag = hit.headers.get("ETag") ?? "";
+    if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "HIT");
+    const response = new Response(hit.body, hit);
+    response.headers.set("X-Cache", "HIT");
+    return response;
+  }
+  const document = await load();
+  if (document === null) return null;
+  const body = JSON.stringify(document);
+  const etag = await etagOf(body);
+  const headers = { "Content-Type": mediaType, "Cache-Control": PUBLIC_CACHE_CONTROL, ETag: etag };
+  const put = cache.put(key, new Response(body, { headers }));
+  c.executionCtx.waitUntil(put);
+  if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "MISS");
+  return new Response(body, { headers: { ...headers, "X-Cache": "MISS" } });
+}
+
+/** Evicts public entries in this data center; awaited so the writer's next read is already fresh. */
+export async function evictPublic(c: Context, paths: readonly string[]): Promise<void> {
+  await Promise.all(paths.map((path) => caches.default.delete(cacheKey(c, path))));
+}

@@ -1,0 +1,122 @@
+import type { Context } from "hono";
+import { HTTPException } from "hono/http-exception";
+import { responseMediaType } from "./media-type";
+
+/** The closed list of error codes (API.md section 2); the status and title follow from the code. */
+export const ERROR_CODES = {
+  bad_request: { status: 400, title: "Bad request" },
+  unauthorized: { status: 401, title: "Unauthorized" },
+  forbidden: { status: 403, title: "Forbidden" },
+  not_found: { status: 404, title: "Not found" },
+  vuln_not_found: { status: 404, title: "Vuln not found" },
+  brief_not_found: { status: 404, title: "Brief not found" },
+  method_not_allowed: { status: 405, title: "Method not allowed" },
+  conflict: { status: 409, title: "Conflict" },
+  payload_too_large: { status: 413, title: "Payload too large" },
+  unsupported_media_type: { status: 415, title: "Unsupported media type" },
+  validation_error: { status: 422, title: "Validation error" },
+  unprocessable_entity: { status: 422, title: "Unprocessable entity" },
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
+  rate_limited: { status: 429, title: "Too many requests" },
+  internal_error: { status: 500, title: "Internal error" },
+  service_unavailable: { status: 503, title: "Service unavailable" },
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+export type ErrorSource = { pointer: string } | { parameter: string } | { header: string };
+export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
+
+export interface ErrorObject {
+  status: string;
+  code: ErrorCode;
+  title: string;
+  detail?: string;
+  source?: ErrorSource;
+}
+
+export interface ProblemInput {
+  detail?: string;
+  source?: ErrorSource;
+}
+
+/** The one error type of the API. Several problems of the same code can travel together. */
+export class ApiError extends Error {
+  readonly status: ErrorStatus;
+  readonly problems: ProblemInput[];
+  headers: Record<string, string> = {};
+
+  constructor(
+    readonly code: ErrorCode,
+    problems: ProblemInput | ProblemInput[] = {},
+  ) {
+    const list = Array.isArray(problems) ? problems : [problems];
+    super(list[0]?.detail ?? ERROR_CODES[code].title);
+    this.status = ERROR_CODES[code].status;
+    this.problems = list.length ? list : [{}];
+  }
+
+  withHeaders(headers: Record<string, string>): this {
+    Object.assign(this.headers, headers);
+    return this;
+  }
+
+  toDocument(): { errors: ErrorObject[] } {
+    const { status, title } = ERROR_CODES[this.code];
+    return {
+      errors: this.problems.map((p) => ({
+        status: String(status),
+        code: this.code,
+        title,
+        ...(p.detail ? { detail: p.detail } : {}),
+        ...(p.source ? { source: p.source } : {}),
+      })),
+    };
+  }
+}
+
+/** A 422 for one member of the request document. */
+export function invalid(pointer: string, detail: string): ApiError {
+  return new ApiError("validation_error", { detail, source: { pointer } });
+}
+
+export function errorResponse(c: Context, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  c.header("Content-Type", responseMediaType(c.req.path));
+  return c.body(JSON.stringify(error.toDocument()), error.status);
+}
+
+/** The app's onError: every failure path ends here, so every error has the same shape. */
+export function handleError(err: Error, c: Context): Response {
+  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
+  if (isStorageUnavailable(err)) {
+    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err) }));
+    return errorResponse(c, new ApiError("service_unavailable", { detail: "Storage is unavailable; retry shortly." }).withHeaders({ "Retry-After": "5" }));
+  }
+  // Never answer with internals: the stack and driver text go to the log, tied to the request id.
+  console.error(
+    JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: err.stack }),
+  );
+  return errorResponse(c, new ApiError("internal_error", { detail: `Something went wrong. Request id: ${c.get("requestId") ?? "unknown"}` }));
+}
+
+function fromHttpException(err: HTTPException): ApiError {
+  switch (err.status) {
+    case 400:
+      // Hono's validator throws this for a body that is not JSON.
+      return new ApiError("bad_request", { detail: /json/i.test(err.message) ? "The request body is not valid JSON." : err.message });
+    case 413:
+      return new ApiError("payload_too_large", { detail: "The request body is larger than 1 MiB." });
+    case 415:
+      return new ApiError("unsupported_media_type", { detail: "Send application/vnd.api+json or application/json.", source: { header: "Content-Type" } });
+    case 401:
+      return new ApiError("unauthorized");
+    default:
+      return new ApiError(err.status >= 500 ? "internal_error" : "bad_request", { detail: err.message });
+  }
+}
+
+function isStorageUnavailable(err: Error): boolean {
+  const text = `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}`;
+  return /D1_ERROR: (Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout)|Queue send failed: .*unavailable/i.test(text);
+}

@@ -1,0 +1,46 @@
+import type { MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../app-env";
+import { createDb } from "../db";
+import { ApiError } from "./errors";
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/**
+ * The db client is built per request from the binding (STYLE habit 7): no module state depends on env.
+ *
+ * @example app.use("*", database())
+ */
+export function database(): MiddlewareHandler<AppEnv> {
+  return async function databaseMiddleware(c, next) {
+    c.set("db", createDb(c.env.DB));
+    await next();
+  };
+}
+
+/**
+ * Rejects bodies over 1 MiB with the API's 413 document, before anything parses them.
+ *
+ * @example app.use("/v1/*", limitBody())
+ */
+export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError("payload_too_large", { detail: `The request body is larger than ${maxSize} bytes.` });
+    },
+  });
+}
+
+/**
+ * Authenticated answers are private to their caller: `Cache-Control: no-store` unless a public route
+ * already chose its own caching.
+ *
+ * @example app.use("*", noStoreByDefault())
+ */
+export function noStoreByDefault(): MiddlewareHandler {
+  return async function noStoreByDefaultMiddleware(c, next) {
+    await next();
+    if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
+  };
+}

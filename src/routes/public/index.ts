@@ -1,0 +1,11 @@
+import { cors } from "hono/cors";
+import { createRouter } from "../../http/router";
+import { publicBriefsRouter } from "./briefs";
+
+/** The routes under /v1/p: no key, CORS open to any origin (and only here). */
+export const publicRouter = createRouter();
+publicRouter.use(
+  "*",
+  cors({ origin: "*", allowMethods: ["GET", "HEAD", "POST", "OPTIONS"], exposeHeaders: ["ETag", "X-Cache", "X-Request-Id", "Retry-After"], maxAge: 86400 }),
+);
+publicRouter.route("/", publicBriefsRouter);

@@ -1,0 +1,80 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requireOperator } from "../../../http/auth";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { createOrganizationKey, getKey, listOrganizationKeys, revokeKey } from "../../../services/api-keys";
+import { created, noContent, serviceContext } from "../handler-helpers";
+import { ApiKey, CreateApiKeyInput, CreatedApiKey, ListApiKeysQuery, serializeApiKey } from "./schema";
+
+const tags = ["API keys"];
+const middleware = [requireOperator()];
+
+/** Mounted under /v1/organizations: keys are made for an organization. */
+export const organizationApiKeysRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/api_keys",
+      tags,
+      summary: "Make an API key for an organization (operator). The key is in this response only.",
+      middleware,
+      request: { params: IdParam, body: { required: true, content: jsonApiContent(CreateApiKeyInput) } },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "api_key");
+      const { key, record } = await createOrganizationKey(serviceContext(c), c.req.valid("param").id, data.attributes.name ?? null);
+      const resource = serializeApiKey(record);
+      return created(c, single({ ...resource, attributes: { ...resource.attributes, key } }));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/api_keys",
+      tags,
+      summary: "List an organization's API keys (operator); keys themselves are never shown again",
+      middleware,
+      request: { params: IdParam, query: ListApiKeysQuery },
+      responses: { 200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listOrganizationKeys(serviceContext(c), c.req.valid("param").id, page, query.sort);
+      return respond(c, collection(c, rows.map(serializeApiKey), page, total));
+    },
+  );
+
+export const apiKeysRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show an API key (operator), without the key itself",
+      middleware,
+      request: { params: IdParam },
+      responses: { 200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) }, ...errorResponses() },
+    }),
+    async (c) => respond(c, single(serializeApiKey(await getKey(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Revoke an API key (operator); it stops working at once",
+      middleware,
+      request: { params: IdParam },
+      responses: { 204: { description: "Revoked" }, ...errorResponses() },
+    }),
+    async (c) => {
+      await revokeKey(serviceContext(c), c.req.valid("param").id);
+      return noContent(c);
+    },
+  );
+

@@ -1,0 +1,49 @@
+import { z } from "@hono/zod-openapi";
+import type { ApiKeyRow } from "../../../db/schema";
+import { resource, toOne } from "../../../http/jsonapi";
+import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema } from "../../../http/openapi";
+import { Name } from "../fields";
+
+const ApiKeyAttributes = z.object({
+  name: z.string().nullable(),
+  kind: z.enum(["organization", "operator"]),
+  key_prefix: z.string().openapi({ description: "The first 8 characters of the key, to tell keys apart." }),
+  revoked_at: Timestamp.nullable(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+const ApiKeyRelationships = z.object({ organization: toOneSchema("organization") });
+
+export const ApiKey = resourceSchema("ApiKey", "api_key", ApiKeyAttributes, ApiKeyRelationships);
+
+export const CreatedApiKey = resourceSchema(
+  "CreatedApiKey",
+  "api_key",
+  ApiKeyAttributes.extend({ key: z.string().openapi({ description: "The key itself. Shown in this response only." }) }),
+  ApiKeyRelationships,
+);
+
+export const CreateApiKeyInput = requestDocument(
+  z.strictObject({ name: Name.nullable().optional() }).optional().default({}),
+  z.strictObject({}).optional(),
+).openapi("CreateApiKeyInput");
+
+export const ListApiKeysQuery = listQuery();
+
+export function serializeApiKey(row: ApiKeyRow) {
+  return resource(
+    "api_key",
+    row.id,
+    {
+      name: row.name,
+      kind: row.kind,
+      key_prefix: row.keyPrefix,
+      revoked_at: row.revokedAt,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/api_keys/${row.id}`,
+    { organization: toOne("organization", row.organizationId) },
+  );
+}

@@ -1,0 +1,86 @@
+import { createRoute } from "@hono/zod-openapi";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { createAsset, deleteAsset, getAsset, listAssets, updateAsset } from "../../../services/assets";
+import { created, noContent, serviceContext } from "../handler-helpers";
+import { Asset, CreateAssetInput, ListAssetsQuery, serializeAsset, UpdateAssetInput } from "./schema";
+
+const tags = ["Assets"];
+const AssetDocument = singleDocument(Asset);
+
+export const assetsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List assets",
+      request: { query: ListAssetsQuery },
+      responses: { 200: { description: "Assets", content: jsonApiContent(collectionDocument(Asset)) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listAssets(serviceContext(c), page, query.sort, { kind: query["q[kind_eq]"] });
+      return respond(c, collection(c, rows.map(serializeAsset), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show an asset",
+      request: { params: IdParam },
+      responses: { 200: { description: "The asset", content: jsonApiContent(AssetDocument) }, ...errorResponses() },
+    }),
+    async (c) => respond(c, single(serializeAsset(await getAsset(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create an asset; its value is checked against its kind, and (kind, value) is unique per organization",
+      request: { body: { required: true, content: jsonApiContent(CreateAssetInput) } },
+      responses: { 201: { description: "Created", content: jsonApiContent(AssetDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "asset");
+      const row = await createAsset(serviceContext(c), data.attributes, data.relationships?.organization?.data.id);
+      return created(c, single(serializeAsset(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update an asset",
+      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdateAssetInput) } },
+      responses: { 200: { description: "Updated", content: jsonApiContent(AssetDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "asset", id);
+      return respond(c, single(serializeAsset(await updateAsset(serviceContext(c), id, data.attributes))));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete an asset",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errorResponses() },
+    }),
+    async (c) => {
+      await deleteAsset(serviceContext(c), c.req.valid("param").id);
+      return noContent(c);
+    },
+  );

@@ -1,0 +1,96 @@
+import { createRoute } from "@hono/zod-openapi";
+import { evictPublic, publicBriefPath } from "../../../http/cache";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
+import { created, noContent, serviceContext } from "../handler-helpers";
+import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefInput } from "./schema";
+
+const tags = ["Briefs"];
+const BriefDocument = singleDocument(Brief);
+const errors = errorResponses(undefined, "Brief not found");
+
+export const briefsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List briefs",
+      request: { query: ListBriefsQuery },
+      responses: { 200: { description: "Briefs", content: jsonApiContent(collectionDocument(Brief)) }, ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listBriefs(serviceContext(c), page, query.sort, { policyId: query["q[policy_id_eq]"] });
+      return respond(c, collection(c, rows.map(serializeBrief), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show a brief (served as { data: resource }; the spec's doubly nested drawing is a known slip)",
+      request: { params: IdParam },
+      responses: { 200: { description: "The brief", content: jsonApiContent(BriefDocument) }, ...errors },
+    }),
+    async (c) => respond(c, single(serializeBrief(await getBrief(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create a brief, optionally linked to a policy of the same organization",
+      request: { body: { required: true, content: jsonApiContent(CreateBriefInput) } },
+      responses: { 201: { description: "Created", content: jsonApiContent(BriefDocument) }, ...errors },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "brief");
+      const row = await createBrief(serviceContext(c), data.attributes, {
+        organizationId: data.relationships?.organization?.data.id,
+        policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
+      });
+      return created(c, single(serializeBrief(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update a brief; its public page is evicted from the edge cache",
+      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdateBriefInput) } },
+      responses: { 200: { description: "Updated", content: jsonApiContent(BriefDocument) }, ...errors },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "brief", id);
+      const row = await updateBrief(serviceContext(c), id, data.attributes, {
+        policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
+      });
+      await evictPublic(c, [publicBriefPath(row.shortcode)]);
+      return respond(c, single(serializeBrief(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete a brief",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errors },
+    }),
+    async (c) => {
+      const row = await deleteBrief(serviceContext(c), c.req.valid("param").id);
+      await evictPublic(c, [publicBriefPath(row.shortcode)]);
+      return noContent(c);
+    },
+  );

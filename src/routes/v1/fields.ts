@@ -1,0 +1,67 @@
+import { z } from "@hono/zod-openapi";
+import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
+
+// Field schemas shared by the request documents of several resources (API.md section 5 limits).
+
+export const Name = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
+export const ShortDescription = z.string().max(1000, "must be at most 1000 characters");
+
+export const HttpUrl = z
+  .string()
+  .max(2048, "must be at most 2048 characters")
+  .refine((v) => {
+    try {
+      const url = new URL(v);
+      return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
+    } catch {
+      return false;
+    }
+  }, "must be an http or https URL")
+  .openapi({ format: "uri" });
+
+/** RFC 3339 with any offset in; the same instant out in UTC with milliseconds. */
+export const DateTimeInput = z.iso
+  .datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-21T09:30:00Z" })
+  .transform((v) => new Date(v).toISOString())
+  .openapi({ type: "string", format: "date-time" });
+
+export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
+
+export const AssetKind = z.enum(ASSET_KINDS);
+
+/** A value checked against its kind and stored in canonical form (lowercased host, normalized URL). */
+export function checkedKindValue<T extends { kind: (typeof ASSET_KINDS)[number]; value: string }>(v: T, ctx: z.RefinementCtx): T {
+  const checked = checkAssetValue(v.kind, v.value);
+  if (!checked.ok) {
+    ctx.addIssue({ code: "custom", message: checked.reason, path: ["value"] });
+    return z.NEVER;
+  }
+  return { ...v, value: checked.value };
+}
+
+export const ScopeAssetInput = z
+  .strictObject({
+    kind: AssetKind,
+    value: z.string(),
+    short_description: ShortDescription.nullable().optional(),
+  })
+  .transform(checkedKindValue)
+  .openapi("ScopeAssetInput");
+
+export const ScopeAssetsInput = z.array(ScopeAssetInput).max(500, "at most 500 scope entries");
+
+export const ScopeAssetSchema = z
+  .object({ id: z.string().openapi({ format: "uuid" }), kind: z.string(), value: z.string(), short_description: z.string().nullable() })
+  .openapi("ScopeAsset");
+
+export function relationshipInput(type: string) {
+  return z.strictObject({ data: z.strictObject({ type: z.literal(type), id: z.string() }) });
+}
+
+export function nullableRelationshipInput(type: string) {
+  return z.strictObject({ data: z.strictObject({ type: z.literal(type), id: z.string() }).nullable() });
+}
+
+export function toManyInput(type: string) {
+  return z.strictObject({ data: z.array(z.strictObject({ type: z.literal(type), id: z.string() })).max(500) });
+}

@@ -1,0 +1,85 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requireOperator } from "../../../http/auth";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { respond } from "../../../http/media-type";
+import { createOrganization, getOrganization, listOrganizations, updateOrganization } from "../../../services/organizations";
+import { created, serviceContext } from "../handler-helpers";
+import {
+  CreateOrganizationInput,
+  ListOrganizationsQuery,
+  Organization,
+  serializeOrganization,
+  UpdateOrganizationInput,
+} from "./schema";
+
+const tags = ["Organizations"];
+const OrganizationDocument = singleDocument(Organization);
+
+export const organizationsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List organizations (an organization key sees its own; an operator key sees all)",
+      request: { query: ListOrganizationsQuery },
+      responses: { 200: { description: "Organizations", content: jsonApiContent(collectionDocument(Organization)) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listOrganizations(serviceContext(c), page, query.sort, { claimed: query["q[claimed_eq]"] });
+      return respond(c, collection(c, rows.map(serializeOrganization), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show an organization",
+      request: { params: IdParam },
+      responses: { 200: { description: "The organization", content: jsonApiContent(OrganizationDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const row = await getOrganization(serviceContext(c), c.req.valid("param").id);
+      return respond(c, single(serializeOrganization(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create an organization (operator)",
+      middleware: [requireOperator()],
+      request: { body: { required: true, content: jsonApiContent(CreateOrganizationInput) } },
+      responses: { 201: { description: "Created", content: jsonApiContent(OrganizationDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "organization");
+      const row = await createOrganization(serviceContext(c), data.attributes);
+      return created(c, single(serializeOrganization(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update an organization (operator)",
+      middleware: [requireOperator()],
+      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdateOrganizationInput) } },
+      responses: { 200: { description: "Updated", content: jsonApiContent(OrganizationDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "organization", id);
+      const row = await updateOrganization(serviceContext(c), id, data.attributes);
+      return respond(c, single(serializeOrganization(row)));
+    },
+  );

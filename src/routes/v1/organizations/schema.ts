@@ -1,0 +1,48 @@
+import { z } from "@hono/zod-openapi";
+import type { OrganizationRow } from "../../../db/schema";
+import { resource } from "../../../http/jsonapi";
+import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, updateDocument } from "../../../http/openapi";
+import { HttpUrl, Name } from "../fields";
+
+export const Slug = z
+  .string()
+  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "must be lowercase letters, digits and inner hyphens, at most 64 characters");
+
+export const OrganizationAttributes = z.object({
+  name: z.string(),
+  slug: z.string(),
+  website_url: z.string().nullable(),
+  claimed: z.boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const Organization = resourceSchema("Organization", "organization", OrganizationAttributes, z.object({}));
+
+export const CreateOrganizationInput = requestDocument(
+  z.strictObject({ name: Name, slug: Slug, website_url: HttpUrl.nullable().optional(), claimed: z.boolean().optional() }),
+  z.strictObject({}).optional(),
+).openapi("CreateOrganizationInput");
+
+export const UpdateOrganizationInput = updateDocument(
+  z.strictObject({ name: Name.optional(), slug: Slug.optional(), website_url: HttpUrl.nullable().optional(), claimed: z.boolean().optional() }),
+  z.strictObject({}).optional(),
+).openapi("UpdateOrganizationInput");
+
+export const ListOrganizationsQuery = listQuery({ "q[claimed_eq]": booleanQuery("q[claimed_eq]") });
+
+export function serializeOrganization(row: OrganizationRow) {
+  return resource(
+    "organization",
+    row.id,
+    {
+      name: row.name,
+      slug: row.slug,
+      website_url: row.websiteUrl,
+      claimed: row.claimed,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/organizations/${row.id}`,
+  );
+}

@@ -1,0 +1,97 @@
+import { createRoute } from "@hono/zod-openapi";
+import { evictPublic, publicBriefPath } from "../../../http/cache";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { nowIso } from "../../../lib/ids";
+import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from "../../../services/policies";
+import { created, noContent, serviceContext } from "../handler-helpers";
+import { CreatePolicyInput, ListPoliciesQuery, Policy, serializePolicy, UpdatePolicyInput } from "./schema";
+
+const tags = ["Policies"];
+const PolicyDocument = singleDocument(Policy);
+
+export const policiesRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List policies",
+      request: { query: ListPoliciesQuery },
+      responses: { 200: { description: "Policies", content: jsonApiContent(collectionDocument(Policy)) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listPolicies(serviceContext(c), page, query.sort);
+      const now = nowIso();
+      return respond(c, collection(c, rows.map((r) => serializePolicy(r, now)), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show a policy",
+      request: { params: IdParam },
+      responses: { 200: { description: "The policy", content: jsonApiContent(PolicyDocument) }, ...errorResponses() },
+    }),
+    async (c) => respond(c, single(serializePolicy(await getPolicy(serviceContext(c), c.req.valid("param").id), nowIso()))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create a policy",
+      request: { body: { required: true, content: jsonApiContent(CreatePolicyInput) } },
+      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "policy");
+      const record = await createPolicy(serviceContext(c), data.attributes, {
+        organizationId: data.relationships?.organization?.data.id,
+        assetIds: data.relationships?.assets?.data.map((a) => a.id),
+      });
+      return created(c, single(serializePolicy(record, nowIso())));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update a policy; attributes not sent are kept, scope arrays are replaced whole",
+      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdatePolicyInput) } },
+      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "policy", id);
+      const { record, briefShortcodes } = await updatePolicy(serviceContext(c), id, data.attributes, {
+        assetIds: data.relationships?.assets?.data.map((a) => a.id),
+      });
+      await evictPublic(c, briefShortcodes.map(publicBriefPath));
+      return respond(c, single(serializePolicy(record, nowIso())));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete a policy; its briefs stay, detached from it",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errorResponses() },
+    }),
+    async (c) => {
+      const { briefShortcodes } = await deletePolicy(serviceContext(c), c.req.valid("param").id);
+      await evictPublic(c, briefShortcodes.map(publicBriefPath));
+      return noContent(c);
+    },
+  );

@@ -1,0 +1,153 @@
+import { z } from "@hono/zod-openapi";
+import { resource, toMany, toOne } from "../../../http/jsonapi";
+import { listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
+import { normalizeHostname } from "../../../lib/asset-values";
+import { maturityRating } from "../../../lib/maturity";
+import type { PolicyRecord } from "../../../services/policies";
+import { Color, DateTimeInput, HttpUrl, Name, relationshipInput, ScopeAssetSchema, ScopeAssetsInput, ShortDescription, toManyInput } from "../fields";
+
+export const SAFE_HARBOR = ["full", "partial", "none"] as const;
+export const POLICY_URL_STATUS = ["unknown", "alive", "dead"] as const;
+export const CREATION_MODE = ["template", "custom", "imported"] as const;
+export const HOSTING_MODE = ["hosted", "self_hosted", "custom_domain"] as const;
+
+const Branding = z
+  .strictObject({
+    primary_color: Color.nullable().optional(),
+    secondary_color: Color.nullable().optional(),
+    accent_color: Color.nullable().optional(),
+    font_heading: z.string().max(100).nullable().optional(),
+    font_body: z.string().max(100).nullable().optional(),
+    google_fonts: z.array(z.string().min(1).max(100)).max(10).nullable().optional(),
+  })
+  .openapi("Branding");
+
+const Hostname = z
+  .string()
+  .transform((v, ctx) => normalizeHostname(v) ?? (ctx.addIssue({ code: "custom", message: "must be a hostname such as security.example.com" }), z.NEVER))
+  .openapi({ type: "string", format: "hostname" });
+
+/** Every writable policy attribute; null clears one. Scope arrays replace the whole array. */
+const PolicyAttributesInput = z
+  .strictObject({
+    name: Name.nullable(),
+    short_description: ShortDescription.nullable(),
+    point_of_contact: z.string().trim().max(320, "must be at most 320 characters").nullable(),
+    cvd_timeline: z.number().int("must be a whole number of days").min(0).max(365).nullable().openapi({ description: "Days, 0..365" }),
+    safe_harbor: z.enum(SAFE_HARBOR).nullable(),
+    offers_bounty: z.boolean().nullable(),
+    offers_swag: z.boolean().nullable(),
+    hall_of_fame: z.boolean().nullable(),
+    contact_url: HttpUrl.nullable(),
+    securitytxt_url: HttpUrl.nullable(),
+    hosted_policy_url: HttpUrl.nullable(),
+    public_disclosure: z.boolean().nullable(),
+    launch_date: DateTimeInput.nullable(),
+    policy_url_status: z.enum(POLICY_URL_STATUS).nullable(),
+    creation_mode: z.enum(CREATION_MODE).nullable(),
+    hosting_mode: z.enum(HOSTING_MODE).nullable(),
+    custom_domain: Hostname.nullable(),
+    published_at: DateTimeInput.nullable().openapi({ description: "null is a draft; a future time schedules publication" }),
+    branding: Branding.nullable(),
+    in_scope_assets: ScopeAssetsInput,
+    out_of_scope_assets: ScopeAssetsInput,
+  })
+  .partial();
+
+const PolicyRelationshipsInput = z
+  .strictObject({
+    organization: relationshipInput("organization").openapi({ description: "Operator keys only: the owning organization" }),
+    assets: toManyInput("asset"),
+  })
+  .partial();
+
+export const CreatePolicyInput = requestDocument(PolicyAttributesInput.optional().default({}), PolicyRelationshipsInput.optional()).openapi("CreatePolicyInput");
+export const UpdatePolicyInput = updateDocument(
+  PolicyAttributesInput.optional().default({}),
+  PolicyRelationshipsInput.omit({ organization: true }).optional(),
+).openapi("UpdatePolicyInput");
+
+export const ListPoliciesQuery = listQuery();
+
+const PolicyAttributes = z.object({
+  name: z.string().nullable(),
+  short_description: z.string().nullable(),
+  point_of_contact: z.string().nullable(),
+  cvd_timeline: z.number().int().nullable(),
+  safe_harbor: z.enum(SAFE_HARBOR).nullable(),
+  offers_bounty: z.boolean().nullable(),
+  offers_swag: z.boolean().nullable(),
+  hall_of_fame: z.boolean().nullable(),
+  contact_url: z.string().nullable(),
+  securitytxt_url: z.string().nullable(),
+  hosted_policy_url: z.string().nullable(),
+  public_disclosure: z.boolean().nullable(),
+  launch_date: Timestamp.nullable(),
+  policy_url_status: z.enum(POLICY_URL_STATUS).nullable(),
+  creation_mode: z.enum(CREATION_MODE).nullable(),
+  hosting_mode: z.enum(HOSTING_MODE).nullable(),
+  custom_domain: z.string().nullable(),
+  published_at: Timestamp.nullable(),
+  shortcode: z.string(),
+  branding: Branding.nullable(),
+  maturity_rating: z.number().int().min(0).max(5).openapi({ description: "The disclose.io maturity ladder, 0..5 (read-only)" }),
+  in_scope_assets: z.array(ScopeAssetSchema),
+  out_of_scope_assets: z.array(ScopeAssetSchema),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const Policy = resourceSchema(
+  "Policy",
+  "policy",
+  PolicyAttributes,
+  z.object({
+    organization: toOneSchema("organization"),
+    policy_template: toOneSchema("policy_template"),
+    assets: toManySchema("asset"),
+    briefs: toManySchema("brief"),
+  }),
+);
+
+type Enum<T extends readonly string[]> = T[number] | null;
+
+export function serializePolicy(row: PolicyRecord, now: string) {
+  return resource(
+    "policy",
+    row.id,
+    {
+      name: row.name,
+      short_description: row.shortDescription,
+      point_of_contact: row.pointOfContact,
+      cvd_timeline: row.cvdTimeline,
+      safe_harbor: row.safeHarbor as Enum<typeof SAFE_HARBOR>,
+      offers_bounty: row.offersBounty,
+      offers_swag: row.offersSwag,
+      hall_of_fame: row.hallOfFame,
+      contact_url: row.contactUrl,
+      securitytxt_url: row.securitytxtUrl,
+      hosted_policy_url: row.hostedPolicyUrl,
+      public_disclosure: row.publicDisclosure,
+      launch_date: row.launchDate,
+      policy_url_status: row.policyUrlStatus as Enum<typeof POLICY_URL_STATUS>,
+      creation_mode: row.creationMode as Enum<typeof CREATION_MODE>,
+      hosting_mode: row.hostingMode as Enum<typeof HOSTING_MODE>,
+      custom_domain: row.customDomain,
+      published_at: row.publishedAt,
+      shortcode: row.shortcode,
+      branding: row.branding,
+      maturity_rating: maturityRating(row, now),
+      in_scope_assets: row.inScopeAssets,
+      out_of_scope_assets: row.outOfScopeAssets,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/policies/${row.id}`,
+    {
+      organization: toOne("organization", row.organizationId),
+      policy_template: toOne("policy_template", null),
+      assets: toMany("asset", row.assetIds),
+      briefs: toMany("brief", row.briefIds),
+    },
+  );
+}

@@ -1,0 +1,95 @@
+import { eq } from "drizzle-orm";
+import { briefs, organizations, policies, type BriefRow } from "../db/schema";
+import { ApiError, invalid } from "../http/errors";
+import type { Page } from "../http/jsonapi";
+import { nowIso, shortcode, uuidv7 } from "../lib/ids";
+import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { listPage, where, type Sort } from "./listing";
+import { assignScopeIds, type ScopeAssetInput } from "./scopes";
+
+export interface BriefInput {
+  name?: string;
+  short_description?: string | null;
+  published_at?: string | null;
+  in_scope_assets?: ScopeAssetInput[];
+  out_of_scope_assets?: ScopeAssetInput[];
+}
+
+export interface BriefLinks {
+  organizationId?: string;
+  /** undefined: leave as is; null: detach from its policy. */
+  policyId?: string | null;
+}
+
+const notFound = () => new ApiError("brief_not_found", { detail: "No brief has that id." });
+
+export function listBriefs(ctx: ServiceContext, page: Page, sort?: Sort, filters: { policyId?: string } = {}) {
+  const filter = where(tenantFilter(ctx, briefs.organizationId), filters.policyId ? eq(briefs.policyId, filters.policyId) : undefined);
+  return listPage(ctx.db, briefs, filter, sort, page);
+}
+
+export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {
+  const row = await ctx.db.select().from(briefs).where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId))).get();
+  if (!row) throw notFound();
+  return row;
+}
+
+/**
+ * Resolves the owning organization and checks the policy belongs to it, in one round trip when
+ * anything needs checking. A foreign policy answers exactly like a missing one.
+ */
+async function checkLinks(ctx: ServiceContext, links: BriefLinks, knownOrganizationId?: string): Promise<string> {
+  const checkOrg = knownOrganizationId === undefined && ctx.caller.kind === "operator" && links.organizationId !== undefined;
+  const checkPolicy = typeof links.policyId === "string";
+  if (!checkOrg && !checkPolicy) return knownOrganizationId ?? owningOrganization(ctx, links.organizationId, undefined);
+  const [orgRows, policyRows] = await ctx.db.batch([
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, links.organizationId ?? "")),
+    ctx.db.select({ organizationId: policies.organizationId }).from(policies).where(eq(policies.id, links.policyId ?? "")),
+  ]);
+  const organizationId = knownOrganizationId ?? owningOrganization(ctx, links.organizationId, orgRows.length > 0);
+  if (checkPolicy && policyRows[0]?.organizationId !== organizationId) {
+    throw invalid("/data/relationships/policy/data/id", "policy does not exist.");
+  }
+  return organizationId;
+}
+
+export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks): Promise<BriefRow> {
+  const organizationId = await checkLinks(ctx, links);
+  const now = nowIso();
+  const row: BriefRow = {
+    id: uuidv7(),
+    organizationId,
+    policyId: links.policyId ?? null,
+    name: input.name,
+    shortDescription: input.short_description ?? null,
+    shortcode: shortcode(),
+    publishedAt: input.published_at ?? null,
+    inScopeAssets: assignScopeIds(input.in_scope_assets ?? []),
+    outOfScopeAssets: assignScopeIds(input.out_of_scope_assets ?? []),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await ctx.db.insert(briefs).values(row);
+  return row;
+}
+
+export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks): Promise<BriefRow> {
+  const existing = await getBrief(ctx, id);
+  await checkLinks(ctx, { policyId: links.policyId }, existing.organizationId);
+  const changes: Partial<BriefRow> = { updatedAt: nowIso() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.short_description !== undefined) changes.shortDescription = input.short_description;
+  if (input.published_at !== undefined) changes.publishedAt = input.published_at;
+  if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
+  if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
+  if (links.policyId !== undefined) changes.policyId = links.policyId;
+  const [row] = await ctx.db.update(briefs).set(changes).where(eq(briefs.id, id)).returning();
+  if (!row) throw notFound();
+  return row;
+}
+
+export async function deleteBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {
+  const [row] = await ctx.db.delete(briefs).where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId))).returning();
+  if (!row) throw notFound();
+  return row;
+}

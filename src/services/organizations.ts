@@ -1,0 +1,70 @@
+import { eq } from "drizzle-orm";
+import { organizations, type OrganizationRow } from "../db/schema";
+import { ApiError, invalid } from "../http/errors";
+import type { Page } from "../http/jsonapi";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { tenantFilter, type ServiceContext } from "./context";
+import { isUniqueViolation, listPage, where, type Sort } from "./listing";
+
+export interface OrganizationInput {
+  name?: string;
+  slug?: string;
+  website_url?: string | null;
+  claimed?: boolean;
+}
+
+export function listOrganizations(ctx: ServiceContext, page: Page, sort?: Sort, filters: { claimed?: boolean } = {}) {
+  const filter = where(
+    tenantFilter(ctx, organizations.id),
+    filters.claimed === undefined ? undefined : eq(organizations.claimed, filters.claimed),
+  );
+  return listPage(ctx.db, organizations, filter, sort, page);
+}
+
+export async function getOrganization(ctx: ServiceContext, id: string): Promise<OrganizationRow> {
+  const row = await ctx.db.select().from(organizations).where(where(eq(organizations.id, id), tenantFilter(ctx, organizations.id))).get();
+  if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
+  return row;
+}
+
+export async function createOrganization(ctx: ServiceContext, input: OrganizationInput & { name: string; slug: string }): Promise<OrganizationRow> {
+  const now = nowIso();
+  const row: OrganizationRow = {
+    id: uuidv7(),
+    name: input.name,
+    slug: input.slug,
+    websiteUrl: input.website_url ?? null,
+    claimed: input.claimed ?? true,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await slugGuard(() => ctx.db.insert(organizations).values(row));
+  return row;
+}
+
+export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput): Promise<OrganizationRow> {
+  const [row] = await slugGuard(() =>
+    ctx.db
+      .update(organizations)
+      .set({
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.slug !== undefined && { slug: input.slug }),
+        ...(input.website_url !== undefined && { websiteUrl: input.website_url }),
+        ...(input.claimed !== undefined && { claimed: input.claimed }),
+        updatedAt: nowIso(),
+      })
+      .where(eq(organizations.id, id))
+      .returning(),
+  );
+  if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
+  return row;
+}
+
+async function slugGuard<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err, "organizations.slug")) throw invalid("/data/attributes/slug", "slug is already taken by another organization.");
+    throw err;
+  }
+}

@@ -1,0 +1,169 @@
+import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
+import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
+import { ApiError } from "../http/errors";
+import type { Page } from "../http/jsonapi";
+import { nowIso, shortcode, uuidv7 } from "../lib/ids";
+import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { listPage, where, type Sort } from "./listing";
+import { assignScopeIds, type ScopeAssetInput } from "./scopes";
+
+export interface PolicyInput {
+  name?: string | null;
+  short_description?: string | null;
+  point_of_contact?: string | null;
+  cvd_timeline?: number | null;
+  safe_harbor?: string | null;
+  offers_bounty?: boolean | null;
+  offers_swag?: boolean | null;
+  hall_of_fame?: boolean | null;
+  contact_url?: string | null;
+  securitytxt_url?: string | null;
+  hosted_policy_url?: string | null;
+  public_disclosure?: boolean | null;
+  launch_date?: string | null;
+  policy_url_status?: string | null;
+  creation_mode?: string | null;
+  hosting_mode?: string | null;
+  custom_domain?: string | null;
+  published_at?: string | null;
+  branding?: Branding | null;
+  in_scope_assets?: ScopeAssetInput[];
+  out_of_scope_assets?: ScopeAssetInput[];
+}
+
+export interface PolicyLinks {
+  organizationId?: string;
+  assetIds?: string[];
+}
+
+/** A policy with the ids its to-many relationships need, read in the same query. */
+export type PolicyRecord = PolicyRow & { briefIds: string[]; assetIds: string[] };
+
+const relationshipColumns = {
+  briefIdsJson: sql<string>`(select json_group_array(${briefs.id}) from ${briefs} where ${briefs.policyId} = ${policies.id})`,
+  assetIdsJson: sql<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId} = ${policies.id})`,
+};
+
+function toRecord(row: PolicyRow & { briefIdsJson: string; assetIdsJson: string }): PolicyRecord {
+  const { briefIdsJson, assetIdsJson, ...policy } = row;
+  return { ...policy, briefIds: (JSON.parse(briefIdsJson) as string[]).sort(), assetIds: (JSON.parse(assetIdsJson) as string[]).sort() };
+}
+
+function selectPolicies(ctx: ServiceContext) {
+  return ctx.db.select({ ...getTableColumns(policies), ...relationshipColumns }).from(policies);
+}
+
+export async function listPolicies(ctx: ServiceContext, page: Page, sort?: Sort) {
+  const { rows, total } = await listPage(ctx.db, policies, tenantFilter(ctx, policies.organizationId), sort, page, relationshipColumns);
+  return { rows: rows.map(toRecord), total };
+}
+
+export async function getPolicy(ctx: ServiceContext, id: string): Promise<PolicyRecord> {
+  const row = await selectPolicies(ctx).where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId))).get();
+  if (!row) throw notFound();
+  return toRecord(row);
+}
+
+const notFound = () => new ApiError("not_found", { detail: "No policy has that id." });
+
+function columnsOf(input: PolicyInput): Partial<PolicyRow> {
+  const out: Partial<PolicyRow> = {};
+  const map: [keyof PolicyInput, keyof PolicyRow][] = [
+    ["name", "name"], ["short_description", "shortDescription"], ["point_of_contact", "pointOfContact"],
+    ["cvd_timeline", "cvdTimeline"], ["safe_harbor", "safeHarbor"], ["offers_bounty", "offersBounty"],
+    ["offers_swag", "offersSwag"], ["hall_of_fame", "hallOfFame"], ["contact_url", "contactUrl"],
+    ["securitytxt_url", "securitytxtUrl"], ["hosted_policy_url", "hostedPolicyUrl"],
+    ["public_disclosure", "publicDisclosure"], ["launch_date", "launchDate"],
+    ["policy_url_status", "policyUrlStatus"], ["creation_mode", "creationMode"], ["hosting_mode", "hostingMode"],
+    ["custom_domain", "customDomain"], ["published_at", "publishedAt"], ["branding", "branding"],
+  ];
+  for (const [from, to] of map) if (input[from] !== undefined) (out as Record<string, unknown>)[to] = input[from];
+  return out;
+}
+
+/**
+ * Checks in one round trip that the named organization exists (operators) and that every named asset
+ * belongs to the policy's organization. Unknown and foreign ids answer alike: 422 at their pointer.
+ */
+async function checkLinks(ctx: ServiceContext, links: PolicyLinks, organizationIdKnown?: string): Promise<string> {
+  const assetIds = links.assetIds ?? [];
+  const wantsOrganization = organizationIdKnown === undefined && links.organizationId !== undefined && ctx.caller.kind === "operator";
+  if (!wantsOrganization && assetIds.length === 0) {
+    return organizationIdKnown ?? owningOrganization(ctx, links.organizationId, undefined);
+  }
+  const [orgRows, assetRows] = await ctx.db.batch([
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, links.organizationId ?? "")),
+    ctx.db.select({ id: assets.id, organizationId: assets.organizationId }).from(assets).where(inArray(assets.id, assetIds.length ? assetIds : [""])),
+  ]);
+  const organizationId = organizationIdKnown ?? owningOrganization(ctx, links.organizationId, orgRows.length > 0);
+  const owned = new Set(assetRows.filter((a) => a.organizationId === organizationId).map((a) => a.id));
+  const problems = assetIds.flatMap((id, i) =>
+    owned.has(id) ? [] : [{ detail: "asset does not exist.", source: { pointer: `/data/relationships/assets/data/${i}/id` } }],
+  );
+  if (problems.length) throw new ApiError("validation_error", problems);
+  return organizationId;
+}
+
+function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[] | undefined): BatchItem<"sqlite">[] {
+  if (assetIds === undefined) return [];
+  const unique = [...new Set(assetIds)];
+  return [
+    ctx.db.delete(policyAssets).where(eq(policyAssets.policyId, policyId)),
+    ...(unique.length ? [ctx.db.insert(policyAssets).values(unique.map((assetId) => ({ policyId, assetId })))] : []),
+  ];
+}
+
+export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks): Promise<PolicyRecord> {
+  const organizationId = await checkLinks(ctx, links);
+  const now = nowIso();
+  const row: PolicyRow = {
+    id: uuidv7(),
+    organizationId,
+    name: null, shortDescription: null, pointOfContact: null, cvdTimeline: null, safeHarbor: null,
+    offersBounty: null, offersSwag: null, hallOfFame: null, contactUrl: null, securitytxtUrl: null,
+    hostedPolicyUrl: null, publicDisclosure: null, launchDate: null, policyUrlStatus: null,
+    creationMode: null, hostingMode: null, customDomain: null, publishedAt: null, branding: null,
+    ...columnsOf(input),
+    shortcode: shortcode(),
+    inScopeAssets: assignScopeIds(input.in_scope_assets ?? []),
+    outOfScopeAssets: assignScopeIds(input.out_of_scope_assets ?? []),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await ctx.db.batch([ctx.db.insert(policies).values(row), ...linkStatements(ctx, row.id, links.assetIds)]);
+  return { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
+}
+
+/**
+ * Reads the policy (and checks new links) in one round trip, then writes in one batch.
+ * Returns the shortcodes of the briefs that show this policy, whose public cache must be evicted.
+ */
+export async function updatePolicy(ctx: ServiceContext, id: string, input: PolicyInput, links: PolicyLinks) {
+  const existing = await getPolicy(ctx, id);
+  await checkLinks(ctx, { assetIds: links.assetIds }, existing.organizationId);
+  const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: nowIso() };
+  if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
+  if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
+  const results = await ctx.db.batch([
+    ctx.db.update(policies).set(changes).where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId))).returning(),
+    ...linkStatements(ctx, id, links.assetIds),
+    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+  ]);
+  const updated = results[0] as PolicyRow[];
+  const shortcodes = results.at(-1) as { shortcode: string }[];
+  const row = updated[0];
+  if (!row) throw notFound();
+  const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
+  return { record, briefShortcodes: shortcodes.map((s) => s.shortcode) };
+}
+
+export async function deletePolicy(ctx: ServiceContext, id: string): Promise<{ briefShortcodes: string[] }> {
+  const filter = where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId));
+  const [shortcodes, deleted] = await ctx.db.batch([
+    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).innerJoin(policies, eq(briefs.policyId, policies.id)).where(filter),
+    ctx.db.delete(policies).where(filter).returning({ id: policies.id }),
+  ]);
+  if (deleted.length === 0) throw notFound();
+  return { briefShortcodes: shortcodes.map((s) => s.shortcode) };
+}

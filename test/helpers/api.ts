@@ -1,0 +1,50 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import worker from "../../src/index";
+import { countingD1 } from "./d1-counter";
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  /** The parsed JSON body, or null for an empty body. */
+  body: T;
+  text: string;
+  /** D1 round trips this request cost. */
+  roundTrips: number;
+}
+
+export interface RequestOptions {
+  key?: string | null;
+  body?: unknown;
+  /** Sent as is, instead of JSON-encoding `body`. */
+  rawBody?: string;
+  contentType?: string | null;
+  headers?: Record<string, string>;
+  env?: Partial<Env>;
+}
+
+export const BASE = "https://api.vdp.test";
+
+/**
+ * One HTTP request through the Worker's own fetch handler, as a client sends it, with the D1 binding
+ * wrapped to count round trips. Waits for the request's background work (cache writes) to finish.
+ */
+export async function api<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers = new Headers(opts.headers);
+  if (opts.key) headers.set("Authorization", `Bearer ${opts.key}`);
+  let body: string | undefined;
+  if (opts.rawBody !== undefined) body = opts.rawBody;
+  else if (opts.body !== undefined) body = JSON.stringify(opts.body);
+  if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");
+  const counter = countingD1(env.DB);
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...opts.env, DB: counter.db }, ctx);
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count() };
+}
+
+export const get = <T = any>(path: string, key?: string | null, opts: RequestOptions = {}) => api<T>("GET", path, { ...opts, key });
+export const post = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) => api<T>("POST", path, { ...opts, key, body });
+export const patch = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) => api<T>("PATCH", path, { ...opts, key, body });
+export const del = <T = any>(path: string, key: string | null, opts: RequestOptions = {}) => api<T>("DELETE", path, { ...opts, key });

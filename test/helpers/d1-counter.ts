@@ -1,0 +1,47 @@
+/**
+ * Wraps a D1 binding so a test can count round trips: every statement execution (all, run, first,
+ * raw) and every batch or exec is one trip to the database, which at the edge is one network hop.
+ */
+export function countingD1(inner: D1Database): { db: D1Database; count: () => number } {
+  let trips = 0;
+  const originals = new WeakMap<object, D1PreparedStatement>();
+
+  const wrapStatement = (stmt: D1PreparedStatement): D1PreparedStatement => {
+    const proxy = new Proxy(stmt, {
+      get(target, prop) {
+        if (prop === "bind") return (...args: unknown[]) => wrapStatement(target.bind(...args));
+        if (prop === "all" || prop === "run" || prop === "first" || prop === "raw") {
+          return (...args: unknown[]) => {
+            trips++;
+            return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    originals.set(proxy, stmt);
+    return proxy;
+  };
+
+  const db = new Proxy(inner, {
+    get(target, prop) {
+      if (prop === "prepare") return (query: string) => wrapStatement(target.prepare(query));
+      if (prop === "batch") {
+        return (statements: D1PreparedStatement[]) => {
+          trips++;
+          return target.batch(statements.map((s) => originals.get(s) ?? s));
+        };
+      }
+      if (prop === "exec") {
+        return (query: string) => {
+          trips++;
+          return target.exec(query);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+  return { db, count: () => trips };
+}

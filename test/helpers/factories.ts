@@ -1,0 +1,65 @@
+import { env } from "cloudflare:workers";
+import { createDb } from "../../src/db";
+import { apiKeys } from "../../src/db/schema";
+import { newKeyRecord } from "../../src/services/api-keys";
+import { post } from "./api";
+
+let sequence = 0;
+const unique = () => `${Date.now().toString(36)}${(sequence++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
+
+/**
+ * An operator key, written the way `npm run operator-key` writes one: the bootstrap that every
+ * other key comes from.
+ */
+export async function operatorKey(): Promise<string> {
+  const { key, record } = await newKeyRecord("operator", null, "test operator");
+  await createDb(env.DB).insert(apiKeys).values(record);
+  return key;
+}
+
+export interface TestOrganization {
+  id: string;
+  slug: string;
+  key: string;
+  keyId: string;
+  operatorKey: string;
+}
+
+/** A fresh organization with its own key, made through the API like an operator would. */
+export async function organization(attributes: Record<string, unknown> = {}): Promise<TestOrganization> {
+  const operator = await operatorKey();
+  const slug = `org-${unique()}`;
+  const org = await post("/v1/organizations", operator, {
+    data: { type: "organization", attributes: { name: `Org ${slug}`, slug, website_url: "https://example.com", ...attributes } },
+  });
+  if (org.status !== 201) throw new Error(`organization factory: ${org.status} ${org.text}`);
+  const key = await post(`/v1/organizations/${org.body.data.id}/api_keys`, operator, { data: { type: "api_key", attributes: { name: "test" } } });
+  if (key.status !== 201) throw new Error(`api key factory: ${key.status} ${key.text}`);
+  return { id: org.body.data.id, slug, key: key.body.data.attributes.key, keyId: key.body.data.id, operatorKey: operator };
+}
+
+async function create(path: string, type: string, key: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>) {
+  const res = await post(path, key, { data: { type, attributes, ...(relationships ? { relationships } : {}) } });
+  if (res.status !== 201) throw new Error(`${type} factory: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+export const PUBLISHED = "2020-01-01T00:00:00.000Z";
+
+export function policy(org: TestOrganization, attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>) {
+  return create("/v1/policies", "policy", org.key, { name: `Policy ${unique()}`, ...attributes }, relationships);
+}
+
+export function asset(org: TestOrganization, attributes: Record<string, unknown> = {}) {
+  return create("/v1/assets", "asset", org.key, { kind: "domain", value: `${unique()}.example.com`, ...attributes });
+}
+
+export function brief(org: TestOrganization, attributes: Record<string, unknown> = {}, policyId?: string) {
+  return create(
+    "/v1/briefs",
+    "brief",
+    org.key,
+    { name: `Brief ${unique()}`, ...attributes },
+    policyId ? { policy: { data: { type: "policy", id: policyId } } } : undefined,
+  );
+}
