@@ -33,7 +33,7 @@ if (!API_KEY_PATTERN.test(key)) {
 }
 
 const at = "2026-01-01T00:00:00.000Z";
-const scope = (entries: [string, string, string, string][]) =>
+const scope = (entries: [string, string, string, string | null][]) =>
   sqlText(JSON.stringify(entries.map(([id, kind, value, short_description]) => ({ id, kind, value, short_description }))));
 
 const seed = `

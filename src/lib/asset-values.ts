@@ -7,11 +7,16 @@ export type AssetKind = (typeof ASSET_KINDS)[number];
 export type Checked = { ok: true; value: string } | { ok: false; reason: string };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-const CONTROL = /[\u0000-\u001f\u007f]/;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** A DNS hostname of at least two labels with an alphabetic (or punycode) top-level label. */
+/**
+ * A DNS hostname of at least two labels with an alphabetic (or punycode) top-level label.
+ * ASCII only, checked before lowercasing: some characters (the Kelvin sign) lowercase into ASCII
+ * letters, and internationalized names must come in their punycode form.
+ */
 export function normalizeHostname(input: string): string | null {
-  const host = input.trim().toLowerCase().replace(/\.$/, "");
+  if (!/^[\x21-\x7e]+$/.test(input)) return null;
+  const host = input.toLowerCase().replace(/\.$/, "");
   if (host.length === 0 || host.length > 253) return null;
   const labels = host.split(".");
   if (labels.length < 2 || !labels.every((l) => LABEL.test(l))) return null;

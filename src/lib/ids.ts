@@ -1,9 +1,24 @@
-/** A time-ordered UUID (version 7): ids sort by creation time, which keeps D1 index pages warm. */
-export function uuidv7(now = Date.now()): string {
+// Workers freeze the clock between I/O, so many ids share a millisecond. RFC 9562 method 1: the 12
+// rand_a bits count within a millisecond (from a random start), so ids made later sort later and
+// lists ordered by (created_at, id) follow creation order.
+let lastMs = 0;
+let counter = 0;
+
+/** A time-ordered UUID (version 7), monotonic within an isolate. */
+export function uuidv7(): string {
+  const now = Date.now();
+  if (now > lastMs) {
+    lastMs = now;
+    counter = crypto.getRandomValues(new Uint16Array(1))[0]! & 0x7ff;
+  } else if (++counter > 0xfff) {
+    lastMs++;
+    counter = 0;
+  }
   const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const ms = BigInt(now);
+  const ms = BigInt(lastMs);
   for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = (bytes[6]! & 0x0f) | 0x70;
+  bytes[6] = 0x70 | (counter >> 8);
+  bytes[7] = counter & 0xff;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;

@@ -35,26 +35,34 @@ export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRo
 }
 
 /**
- * Resolves the owning organization and checks the policy belongs to it, in one round trip when
- * anything needs checking. A foreign policy answers exactly like a missing one.
+ * Everything a write must check, read in one round trip: the brief itself (updates), whether the named
+ * organization exists (operator creates), and whose the named policy is. A foreign policy answers
+ * exactly like a missing one.
  */
-async function checkLinks(ctx: ServiceContext, links: BriefLinks, knownOrganizationId?: string): Promise<string> {
-  const checkOrg = knownOrganizationId === undefined && ctx.caller.kind === "operator" && links.organizationId !== undefined;
-  const checkPolicy = typeof links.policyId === "string";
-  if (!checkOrg && !checkPolicy) return knownOrganizationId ?? owningOrganization(ctx, links.organizationId, undefined);
-  const [orgRows, policyRows] = await ctx.db.batch([
-    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, links.organizationId ?? "")),
-    ctx.db.select({ organizationId: policies.organizationId }).from(policies).where(eq(policies.id, links.policyId ?? "")),
+async function readForWrite(ctx: ServiceContext, opts: { briefId?: string; organizationId?: string; policyId?: string | null }) {
+  const [briefRows, orgRows, policyRows] = await ctx.db.batch([
+    ctx.db.select().from(briefs).where(where(eq(briefs.id, opts.briefId ?? ""), tenantFilter(ctx, briefs.organizationId))),
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
+    ctx.db.select({ organizationId: policies.organizationId }).from(policies).where(eq(policies.id, opts.policyId ?? "")),
   ]);
-  const organizationId = knownOrganizationId ?? owningOrganization(ctx, links.organizationId, orgRows.length > 0);
-  if (checkPolicy && policyRows[0]?.organizationId !== organizationId) {
+  return { existing: briefRows[0] ?? null, organizationExists: orgRows.length > 0, policyOwner: policyRows[0]?.organizationId };
+}
+
+function assertPolicyOwned(policyId: string | null | undefined, policyOwner: string | undefined, organizationId: string): void {
+  if (typeof policyId === "string" && policyOwner !== organizationId) {
     throw invalid("/data/relationships/policy/data/id", "policy does not exist.");
   }
-  return organizationId;
 }
 
 export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks): Promise<BriefRow> {
-  const organizationId = await checkLinks(ctx, links);
+  let organizationId: string;
+  if (typeof links.policyId !== "string" && ctx.caller.kind === "organization") {
+    organizationId = owningOrganization(ctx, links.organizationId, undefined);
+  } else {
+    const read = await readForWrite(ctx, { organizationId: links.organizationId, policyId: links.policyId });
+    organizationId = owningOrganization(ctx, links.organizationId, read.organizationExists);
+    assertPolicyOwned(links.policyId, read.policyOwner, organizationId);
+  }
   const now = nowIso();
   const row: BriefRow = {
     id: uuidv7(),
@@ -74,8 +82,10 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
 }
 
 export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks): Promise<BriefRow> {
-  const existing = await getBrief(ctx, id);
-  await checkLinks(ctx, { policyId: links.policyId }, existing.organizationId);
+  const read = await readForWrite(ctx, { briefId: id, policyId: links.policyId });
+  const existing = read.existing;
+  if (!existing) throw notFound();
+  assertPolicyOwned(links.policyId, read.policyOwner, existing.organizationId);
   const changes: Partial<BriefRow> = { updatedAt: nowIso() };
   if (input.name !== undefined) changes.name = input.name;
   if (input.short_description !== undefined) changes.shortDescription = input.short_description;

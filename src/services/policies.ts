@@ -40,9 +40,12 @@ export interface PolicyLinks {
 /** A policy with the ids its to-many relationships need, read in the same query. */
 export type PolicyRecord = PolicyRow & { briefIds: string[]; assetIds: string[] };
 
+// Drizzle renders a column of the selected table unqualified ("id") inside select fields, which a
+// correlated subquery would bind to its own table. Name the outer column in full.
+const outerPolicyId = sql.raw(`"policies"."id"`);
 const relationshipColumns = {
-  briefIdsJson: sql<string>`(select json_group_array(${briefs.id}) from ${briefs} where ${briefs.policyId} = ${policies.id})`,
-  assetIdsJson: sql<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId} = ${policies.id})`,
+  briefIdsJson: sql<string>`(select json_group_array(${briefs.id}) from ${briefs} where ${briefs.policyId} = ${outerPolicyId})`,
+  assetIdsJson: sql<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId} = ${outerPolicyId})`,
 };
 
 function toRecord(row: PolicyRow & { briefIdsJson: string; assetIdsJson: string }): PolicyRecord {
@@ -83,26 +86,25 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
 }
 
 /**
- * Checks in one round trip that the named organization exists (operators) and that every named asset
- * belongs to the policy's organization. Unknown and foreign ids answer alike: 422 at their pointer.
+ * Everything a write must check, read in one round trip: the policy itself (updates), whether the
+ * named organization exists (operator creates), and which of the named assets exist and whose they are.
  */
-async function checkLinks(ctx: ServiceContext, links: PolicyLinks, organizationIdKnown?: string): Promise<string> {
-  const assetIds = links.assetIds ?? [];
-  const wantsOrganization = organizationIdKnown === undefined && links.organizationId !== undefined && ctx.caller.kind === "operator";
-  if (!wantsOrganization && assetIds.length === 0) {
-    return organizationIdKnown ?? owningOrganization(ctx, links.organizationId, undefined);
-  }
-  const [orgRows, assetRows] = await ctx.db.batch([
-    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, links.organizationId ?? "")),
-    ctx.db.select({ id: assets.id, organizationId: assets.organizationId }).from(assets).where(inArray(assets.id, assetIds.length ? assetIds : [""])),
+async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; organizationId?: string; assetIds: string[] }) {
+  const [policyRows, orgRows, assetRows] = await ctx.db.batch([
+    selectPolicies(ctx).where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
+    ctx.db.select({ id: assets.id, organizationId: assets.organizationId }).from(assets).where(inArray(assets.id, opts.assetIds.length ? opts.assetIds : [""])),
   ]);
-  const organizationId = organizationIdKnown ?? owningOrganization(ctx, links.organizationId, orgRows.length > 0);
+  return { existing: policyRows[0] ? toRecord(policyRows[0]) : null, organizationExists: orgRows.length > 0, assetRows };
+}
+
+/** Unknown and foreign asset ids answer alike: 422 at their pointer. */
+function assertAssetsOwned(assetIds: string[], assetRows: { id: string; organizationId: string }[], organizationId: string): void {
   const owned = new Set(assetRows.filter((a) => a.organizationId === organizationId).map((a) => a.id));
   const problems = assetIds.flatMap((id, i) =>
     owned.has(id) ? [] : [{ detail: "asset does not exist.", source: { pointer: `/data/relationships/assets/data/${i}/id` } }],
   );
   if (problems.length) throw new ApiError("validation_error", problems);
-  return organizationId;
 }
 
 function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[] | undefined): BatchItem<"sqlite">[] {
@@ -115,7 +117,15 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
 }
 
 export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks): Promise<PolicyRecord> {
-  const organizationId = await checkLinks(ctx, links);
+  const assetIds = links.assetIds ?? [];
+  let organizationId: string;
+  if (assetIds.length === 0 && ctx.caller.kind === "organization") {
+    organizationId = owningOrganization(ctx, links.organizationId, undefined);
+  } else {
+    const read = await readForWrite(ctx, { organizationId: links.organizationId, assetIds });
+    organizationId = owningOrganization(ctx, links.organizationId, read.organizationExists);
+    assertAssetsOwned(assetIds, read.assetRows, organizationId);
+  }
   const now = nowIso();
   const row: PolicyRow = {
     id: uuidv7(),
@@ -136,12 +146,14 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
 }
 
 /**
- * Reads the policy (and checks new links) in one round trip, then writes in one batch.
+ * Reads the policy and checks new links in one round trip, then writes in one batch.
  * Returns the shortcodes of the briefs that show this policy, whose public cache must be evicted.
  */
 export async function updatePolicy(ctx: ServiceContext, id: string, input: PolicyInput, links: PolicyLinks) {
-  const existing = await getPolicy(ctx, id);
-  await checkLinks(ctx, { assetIds: links.assetIds }, existing.organizationId);
+  const read = await readForWrite(ctx, { policyId: id, assetIds: links.assetIds ?? [] });
+  const existing = read.existing;
+  if (!existing) throw notFound();
+  assertAssetsOwned(links.assetIds ?? [], read.assetRows, existing.organizationId);
   const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: nowIso() };
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);

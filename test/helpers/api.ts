@@ -36,7 +36,7 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");
-  const counter = countingD1(env.DB);
+  const counter = countingD1(opts.env?.DB ?? env.DB);
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...opts.env, DB: counter.db }, ctx);
   const text = await res.text();

@@ -24,6 +24,7 @@ const Branding = z
 
 const Hostname = z
   .string()
+  .trim()
   .transform((v, ctx) => normalizeHostname(v) ?? (ctx.addIssue({ code: "custom", message: "must be a hostname such as security.example.com" }), z.NEVER))
   .openapi({ type: "string", format: "hostname" });
 

@@ -1,0 +1,213 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, get, patch, post } from "../helpers/api";
+import { organization, policy, type TestOrganization } from "../helpers/factories";
+
+let org: TestOrganization;
+beforeAll(async () => {
+  org = await organization();
+});
+
+const policyDoc = (attributes: Record<string, unknown> = {}) => ({ data: { type: "policy", attributes } });
+
+async function policyCount(): Promise<number> {
+  return (await get("/v1/policies", org.key)).body.meta.page.total;
+}
+
+describe("documents and media types", () => {
+  it("answers JSON:API documents with the JSON:API media type and a jsonapi member", async () => {
+    const res = await get("/v1/policies", org.key);
+    expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
+    expect(res.body.jsonapi).toEqual({ version: "1.1" });
+    expect(Array.isArray(res.body.data)).toBe(true);
+  });
+
+  it("gives every resource id, type, attributes, relationships and links.self", async () => {
+    const p = await policy(org);
+    expect(Object.keys(p).sort()).toEqual(["attributes", "id", "links", "relationships", "type"]);
+    expect(p.links.self).toBe(`/v1/policies/${p.id}`);
+    expect(p.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(p.attributes.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+  });
+
+  it("answers 201 with Location equal to links.self on create", async () => {
+    const res = await post("/v1/policies", org.key, policyDoc({ name: "Located" }));
+    expect(res.status).toBe(201);
+    expect(res.headers.get("Location")).toBe(res.body.data.links.self);
+  });
+
+  it.each(["application/vnd.api+json", "application/json", "application/json; charset=utf-8", 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"', "application/vnd.api+json; profile=x"])(
+    "accepts a body sent as %s",
+    async (contentType) => {
+      const res = await post("/v1/policies", org.key, policyDoc(), { contentType });
+      expect(res.status).toBe(201);
+    },
+  );
+
+  it.each(["text/plain", "application/x-www-form-urlencoded", "application/vnd.api+json; charset=utf-8", "application/xml"])(
+    "answers 415 to a body sent as %s and writes nothing",
+    async (contentType) => {
+      const before = await policyCount();
+      const res = await post("/v1/policies", org.key, policyDoc(), { contentType });
+      expect(res.status).toBe(415);
+      expect(res.body.errors[0]).toMatchObject({ status: "415", code: "unsupported_media_type", source: { header: "Content-Type" } });
+      expect(await policyCount()).toBe(before);
+    },
+  );
+
+  it("answers 415 to a body without a Content-Type", async () => {
+    const res = await api("POST", "/v1/policies", { key: org.key, rawBody: JSON.stringify(policyDoc()), contentType: null });
+    expect(res.status).toBe(415);
+  });
+
+  it.each(["{", '{"data":', "not json", ""])("answers 400 to the malformed body %j and writes nothing", async (rawBody) => {
+    const before = await policyCount();
+    const res = await api("POST", "/v1/policies", { key: org.key, rawBody });
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ status: "400", code: "bad_request", title: "Bad request" });
+    expect(await policyCount()).toBe(before);
+  });
+
+  it("answers 422 to a document without data", async () => {
+    const res = await post("/v1/policies", org.key, { policy: {} });
+    expect(res.status).toBe(422);
+    const pointers = res.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer);
+    expect(pointers).toEqual(expect.arrayContaining(["/data", "/policy"]));
+  });
+
+  it("answers 409 when data.type is not the endpoint's", async () => {
+    const res = await post("/v1/policies", org.key, { data: { type: "brief", attributes: {} } });
+    expect(res.status).toBe(409);
+    expect(res.body.errors[0]).toMatchObject({ code: "conflict", source: { pointer: "/data/type" } });
+  });
+
+  it("answers 409 when data.id differs from the path id, and changes nothing", async () => {
+    const p = await policy(org, { name: "Original" });
+    const res = await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", id: "01900000-0000-7000-8000-000000000000", attributes: { name: "X" } } });
+    expect(res.status).toBe(409);
+    expect(res.body.errors[0].source.pointer).toBe("/data/id");
+    expect((await get(`/v1/policies/${p.id}`, org.key)).body.data.attributes.name).toBe("Original");
+  });
+
+  it("names each read-only and unknown attribute with a 422 at its pointer", async () => {
+    const res = await post("/v1/policies", org.key, policyDoc({ id: "x", shortcode: "x", maturity_rating: 5, created_at: "x", colour: "red" }));
+    expect(res.status).toBe(422);
+    const byPointer = Object.fromEntries(res.body.errors.map((e: { source: { pointer: string }; detail: string }) => [e.source.pointer, e.detail]));
+    expect(byPointer).toEqual({
+      "/data/attributes/id": "id is read-only.",
+      "/data/attributes/shortcode": "shortcode is read-only.",
+      "/data/attributes/maturity_rating": "maturity_rating is read-only.",
+      "/data/attributes/created_at": "created_at is read-only.",
+      "/data/attributes/colour": "colour is not a known member here.",
+    });
+  });
+
+  it("answers 413 to a body over 1 MiB", async () => {
+    const res = await post("/v1/policies", org.key, policyDoc({ name: "x".repeat(1024 * 1024 + 1) }));
+    expect(res.status).toBe(413);
+    expect(res.body.errors[0]).toMatchObject({ status: "413", code: "payload_too_large" });
+  });
+});
+
+describe("routes", () => {
+  it("answers an unknown route with a JSON:API 404", async () => {
+    const res = await get("/v1/nothing-here", org.key);
+    expect(res.status).toBe(404);
+    expect(res.body.errors[0]).toMatchObject({ status: "404", code: "not_found", title: "Not found" });
+  });
+
+  it("answers an unknown route outside /v1 with a JSON:API 404 too", async () => {
+    const res = await get("/");
+    expect(res.status).toBe(404);
+    expect(res.body.errors[0].code).toBe("not_found");
+  });
+
+  it.each([
+    ["PUT", "/v1/policies", "GET, HEAD, POST"],
+    ["DELETE", "/v1/policies", "GET, HEAD, POST"],
+    ["POST", "/v1/policies/01900000-0000-7000-8000-000000000000", "DELETE, GET, HEAD, PATCH"],
+    ["DELETE", "/v1/organizations/01900000-0000-7000-8000-000000000000", "GET, HEAD, PATCH"],
+  ])("answers %s %s with 405 and Allow", async (method, path, allow) => {
+    const res = await api(method, path, { key: org.key });
+    expect(res.status).toBe(405);
+    expect(res.headers.get("Allow")).toBe(allow);
+    expect(res.body.errors[0]).toMatchObject({ status: "405", code: "method_not_allowed" });
+  });
+});
+
+describe("failures", () => {
+  function failingD1(message: string): D1Database {
+    return new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "prepare") {
+          return (sql: string) => {
+            // The key lookup still works, so the failure happens inside the route.
+            if (sql.includes("api_keys")) return target.prepare(sql);
+            throw new Error(message);
+          };
+        }
+        if (prop === "batch") return () => Promise.reject(new Error(message));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  }
+
+  it("answers an unexpected failure with a 500 that leaks no internals", async () => {
+    const res = await get("/v1/policies", org.key, { env: { DB: failingD1("D1_ERROR: no such column: secret_column: SQLITE_ERROR at select * from policies") } });
+    expect(res.status).toBe(500);
+    expect(res.body.errors[0]).toMatchObject({ status: "500", code: "internal_error", title: "Internal error" });
+    expect(res.text).not.toMatch(/SQLITE|secret_column|select|at \w+ \(/i);
+    expect(res.body.errors[0].detail).toContain(res.headers.get("X-Request-Id"));
+  });
+
+  it("answers D1 being unavailable with 503 and Retry-After", async () => {
+    const res = await get("/v1/policies", org.key, { env: { DB: failingD1("D1_ERROR: Network connection lost.") } });
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Retry-After")).toBeTruthy();
+    expect(res.body.errors[0]).toMatchObject({ status: "503", code: "service_unavailable" });
+  });
+});
+
+describe("headers", () => {
+  it("gives every response an X-Request-Id, errors included", async () => {
+    for (const res of [await get("/v1/policies", org.key), await get("/v1/policies"), await get("/nowhere")]) {
+      expect(res.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    }
+  });
+
+  it("marks authenticated responses no-store and sends security headers", async () => {
+    const res = await get("/v1/policies", org.key);
+    expect(res.headers.get("Cache-Control")).toBe("no-store");
+    expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
+    expect(res.headers.get("Strict-Transport-Security")).toMatch(/max-age=/);
+    expect(res.headers.get("Content-Security-Policy")).toContain("default-src 'none'");
+  });
+
+  it("sends CORS headers on public routes only", async () => {
+    expect((await get("/v1/policies", org.key, { headers: { Origin: "https://example.org" } })).headers.get("Access-Control-Allow-Origin")).toBeNull();
+    const pub = await get("/v1/p/briefs/NONE-0000", null, { headers: { Origin: "https://example.org" } });
+    expect(pub.headers.get("Access-Control-Allow-Origin")).toBe("*");
+  });
+
+  it("answers a CORS preflight on public routes", async () => {
+    const res = await api("OPTIONS", "/v1/p/briefs/ABCD-EFGH", { headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" } });
+    expect(res.status).toBe(204);
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+  });
+});
+
+describe("rate limits", () => {
+  it("answers 429 with Retry-After past 600 requests a minute for one key", async () => {
+    const busy = await organization();
+    const statuses: number[] = [];
+    for (let i = 0; i < 601; i++) statuses.push((await get("/v1/organizations", busy.key)).status);
+    expect(statuses.slice(0, 600).every((s) => s === 200)).toBe(true);
+    const limited = await get("/v1/organizations", busy.key);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("Retry-After")).toBe("60");
+    expect(limited.body.errors[0]).toMatchObject({ status: "429", code: "rate_limited", title: "Too many requests" });
+    // Other keys have their own budget.
+    expect((await get("/v1/organizations", org.key)).status).toBe(200);
+  });
+});

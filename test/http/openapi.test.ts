@@ -1,0 +1,61 @@
+import { describe, expect, it } from "vitest";
+import { createApp } from "../../src/app";
+import { get } from "../helpers/api";
+import { ENDPOINTS, label } from "../helpers/endpoints";
+
+const METHODS = ["get", "post", "patch", "put", "delete"] as const;
+
+async function documented(): Promise<Set<string>> {
+  const doc = (await get("/v1/openapi.json")).body;
+  const out = new Set<string>();
+  for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, unknown>>)) {
+    for (const method of METHODS) if (item[method]) out.add(`${method.toUpperCase()} ${path}`);
+  }
+  return out;
+}
+
+/** The app's own route table, in OpenAPI's path syntax; middleware (ALL) and the doc route aside. */
+function served(): Set<string> {
+  return new Set(
+    createApp()
+      .routes.filter((r) => r.method !== "ALL" && r.path !== "/v1/openapi.json")
+      .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
+  );
+}
+
+describe("GET /v1/openapi.json", () => {
+  it("needs no key and is an OpenAPI 3.0.x document with the bearer scheme", async () => {
+    const res = await get("/v1/openapi.json");
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toMatch(/^3\.0\.\d+$/);
+    expect(res.body.components.securitySchemes.bearer).toMatchObject({ type: "http", scheme: "bearer" });
+    expect(res.body.security).toEqual([{ bearer: [] }]);
+  });
+
+  it("documents every route the app serves, and serves every documented route", async () => {
+    const docs = await documented();
+    const routes = served();
+    expect([...routes].filter((r) => !docs.has(r))).toEqual([]);
+    expect([...docs].filter((r) => !routes.has(r))).toEqual([]);
+    expect(routes.size).toBeGreaterThan(20);
+  });
+
+  it("runs the tenancy generator against every authenticated route", async () => {
+    const docs = [...(await documented())].filter((r) => !r.includes(" /v1/p/"));
+    const covered = new Set(ENDPOINTS.map((e) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}")));
+    expect(docs.filter((r) => !covered.has(r))).toEqual([]);
+  });
+
+  it("declares the shared error responses on every operation, and no key on public ones", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        for (const status of ["400", "401", "404", "422", "429", "500"]) expect([path, method, status, op.responses[status] !== undefined]).toEqual([path, method, status, true]);
+        if (path.startsWith("/v1/p/")) expect(op.security).toEqual([]);
+      }
+    }
+    expect(doc.components.schemas.ErrorDocument).toBeDefined();
+  });
+});

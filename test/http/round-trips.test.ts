@@ -1,0 +1,109 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, get } from "../helpers/api";
+import { asset, brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+
+// Each D1 query is a network round trip at the edge. Budgets (issue 2): an authenticated read costs at
+// most 2 (key lookup + one query or batch), a write at most 3, a public read from cache none. The
+// table holds the exact figures, so an extra query fails here and the README's table stays true.
+
+type Case = {
+  name: string;
+  trips: number;
+  run: (o: TestOrganization) => Promise<{ status: number; roundTrips: number }>;
+};
+
+const doc = (type: string, attributes: Record<string, unknown> = {}, relationships?: Record<string, unknown>) => ({
+  data: { type, attributes, ...(relationships ? { relationships } : {}) },
+});
+const rel = (type: string, id: string) => ({ data: { type, id } });
+
+let org: TestOrganization;
+beforeAll(async () => {
+  org = await organization();
+});
+
+const CASES: Case[] = [
+  { name: "GET /v1/organizations", trips: 2, run: (o) => get("/v1/organizations", o.key) },
+  { name: "GET /v1/organizations/{id}", trips: 2, run: (o) => get(`/v1/organizations/${o.id}`, o.key) },
+  { name: "POST /v1/organizations", trips: 2, run: (o) => api("POST", "/v1/organizations", { key: o.operatorKey, body: doc("organization", { name: "RT", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }) }) },
+  { name: "PATCH /v1/organizations/{id}", trips: 2, run: (o) => api("PATCH", `/v1/organizations/${o.id}`, { key: o.operatorKey, body: doc("organization", { name: "RT" }) }) },
+  { name: "POST /v1/organizations/{id}/api_keys", trips: 2, run: (o) => api("POST", `/v1/organizations/${o.id}/api_keys`, { key: o.operatorKey, body: doc("api_key") }) },
+  { name: "GET /v1/organizations/{id}/api_keys", trips: 2, run: (o) => get(`/v1/organizations/${o.id}/api_keys`, o.operatorKey) },
+  { name: "GET /v1/api_keys/{id}", trips: 2, run: (o) => get(`/v1/api_keys/${o.keyId}`, o.operatorKey) },
+  {
+    name: "DELETE /v1/api_keys/{id}",
+    trips: 2,
+    run: async (o) => {
+      const made = await api("POST", `/v1/organizations/${o.id}/api_keys`, { key: o.operatorKey, body: doc("api_key") });
+      return api("DELETE", `/v1/api_keys/${made.body.data.id}`, { key: o.operatorKey });
+    },
+  },
+  { name: "GET /v1/policies", trips: 2, run: (o) => get("/v1/policies", o.key) },
+  { name: "GET /v1/policies/{id}", trips: 2, run: async (o) => get(`/v1/policies/${(await policy(o)).id}`, o.key) },
+  { name: "POST /v1/policies", trips: 2, run: (o) => api("POST", "/v1/policies", { key: o.key, body: doc("policy", { name: "RT" }) }) },
+  {
+    name: "POST /v1/policies (with assets)",
+    trips: 3,
+    run: async (o) => api("POST", "/v1/policies", { key: o.key, body: doc("policy", {}, { assets: { data: [{ type: "asset", id: (await asset(o)).id }] } }) }),
+  },
+  {
+    name: "POST /v1/policies (operator, naming the organization)",
+    trips: 3,
+    run: (o) => api("POST", "/v1/policies", { key: o.operatorKey, body: doc("policy", {}, { organization: rel("organization", o.id) }) }),
+  },
+  { name: "PATCH /v1/policies/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/policies/${(await policy(o)).id}`, { key: o.key, body: doc("policy", { name: "RT" }) }) },
+  {
+    name: "PATCH /v1/policies/{id} (with assets)",
+    trips: 3,
+    run: async (o) => {
+      const [p, a] = [await policy(o), await asset(o)];
+      return api("PATCH", `/v1/policies/${p.id}`, { key: o.key, body: doc("policy", { name: "RT" }, { assets: { data: [{ type: "asset", id: a.id }] } }) });
+    },
+  },
+  { name: "DELETE /v1/policies/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }) },
+  { name: "GET /v1/assets", trips: 2, run: (o) => get("/v1/assets", o.key) },
+  { name: "GET /v1/assets/{id}", trips: 2, run: async (o) => get(`/v1/assets/${(await asset(o)).id}`, o.key) },
+  { name: "POST /v1/assets", trips: 2, run: (o) => api("POST", "/v1/assets", { key: o.key, body: doc("asset", { kind: "domain", value: `${crypto.randomUUID()}.example.com` }) }) },
+  { name: "PATCH /v1/assets/{id} (kind and value, or neither)", trips: 2, run: async (o) => api("PATCH", `/v1/assets/${(await asset(o)).id}`, { key: o.key, body: doc("asset", { short_description: "RT" }) }) },
+  { name: "PATCH /v1/assets/{id} (value alone)", trips: 3, run: async (o) => api("PATCH", `/v1/assets/${(await asset(o)).id}`, { key: o.key, body: doc("asset", { value: `${crypto.randomUUID()}.example.com` }) }) },
+  { name: "DELETE /v1/assets/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/assets/${(await asset(o)).id}`, { key: o.key }) },
+  { name: "GET /v1/briefs", trips: 2, run: (o) => get("/v1/briefs", o.key) },
+  { name: "GET /v1/briefs/{id}", trips: 2, run: async (o) => get(`/v1/briefs/${(await brief(o)).id}`, o.key) },
+  { name: "POST /v1/briefs", trips: 2, run: (o) => api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }) }) },
+  { name: "POST /v1/briefs (with policy)", trips: 3, run: async (o) => api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }) },
+  {
+    name: "PATCH /v1/briefs/{id} (with policy)",
+    trips: 3,
+    run: async (o) => api("PATCH", `/v1/briefs/${(await brief(o)).id}`, { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }),
+  },
+  { name: "DELETE /v1/briefs/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/briefs/${(await brief(o)).id}`, { key: o.key }) },
+  { name: "GET /v1/p/briefs/{shortcode} (miss)", trips: 1, run: async (o) => get(`/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`) },
+  {
+    name: "GET /v1/p/briefs/{shortcode} (hit)",
+    trips: 0,
+    run: async (o) => {
+      const path = `/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`;
+      await get(path);
+      return get(path);
+    },
+  },
+  { name: "GET /v1/openapi.json", trips: 0, run: () => get("/v1/openapi.json") },
+];
+
+describe("D1 round trips per request", () => {
+  const measured: Record<string, number> = {};
+
+  it.each(CASES.map((c) => [c.name, c] as const))("%s", async (_name, c) => {
+    const res = await c.run(org);
+    expect(res.status).toBeLessThan(300);
+    measured[c.name] = res.roundTrips;
+    expect(res.roundTrips).toBe(c.trips);
+    const isRead = c.name.startsWith("GET");
+    expect(res.roundTrips).toBeLessThanOrEqual(isRead ? 2 : 3);
+  });
+
+  it("prints the table", () => {
+    console.log(["| request | D1 round trips |", "|---|---|", ...Object.entries(measured).map(([n, t]) => `| ${n} | ${t} |`)].join("\n"));
+    expect(Object.keys(measured)).toHaveLength(CASES.length);
+  });
+});

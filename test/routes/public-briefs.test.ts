@@ -1,0 +1,135 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { del, get, patch } from "../helpers/api";
+import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+
+let org: TestOrganization;
+beforeAll(async () => {
+  org = await organization();
+});
+
+const read = (shortcode: string, headers: Record<string, string> = {}) => get(`/v1/p/briefs/${shortcode}`, null, { headers });
+
+async function publishedBrief(policyAttributes: Record<string, unknown> = { published_at: PUBLISHED, point_of_contact: "sec@example.com" }) {
+  const p = await policy(org, { ...policyAttributes, policy_url_status: "alive", creation_mode: "custom", custom_domain: "vdp.example.com" });
+  const b = await brief(org, { published_at: PUBLISHED, in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] }, p.id);
+  return { p, b };
+}
+
+describe("GET /v1/p/briefs/{shortcode}", () => {
+  it("serves a published brief with no key, its organization and policy included, nothing private", async () => {
+    const { p, b } = await publishedBrief();
+    const res = await read(b.attributes.shortcode);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
+    expect(res.body.data).toMatchObject({ type: "brief", id: b.id, attributes: { name: b.attributes.name, shortcode: b.attributes.shortcode } });
+    expect(res.body.data.attributes.in_scope_assets[0].value).toBe("shop.example.com");
+    const org_ = res.body.included.find((r: { type: string }) => r.type === "organization");
+    expect(org_.attributes).toEqual({ name: `Org ${org.slug}`, slug: org.slug, website_url: "https://example.com", claimed: true });
+    const pol = res.body.included.find((r: { type: string }) => r.type === "policy");
+    expect(pol.id).toBe(p.id);
+    expect(pol.attributes).toMatchObject({ point_of_contact: "sec@example.com", maturity_rating: 1 });
+    for (const hidden of ["policy_url_status", "creation_mode", "hosting_mode", "custom_domain", "branding", "launch_date"]) {
+      expect(pol.attributes).not.toHaveProperty(hidden);
+    }
+  });
+
+  it("leaves out a policy that is not published", async () => {
+    const { b } = await publishedBrief({ published_at: null });
+    const res = await read(b.attributes.shortcode);
+    expect(res.body.data.relationships.policy.data).toBeNull();
+    expect(res.body.included.map((r: { type: string }) => r.type)).toEqual(["organization"]);
+  });
+
+  it("caches: a MISS queries D1, a HIT touches no database", async () => {
+    const { b } = await publishedBrief();
+    const miss = await read(b.attributes.shortcode);
+    expect(miss.headers.get("X-Cache")).toBe("MISS");
+    expect(miss.roundTrips).toBe(1);
+    expect(miss.headers.get("Cache-Control")).toBe("public, max-age=60, s-maxage=60");
+    const hit = await read(b.attributes.shortcode);
+    expect(hit.headers.get("X-Cache")).toBe("HIT");
+    expect(hit.roundTrips).toBe(0);
+    expect(hit.text).toBe(miss.text);
+    expect(hit.headers.get("ETag")).toBe(miss.headers.get("ETag"));
+    expect(hit.headers.get("ETag")).toMatch(/^"[0-9a-f]{32}"$/);
+  });
+
+  it("answers 304 to a matching If-None-Match, on a hit and on a miss", async () => {
+    const { p, b } = await publishedBrief();
+    const first = await read(b.attributes.shortcode);
+    const etag = first.headers.get("ETag")!;
+    const hit = await read(b.attributes.shortcode, { "If-None-Match": etag });
+    expect(hit.status).toBe(304);
+    expect(hit.text).toBe("");
+    expect(hit.headers.get("ETag")).toBe(etag);
+    expect(hit.roundTrips).toBe(0);
+    expect((await read(b.attributes.shortcode, { "If-None-Match": '"other"' })).status).toBe(200);
+    // A change to a private policy field evicts but leaves the public document as it was:
+    // the miss rebuilds the same bytes, so the client's ETag still matches.
+    await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", attributes: { policy_url_status: "dead" } } });
+    const afterEvict = await read(b.attributes.shortcode, { "If-None-Match": etag });
+    expect(afterEvict.headers.get("X-Cache")).toBe("MISS");
+    expect(afterEvict.status).toBe(304);
+    expect(afterEvict.roundTrips).toBe(1);
+  });
+
+  it("evicts when the brief changes", async () => {
+    const { b } = await publishedBrief();
+    await read(b.attributes.shortcode);
+    await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: { name: "Renamed brief" } } });
+    const res = await read(b.attributes.shortcode);
+    expect(res.headers.get("X-Cache")).toBe("MISS");
+    expect(res.body.data.attributes.name).toBe("Renamed brief");
+  });
+
+  it("evicts when the brief's policy changes", async () => {
+    const { p, b } = await publishedBrief();
+    await read(b.attributes.shortcode);
+    await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", attributes: { name: "New policy name" } } });
+    const res = await read(b.attributes.shortcode);
+    expect(res.headers.get("X-Cache")).toBe("MISS");
+    expect(res.body.included.find((r: { type: string }) => r.type === "policy").attributes.name).toBe("New policy name");
+    // Unpublishing the policy removes it from the page at once.
+    await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", attributes: { published_at: null } } });
+    expect((await read(b.attributes.shortcode)).body.included.map((r: { type: string }) => r.type)).toEqual(["organization"]);
+  });
+
+  it("evicts when the policy is deleted, and when the brief is unpublished or deleted", async () => {
+    const { p, b } = await publishedBrief();
+    await read(b.attributes.shortcode);
+    await del(`/v1/policies/${p.id}`, org.key);
+    expect((await read(b.attributes.shortcode)).body.data.relationships.policy.data).toBeNull();
+    await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: { published_at: null } } });
+    expect((await read(b.attributes.shortcode)).status).toBe(404);
+    await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: { published_at: PUBLISHED } } });
+    expect((await read(b.attributes.shortcode)).status).toBe(200);
+    await del(`/v1/briefs/${b.id}`, org.key);
+    expect((await read(b.attributes.shortcode)).status).toBe(404);
+  });
+
+  it.each([
+    ["a draft", { published_at: null }],
+    ["a brief scheduled for the future", { published_at: "2999-01-01T00:00:00Z" }],
+  ])("answers 404 Brief not found for %s, and caches no 404", async (_name, attributes) => {
+    const b = await brief(org, attributes);
+    const res = await read(b.attributes.shortcode);
+    expect(res.status).toBe(404);
+    expect(res.body.errors[0]).toMatchObject({ status: "404", code: "brief_not_found", title: "Brief not found" });
+    await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: { published_at: PUBLISHED } } });
+    expect((await read(b.attributes.shortcode)).status).toBe(200);
+  });
+
+  it("answers 404 for an unknown shortcode", async () => {
+    expect((await read("ZZZZ-ZZZZ")).body.errors[0].code).toBe("brief_not_found");
+  });
+
+  it("answers 429 past 300 reads a minute from one address, hits included", async () => {
+    const { b } = await publishedBrief();
+    const ip = { "CF-Connecting-IP": "203.0.113.77" };
+    for (let i = 0; i < 300; i++) expect((await read(b.attributes.shortcode, ip)).status).toBe(200);
+    const limited = await read(b.attributes.shortcode, ip);
+    expect(limited.status).toBe(429);
+    expect(limited.headers.get("Retry-After")).toBe("60");
+    expect((await read(b.attributes.shortcode, { "CF-Connecting-IP": "203.0.113.78" })).status).toBe(200);
+  });
+});
