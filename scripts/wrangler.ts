@@ -27,3 +27,10 @@ export function spawnWrangler(args: string[], options: SpawnOptions = {}) {
 export function sqlText(value: string | null): string {
   return value === null ? "NULL" : `'${value.replaceAll("'", "''")}'`;
 }
+
+/** The value of `--flag value` or `--flag=value` in args, if present. */
+export function flagValue(args: string[], flag: string): string | undefined {
+  const at = args.findIndex((a) => a === flag || a.startsWith(`${flag}=`));
+  if (at < 0) return undefined;
+  return args[at]!.includes("=") ? args[at]!.slice(flag.length + 1) : args[at + 1];
+}

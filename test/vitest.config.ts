@@ -9,16 +9,36 @@ export default defineConfig(async () => {
   const migrations = await readD1Migrations(path.join(root, "migrations"));
   return {
     root,
-    plugins: [
-      cloudflareTest({
-        wrangler: { configPath: path.join(root, "wrangler.toml") },
-        miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
-      }),
-    ],
     test: {
-      include: ["test/**/*.test.ts"],
-      exclude: ["test/node/**"],
-      setupFiles: ["test/setup.ts"],
+      projects: [
+        {
+          // The API through HTTP, inside workerd, with storage isolated per file.
+          plugins: [
+            cloudflareTest({
+              wrangler: { configPath: path.join(root, "wrangler.toml") },
+              miniflare: { bindings: { TEST_MIGRATIONS: migrations } },
+            }),
+          ],
+          test: {
+            name: "workers",
+            root,
+            include: ["test/**/*.test.ts"],
+            exclude: ["test/node/**"],
+            setupFiles: ["test/setup.ts"],
+          },
+        },
+        {
+          // The commands a user runs (npm run dev, operator-key), run as processes from Node.
+          test: {
+            name: "node",
+            root,
+            environment: "node",
+            include: ["test/node/**/*.test.ts"],
+            testTimeout: 120_000,
+            hookTimeout: 180_000,
+          },
+        },
+      ],
     },
   };
 });

@@ -1,0 +1,69 @@
+// Seeds local D1 with the demo organization, idempotently: migrations first, then rows with fixed ids
+// (INSERT OR IGNORE), and the demo key, kept beside local D1 so the printed curl survives restarts.
+// `node scripts/seed.ts [--persist-to DIR]` prints the demo key alone on its last line.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { API_KEY_PATTERN, generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
+import { flagValue, root, runWrangler, sqlText } from "./wrangler.ts";
+
+export const DEMO = {
+  organizationId: "01900000-0000-7000-8000-000000000001",
+  policyId: "01900000-0000-7000-8000-000000000002",
+  briefId: "01900000-0000-7000-8000-000000000003",
+  keyId: "01900000-0000-7000-8000-000000000004",
+  briefShortcode: "DEMX-0001",
+  policyShortcode: "DEMX-0002",
+};
+
+const at = "2026-01-01T00:00:00.000Z";
+const scope = (entries: [string, string, string, string | null][]) =>
+  sqlText(JSON.stringify(entries.map(([id, kind, value, short_description]) => ({ id, kind, value, short_description }))));
+
+function seedSql(keyHash: string, keyPrefix: string): string {
+  return `
+INSERT OR IGNORE INTO organizations (id, name, slug, website_url, claimed, created_at, updated_at)
+  VALUES (${sqlText(DEMO.organizationId)}, 'Demo Security Co', 'demo-security-co', 'https://demo.example', 1, '${at}', '${at}');
+INSERT OR IGNORE INTO policies (id, organization_id, name, short_description, point_of_contact, cvd_timeline, safe_harbor,
+    offers_bounty, offers_swag, hall_of_fame, contact_url, securitytxt_url, public_disclosure, published_at, shortcode,
+    in_scope_assets, out_of_scope_assets, created_at, updated_at)
+  VALUES (${sqlText(DEMO.policyId)}, ${sqlText(DEMO.organizationId)}, 'Demo vulnerability disclosure policy',
+    'Report security issues in our web properties. We respond within 3 business days.', 'security@demo.example', 90, 'full',
+    0, 1, 1, 'https://demo.example/security', 'https://demo.example/.well-known/security.txt', 1, '${at}',
+    ${sqlText(DEMO.policyShortcode)},
+    ${scope([["01900000-0000-7000-8000-0000000000a1", "domain", "demo.example", "Main site"], ["01900000-0000-7000-8000-0000000000a2", "wildcard_domain", "*.demo.example", "All subdomains"]])},
+    ${scope([["01900000-0000-7000-8000-0000000000a3", "domain", "status.demo.example", "Third-party status page"]])},
+    '${at}', '${at}');
+INSERT OR IGNORE INTO briefs (id, organization_id, policy_id, name, short_description, shortcode, published_at,
+    in_scope_assets, out_of_scope_assets, created_at, updated_at)
+  VALUES (${sqlText(DEMO.briefId)}, ${sqlText(DEMO.organizationId)}, ${sqlText(DEMO.policyId)}, 'Report a vulnerability',
+    'Found a security issue in demo.example? Tell us here.', ${sqlText(DEMO.briefShortcode)}, '${at}',
+    ${scope([["01900000-0000-7000-8000-0000000000b1", "domain", "demo.example", null]])}, '[]', '${at}', '${at}');
+INSERT OR REPLACE INTO api_keys (id, organization_id, kind, name, key_hash, key_prefix, revoked_at, created_at, updated_at)
+  VALUES (${sqlText(DEMO.keyId)}, ${sqlText(DEMO.organizationId)}, 'organization', 'demo', '${keyHash}',
+    ${sqlText(keyPrefix)}, NULL, '${at}', '${at}');
+`;
+}
+
+/** The demo key: read from beside local D1, or made on the first run (deleting .wrangler/ starts afresh). */
+function demoKey(keyFile: string): string {
+  const existing = existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : "";
+  if (API_KEY_PATTERN.test(existing)) return existing;
+  const key = generateApiKey();
+  mkdirSync(path.dirname(keyFile), { recursive: true });
+  writeFileSync(keyFile, `${key}\n`, { mode: 0o600 });
+  return key;
+}
+
+/** Migrates and seeds local D1 (at persistTo, or wrangler's default place) and returns the demo key. */
+export async function seedDemo(persistTo?: string): Promise<string> {
+  const persist = persistTo ? ["--persist-to", persistTo] : [];
+  const keyFile = persistTo ? path.resolve(persistTo, "demo-key") : path.join(root, ".wrangler", "demo-key");
+  const key = demoKey(keyFile);
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persist]);
+  const seedFile = path.join(path.dirname(keyFile), "demo-seed.sql");
+  writeFileSync(seedFile, seedSql(await sha256Hex(key), key.slice(0, 8)));
+  runWrangler(["d1", "execute", "DB", "--local", ...persist, "--file", seedFile]);
+  return key;
+}
+
+if (import.meta.main) console.log(await seedDemo(flagValue(process.argv.slice(2), "--persist-to")));

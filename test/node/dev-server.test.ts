@@ -1,0 +1,144 @@
+import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { jsonApiValidator } from "./jsonapi-schema";
+
+// The README's commands, run as a new user runs them: `npm run dev` serves a seeded demo organization
+// and prints a key and a curl that work; `npm run operator-key` makes a key that works until revoked.
+// Each run gets its own local D1 (--persist-to) and port, so it never touches a developer's state.
+
+const root = path.resolve(import.meta.dirname, "../..");
+const run = promisify(execFile);
+const persistTo = mkdtempSync(path.join(tmpdir(), "vdp-dev-"));
+const port = 20000 + Math.floor(Math.random() * 20000);
+const base = `http://127.0.0.1:${port}`;
+let dev: ChildProcess;
+let output = "";
+
+beforeAll(async () => {
+  dev = spawn(process.execPath, ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo], {
+    cwd: root,
+    detached: true,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+  });
+  dev.stdout!.on("data", (chunk) => (output += chunk));
+  dev.stderr!.on("data", (chunk) => (output += chunk));
+  const deadline = Date.now() + 150_000;
+  while (!/Ready on/.test(output)) {
+    if (Date.now() > deadline || dev.exitCode !== null) throw new Error(`npm run dev did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+});
+
+afterAll(() => {
+  if (dev?.pid) process.kill(-dev.pid, "SIGTERM");
+  rmSync(persistTo, { recursive: true, force: true });
+});
+
+async function operatorKey(): Promise<{ id: string; key: string }> {
+  const { stdout } = await run(process.execPath, ["scripts/operator-key.ts", "--local", "--persist-to", persistTo], { cwd: root });
+  const lines = stdout.trim().split("\n");
+  const key = lines.at(-1)!;
+  const id = /Operator key ([0-9a-f-]{36})/.exec(stdout)?.[1] ?? "";
+  return { id, key };
+}
+
+const jsonApi = { "Content-Type": "application/vnd.api+json" };
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+const json = async (res: Response): Promise<any> => res.json();
+
+describe("npm run dev", () => {
+  it("prints a demo key and a curl that works as printed", async () => {
+    const key = /API key:\s+(vdp_\S+)/.exec(output)?.[1];
+    expect(key).toMatch(/^vdp_[0-9A-Za-z]{43}$/);
+    const curl = /Try:\s+curl -s (\S+) -H "Authorization: Bearer (\S+)"/.exec(output);
+    expect(curl?.[2]).toBe(key);
+    const res = await fetch(curl![1]!.replace("localhost", "127.0.0.1"), { headers: { Authorization: `Bearer ${key}` } });
+    expect(res.status).toBe(200);
+    const body = await json(res);
+    expect(body.data[0].attributes).toMatchObject({ name: "Demo vulnerability disclosure policy", maturity_rating: 5 });
+  });
+
+  it("serves the demo brief publicly, from the cache the second time", async () => {
+    const first = await fetch(`${base}/v1/p/briefs/DEMX-0001`);
+    expect(first.status).toBe(200);
+    const second = await fetch(`${base}/v1/p/briefs/DEMX-0001`);
+    expect(second.headers.get("X-Cache")).toBe("HIT");
+    expect((await json(second)).included.map((r: { type: string }) => r.type).sort()).toEqual(["organization", "policy"]);
+  });
+
+  it("seeds idempotently: seeding again keeps the same key, and duplicates nothing", async () => {
+    const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
+    const again = await run(process.execPath, ["scripts/seed.ts", "--persist-to", persistTo], { cwd: root });
+    expect(again.stdout.trim().split("\n").at(-1)).toBe(key);
+    const auth = { headers: { Authorization: `Bearer ${key}` } };
+    for (const path of ["/v1/organizations", "/v1/policies", "/v1/briefs"]) {
+      expect((await json(await fetch(`${base}${path}`, auth))).meta.page.total).toBe(1);
+    }
+  });
+});
+
+describe("npm run operator-key -- --local", () => {
+  it("prints a key alone on its last line that works, and stops working once revoked", async () => {
+    const operator = await operatorKey();
+    expect(operator.key).toMatch(/^vdp_[0-9A-Za-z]{43}$/);
+    const auth = { Authorization: `Bearer ${operator.key}` };
+
+    const org = await fetch(`${base}/v1/organizations`, {
+      method: "POST",
+      headers: { ...auth, ...jsonApi },
+      body: JSON.stringify({ data: { type: "organization", attributes: { name: "Acme", slug: `acme-${port}` } } }),
+    });
+    expect(org.status).toBe(201);
+    const orgId = (await json(org)).data.id;
+
+    const made = await fetch(`${base}/v1/organizations/${orgId}/api_keys`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "api_key" } }) });
+    const orgKey = (await json(made)).data;
+    expect((await fetch(`${base}/v1/policies`, { headers: { Authorization: `Bearer ${orgKey.attributes.key}` } })).status).toBe(200);
+    expect((await fetch(`${base}/v1/api_keys/${orgKey.id}`, { method: "DELETE", headers: auth })).status).toBe(204);
+    expect((await fetch(`${base}/v1/policies`, { headers: { Authorization: `Bearer ${orgKey.attributes.key}` } })).status).toBe(401);
+
+    // An operator key made by the command can be revoked too (here with a second one).
+    const second = await operatorKey();
+    expect((await fetch(`${base}/v1/api_keys/${operator.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${second.key}` } })).status).toBe(204);
+    expect((await fetch(`${base}/v1/organizations`, { headers: auth })).status).toBe(401);
+  });
+});
+
+describe("JSON:API 1.1 conformance of live responses", () => {
+  it("every kind of response validates against the published schema", async () => {
+    const validate = jsonApiValidator();
+    // The schema must be able to fail: a document with included but no data is not JSON:API.
+    expect(validate({ included: [] })).not.toEqual([]);
+    expect(validate({ data: { type: "x", id: "1" }, links: { self: "/v1/x/1" } })).toEqual([]);
+
+    const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
+    const auth = { Authorization: `Bearer ${key}` };
+    const policy = await fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "policy", attributes: { name: "Schema" } } }) });
+    const policyId = (await json(policy.clone())).data.id;
+    const responses: [string, Promise<Response> | Response][] = [
+      ["create", policy],
+      ["list", fetch(`${base}/v1/policies?page[size]=1`, { headers: auth })],
+      ["show", fetch(`${base}/v1/policies/${policyId}`, { headers: auth })],
+      ["organizations", fetch(`${base}/v1/organizations`, { headers: auth })],
+      ["briefs", fetch(`${base}/v1/briefs`, { headers: auth })],
+      ["assets (empty)", fetch(`${base}/v1/assets`, { headers: auth })],
+      ["public brief with included", fetch(`${base}/v1/p/briefs/DEMX-0001`)],
+      ["401", fetch(`${base}/v1/policies`)],
+      ["404", fetch(`${base}/v1/nowhere`, { headers: auth })],
+      ["405", fetch(`${base}/v1/policies`, { method: "PUT", headers: auth })],
+      ["400", fetch(`${base}/v1/policies?sort=name`, { headers: auth })],
+      ["415", fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, "Content-Type": "text/plain" }, body: "x" })],
+      ["422", fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "policy", attributes: { cvd_timeline: 999 } } }) })],
+      ["409", fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "brief", attributes: {} } }) })],
+    ];
+    for (const [name, pending] of responses) {
+      const res = await pending;
+      expect([name, res.headers.get("Content-Type")]).toEqual([name, "application/vnd.api+json"]);
+      expect([name, validate(await json(res))]).toEqual([name, []]);
+    }
+  });
+});
