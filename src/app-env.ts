@@ -1,5 +1,6 @@
 import type { Db } from "./db";
 import type { Caller } from "./services/context";
+import type { IdempotencyUnit } from "./services/idempotency";
 
 export type AppEnv = {
   Bindings: Env;
@@ -7,5 +8,6 @@ export type AppEnv = {
     requestId: string;
     db: Db;
     caller: Caller;
+    idempotency?: IdempotencyUnit;
   };
 };

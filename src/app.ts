@@ -5,6 +5,7 @@ import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./app-env";
 import { bearerAuth } from "./http/auth";
 import { handleError } from "./http/errors";
+import { idempotency } from "./http/idempotency";
 import { requestMediaType } from "./http/media-type";
 import { database, limitBody, noStoreByDefault } from "./http/middleware";
 import { notFoundHandler } from "./http/not-found";
@@ -15,6 +16,7 @@ import { assetsRouter } from "./routes/v1/assets";
 import { briefsRouter } from "./routes/v1/briefs";
 import { organizationsRouter } from "./routes/v1/organizations";
 import { policiesRouter } from "./routes/v1/policies";
+import { vulnsRouter } from "./routes/v1/vulns";
 import { publicRouter } from "./routes/public";
 
 const PUBLIC_PATHS = ["/v1/p/*", "/v1/openapi.json"];
@@ -36,6 +38,7 @@ export function createApp() {
   app.use("/v1/*", requestMediaType());
   app.use("/v1/*", database());
   app.use("/v1/*", except(PUBLIC_PATHS, bearerAuth()));
+  app.use("/v1/*", idempotency());
 
   app.route("/v1/organizations", organizationsRouter);
   app.route("/v1/organizations", organizationApiKeysRouter);
@@ -43,6 +46,7 @@ export function createApp() {
   app.route("/v1/policies", policiesRouter);
   app.route("/v1/assets", assetsRouter);
   app.route("/v1/briefs", briefsRouter);
+  app.route("/v1/vulns", vulnsRouter);
   app.route("/v1/p", publicRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
@@ -69,3 +73,5 @@ export function createApp() {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+export const app = createApp();

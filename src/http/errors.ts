@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { IdempotentReplay } from "../services/idempotency";
 import { responseMediaType } from "./media-type";
 
 /** The closed list of error codes (API.md section 2); the status and title follow from the code. */
@@ -87,6 +88,7 @@ export function errorResponse(c: Context, error: ApiError): Response {
 
 /** The app's onError: every failure path ends here, so every error has the same shape. */
 export function handleError(err: Error, c: Context): Response {
+  if (err instanceof IdempotentReplay) return err.response();
   if (err instanceof ApiError) return errorResponse(c, err);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   if (isStorageUnavailable(err)) {

@@ -39,6 +39,11 @@ export function shortcode(): string {
 
 export const SHORTCODE_PATTERN = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 
+/** A vuln's code, e.g. `7KQ2-M9XD-4TRA`: 60 bits, still short enough to read aloud on a call. */
+export function vulnShortcode(): string {
+  return `${shortcode()}-${shortcode().slice(0, 4)}`;
+}
+
 export function nowIso(): string {
   return new Date().toISOString();
 }

@@ -1,20 +1,31 @@
-import { eq, type SQL } from "drizzle-orm";
+import { eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import type { ApiKeyKind } from "../db/schema";
+import type { EventMessage } from "../events/outbox";
 import { ApiError } from "../http/errors";
+import type { IdempotencyUnit } from "./idempotency";
 
 /** Who is calling: an organization key acts for one organization; an operator key for none in particular. */
 export interface Caller {
   keyId: string;
-  kind: ApiKeyKind;
+  kind: ApiKeyKind | "public";
   organizationId: string | null;
 }
+
+/** A request with no key (the public routes): tenancy lets it see nothing organization-owned. */
+export const PUBLIC_CALLER: Caller = { keyId: "", kind: "public", organizationId: null };
 
 /** What every service function takes first: the database and the caller it must scope to. */
 export interface ServiceContext {
   db: Db;
   caller: Caller;
+  /** Where committed events go (the queue whose consumer is this Worker). */
+  queue: Queue<EventMessage>;
+  /** Runs work after the response (ctx.waitUntil). */
+  defer: (work: Promise<unknown>) => void;
+  /** This request's Idempotency-Key, if it sent one. */
+  idempotency?: IdempotencyUnit;
 }
 
 export function isOperator(ctx: ServiceContext): boolean {
@@ -27,6 +38,7 @@ export function isOperator(ctx: ServiceContext): boolean {
  */
 export function tenantFilter(ctx: ServiceContext, column: SQLiteColumn): SQL | undefined {
   if (ctx.caller.kind === "operator") return undefined;
+  if (ctx.caller.kind === "public") return sql`0`;
   return eq(column, ctx.caller.organizationId!);
 }
 

@@ -1,5 +1,5 @@
 import { post } from "./api";
-import { asset, brief, organization, policy, type TestOrganization } from "./factories";
+import { asset, brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "./factories";
 
 /** What one organization owns, for endpoints that need ids. */
 export interface Fixture {
@@ -8,15 +8,17 @@ export interface Fixture {
   assetId: string;
   briefId: string;
   apiKeyId: string;
+  vulnId: string;
 }
 
 export async function fixture(): Promise<Fixture> {
   const org = await organization();
   const p = await policy(org);
   const a = await asset(org);
-  const b = await brief(org, {}, p.id);
+  const b = await brief(org, { published_at: PUBLISHED }, p.id);
   const k = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: {} } });
-  return { org, policyId: p.id, assetId: a.id, briefId: b.id, apiKeyId: k.body.data.id };
+  const v = await vuln(org, b.id);
+  return { org, policyId: p.id, assetId: a.id, briefId: b.id, apiKeyId: k.body.data.id, vulnId: v.id };
 }
 
 export interface Endpoint {
@@ -58,6 +60,16 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
   { method: "PATCH", path: (f) => `/v1/briefs/${f.briefId}`, body: doc("brief", { name: "Changed" }), owned: true },
   { method: "DELETE", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
+  { method: "GET", path: () => "/v1/vulns" },
+  { method: "POST", path: () => "/v1/vulns", body: (f) => vulnDoc(f.briefId) },
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
+  { method: "PATCH", path: (f) => `/v1/vulns/${f.vulnId}`, body: (f) => vulnDoc(f.briefId), owned: true },
+  { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
 ];
 
-export const label = (e: Endpoint) => `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", apiKeyId: "{id}" } as never)}`;
+function vulnDoc(briefId: string) {
+  return { data: { type: "vuln", attributes: { title: "T", description: "D" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } };
+}
+
+export const label = (e: Endpoint) =>
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", apiKeyId: "{id}", vulnId: "{id}" } as never)}`;

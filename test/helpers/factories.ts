@@ -63,3 +63,9 @@ export function brief(org: TestOrganization, attributes: Record<string, unknown>
     policyId ? { policy: { data: { type: "policy", id: policyId } } } : undefined,
   );
 }
+
+export function vuln(org: TestOrganization, briefId: string, attributes: Record<string, unknown> = {}) {
+  return create("/v1/vulns", "vuln", org.key, { title: `Report ${unique()}`, description: "Steps to reproduce", ...attributes }, {
+    brief: { data: { type: "brief", id: briefId } },
+  });
+}

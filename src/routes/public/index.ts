@@ -1,6 +1,7 @@
 import { cors } from "hono/cors";
 import { createRouter } from "../../http/router";
 import { publicBriefsRouter } from "./briefs";
+import { publicVulnsRouter } from "./vulns";
 
 /** The routes under /v1/p: no key, CORS open to any origin (and only here). */
 export const publicRouter = createRouter();
@@ -9,3 +10,4 @@ publicRouter.use(
   cors({ origin: "*", allowMethods: ["GET", "HEAD", "POST", "OPTIONS"], exposeHeaders: ["ETag", "X-Cache", "X-Request-Id", "Retry-After"], maxAge: 86400 }),
 );
 publicRouter.route("/", publicBriefsRouter);
+publicRouter.route("/", publicVulnsRouter);

@@ -1,10 +1,27 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
-import { respond } from "../../http/media-type";
-import type { ServiceContext } from "../../services/context";
+import type { EventMessage } from "../../events/outbox";
+import { respond, responseMediaType } from "../../http/media-type";
+import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
+import type { StoredResponse } from "../../services/idempotency";
 
 export function serviceContext(c: Context<AppEnv>): ServiceContext {
-  return { db: c.var.db, caller: c.var.caller };
+  return {
+    db: c.var.db,
+    caller: c.var.caller ?? PUBLIC_CALLER,
+    queue: c.env.EVENTS as Queue<EventMessage>,
+    defer: (work) => c.executionCtx.waitUntil(work),
+    idempotency: c.var.idempotency,
+  };
+}
+
+/** The response a create answers, kept with an Idempotency-Key to be replayed byte for byte. */
+export function storedCreated(c: Context, document: { data: { links: { self: string } } }): StoredResponse {
+  return {
+    status: 201,
+    headers: { "Content-Type": responseMediaType(c.req.path), Location: document.data.links.self },
+    body: JSON.stringify(document),
+  };
 }
 
 /** 201 with `Location` equal to the new resource's `links.self`. */

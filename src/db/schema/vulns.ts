@@ -1,0 +1,82 @@
+import { index, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { assets } from "./assets";
+import { briefs } from "./briefs";
+import { timestamps } from "./columns";
+import { organizations } from "./organizations";
+
+export const INBOX_STATES = ["dispatching", "received", "stored"] as const;
+export const PROCESSING_STATES = ["open", "closed"] as const;
+export type InboxState = (typeof INBOX_STATES)[number];
+export type ProcessingState = (typeof PROCESSING_STATES)[number];
+
+/** The submission exactly as received, kept on the vuln at create and never written again. */
+export type Submission = {
+  title: string;
+  description: string;
+  contact_email: string | null;
+  domains: string[];
+  received_at: string;
+};
+
+export const vulns = sqliteTable(
+  "vulns",
+  {
+    id: text("id").primaryKey(),
+    organizationId: text("organization_id")
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    // A report outlives the brief it came through: deleting the brief detaches it.
+    briefId: text("brief_id").references(() => briefs.id, { onDelete: "set null" }),
+    shortcode: text("shortcode").notNull().unique(),
+    title: text("title").notNull(),
+    description: text("description").notNull(),
+    contactEmail: text("contact_email"),
+    tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
+    inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
+    processingState: text("processing_state", { enum: PROCESSING_STATES }).notNull(),
+    readAt: text("read_at"),
+    submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
+    ...timestamps,
+  },
+  (t) => [
+    index("vulns_organization_created_at_idx").on(t.organizationId, t.createdAt),
+    index("vulns_organization_updated_at_idx").on(t.organizationId, t.updatedAt),
+    index("vulns_organization_processing_idx").on(t.organizationId, t.processingState, t.createdAt),
+    index("vulns_organization_inbox_idx").on(t.organizationId, t.inboxState, t.createdAt),
+    index("vulns_brief_idx").on(t.briefId, t.createdAt),
+  ],
+);
+
+/** The vuln's affected domains, kept as the organization's `domain` assets. */
+export const vulnAssets = sqliteTable(
+  "vuln_assets",
+  {
+    vulnId: text("vuln_id")
+      .notNull()
+      .references(() => vulns.id, { onDelete: "cascade" }),
+    assetId: text("asset_id")
+      .notNull()
+      .references(() => assets.id, { onDelete: "cascade" }),
+  },
+  (t) => [primaryKey({ columns: [t.vulnId, t.assetId] }), index("vuln_assets_asset_idx").on(t.assetId)],
+);
+
+/**
+ * The immutable intake record, written once when the vuln reaches `stored`: the submission as received
+ * and the SHA-256 of its canonical form. No code path updates it.
+ */
+export const vulnRecords = sqliteTable("vuln_records", {
+  vulnId: text("vuln_id")
+    .primaryKey()
+    .references(() => vulns.id, { onDelete: "cascade" }),
+  title: text("title").notNull(),
+  description: text("description").notNull(),
+  contactEmail: text("contact_email"),
+  domains: text("domains", { mode: "json" }).$type<string[]>().notNull(),
+  receivedAt: text("received_at").notNull(),
+  sha256: text("sha256").notNull(),
+  storedAt: text("stored_at").notNull(),
+});
+
+export type VulnRow = typeof vulns.$inferSelect;
+export type VulnRecordRow = typeof vulnRecords.$inferSelect;

@@ -1,0 +1,110 @@
+import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { events, vulns } from "../db/schema";
+import { uuidv7 } from "../lib/ids";
+import type { EventType } from "./types";
+
+/** What the queue carries: an event id. The consumer reads the event itself from the outbox. */
+export interface EventMessage {
+  event_id: string;
+}
+
+/**
+ * The spec's webhook body for a vuln, built by SQLite from the row `v` as it stands at that point of
+ * the batch, so the payload is exactly the state the change produced.
+ */
+const VULN_PAYLOAD = sql.raw(`json_object('vuln', json_object(
+  'id', "vulns"."id", 'shortcode', "vulns"."shortcode", 'title', "vulns"."title", 'description', "vulns"."description",
+  'inbox_state', "vulns"."inbox_state", 'processing_state', "vulns"."processing_state",
+  'organization_id', "vulns"."organization_id", 'tags', json("vulns"."tags"),
+  'assets', (SELECT json_group_array(json_object('id', a.id, 'kind', a.kind, 'value', a.value))
+             FROM vuln_assets va JOIN assets a ON a.id = va.asset_id WHERE va.vuln_id = "vulns"."id"),
+  'created_at', "vulns"."created_at", 'updated_at', "vulns"."updated_at"))`);
+
+const DESTROYED_PAYLOAD = sql.raw(`json_object('vuln', json_object('id', "vulns"."id", 'destroyed', json('true')))`);
+
+export interface PlannedEvent {
+  id: string;
+  type: EventType;
+}
+
+/**
+ * An INSERT of one vuln event into the outbox, for the same batch as the change. With
+ * `ifPreviousChanged`, it inserts only if the statement just before it changed a row (SQLite's
+ * changes()), which lets a conditional UPDATE decide inside the transaction whether its event exists.
+ */
+export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, opts: { ifPreviousChanged?: boolean; organizationId?: string } = {}) {
+  const event: PlannedEvent = { id: uuidv7(), type };
+  const payload = type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD;
+  // (An insert-select builder rather than db.run(sql): drizzle's D1 batch cannot bind raw queries.)
+  const statement = db.insert(events).select(
+    db
+      .select({
+        id: sql<string>`${event.id}`.as("id"),
+        organizationId: vulns.organizationId,
+        vulnId: vulns.id,
+        type: sql<string>`${type}`.as("type"),
+        payload: sql<string>`${payload}`.as("payload"),
+        createdAt: sql<string>`${now}`.as("created_at"),
+        processedAt: sql<null>`null`.as("processed_at"),
+        lastSentAt: sql<null>`null`.as("last_sent_at"),
+        sendCount: sql<number>`0`.as("send_count"),
+      })
+      .from(vulns)
+      .where(
+        and(
+          eq(vulns.id, vulnId),
+          opts.organizationId ? eq(vulns.organizationId, opts.organizationId) : undefined,
+          opts.ifPreviousChanged ? sql`changes() > 0` : undefined,
+        ),
+      ),
+  );
+  return { event, statement };
+}
+
+/** The events of a batch that were written (a conditional event may not have been). */
+export function writtenEvents(planned: { event: PlannedEvent; index: number }[], results: unknown[]): PlannedEvent[] {
+  return planned.filter(({ index }) => ((results[index] as D1Result | undefined)?.meta?.changes ?? 0) > 0).map(({ event }) => event);
+}
+
+/**
+ * Hands committed events to the queue. A failure here loses nothing: the events are in the outbox,
+ * and the sweep sends whatever the queue did not take.
+ */
+export async function publishEvents(queue: Queue<EventMessage>, eventIds: string[]): Promise<void> {
+  if (eventIds.length === 0) return;
+  try {
+    await queue.sendBatch(eventIds.map((event_id) => ({ body: { event_id }, contentType: "json" as const })));
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", message: "queue send failed; the outbox sweep will resend", event_ids: eventIds, error: String(err) }));
+  }
+}
+
+export const SWEEP_AFTER_MS = 60_000;
+const SWEEP_LIMIT = 100; // a sendBatch takes at most 100 messages
+
+/**
+ * The cron sweep: re-sends events that are still unprocessed a minute after they were made (or after
+ * their last re-send). Sending twice is harmless: the consumer processes an event once.
+ */
+export async function sweepOutbox(db: Db, queue: Queue<EventMessage>, now = Date.now()): Promise<number> {
+  const cutoff = new Date(now - SWEEP_AFTER_MS).toISOString();
+  const due = await db
+    .select({ id: events.id })
+    .from(events)
+    .where(and(isNull(events.processedAt), lt(events.createdAt, cutoff), or(isNull(events.lastSentAt), lt(events.lastSentAt, cutoff))))
+    .orderBy(asc(events.createdAt))
+    .limit(SWEEP_LIMIT);
+  if (due.length === 0) return 0;
+  const ids = due.map((e) => e.id);
+  await queue.sendBatch(ids.map((event_id) => ({ body: { event_id }, contentType: "json" as const })));
+  await db
+    .update(events)
+    .set({ lastSentAt: new Date(now).toISOString(), sendCount: sql`${events.sendCount} + 1` })
+    .where(inArray(events.id, ids));
+  return ids.length;
+}
+
+export async function markProcessed(db: Db, eventId: string, now: string): Promise<void> {
+  await db.update(events).set({ processedAt: now }).where(and(eq(events.id, eventId), isNull(events.processedAt)));
+}

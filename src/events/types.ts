@@ -1,0 +1,18 @@
+/**
+ * The webhook event types of the spec. Their ids are constants, the same in every deployment and
+ * database, so a client can keep them in configuration.
+ */
+export const EVENT_TYPES = [
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000001", short_name: "Vuln::Created" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000002", short_name: "Vuln::Updated" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000003", short_name: "Vuln::Read" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000004", short_name: "Vuln::Destroyed" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000005", short_name: "Vuln::Inbox::Received" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000006", short_name: "Vuln::Inbox::Stored" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000007", short_name: "Vuln::Processing::Closed" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000008", short_name: "Vuln::Processing::Reopened" },
+] as const;
+
+export type EventType = (typeof EVENT_TYPES)[number]["short_name"];
+
+export const eventName = (shortName: EventType) => `Events::${shortName}`;

@@ -1,0 +1,96 @@
+import { createRoute } from "@hono/zod-openapi";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, IdParam, jsonContent, plainJsonErrorResponses, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { createVuln, deleteVuln, listVulns, showVuln, updateVuln } from "../../../services/vulns";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { CreateVulnInput, ListVulnsQuery, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
+
+const tags = ["Vulns"];
+const VulnDocument = singleDocument(Vuln);
+const errors = plainJsonErrorResponses("Vuln not found");
+
+export const vulnsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List the vulns the key can access (application/json)",
+      request: { query: ListVulnsQuery },
+      responses: { 200: { description: "Vulns", content: jsonContent(collectionDocument(Vuln)) }, ...errors },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listVulns(serviceContext(c), page, query.sort, {
+        processingState: query["q[processing_state_eq]"],
+        inboxState: query["q[inbox_state_eq]"],
+        briefId: query["q[brief_id_eq]"],
+        createdFrom: query["q[created_at_gteq]"],
+        createdTo: query["q[created_at_lteq]"],
+      });
+      return respond(c, collection(c, rows.map(serializeVuln), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show a vuln. The organization's first read sets read_at and fires Vuln::Read",
+      request: { params: IdParam },
+      responses: { 200: { description: "The vuln", content: jsonContent(VulnDocument) }, ...errors },
+    }),
+    async (c) => respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create a vuln through one of the organization's published briefs; fires Vuln::Created",
+      request: { body: { required: true, content: jsonContent(CreateVulnInput) } },
+      responses: { 201: { description: "Created, inbox_state dispatching", content: jsonContent(VulnDocument) }, ...errors },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "vuln");
+      const record = await createVuln(serviceContext(c), data.attributes, { id: data.relationships.brief.data.id }, (r) =>
+        storedCreated(c, single(serializeVuln(r))),
+      );
+      return created(c, single(serializeVuln(record)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update a vuln (every create member is required, as the spec draws it); processing_state closes or reopens",
+      request: { params: IdParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
+      responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...errors },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "vuln", id);
+      const record = await updateVuln(serviceContext(c), id, { ...data.attributes, briefId: data.relationships.brief.data.id });
+      return respond(c, single(serializeVuln(record)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete a vuln; fires Vuln::Destroyed",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errors },
+    }),
+    async (c) => {
+      await deleteVuln(serviceContext(c), c.req.valid("param").id);
+      return noContent(c);
+    },
+  );

@@ -1,0 +1,120 @@
+import { and, eq, lt, or } from "drizzle-orm";
+import type { Db } from "../db";
+import { idempotencyKeys, type IdempotencyKeyRow } from "../db/schema";
+import { ApiError } from "../http/errors";
+import { uuidv7 } from "../lib/ids";
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
+// A reservation whose request died (the isolate was evicted mid-request) can be taken over after this.
+const STALE_IN_FLIGHT_MS = 60 * 1000;
+
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** Thrown to short-circuit a request whose key already completed: the first response is replayed. */
+export class IdempotentReplay extends Error {
+  constructor(readonly stored: StoredResponse) {
+    super("idempotent replay");
+  }
+
+  response(): Response {
+    return new Response(this.stored.body, { status: this.stored.status, headers: { ...this.stored.headers, "Idempotent-Replayed": "true" } });
+  }
+}
+
+/**
+ * One request's Idempotency-Key (API.md section 10). The key is reserved (in_flight, with this
+ * request's token) before the change, and sealed with the response in the change's own batch, so a
+ * key is either free, in flight, or done with exactly the response of the change that committed.
+ */
+export class IdempotencyUnit {
+  readonly token = uuidv7();
+  reserved = false;
+  sealed = false;
+
+  constructor(
+    private readonly db: Db,
+    readonly scope: string,
+    readonly key: string,
+    readonly requestHash: string,
+  ) {}
+
+  private where() {
+    return and(eq(idempotencyKeys.scope, this.scope), eq(idempotencyKeys.key, this.key), eq(idempotencyKeys.token, this.token));
+  }
+
+  /** An upsert that takes the key if free, expired or abandoned, and a read of who holds it now. */
+  reserveStatements() {
+    const now = Date.now();
+    const nowIso = new Date(now).toISOString();
+    const fresh = {
+      requestHash: this.requestHash,
+      state: "in_flight" as const,
+      token: this.token,
+      responseStatus: null,
+      responseHeaders: null,
+      responseBody: null,
+      createdAt: nowIso,
+      expiresAt: new Date(now + IDEMPOTENCY_TTL_MS).toISOString(),
+    };
+    const takeover = or(
+      lt(idempotencyKeys.expiresAt, nowIso),
+      and(eq(idempotencyKeys.state, "in_flight"), lt(idempotencyKeys.createdAt, new Date(now - STALE_IN_FLIGHT_MS).toISOString())),
+    );
+    return [
+      this.db
+        .insert(idempotencyKeys)
+        .values({ scope: this.scope, key: this.key, ...fresh })
+        .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: fresh, setWhere: takeover }),
+      this.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, this.scope), eq(idempotencyKeys.key, this.key))),
+    ] as const;
+  }
+
+  /** Decides from the reservation's read: proceed, replay, 409 (in flight) or 422 (other body). */
+  settle(rows: IdempotencyKeyRow[]): void {
+    const row = rows[0];
+    if (row?.token === this.token) {
+      this.reserved = true;
+      return;
+    }
+    const source = { header: "Idempotency-Key" };
+    if (!row) throw new ApiError("conflict", { detail: "The Idempotency-Key could not be reserved; retry.", source });
+    if (row.requestHash !== this.requestHash) {
+      throw new ApiError("idempotency_key_reused", { detail: "This Idempotency-Key was used with a different request in the last 24 hours.", source });
+    }
+    if (row.state === "in_flight") throw new ApiError("conflict", { detail: "A request with this Idempotency-Key is still in flight.", source });
+    throw new IdempotentReplay({ status: row.responseStatus ?? 200, headers: row.responseHeaders ?? {}, body: row.responseBody ?? "" });
+  }
+
+  async reserve(): Promise<void> {
+    const [upsert, select] = this.reserveStatements();
+    const [, rows] = await this.db.batch([upsert, select]);
+    this.settle(rows);
+  }
+
+  /** The statement that completes the key with the response, for the change's own batch. */
+  sealStatement(response: StoredResponse) {
+    this.sealed = true;
+    return this.db
+      .update(idempotencyKeys)
+      .set({ state: "done", responseStatus: response.status, responseHeaders: response.headers, responseBody: response.body })
+      .where(this.where());
+  }
+
+  /** Frees the key after a failed request, so the client can retry with it. */
+  async release(): Promise<void> {
+    await this.db.delete(idempotencyKeys).where(this.where());
+  }
+
+  /** For a successful request that made no batch of its own: store its response after the fact. */
+  async storeAfter(response: StoredResponse): Promise<void> {
+    await this.sealStatement(response);
+  }
+}
+
+export async function purgeExpiredIdempotencyKeys(db: Db, now = new Date().toISOString()): Promise<void> {
+  await db.delete(idempotencyKeys).where(lt(idempotencyKeys.expiresAt, now));
+}

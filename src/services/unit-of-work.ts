@@ -1,0 +1,54 @@
+import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import { publishEvents, writtenEvents, type PlannedEvent } from "../events/outbox";
+import type { ServiceContext } from "./context";
+import type { StoredResponse } from "./idempotency";
+
+type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
+
+/**
+ * A read batch. When the request carries an Idempotency-Key not yet reserved, the reservation rides
+ * in the same batch, so an idempotent write still costs one read round trip.
+ */
+export async function readBatch<T extends Statements>(ctx: ServiceContext, statements: T): Promise<BatchResponse<T>> {
+  const unit = ctx.idempotency;
+  if (!unit || unit.reserved) return ctx.db.batch(statements);
+  const [upsert, select] = unit.reserveStatements();
+  const results = (await ctx.db.batch([upsert, select, ...statements] as unknown as Statements)) as unknown as unknown[];
+  unit.settle(results[1] as never);
+  return results.slice(2) as BatchResponse<T>;
+}
+
+/** A change planned by a service: the record it makes, its statements, and the events among them. */
+export class Plan<R> {
+  readonly statements: BatchItem<"sqlite">[] = [];
+  readonly events: { event: PlannedEvent; index: number }[] = [];
+
+  constructor(readonly record: R) {}
+
+  add(statement: BatchItem<"sqlite">, event?: PlannedEvent): this {
+    if (event) this.events.push({ event, index: this.statements.length });
+    this.statements.push(statement);
+    return this;
+  }
+}
+
+/** How many rows a write statement of a batch changed. */
+export function changedRows(result: unknown): number {
+  return (result as D1Result | undefined)?.meta?.changes ?? 0;
+}
+
+/**
+ * Commits a plan in one D1 batch: the change, its outbox events and, with an Idempotency-Key, the
+ * stored response. Then hands the events that were written to the queue, after the response.
+ */
+export async function commit<R>(ctx: ServiceContext, p: Plan<R>, response?: StoredResponse): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
+  const unit = ctx.idempotency;
+  if (unit && !unit.reserved) await unit.reserve();
+  const statements = [...p.statements];
+  if (unit && response) statements.push(unit.sealStatement(response));
+  if (statements.length === 0) return { events: [], results: [] };
+  const results = (await ctx.db.batch(statements as unknown as Statements)) as unknown as unknown[];
+  const events = writtenEvents(p.events, results);
+  if (events.length) ctx.defer(publishEvents(ctx.queue, events.map((e) => e.id)));
+  return { events, results };
+}

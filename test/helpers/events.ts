@@ -1,0 +1,39 @@
+import { env } from "cloudflare:workers";
+
+/** A queue that records what is sent (or refuses everything), so tests decide when the consumer runs. */
+export function fakeQueue(opts: { failing?: boolean } = {}) {
+  const sent: { event_id: string }[] = [];
+  const queue = {
+    async send(body: { event_id: string }) {
+      if (opts.failing) throw new Error("Queue send failed: queue unavailable");
+      sent.push(body);
+    },
+    async sendBatch(messages: Iterable<{ body: { event_id: string } }>) {
+      if (opts.failing) throw new Error("Queue send failed: queue unavailable");
+      for (const m of messages) sent.push(m.body);
+    },
+  } as unknown as Queue;
+  return { queue, sent, ids: () => sent.map((m) => m.event_id) };
+}
+
+export interface StoredEvent {
+  id: string;
+  type: string;
+  payload: string;
+  vuln_id: string;
+  processed_at: string | null;
+}
+
+/** The outbox rows of one vuln, oldest first. */
+export async function eventsOf(vulnId: string): Promise<StoredEvent[]> {
+  const { results } = await env.DB.prepare("SELECT id, type, payload, vuln_id, processed_at FROM events WHERE vuln_id = ? ORDER BY id").bind(vulnId).all<StoredEvent>();
+  return results;
+}
+
+export async function eventTypes(vulnId: string): Promise<string[]> {
+  return (await eventsOf(vulnId)).map((e) => e.type);
+}
+
+export async function count(table: string): Promise<number> {
+  return (await env.DB.prepare(`SELECT count(*) AS n FROM ${table}`).first<{ n: number }>())!.n;
+}

@@ -1,0 +1,201 @@
+import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import worker from "../../src/index";
+import { canonicalSubmission } from "../../src/intake/intake";
+import { sha256Hex } from "../../src/lib/crypto";
+import { get, patch, post } from "../helpers/api";
+import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
+import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
+
+let org: TestOrganization;
+let briefId: string;
+beforeAll(async () => {
+  org = await organization();
+  briefId = (await brief(org, { published_at: PUBLISHED })).id;
+});
+afterEach(() => vi.useRealTimers());
+
+const doc = (attributes: Record<string, unknown> = {}) => ({
+  data: { type: "vuln", attributes: { title: "SSRF in importer", description: "POST /import with url=...", ...attributes }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+});
+
+/** Creates a vuln with the queue captured, so the test decides when the consumer runs. */
+async function createCaptured(attributes: Record<string, unknown> = {}) {
+  const q = fakeQueue();
+  const res = await post("/v1/vulns", org.key, doc(attributes), { env: { EVENTS: q.queue } });
+  expect(res.status).toBe(201);
+  return { vuln: res.body.data, eventIds: q.ids() };
+}
+
+/** Hands messages to the Worker's real queue handler, as the Queue would; returns what it acked and retried. */
+async function consume(eventIds: unknown[], overrides: Partial<Env> = {}, attempts = 1) {
+  const q = fakeQueue();
+  const batch = createMessageBatch("vdp-events", eventIds.map((event_id, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts, body: typeof event_id === "string" ? { event_id } : event_id })));
+  // getQueueResult does not report retry delays, so the calls themselves are watched too.
+  const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
+  const ctx = createExecutionContext();
+  await worker.queue(batch, { ...env, EVENTS: q.queue, ...overrides }, ctx);
+  const result = await getQueueResult(batch, ctx);
+  return { ...result, published: q.ids(), messageIds: batch.messages.map((m) => m.id), retryCalls: retries.map((r) => r.mock.calls) };
+}
+
+async function recordOf(vulnId: string) {
+  return env.DB.prepare("SELECT * FROM vuln_records WHERE vuln_id = ?").bind(vulnId).first<Record<string, string>>();
+}
+
+describe("the intake pipeline on the queue", () => {
+  it("drives a new vuln from dispatching through received to stored, keeping the submission as received", async () => {
+    const { vuln, eventIds } = await createCaptured({ contact_email: "r@example.org", domains: ["b.example.com", "a.example.com"] });
+    expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("dispatching");
+
+    const result = await consume(eventIds);
+    expect(result.explicitAcks).toEqual(result.messageIds);
+    expect(result.retryMessages).toEqual([]);
+    expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
+    expect(await eventTypes(vuln.id)).toEqual(["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]);
+    const [, received, stored] = await eventsOf(vuln.id);
+    expect(JSON.parse(received!.payload).vuln.inbox_state).toBe("received");
+    expect(JSON.parse(stored!.payload).vuln.inbox_state).toBe("stored");
+    // The new events go on to the queue for the next consumers.
+    expect(result.published).toEqual([received!.id, stored!.id]);
+
+    const record = await recordOf(vuln.id);
+    const submission = {
+      title: "SSRF in importer",
+      description: "POST /import with url=...",
+      contact_email: "r@example.org",
+      domains: ["b.example.com", "a.example.com"],
+      received_at: vuln.attributes.created_at,
+    };
+    expect(record).toMatchObject({
+      title: submission.title,
+      description: submission.description,
+      contact_email: submission.contact_email,
+      domains: JSON.stringify(submission.domains),
+      received_at: submission.received_at,
+      sha256: await sha256Hex(canonicalSubmission(submission)),
+    });
+    expect(canonicalSubmission(submission)).toBe(
+      '{"title":"SSRF in importer","description":"POST /import with url=...","contact_email":"r@example.org","domains":["b.example.com","a.example.com"],"received_at":"' +
+        vuln.attributes.created_at +
+        '"}',
+    );
+  });
+
+  it("changes nothing when the same message comes twice, and marks the event processed once", async () => {
+    const { vuln, eventIds } = await createCaptured();
+    await consume(eventIds);
+    const before = await eventsOf(vuln.id);
+    const again = await consume(eventIds);
+    expect(again.explicitAcks).toHaveLength(1);
+    expect(await eventsOf(vuln.id)).toEqual(before);
+    expect(before.every((e) => e.type !== "Vuln::Created" || e.processed_at !== null)).toBe(true);
+  });
+
+  it("keeps the record immutable: later edits do not change it, and the database refuses to", async () => {
+    const { vuln, eventIds } = await createCaptured({ title: "Original title" });
+    await consume(eventIds);
+    const record = await recordOf(vuln.id);
+    await patch(`/v1/vulns/${vuln.id}`, org.key, doc({ title: "Edited title" }), { env: { EVENTS: fakeQueue().queue } });
+    expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.title).toBe("Edited title");
+    expect(await recordOf(vuln.id)).toEqual(record);
+    await expect(env.DB.prepare("UPDATE vuln_records SET title = 'x' WHERE vuln_id = ?").bind(vuln.id).run()).rejects.toThrow(/immutable/);
+  });
+
+  it("retries, never acknowledges, a message whose processing fails", async () => {
+    const { vuln, eventIds } = await createCaptured();
+    const broken = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "batch" || prop === "prepare") return () => { throw new Error("D1_ERROR: Network connection lost."); };
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const result = await consume(eventIds, { DB: broken }, 3);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages).toEqual([{ msgId: result.messageIds[0] }]);
+    expect(result.retryCalls).toEqual([[[{ delaySeconds: 40 }]]]);
+    expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("dispatching");
+    // When D1 is back, the retried message completes the intake.
+    await consume(eventIds);
+    expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
+  });
+
+  it("retries a malformed message rather than dropping it (it ends in the dead-letter queue)", async () => {
+    const result = await consume([{ nothing: true }]);
+    expect(result.explicitAcks).toEqual([]);
+    expect(result.retryMessages).toHaveLength(1);
+  });
+
+  it("acknowledges a message for an event that no longer exists, and one for a deleted vuln", async () => {
+    const { vuln, eventIds } = await createCaptured();
+    await env.DB.prepare("DELETE FROM vulns WHERE id = ?").bind(vuln.id).run();
+    const result = await consume([...eventIds, "01900000-0000-7000-8000-00000000beef"]);
+    expect(result.explicitAcks).toHaveLength(2);
+  });
+});
+
+describe("the outbox", () => {
+  it("commits the change when the queue refuses the events, and the sweep delivers them later", async () => {
+    const down = fakeQueue({ failing: true });
+    const res = await post("/v1/vulns", org.key, doc(), { env: { EVENTS: down.queue } });
+    expect(res.status).toBe(201);
+    const id = res.body.data.id;
+    const [created] = await eventsOf(id);
+    expect(created).toMatchObject({ type: "Vuln::Created", processed_at: null });
+
+    // A minute later the cron sweep finds the unprocessed event and sends it.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    const up = fakeQueue();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), { ...env, EVENTS: up.queue }, ctx);
+    await waitOnExecutionContext(ctx);
+    expect(up.ids()).toContain(created!.id);
+    vi.useRealTimers();
+
+    await consume([created!.id]);
+    expect((await get(`/v1/vulns/${id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
+    expect((await eventsOf(id))[0]!.processed_at).not.toBeNull();
+  });
+
+  it("does not re-send an event the consumer already processed, nor one it sent a moment ago", async () => {
+    const { eventIds } = await createCaptured();
+    await consume(eventIds);
+    vi.useFakeTimers({ toFake: ["Date"] });
+    vi.setSystemTime(Date.now() + 61_000);
+    const q = fakeQueue();
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController(), { ...env, EVENTS: q.queue }, ctx);
+    expect(q.ids()).not.toContain(eventIds[0]);
+  });
+
+  it("leaves neither the change nor its events when a statement of the batch fails", async () => {
+    const [vulns, events, assets] = [await count("vulns"), await count("events"), await count("assets")];
+    // The events INSERT is made to fail inside D1; the batch is one transaction, so nothing stays.
+    const failing = new Proxy(env.DB, {
+      get(target, prop) {
+        if (prop === "prepare") return (query: string) => target.prepare(query.replace(/insert into "events"/i, 'insert into "events_that_do_not_exist"'));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const res = await post("/v1/vulns", org.key, doc({ domains: ["atomic.example.com"] }), { env: { DB: failing, EVENTS: fakeQueue().queue } });
+    expect(res.status).toBe(500);
+    expect([await count("vulns"), await count("events"), await count("assets")]).toEqual([vulns, events, assets]);
+  });
+});
+
+describe("through the real queue binding", () => {
+  it("a created vuln reaches stored within seconds", async () => {
+    const res = await post("/v1/vulns", org.key, doc());
+    const id = res.body.data.id;
+    let state = "dispatching";
+    for (let i = 0; i < 100 && state !== "stored"; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      state = (await get(`/v1/vulns/${id}`, org.operatorKey)).body.data.attributes.inbox_state;
+    }
+    expect(state).toBe("stored");
+  });
+});
