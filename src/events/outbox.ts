@@ -1,7 +1,8 @@
-import { and, asc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
+import { inList } from "../services/listing";
 import type { EventType } from "./types";
 
 /** What the queue carries: an event id. The consumer reads the event itself from the outbox. */
@@ -101,7 +102,7 @@ export async function sweepOutbox(db: Db, queue: Queue<EventMessage>, now = Date
   await db
     .update(events)
     .set({ lastSentAt: new Date(now).toISOString(), sendCount: sql`${events.sendCount} + 1` })
-    .where(inArray(events.id, ids));
+    .where(inList(events.id, ids));
   return ids.length;
 }
 

@@ -12,9 +12,14 @@ export function publicBriefPath(shortcode: string): string {
   return `/v1/p/briefs/${encodeURIComponent(shortcode)}`;
 }
 
-/** One key per public path on this host: query strings and request headers never split the cache. */
-function cacheKey(c: Context, path: string): Request {
-  return new Request(new URL(path, c.req.url).toString(), { method: "GET" });
+// One key per public path, whatever hostname the request came in on (a Worker may serve several
+// routes or custom domains): a write through any of them evicts what a read through another stored.
+// Query strings and request headers never split the cache either.
+const CACHE_ORIGIN = "https://public-cache.vdp-api.internal";
+const CACHE_NAME = "vdp-public";
+
+function cacheKey(path: string): Request {
+  return new Request(`${CACHE_ORIGIN}${path}`, { method: "GET" });
 }
 
 async function etagOf(body: string): Promise<string> {
@@ -45,8 +50,8 @@ export async function cachedPublicDocument(
   mediaType: string,
   load: () => Promise<unknown | null>,
 ): Promise<Response | null> {
-  const cache = caches.default;
-  const key = cacheKey(c, path);
+  const cache = await caches.open(CACHE_NAME);
+  const key = cacheKey(path);
   const ifNoneMatch = c.req.header("if-none-match");
   const hit = await cache.match(key);
   if (hit) {
@@ -61,13 +66,16 @@ export async function cachedPublicDocument(
   const body = JSON.stringify(document);
   const etag = await etagOf(body);
   const headers = { "Content-Type": mediaType, "Cache-Control": PUBLIC_CACHE_CONTROL, ETag: etag };
-  const put = cache.put(key, new Response(body, { headers }));
-  c.executionCtx.waitUntil(put);
+  // Stored before answering, not in waitUntil: a write that evicts right after this response must
+  // find the entry already there, or a stale copy could land after the eviction.
+  await cache.put(key, new Response(body, { headers }));
   if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "MISS");
   return new Response(body, { headers: { ...headers, "X-Cache": "MISS" } });
 }
 
 /** Evicts public entries in this data center; awaited so the writer's next read is already fresh. */
-export async function evictPublic(c: Context, paths: readonly string[]): Promise<void> {
-  await Promise.all(paths.map((path) => caches.default.delete(cacheKey(c, path))));
+export async function evictPublic(paths: readonly string[]): Promise<void> {
+  if (paths.length === 0) return;
+  const cache = await caches.open(CACHE_NAME);
+  await Promise.all(paths.map((path) => cache.delete(cacheKey(path))));
 }

@@ -41,7 +41,14 @@ export function requestMediaType(): MiddlewareHandler {
       if (c.req.raw.body === null || c.req.header("content-length") === "0") return next();
       throw unsupported("A request body needs a Content-Type header.");
     }
-    if (!isAcceptedMediaType(header)) throw unsupported(`${header.split(";")[0]} is not accepted; send application/vnd.api+json or application/json.`);
+    if (!isAcceptedMediaType(header)) {
+      const [essence = "", ...params] = header.split(";").map((p) => p.trim());
+      throw unsupported(
+        essence.toLowerCase() === JSONAPI_MEDIA_TYPE
+          ? `application/vnd.api+json takes no parameters but ext and profile (got ${params.filter(Boolean).join("; ")}).`
+          : `${essence} is not accepted; send application/vnd.api+json or application/json.`,
+      );
+    }
     return next();
   };
 }

@@ -7,7 +7,8 @@ function patternOf(path: string): RegExp {
     .split("/")
     .map((segment) => (segment.startsWith(":") ? "[^/]+" : segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
     .join("/");
-  return new RegExp(`^${source}/?$`);
+  // Exact match: Hono routes strictly, so /v1/policies/ is an unknown route (404), not a 405.
+  return new RegExp(`^${source}$`);
 }
 
 /**

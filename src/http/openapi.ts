@@ -84,9 +84,14 @@ export function updateDocument<A extends ZodType, R extends ZodType>(attributes:
 
 export const SORTS = ["created_at", "-created_at", "updated_at", "-updated_at"] as const;
 
+// Digits only: "1e2", "0x10", "2.0" or " 2" are not page numbers, whatever Number() makes of them.
+const PositiveInteger = z.string().regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1").transform(Number);
+
 export const pageQuery = {
-  "page[number]": z.coerce.number().int().min(1).optional().openapi({ param: { name: "page[number]", in: "query" }, example: 1 }),
-  "page[size]": z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional().openapi({ param: { name: "page[size]", in: "query" }, example: DEFAULT_PAGE_SIZE }),
+  "page[number]": PositiveInteger.optional().openapi({ param: { name: "page[number]", in: "query" }, type: "integer", minimum: 1, example: 1 }),
+  "page[size]": PositiveInteger.pipe(z.number().max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`))
+    .optional()
+    .openapi({ param: { name: "page[size]", in: "query" }, type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, example: DEFAULT_PAGE_SIZE }),
 };
 
 export const sortQuery = {
@@ -118,24 +123,47 @@ function errorResponse(description: string, mediaType: string) {
   return { description, content: { [mediaType]: { schema: ErrorDocumentSchema } } };
 }
 
-/** Every error an authenticated route can answer, declared once (STYLE habit 4). */
-export function errorResponses(mediaType: string = JSONAPI_MEDIA_TYPE, notFound = "Not found") {
-  return {
-    400: errorResponse("Bad request: malformed JSON or a bad query parameter", mediaType),
-    401: errorResponse("Unauthorized: missing, malformed, unknown or revoked key", mediaType),
-    403: errorResponse("Forbidden: an operator-only operation with an organization key", mediaType),
-    404: errorResponse(notFound, mediaType),
-    409: errorResponse("Conflict: data.type or data.id does not match the endpoint", mediaType),
-    413: errorResponse("Payload too large: body over 1 MiB", mediaType),
-    415: errorResponse("Unsupported media type", mediaType),
-    422: errorResponse("Validation error", mediaType),
-    429: errorResponse("Too many requests", mediaType),
-    500: errorResponse("Internal error", mediaType),
-    503: errorResponse("Service unavailable", mediaType),
-  } as const;
+export interface ErrorResponseOptions {
+  /** 404's description, e.g. "Vuln not found". */
+  notFound?: string;
+  /** The media type errors are answered in (the route's own). */
+  mediaType?: string;
+  /** Operator-only: organization keys get 403. */
+  operator?: boolean;
+  /** No key: no 401. */
+  public?: boolean;
 }
 
-export const plainJsonErrorResponses = (notFound: string) => errorResponses(JSON_MEDIA_TYPE, notFound);
+/**
+ * The errors an operation can answer, declared once (STYLE habit 4): reads (GET, DELETE) can be
+ * 400, 401, 404, 429, 500 and 503; writes (POST, PATCH) also 409, 413, 415 and 422.
+ */
+export function errorResponses(kind: "read" | "write", opts: ErrorResponseOptions = {}) {
+  const mediaType = opts.mediaType ?? JSONAPI_MEDIA_TYPE;
+  const e = (description: string) => errorResponse(description, mediaType);
+  return {
+    400: e("Bad request: malformed JSON, a bad query parameter or a bad Idempotency-Key"),
+    ...(opts.public ? {} : { 401: e("Unauthorized: missing, malformed, unknown or revoked key") }),
+    ...(opts.operator ? { 403: e("Forbidden: an operator-only operation with an organization key") } : {}),
+    404: e(opts.notFound ?? "Not found"),
+    ...(kind === "write"
+      ? {
+          409: e("Conflict: data.type or data.id does not match the endpoint, or the Idempotency-Key is in flight"),
+          413: e("Payload too large: body over 1 MiB"),
+          415: e("Unsupported media type"),
+          422: e("Validation error"),
+        }
+      : {}),
+    429: e("Too many requests (see Retry-After)"),
+    500: e("Internal error"),
+    503: e("Service unavailable (see Retry-After)"),
+  };
+}
+
+/** A request body accepted as JSON:API's media type or as plain JSON (API.md section 1). */
+export function jsonApiBody<T extends ZodType>(schema: T) {
+  return { required: true, content: { "application/vnd.api+json": { schema }, "application/json": { schema } } } as const;
+}
 
 // ---- The validation hook ------------------------------------------------------------------------
 

@@ -39,6 +39,16 @@ export function shortcode(): string {
 
 export const SHORTCODE_PATTERN = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 
+/**
+ * A brief's shortcode as a person may type it after hearing it: any case, with Crockford's
+ * look-alikes (I and L for 1, O for 0). Null when it cannot be a shortcode at all, so the caller
+ * can answer 404 without asking the database.
+ */
+export function normalizeShortcode(input: string): string | null {
+  const code = input.toUpperCase().replace(/[IL]/g, "1").replace(/O/g, "0");
+  return SHORTCODE_PATTERN.test(code) ? code : null;
+}
+
 /** A vuln's code, e.g. `7KQ2-M9XD-4TRA`: 60 bits, still short enough to read aloud on a call. */
 export function vulnShortcode(): string {
   return `${shortcode()}-${shortcode().slice(0, 4)}`;

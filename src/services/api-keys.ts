@@ -1,12 +1,12 @@
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { apiKeys, type ApiKeyKind, type ApiKeyRow } from "../db/schema";
+import { apiKeys, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/schema";
 import { ApiError } from "../http/errors";
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
-import { isForeignKeyViolation, listPage, type Sort } from "./listing";
-import type { Page } from "../http/jsonapi";
+import { offsetOf, type Page } from "../http/jsonapi";
+import { isForeignKeyViolation, orderBy, type Sort } from "./listing";
 
 /** The one query behind every authenticated request. */
 export async function findActiveKey(db: Db, key: string): Promise<Caller | null> {
@@ -66,6 +66,14 @@ export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow
   return row;
 }
 
-export function listOrganizationKeys(ctx: ServiceContext, organizationId: string, page: Page, sort?: Sort) {
-  return listPage(ctx.db, apiKeys, eq(apiKeys.organizationId, organizationId), sort, page);
+/** One batch: whether the organization exists (a missing one is a 404, not an empty list), a page, the count. */
+export async function listOrganizationKeys(ctx: ServiceContext, organizationId: string, page: Page, sort?: Sort) {
+  const filter = eq(apiKeys.organizationId, organizationId);
+  const [org, rows, totals] = await ctx.db.batch([
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
+    ctx.db.select().from(apiKeys).where(filter).orderBy(...orderBy(apiKeys, sort)).limit(page.size).offset(offsetOf(page)),
+    ctx.db.select({ total: count() }).from(apiKeys).where(filter),
+  ]);
+  if (org.length === 0) throw new ApiError("not_found", { detail: "No organization has that id." });
+  return { rows, total: totals[0]?.total ?? 0 };
 }

@@ -1,4 +1,4 @@
-import { eq } from "drizzle-orm";
+import { and, eq } from "drizzle-orm";
 import { briefs, organizations, policies, type BriefRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
@@ -93,7 +93,7 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   if (links.policyId !== undefined) changes.policyId = links.policyId;
-  const [row] = await ctx.db.update(briefs).set(changes).where(eq(briefs.id, id)).returning();
+  const [row] = await ctx.db.update(briefs).set(changes).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId))).returning();
   if (!row) throw notFound();
   return row;
 }

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, getTableColumns, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import { offsetOf, type Page } from "../http/jsonapi";
@@ -50,4 +50,23 @@ export function isUniqueViolation(err: unknown, column?: string): boolean {
 export function isForeignKeyViolation(err: unknown): boolean {
   const text = `${(err as Error)?.message ?? ""} ${String((err as { cause?: unknown })?.cause ?? "")}`;
   return /FOREIGN KEY constraint failed/i.test(text);
+}
+
+// D1 binds at most 100 parameters per statement. Lists of ids or values therefore travel as one JSON
+// parameter, and multi-row inserts are split so no statement binds more than that.
+export const D1_MAX_BOUND_PARAMETERS = 100;
+
+/** `column IN (values)` with the whole list bound as one JSON parameter. */
+export function inList(column: SQLiteColumn, values: readonly string[]): SQL {
+  return sql`${column} IN (SELECT value FROM json_each(${JSON.stringify(values)}))`;
+}
+
+/** Splits rows so that an insert of each chunk binds at most 100 parameters. */
+export function insertChunks<T extends Record<string, unknown>>(rows: readonly T[]): T[][] {
+  if (rows.length === 0) return [];
+  const perRow = Object.keys(rows[0]!).length;
+  const size = Math.max(1, Math.floor(D1_MAX_BOUND_PARAMETERS / perRow));
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
 }

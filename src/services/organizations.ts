@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { organizations, type OrganizationRow } from "../db/schema";
+import { briefs, organizations, type OrganizationRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -42,22 +42,30 @@ export async function createOrganization(ctx: ServiceContext, input: Organizatio
   return row;
 }
 
-export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput): Promise<OrganizationRow> {
-  const [row] = await slugGuard(() =>
-    ctx.db
-      .update(organizations)
-      .set({
-        ...(input.name !== undefined && { name: input.name }),
-        ...(input.slug !== undefined && { slug: input.slug }),
-        ...(input.website_url !== undefined && { websiteUrl: input.website_url }),
-        ...(input.claimed !== undefined && { claimed: input.claimed }),
-        updatedAt: nowIso(),
-      })
-      .where(eq(organizations.id, id))
-      .returning(),
+/**
+ * Updates an organization. Its public brief pages show its name, so the same batch reads their
+ * shortcodes for the caller to evict.
+ */
+export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
+  const [rows, shortcodes] = await slugGuard(() =>
+    ctx.db.batch([
+      ctx.db
+        .update(organizations)
+        .set({
+          ...(input.name !== undefined && { name: input.name }),
+          ...(input.slug !== undefined && { slug: input.slug }),
+          ...(input.website_url !== undefined && { websiteUrl: input.website_url }),
+          ...(input.claimed !== undefined && { claimed: input.claimed }),
+          updatedAt: nowIso(),
+        })
+        .where(eq(organizations.id, id))
+        .returning(),
+      ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.organizationId, id)),
+    ]),
   );
+  const row = rows[0];
   if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
-  return row;
+  return { row, briefShortcodes: shortcodes.map((b) => b.shortcode) };
 }
 
 async function slugGuard<T>(write: () => Promise<T>): Promise<T> {

@@ -1,11 +1,11 @@
-import { and, eq, getTableColumns, inArray, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
 import { ApiError } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
-import { listPage, where, type Sort } from "./listing";
+import { inList, insertChunks, listPage, where, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 
 export interface PolicyInput {
@@ -93,7 +93,10 @@ async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; orga
   const [policyRows, orgRows, assetRows] = await ctx.db.batch([
     selectPolicies(ctx).where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
-    ctx.db.select({ id: assets.id, organizationId: assets.organizationId }).from(assets).where(inArray(assets.id, opts.assetIds.length ? opts.assetIds : [""])),
+    ctx.db
+      .select({ id: assets.id, organizationId: assets.organizationId })
+      .from(assets)
+      .where(where(inList(assets.id, opts.assetIds), tenantFilter(ctx, assets.organizationId))),
   ]);
   return { existing: policyRows[0] ? toRecord(policyRows[0]) : null, organizationExists: orgRows.length > 0, assetRows };
 }
@@ -112,7 +115,7 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
   const unique = [...new Set(assetIds)];
   return [
     ctx.db.delete(policyAssets).where(eq(policyAssets.policyId, policyId)),
-    ...(unique.length ? [ctx.db.insert(policyAssets).values(unique.map((assetId) => ({ policyId, assetId })))] : []),
+    ...insertChunks(unique.map((assetId) => ({ policyId, assetId }))).map((rows) => ctx.db.insert(policyAssets).values(rows)),
   ];
 }
 

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, gte, inArray, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, gte, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, vulnAssets, vulns, type ProcessingState, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
@@ -7,7 +7,7 @@ import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
-import { listPage, where, type Sort } from "./listing";
+import { inList, insertChunks, listPage, where, type Sort } from "./listing";
 import type { StoredResponse } from "./idempotency";
 import { changedRows, commit, Plan, readBatch } from "./unit-of-work";
 
@@ -86,18 +86,16 @@ function domainStatements(ctx: ServiceContext, vulnId: string, organizationId: s
   const statements: BatchItem<"sqlite">[] = [];
   if (guard) statements.push(ctx.db.delete(vulnAssets).where(and(eq(vulnAssets.vulnId, vulnId), unchanged)));
   if (domains.length) {
+    const rows = domains.map((value) => ({ id: uuidv7(), organizationId, kind: "domain", value, shortDescription: null, createdAt: now, updatedAt: now }));
+    for (const chunk of insertChunks(rows)) statements.push(ctx.db.insert(assets).values(chunk).onConflictDoNothing());
     statements.push(
-      ctx.db
-        .insert(assets)
-        .values(domains.map((value) => ({ id: uuidv7(), organizationId, kind: "domain", value, shortDescription: null, createdAt: now, updatedAt: now })))
-        .onConflictDoNothing(),
       ctx.db
         .insert(vulnAssets)
         .select(
           ctx.db
             .select({ vulnId: sql<string>`${vulnId}`.as("vuln_id"), assetId: assets.id })
             .from(assets)
-            .where(and(eq(assets.organizationId, organizationId), eq(assets.kind, "domain"), inArray(assets.value, domains), unchanged)),
+            .where(and(eq(assets.organizationId, organizationId), eq(assets.kind, "domain"), inList(assets.value, domains), unchanged)),
         )
         .onConflictDoNothing(),
     );

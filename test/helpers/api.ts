@@ -21,6 +21,8 @@ export interface RequestOptions {
   contentType?: string | null;
   headers?: Record<string, string>;
   env?: Partial<Env>;
+  /** Another origin than BASE, e.g. a second custom domain of the same Worker. */
+  origin?: string;
 }
 
 export const BASE = "https://api.vdp.test";
@@ -38,7 +40,7 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");
   const counter = countingD1(opts.env?.DB ?? env.DB);
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, headers, body }), { ...env, ...opts.env, DB: counter.db }, ctx);
+  const res = await worker.fetch(new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }), { ...env, ...opts.env, DB: counter.db }, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count() };

@@ -116,6 +116,12 @@ describe("routes", () => {
     expect(res.body.errors[0]).toMatchObject({ status: "404", code: "not_found", title: "Not found" });
   });
 
+  it("answers a trailing slash as an unknown route, not a wrong method", async () => {
+    const res = await get("/v1/policies/", org.key);
+    expect(res.status).toBe(404);
+    expect(res.headers.get("Allow")).toBeNull();
+  });
+
   it("answers an unknown route outside /v1 with a JSON:API 404 too", async () => {
     const res = await get("/");
     expect(res.status).toBe(404);

@@ -46,14 +46,32 @@ describe("GET /v1/openapi.json", () => {
     expect(docs.filter((r) => !covered.has(r))).toEqual([]);
   });
 
-  it("declares the shared error responses on every operation, and no key on public ones", async () => {
+  it("declares on each operation exactly the errors it can answer", async () => {
     const doc = (await get("/v1/openapi.json")).body;
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[] }>>)) {
+    const operatorOnly = new Set(ENDPOINTS.filter((e) => e.operatorOnly).map((e) => label(e).replace(/\{org\}/g, "{id}")));
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: { content: Record<string, unknown> } }>>)) {
       for (const method of METHODS) {
         const op = item[method];
         if (!op) continue;
-        for (const status of ["400", "401", "404", "422", "429", "500"]) expect([path, method, status, op.responses[status] !== undefined]).toEqual([path, method, status, true]);
-        if (path.startsWith("/v1/p/")) expect(op.security).toEqual([]);
+        const where = `${method.toUpperCase()} ${path}`;
+        const statuses = Object.keys(op.responses).filter((s) => Number(s) >= 400).sort();
+        const isPublic = path.startsWith("/v1/p/");
+        const write = method === "post" || method === "patch";
+        const expected = [
+          "400",
+          ...(isPublic ? [] : ["401"]),
+          ...(operatorOnly.has(where) ? ["403"] : []),
+          "404",
+          ...(write ? ["409", "413", "415", "422"] : []),
+          "429",
+          "500",
+          "503",
+        ].sort();
+        expect([where, statuses]).toEqual([where, expected]);
+        if (isPublic) expect(op.security).toEqual([]);
+        if (write && !path.startsWith("/v1/vulns") && !isPublic) {
+          expect([where, Object.keys(op.requestBody!.content).sort()]).toEqual([where, ["application/json", "application/vnd.api+json"]]);
+        }
       }
     }
     expect(doc.components.schemas.ErrorDocument).toBeDefined();

@@ -35,7 +35,7 @@ async function consume(eventIds: unknown[], overrides: Partial<Env> = {}, attemp
   // getQueueResult does not report retry delays, so the calls themselves are watched too.
   const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
   const ctx = createExecutionContext();
-  await worker.queue(batch, { ...env, EVENTS: q.queue, ...overrides }, ctx);
+  await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: q.queue, ...overrides }, ctx);
   const result = await getQueueResult(batch, ctx);
   return { ...result, published: q.ids(), messageIds: batch.messages.map((m) => m.id), retryCalls: retries.map((r) => r.mock.calls) };
 }
@@ -150,7 +150,7 @@ describe("the outbox", () => {
     vi.setSystemTime(Date.now() + 61_000);
     const up = fakeQueue();
     const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), { ...env, EVENTS: up.queue }, ctx);
+    await (worker as ExportedHandler<Env>).scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), { ...env, EVENTS: up.queue }, ctx);
     await waitOnExecutionContext(ctx);
     expect(up.ids()).toContain(created!.id);
     vi.useRealTimers();
@@ -167,7 +167,7 @@ describe("the outbox", () => {
     vi.setSystemTime(Date.now() + 61_000);
     const q = fakeQueue();
     const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController(), { ...env, EVENTS: q.queue }, ctx);
+    await (worker as ExportedHandler<Env>).scheduled!(createScheduledController(), { ...env, EVENTS: q.queue }, ctx);
     expect(q.ids()).not.toContain(eventIds[0]);
   });
 

@@ -73,6 +73,13 @@ describe("assets", () => {
     expect(both.body.data.attributes).toMatchObject({ kind: "ip_address", value: "192.0.2.1" });
   });
 
+  it("accepts an update without attributes (nothing to change)", async () => {
+    const a = await asset(org);
+    const res = await patch(`/v1/assets/${a.id}`, org.key, { data: { type: "asset", id: a.id } });
+    expect(res.status).toBe(200);
+    expect(res.body.data.attributes.value).toBe(a.attributes.value);
+  });
+
   it("refuses an update that collides with another asset", async () => {
     await asset(org, { kind: "domain", value: "first.example.com" });
     const second = await asset(org, { kind: "domain", value: "second.example.com" });

@@ -43,6 +43,7 @@ describe("briefs", () => {
       [{ name: "  " }, undefined, "/data/attributes/name"],
       [{ name: "B", in_scope_assets: [{ kind: "cidr", value: "10.0.0.0" }] }, undefined, "/data/attributes/in_scope_assets/0/value"],
       [{ name: "B", published_at: "soon" }, undefined, "/data/attributes/published_at"],
+      [{ name: "B", published_at: "9999-12-31T23:59:59-12:00" }, undefined, "/data/attributes/published_at"],
       [{ name: "B" }, { policy: { data: { type: "policy", id: "01900000-0000-7000-8000-00000000beef" } } }, "/data/relationships/policy/data/id"],
       [{ name: "B" }, { policy: { data: { type: "asset", id: "01900000-0000-7000-8000-00000000beef" } } }, "/data/relationships/policy/data/type"],
     ];

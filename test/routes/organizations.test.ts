@@ -110,5 +110,6 @@ describe("API keys", () => {
     const op = await operatorKey();
     expect((await post("/v1/organizations/01900000-0000-7000-8000-00000000beef/api_keys", op, { data: { type: "api_key" } })).status).toBe(404);
     expect((await del("/v1/api_keys/01900000-0000-7000-8000-00000000beef", op)).status).toBe(404);
+    expect((await get("/v1/organizations/01900000-0000-7000-8000-00000000beef/api_keys", op)).status).toBe(404);
   });
 });

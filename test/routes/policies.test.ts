@@ -78,6 +78,8 @@ describe("policies", () => {
     ["hosted_policy_url", "javascript:alert(1)"],
     ["custom_domain", "not a host"],
     ["published_at", "yesterday"],
+    ["published_at", "9999-12-31T23:59:59-12:00"],
+    ["launch_date", "+010000-01-01T00:00:00Z"],
     ["launch_date", "2026-13-01T00:00:00Z"],
     ["offers_bounty", "true"],
     ["name", "x".repeat(201)],
@@ -160,6 +162,37 @@ describe("policies", () => {
     // Deleting an asset removes it from the relationship.
     await del(`/v1/assets/${a1.id}`, org.key);
     expect((await get(`/v1/policies/${created.body.data.id}`, org.key)).body.data.relationships.assets.data).toEqual([{ type: "asset", id: a2.id }]);
+  });
+
+  it("links up to 500 assets (more than D1 binds in one statement)", async () => {
+    const fresh = await organization();
+    const ids: string[] = [];
+    for (let i = 0; i < 120; i++) {
+      const res = await post("/v1/assets", fresh.key, { data: { type: "asset", attributes: { kind: "other", value: `asset ${i}` } } });
+      ids.push(res.body.data.id);
+    }
+    const res = await post("/v1/policies", fresh.key, { data: { type: "policy", attributes: {}, relationships: { assets: { data: ids.map((id) => ({ type: "asset", id })) } } } });
+    expect(res.status).toBe(201);
+    expect(res.body.data.relationships.assets.data).toHaveLength(120);
+    const shown = await get(`/v1/policies/${res.body.data.id}`, fresh.key);
+    expect(shown.body.data.relationships.assets.data).toHaveLength(120);
+    const tooMany = await post("/v1/policies", fresh.key, {
+      data: { type: "policy", attributes: {}, relationships: { assets: { data: Array.from({ length: 501 }, () => ({ type: "asset", id: ids[0] })) } } },
+    });
+    expect(tooMany.status).toBe(422);
+  });
+
+  it("keeps scope ids when the scope is sent back as read, even with an edited value", async () => {
+    const created = (await post("/v1/policies", org.key, { data: { type: "policy", attributes: { in_scope_assets: [{ kind: "domain", value: "a.example.com" }, { kind: "domain", value: "b.example.com" }] } } })).body.data;
+    const [a, b] = created.attributes.in_scope_assets;
+    const res = await patch(`/v1/policies/${created.id}`, org.key, {
+      data: { type: "policy", attributes: { in_scope_assets: [{ ...a, short_description: "edited" }, { ...b, value: "c.example.com" }] } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.data.attributes.in_scope_assets).toEqual([
+      { ...a, short_description: "edited" },
+      { ...b, value: "c.example.com" },
+    ]);
   });
 
   it("shows the briefs that use it, and deleting it detaches them", async () => {

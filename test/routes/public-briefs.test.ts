@@ -119,8 +119,42 @@ describe("GET /v1/p/briefs/{shortcode}", () => {
     expect((await read(b.attributes.shortcode)).status).toBe(200);
   });
 
-  it("answers 404 for an unknown shortcode", async () => {
+  it("answers 404 for an unknown shortcode, and for one that cannot be a shortcode without asking D1", async () => {
     expect((await read("ZZZZ-ZZZZ")).body.errors[0].code).toBe("brief_not_found");
+    const junk = await read("not-a-shortcode");
+    expect(junk.status).toBe(404);
+    expect(junk.body.errors[0].code).toBe("brief_not_found");
+    expect(junk.roundTrips).toBe(0);
+  });
+
+  it("reads a shortcode as a person types it: any case, I and L for 1, O for 0", async () => {
+    const { b } = await publishedBrief();
+    const code: string = b.attributes.shortcode;
+    const typed = code.toLowerCase().replaceAll("1", "l").replaceAll("0", "o");
+    const res = await read(typed);
+    expect(res.status).toBe(200);
+    expect(res.body.data.id).toBe(b.id);
+    // One cache entry for every spelling.
+    expect((await read(code)).headers.get("X-Cache")).toBe("HIT");
+  });
+
+  it("evicts for every hostname the Worker answers on", async () => {
+    const { b } = await publishedBrief();
+    const path = `/v1/p/briefs/${b.attributes.shortcode}`;
+    await get(path, null, { origin: "https://second-domain.example" });
+    await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: { name: "Seen everywhere" } } });
+    const res = await get(path, null, { origin: "https://second-domain.example" });
+    expect(res.headers.get("X-Cache")).toBe("MISS");
+    expect(res.body.data.attributes.name).toBe("Seen everywhere");
+  });
+
+  it("evicts when the organization changes, since the page shows its name", async () => {
+    const { b } = await publishedBrief();
+    await read(b.attributes.shortcode);
+    await patch(`/v1/organizations/${org.id}`, org.operatorKey, { data: { type: "organization", attributes: { name: "Renamed Org" } } });
+    const res = await read(b.attributes.shortcode);
+    expect(res.headers.get("X-Cache")).toBe("MISS");
+    expect(res.body.included.find((r: { type: string }) => r.type === "organization").attributes.name).toBe("Renamed Org");
   });
 
   it("answers 429 past 300 reads a minute from one address, hits included", async () => {

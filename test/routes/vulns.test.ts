@@ -66,6 +66,14 @@ describe("POST /v1/vulns", () => {
     expect(q.ids().slice(before)).toEqual([created!.id]);
   });
 
+  it("takes 50 domains, more than D1 binds in one statement", async () => {
+    const domains = Array.from({ length: 50 }, (_, i) => `host${i}.many.example.com`);
+    const res = await post("/v1/vulns", org.key, vulnDoc({ domains }), quiet);
+    expect(res.status).toBe(201);
+    expect((await get(`/v1/vulns/${res.body.data.id}`, org.key, quiet)).body.data.attributes.domains).toEqual([...domains].sort());
+    expect(JSON.parse((await eventsOf(res.body.data.id))[0]!.payload).vuln.assets).toHaveLength(50);
+  });
+
   it("keeps domains as the organization's domain assets, reusing one that exists", async () => {
     const existing = await post("/v1/assets", org.key, { data: { type: "asset", attributes: { kind: "domain", value: "reuse.example.com" } } });
     const res = await post("/v1/vulns", org.key, vulnDoc({ domains: ["reuse.example.com"] }), quiet);

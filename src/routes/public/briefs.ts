@@ -6,7 +6,7 @@ import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
 import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toOneSchema } from "../../http/openapi";
 import { createRouter } from "../../http/router";
 import { maturityRating } from "../../lib/maturity";
-import { nowIso } from "../../lib/ids";
+import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/public-briefs";
 import { ScopeAssetSchema } from "../v1/fields";
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
@@ -101,6 +101,8 @@ function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {
   );
 }
 
+export const briefNotFound = () => new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });
+
 export const publicBriefsRouter = createRouter().openapi(
   createRoute({
     method: "get",
@@ -121,17 +123,18 @@ export const publicBriefsRouter = createRouter().openapi(
         },
       },
       304: { description: "Not modified (If-None-Match matched the ETag)" },
-      ...errorResponses(undefined, "Brief not found: unknown shortcode, or a draft"),
+      ...errorResponses("read", { public: true, notFound: "Brief not found: unknown shortcode, or a draft" }),
     },
   }),
   async (c) => {
-    const { shortcode } = c.req.valid("param");
+    const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
+    if (!shortcode) throw briefNotFound();
     const response = await cachedPublicDocument(c, publicBriefPath(shortcode), JSONAPI_MEDIA_TYPE, async () => {
       const now = nowIso();
       const found = await findPublishedBrief(c.var.db, shortcode, now);
       return found && publicBriefDocument(found, now);
     });
-    if (!response) throw new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });
+    if (!response) throw briefNotFound();
     return response as never;
   },
 );

@@ -1,12 +1,14 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
-import { respond } from "../../http/media-type";
-import { jsonContent, plainJsonErrorResponses, requestDocument, Timestamp } from "../../http/openapi";
+import { JSON_MEDIA_TYPE, respond } from "../../http/media-type";
+import { errorResponses, jsonContent, requestDocument, Timestamp } from "../../http/openapi";
 import { createRouter } from "../../http/router";
+import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
 import { createVuln } from "../../services/vulns";
 import { serviceContext } from "../v1/handler-helpers";
 import { SubmissionAttributes } from "../v1/vulns/schema";
+import { briefNotFound } from "./briefs";
 import { publicRateLimit } from "./rate-limit";
 
 const PublicSubmissionInput = requestDocument(SubmissionAttributes, z.strictObject({}).optional()).openapi("PublicSubmissionInput");
@@ -46,12 +48,14 @@ export const publicVulnsRouter = createRouter().openapi(
       params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "DEMX-0001" }) }),
       body: { required: true, content: jsonContent(PublicSubmissionInput) },
     },
-    responses: { 201: { description: "Received: the vuln's shortcode", content: jsonContent(Receipt) }, ...plainJsonErrorResponses("Brief not found: unknown shortcode, or a draft") },
+    responses: { 201: { description: "Received: the vuln's shortcode", content: jsonContent(Receipt) }, ...errorResponses("write", { public: true, notFound: "Brief not found: unknown shortcode, or a draft", mediaType: JSON_MEDIA_TYPE }) },
   }),
   async (c) => {
     const { data } = c.req.valid("json");
     assertDocumentMatches(data, "vuln");
-    const record = await createVuln(serviceContext(c), data.attributes, { shortcode: c.req.valid("param").shortcode }, (r) => ({
+    const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
+    if (!shortcode) throw briefNotFound();
+    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, (r) => ({
       status: 201,
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(receipt(r)),

@@ -19,10 +19,15 @@ export const HttpUrl = z
   }, "must be an http or https URL")
   .openapi({ format: "uri" });
 
-/** RFC 3339 with any offset in; the same instant out in UTC with milliseconds. */
+/**
+ * RFC 3339 with any offset in; the same instant out in UTC with milliseconds. Timestamps are compared
+ * as text, so the instant must fall in years 0001..9999: beyond, toISOString writes a six-digit year
+ * ("+010000-...") that would sort before today and publish a record meant for the far future.
+ */
 export const DateTimeInput = z.iso
   .datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-21T09:30:00Z" })
   .transform((v) => new Date(v).toISOString())
+  .refine((v) => /^\d{4}-/.test(v) && !v.startsWith("0000"), "must be between the years 0001 and 9999 in UTC")
   .openapi({ type: "string", format: "date-time" });
 
 export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
@@ -41,6 +46,8 @@ export function checkedKindValue<T extends { kind: (typeof ASSET_KINDS)[number];
 
 export const ScopeAssetInput = z
   .strictObject({
+    // Optional: an entry sent back as read keeps its id (read-modify-write); new entries get one.
+    id: z.uuid("must be the id of an entry of this array").optional(),
     kind: AssetKind,
     value: z.string(),
     short_description: ShortDescription.nullable().optional(),

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { requireOperator } from "../../../http/auth";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createOrganizationKey, getKey, listOrganizationKeys, revokeKey } from "../../../services/api-keys";
 import { created, noContent, serviceContext } from "../handler-helpers";
@@ -20,8 +20,8 @@ export const organizationApiKeysRouter = createRouter()
       tags,
       summary: "Make an API key for an organization (operator). The key is in this response only.",
       middleware,
-      request: { params: IdParam, body: { required: true, content: jsonApiContent(CreateApiKeyInput) } },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) }, ...errorResponses() },
+      request: { params: IdParam, body: jsonApiBody(CreateApiKeyInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) }, ...errorResponses("write", { operator: true }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -39,7 +39,7 @@ export const organizationApiKeysRouter = createRouter()
       summary: "List an organization's API keys (operator); keys themselves are never shown again",
       middleware,
       request: { params: IdParam, query: ListApiKeysQuery },
-      responses: { 200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) }, ...errorResponses() },
+      responses: { 200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) }, ...errorResponses("read", { operator: true }) },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -58,7 +58,7 @@ export const apiKeysRouter = createRouter()
       summary: "Show an API key (operator), without the key itself",
       middleware,
       request: { params: IdParam },
-      responses: { 200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) }, ...errorResponses() },
+      responses: { 200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) }, ...errorResponses("read", { operator: true }) },
     }),
     async (c) => respond(c, single(serializeApiKey(await getKey(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -70,7 +70,7 @@ export const apiKeysRouter = createRouter()
       summary: "Revoke an API key (operator); it stops working at once",
       middleware,
       request: { params: IdParam },
-      responses: { 204: { description: "Revoked" }, ...errorResponses() },
+      responses: { 204: { description: "Revoked" }, ...errorResponses("read", { operator: true }) },
     }),
     async (c) => {
       await revokeKey(serviceContext(c), c.req.valid("param").id);

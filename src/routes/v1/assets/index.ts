@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createAsset, deleteAsset, getAsset, listAssets, updateAsset } from "../../../services/assets";
 import { created, noContent, serviceContext } from "../handler-helpers";
@@ -18,7 +18,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "List assets",
       request: { query: ListAssetsQuery },
-      responses: { 200: { description: "Assets", content: jsonApiContent(collectionDocument(Asset)) }, ...errorResponses() },
+      responses: { 200: { description: "Assets", content: jsonApiContent(collectionDocument(Asset)) }, ...errorResponses("read") },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -34,7 +34,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Show an asset",
       request: { params: IdParam },
-      responses: { 200: { description: "The asset", content: jsonApiContent(AssetDocument) }, ...errorResponses() },
+      responses: { 200: { description: "The asset", content: jsonApiContent(AssetDocument) }, ...errorResponses("read") },
     }),
     async (c) => respond(c, single(serializeAsset(await getAsset(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -44,8 +44,8 @@ export const assetsRouter = createRouter()
       path: "/",
       tags,
       summary: "Create an asset; its value is checked against its kind, and (kind, value) is unique per organization",
-      request: { body: { required: true, content: jsonApiContent(CreateAssetInput) } },
-      responses: { 201: { description: "Created", content: jsonApiContent(AssetDocument) }, ...errorResponses() },
+      request: { body: jsonApiBody(CreateAssetInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(AssetDocument) }, ...errorResponses("write") },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -60,8 +60,8 @@ export const assetsRouter = createRouter()
       path: "/{id}",
       tags,
       summary: "Update an asset",
-      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdateAssetInput) } },
-      responses: { 200: { description: "Updated", content: jsonApiContent(AssetDocument) }, ...errorResponses() },
+      request: { params: IdParam, body: jsonApiBody(UpdateAssetInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(AssetDocument) }, ...errorResponses("write") },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -77,7 +77,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Delete an asset",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses() },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read") },
     }),
     async (c) => {
       await deleteAsset(serviceContext(c), c.req.valid("param").id);

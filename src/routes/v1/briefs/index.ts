@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { evictPublic, publicBriefPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
 import { created, noContent, serviceContext } from "../handler-helpers";
@@ -10,7 +10,8 @@ import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefIn
 
 const tags = ["Briefs"];
 const BriefDocument = singleDocument(Brief);
-const errors = errorResponses(undefined, "Brief not found");
+const readErrors = errorResponses("read", { notFound: "Brief not found" });
+const writeErrors = errorResponses("write", { notFound: "Brief not found" });
 
 export const briefsRouter = createRouter()
   .openapi(
@@ -20,7 +21,7 @@ export const briefsRouter = createRouter()
       tags,
       summary: "List briefs",
       request: { query: ListBriefsQuery },
-      responses: { 200: { description: "Briefs", content: jsonApiContent(collectionDocument(Brief)) }, ...errors },
+      responses: { 200: { description: "Briefs", content: jsonApiContent(collectionDocument(Brief)) }, ...readErrors },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -36,7 +37,7 @@ export const briefsRouter = createRouter()
       tags,
       summary: "Show a brief (served as { data: resource }; the spec's doubly nested drawing is a known slip)",
       request: { params: IdParam },
-      responses: { 200: { description: "The brief", content: jsonApiContent(BriefDocument) }, ...errors },
+      responses: { 200: { description: "The brief", content: jsonApiContent(BriefDocument) }, ...readErrors },
     }),
     async (c) => respond(c, single(serializeBrief(await getBrief(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -46,8 +47,8 @@ export const briefsRouter = createRouter()
       path: "/",
       tags,
       summary: "Create a brief, optionally linked to a policy of the same organization",
-      request: { body: { required: true, content: jsonApiContent(CreateBriefInput) } },
-      responses: { 201: { description: "Created", content: jsonApiContent(BriefDocument) }, ...errors },
+      request: { body: jsonApiBody(CreateBriefInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(BriefDocument) }, ...writeErrors },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -65,8 +66,8 @@ export const briefsRouter = createRouter()
       path: "/{id}",
       tags,
       summary: "Update a brief; its public page is evicted from the edge cache",
-      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdateBriefInput) } },
-      responses: { 200: { description: "Updated", content: jsonApiContent(BriefDocument) }, ...errors },
+      request: { params: IdParam, body: jsonApiBody(UpdateBriefInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(BriefDocument) }, ...writeErrors },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -75,7 +76,7 @@ export const briefsRouter = createRouter()
       const row = await updateBrief(serviceContext(c), id, data.attributes, {
         policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
       });
-      await evictPublic(c, [publicBriefPath(row.shortcode)]);
+      await evictPublic([publicBriefPath(row.shortcode)]);
       return respond(c, single(serializeBrief(row)));
     },
   )
@@ -86,11 +87,11 @@ export const briefsRouter = createRouter()
       tags,
       summary: "Delete a brief",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errors },
+      responses: { 204: { description: "Deleted" }, ...readErrors },
     }),
     async (c) => {
       const row = await deleteBrief(serviceContext(c), c.req.valid("param").id);
-      await evictPublic(c, [publicBriefPath(row.shortcode)]);
+      await evictPublic([publicBriefPath(row.shortcode)]);
       return noContent(c);
     },
   );

@@ -1,7 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireOperator } from "../../../http/auth";
+import { evictPublic, publicBriefPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { respond } from "../../../http/media-type";
 import { createOrganization, getOrganization, listOrganizations, updateOrganization } from "../../../services/organizations";
@@ -25,7 +26,7 @@ export const organizationsRouter = createRouter()
       tags,
       summary: "List organizations (an organization key sees its own; an operator key sees all)",
       request: { query: ListOrganizationsQuery },
-      responses: { 200: { description: "Organizations", content: jsonApiContent(collectionDocument(Organization)) }, ...errorResponses() },
+      responses: { 200: { description: "Organizations", content: jsonApiContent(collectionDocument(Organization)) }, ...errorResponses("read") },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -41,7 +42,7 @@ export const organizationsRouter = createRouter()
       tags,
       summary: "Show an organization",
       request: { params: IdParam },
-      responses: { 200: { description: "The organization", content: jsonApiContent(OrganizationDocument) }, ...errorResponses() },
+      responses: { 200: { description: "The organization", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("read") },
     }),
     async (c) => {
       const row = await getOrganization(serviceContext(c), c.req.valid("param").id);
@@ -55,8 +56,8 @@ export const organizationsRouter = createRouter()
       tags,
       summary: "Create an organization (operator)",
       middleware: [requireOperator()],
-      request: { body: { required: true, content: jsonApiContent(CreateOrganizationInput) } },
-      responses: { 201: { description: "Created", content: jsonApiContent(OrganizationDocument) }, ...errorResponses() },
+      request: { body: jsonApiBody(CreateOrganizationInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { operator: true }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -72,14 +73,15 @@ export const organizationsRouter = createRouter()
       tags,
       summary: "Update an organization (operator)",
       middleware: [requireOperator()],
-      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdateOrganizationInput) } },
-      responses: { 200: { description: "Updated", content: jsonApiContent(OrganizationDocument) }, ...errorResponses() },
+      request: { params: IdParam, body: jsonApiBody(UpdateOrganizationInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { operator: true }) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "organization", id);
-      const row = await updateOrganization(serviceContext(c), id, data.attributes);
+      const { row, briefShortcodes } = await updateOrganization(serviceContext(c), id, data.attributes);
+      await evictPublic(briefShortcodes.map(publicBriefPath));
       return respond(c, single(serializeOrganization(row)));
     },
   );

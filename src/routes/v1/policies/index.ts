@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { evictPublic, publicBriefPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from "../../../services/policies";
@@ -20,7 +20,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "List policies",
       request: { query: ListPoliciesQuery },
-      responses: { 200: { description: "Policies", content: jsonApiContent(collectionDocument(Policy)) }, ...errorResponses() },
+      responses: { 200: { description: "Policies", content: jsonApiContent(collectionDocument(Policy)) }, ...errorResponses("read") },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -37,7 +37,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Show a policy",
       request: { params: IdParam },
-      responses: { 200: { description: "The policy", content: jsonApiContent(PolicyDocument) }, ...errorResponses() },
+      responses: { 200: { description: "The policy", content: jsonApiContent(PolicyDocument) }, ...errorResponses("read") },
     }),
     async (c) => respond(c, single(serializePolicy(await getPolicy(serviceContext(c), c.req.valid("param").id), nowIso()))),
   )
@@ -47,8 +47,8 @@ export const policiesRouter = createRouter()
       path: "/",
       tags,
       summary: "Create a policy",
-      request: { body: { required: true, content: jsonApiContent(CreatePolicyInput) } },
-      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses() },
+      request: { body: jsonApiBody(CreatePolicyInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write") },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -66,8 +66,8 @@ export const policiesRouter = createRouter()
       path: "/{id}",
       tags,
       summary: "Update a policy; attributes not sent are kept, scope arrays are replaced whole",
-      request: { params: IdParam, body: { required: true, content: jsonApiContent(UpdatePolicyInput) } },
-      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses() },
+      request: { params: IdParam, body: jsonApiBody(UpdatePolicyInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write") },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -76,7 +76,7 @@ export const policiesRouter = createRouter()
       const { record, briefShortcodes } = await updatePolicy(serviceContext(c), id, data.attributes, {
         assetIds: data.relationships?.assets?.data.map((a) => a.id),
       });
-      await evictPublic(c, briefShortcodes.map(publicBriefPath));
+      await evictPublic(briefShortcodes.map(publicBriefPath));
       return respond(c, single(serializePolicy(record, nowIso())));
     },
   )
@@ -87,11 +87,11 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Delete a policy; its briefs stay, detached from it",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses() },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read") },
     }),
     async (c) => {
       const { briefShortcodes } = await deletePolicy(serviceContext(c), c.req.valid("param").id);
-      await evictPublic(c, briefShortcodes.map(publicBriefPath));
+      await evictPublic(briefShortcodes.map(publicBriefPath));
       return noContent(c);
     },
   );

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
-import { respond } from "../../../http/media-type";
-import { collectionDocument, IdParam, jsonContent, plainJsonErrorResponses, singleDocument } from "../../../http/openapi";
+import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createVuln, deleteVuln, listVulns, showVuln, updateVuln } from "../../../services/vulns";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
@@ -9,7 +9,8 @@ import { CreateVulnInput, ListVulnsQuery, serializeVuln, UpdateVulnInput, Vuln }
 
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
-const errors = plainJsonErrorResponses("Vuln not found");
+const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
+const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
 
 export const vulnsRouter = createRouter()
   .openapi(
@@ -19,7 +20,7 @@ export const vulnsRouter = createRouter()
       tags,
       summary: "List the vulns the key can access (application/json)",
       request: { query: ListVulnsQuery },
-      responses: { 200: { description: "Vulns", content: jsonContent(collectionDocument(Vuln)) }, ...errors },
+      responses: { 200: { description: "Vulns", content: jsonContent(collectionDocument(Vuln)) }, ...readErrors },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -41,7 +42,7 @@ export const vulnsRouter = createRouter()
       tags,
       summary: "Show a vuln. The organization's first read sets read_at and fires Vuln::Read",
       request: { params: IdParam },
-      responses: { 200: { description: "The vuln", content: jsonContent(VulnDocument) }, ...errors },
+      responses: { 200: { description: "The vuln", content: jsonContent(VulnDocument) }, ...readErrors },
     }),
     async (c) => respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -52,7 +53,7 @@ export const vulnsRouter = createRouter()
       tags,
       summary: "Create a vuln through one of the organization's published briefs; fires Vuln::Created",
       request: { body: { required: true, content: jsonContent(CreateVulnInput) } },
-      responses: { 201: { description: "Created, inbox_state dispatching", content: jsonContent(VulnDocument) }, ...errors },
+      responses: { 201: { description: "Created, inbox_state dispatching", content: jsonContent(VulnDocument) }, ...writeErrors },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -70,7 +71,7 @@ export const vulnsRouter = createRouter()
       tags,
       summary: "Update a vuln (every create member is required, as the spec draws it); processing_state closes or reopens",
       request: { params: IdParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
-      responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...errors },
+      responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...writeErrors },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -87,7 +88,7 @@ export const vulnsRouter = createRouter()
       tags,
       summary: "Delete a vuln; fires Vuln::Destroyed",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errors },
+      responses: { 204: { description: "Deleted" }, ...readErrors },
     }),
     async (c) => {
       await deleteVuln(serviceContext(c), c.req.valid("param").id);
