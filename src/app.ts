@@ -54,18 +54,7 @@ export function createApp() {
     scheme: "bearer",
     description: "An API key: `vdp_` followed by at least 40 base62 characters.",
   });
-  app.doc("/v1/openapi.json", (c) => ({
-    openapi: "3.0.1",
-    info: {
-      title: "Vulnerability Disclosure Platform API",
-      version: "1.0.0",
-      description:
-        "JSON:API 1.1 documents (`application/vnd.api+json`), except the vuln endpoints, which answer `application/json` in the same shape. " +
-        "Every error is a JSON:API `errors` document. Request bodies may be sent as `application/vnd.api+json` or `application/json`.",
-    },
-    servers: [{ url: new URL(c.req.url).origin }],
-    security: [{ bearer: [] }],
-  }));
+  app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin)));
 
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
@@ -73,5 +62,43 @@ export function createApp() {
 }
 
 export type App = ReturnType<typeof createApp>;
+
+/**
+ * The OpenAPI 3.0 document, generated from the same route definitions that validate requests. Two
+ * things apply to many operations at once and are added here: the Idempotency-Key header of every
+ * POST, and the bearer scheme.
+ */
+function openApiDocument(app: OpenAPIHono<AppEnv>, origin: string) {
+  const doc = app.getOpenAPIDocument({
+    openapi: "3.0.1",
+    info: {
+      title: "Vulnerability Disclosure Platform API",
+      version: "1.0.0",
+      description:
+        "JSON:API 1.1 documents (`application/vnd.api+json`), except the vuln endpoints and the public submission, which answer `application/json` in the same shape. " +
+        "Every error is a JSON:API `errors` document. Request bodies may be sent as `application/vnd.api+json` or `application/json`. " +
+        "Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with `Idempotent-Replayed: true`.",
+    },
+    servers: [{ url: origin }],
+    security: [{ bearer: [] }],
+  });
+  doc.components ??= {};
+  doc.components.parameters = {
+    ...doc.components.parameters,
+    IdempotencyKey: {
+      name: "Idempotency-Key",
+      in: "header",
+      required: false,
+      description:
+        "Up to 255 characters. The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); " +
+        "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key (public routes: the client IP).",
+      schema: { type: "string", maxLength: 255 },
+    },
+  };
+  for (const item of Object.values(doc.paths ?? {})) {
+    if (item?.post) item.post.parameters = [...(item.post.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
+  }
+  return doc;
+}
 
 export const app = createApp();

@@ -22,7 +22,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
       throw new ApiError("bad_request", { detail: "Idempotency-Key must be 1 to 255 characters.", source: { header: "Idempotency-Key" } });
     }
     const scope = c.var.caller ? c.var.caller.keyId : `ip:${clientIp(c.req)}`;
-    const requestHash = await sha256Hex(`${c.req.method} ${c.req.path}\n${await c.req.text()}`);
+    const requestHash = await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
     const unit = new IdempotencyUnit(c.var.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
@@ -33,4 +33,9 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
       await unit.storeAfter({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() });
     }
   };
+}
+
+/** What "the same request" means for a key: the same method, path and body, byte for byte. */
+export function idempotencyRequestHash(method: string, path: string, body: string): Promise<string> {
+  return sha256Hex(`${method} ${path}\n${body}`);
 }

@@ -5,6 +5,7 @@ import { ApiError } from "../http/errors";
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
+import { commit, Plan, type Responder } from "./unit-of-work";
 import { offsetOf, type Page } from "../http/jsonapi";
 import { isForeignKeyViolation, orderBy, type Sort } from "./listing";
 
@@ -37,10 +38,10 @@ export async function newKeyRecord(kind: ApiKeyKind, organizationId: string | nu
   return { key, record };
 }
 
-export async function createOrganizationKey(ctx: ServiceContext, organizationId: string, name: string | null) {
+export async function createOrganizationKey(ctx: ServiceContext, organizationId: string, name: string | null, respond: Responder<ApiKeyRow>) {
   const { key, record } = await newKeyRecord("organization", organizationId, name);
   try {
-    await ctx.db.insert(apiKeys).values(record);
+    await commit(ctx, new Plan(record).add(ctx.db.insert(apiKeys).values(record)), respond);
   } catch (err) {
     // The foreign key answers "does the organization exist" inside the insert: one round trip, not two.
     if (isForeignKeyViolation(err)) throw new ApiError("not_found", { detail: "No organization has that id." });

@@ -6,6 +6,7 @@ import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { isForeignKeyViolation, isUniqueViolation, listPage, where, type Sort } from "./listing";
+import { commit, Plan, type Responder } from "./unit-of-work";
 
 export interface AssetInput {
   kind?: AssetKind;
@@ -37,7 +38,12 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function createAsset(ctx: ServiceContext, input: Required<Pick<AssetInput, "kind" | "value">> & AssetInput, organizationId?: string): Promise<AssetRow> {
+export async function createAsset(
+  ctx: ServiceContext,
+  input: Required<Pick<AssetInput, "kind" | "value">> & AssetInput,
+  organizationId: string | undefined,
+  respond: Responder<AssetRow>,
+): Promise<AssetRow> {
   // Operators name the organization; its existence is checked by the foreign key inside the insert.
   const owner = owningOrganization(ctx, organizationId, ctx.caller.kind === "operator" ? true : undefined);
   const now = nowIso();
@@ -50,7 +56,7 @@ export async function createAsset(ctx: ServiceContext, input: Required<Pick<Asse
     createdAt: now,
     updatedAt: now,
   };
-  await uniqueGuard(() => ctx.db.insert(assets).values(row));
+  await uniqueGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(assets).values(row)), respond));
   return row;
 }
 

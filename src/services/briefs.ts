@@ -6,6 +6,7 @@ import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, where, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface BriefInput {
   name?: string;
@@ -40,7 +41,7 @@ export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRo
  * exactly like a missing one.
  */
 async function readForWrite(ctx: ServiceContext, opts: { briefId?: string; organizationId?: string; policyId?: string | null }) {
-  const [briefRows, orgRows, policyRows] = await ctx.db.batch([
+  const [briefRows, orgRows, policyRows] = await readBatch(ctx, [
     ctx.db.select().from(briefs).where(where(eq(briefs.id, opts.briefId ?? ""), tenantFilter(ctx, briefs.organizationId))),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
     ctx.db.select({ organizationId: policies.organizationId }).from(policies).where(eq(policies.id, opts.policyId ?? "")),
@@ -54,7 +55,7 @@ function assertPolicyOwned(policyId: string | null | undefined, policyOwner: str
   }
 }
 
-export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks): Promise<BriefRow> {
+export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks, respond: Responder<BriefRow>): Promise<BriefRow> {
   let organizationId: string;
   if (typeof links.policyId !== "string" && ctx.caller.kind === "organization") {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
@@ -77,7 +78,7 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     createdAt: now,
     updatedAt: now,
   };
-  await ctx.db.insert(briefs).values(row);
+  await commit(ctx, new Plan(row).add(ctx.db.insert(briefs).values(row)), respond);
   return row;
 }
 

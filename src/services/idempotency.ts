@@ -95,9 +95,12 @@ export class IdempotencyUnit {
     this.settle(rows);
   }
 
-  /** The statement that completes the key with the response, for the change's own batch. */
+  /**
+   * The statement that completes the key with the response, for the change's own batch. The unit
+   * counts as sealed only once that batch has committed (see commit): a failed batch leaves the key
+   * to be released.
+   */
   sealStatement(response: StoredResponse) {
-    this.sealed = true;
     return this.db
       .update(idempotencyKeys)
       .set({ state: "done", responseStatus: response.status, responseHeaders: response.headers, responseBody: response.body })
@@ -112,6 +115,7 @@ export class IdempotencyUnit {
   /** For a successful request that made no batch of its own: store its response after the fact. */
   async storeAfter(response: StoredResponse): Promise<void> {
     await this.sealStatement(response);
+    this.sealed = true;
   }
 }
 

@@ -5,6 +5,7 @@ import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, listPage, where, type Sort } from "./listing";
+import { commit, Plan, type Responder } from "./unit-of-work";
 
 export interface OrganizationInput {
   name?: string;
@@ -27,7 +28,11 @@ export async function getOrganization(ctx: ServiceContext, id: string): Promise<
   return row;
 }
 
-export async function createOrganization(ctx: ServiceContext, input: OrganizationInput & { name: string; slug: string }): Promise<OrganizationRow> {
+export async function createOrganization(
+  ctx: ServiceContext,
+  input: OrganizationInput & { name: string; slug: string },
+  respond: Responder<OrganizationRow>,
+): Promise<OrganizationRow> {
   const now = nowIso();
   const row: OrganizationRow = {
     id: uuidv7(),
@@ -38,7 +43,7 @@ export async function createOrganization(ctx: ServiceContext, input: Organizatio
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => ctx.db.insert(organizations).values(row));
+  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(organizations).values(row)), respond));
   return row;
 }
 

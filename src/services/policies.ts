@@ -7,6 +7,7 @@ import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { inList, insertChunks, listPage, where, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface PolicyInput {
   name?: string | null;
@@ -90,7 +91,7 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
  * named organization exists (operator creates), and which of the named assets exist and whose they are.
  */
 async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; organizationId?: string; assetIds: string[] }) {
-  const [policyRows, orgRows, assetRows] = await ctx.db.batch([
+  const [policyRows, orgRows, assetRows] = await readBatch(ctx, [
     selectPolicies(ctx).where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
     ctx.db
@@ -119,7 +120,7 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
   ];
 }
 
-export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks): Promise<PolicyRecord> {
+export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks, respond: Responder<PolicyRecord>): Promise<PolicyRecord> {
   const assetIds = links.assetIds ?? [];
   let organizationId: string;
   if (assetIds.length === 0 && ctx.caller.kind === "organization") {
@@ -144,8 +145,11 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     createdAt: now,
     updatedAt: now,
   };
-  await ctx.db.batch([ctx.db.insert(policies).values(row), ...linkStatements(ctx, row.id, links.assetIds)]);
-  return { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
+  const record: PolicyRecord = { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
+  const p = new Plan(record).add(ctx.db.insert(policies).values(row));
+  for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
+  await commit(ctx, p, respond);
+  return record;
 }
 
 /**

@@ -32,6 +32,12 @@ export class Plan<R> {
   }
 }
 
+/**
+ * How a create's response is made, for storing with an Idempotency-Key. Called only when the request
+ * carries one, so requests without a key never serialize twice.
+ */
+export type Responder<R> = (record: R) => StoredResponse;
+
 /** How many rows a write statement of a batch changed. */
 export function changedRows(result: unknown): number {
   return (result as D1Result | undefined)?.meta?.changes ?? 0;
@@ -41,13 +47,14 @@ export function changedRows(result: unknown): number {
  * Commits a plan in one D1 batch: the change, its outbox events and, with an Idempotency-Key, the
  * stored response. Then hands the events that were written to the queue, after the response.
  */
-export async function commit<R>(ctx: ServiceContext, p: Plan<R>, response?: StoredResponse): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
+export async function commit<R>(ctx: ServiceContext, p: Plan<R>, respond?: Responder<R>): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
   const statements = [...p.statements];
-  if (unit && response) statements.push(unit.sealStatement(response));
+  if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
   const results = (await ctx.db.batch(statements as unknown as Statements)) as unknown as unknown[];
+  if (unit && respond) unit.sealed = true;
   const events = writtenEvents(p.events, results);
   if (events.length) ctx.defer(publishEvents(ctx.queue, events.map((e) => e.id)));
   return { events, results };

@@ -8,8 +8,7 @@ import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
 import { inList, insertChunks, listPage, where, type Sort } from "./listing";
-import type { StoredResponse } from "./idempotency";
-import { changedRows, commit, Plan, readBatch } from "./unit-of-work";
+import { changedRows, commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface VulnInput {
   title: string;
@@ -116,7 +115,7 @@ export async function createVuln(
   ctx: ServiceContext,
   input: VulnInput,
   brief: { id: string } | { shortcode: string },
-  respond: (record: VulnRecord) => StoredResponse,
+  respond: Responder<VulnRecord>,
 ): Promise<VulnRecord> {
   const now = nowIso();
   const byId = "id" in brief;
@@ -153,7 +152,7 @@ export async function createVuln(
   const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln));
   for (const s of domainStatements(ctx, vuln.id, vuln.organizationId, domains, now)) p.add(s);
   p.add(created.statement, created.event);
-  await commit(ctx, p, ctx.idempotency ? respond(record) : undefined);
+  await commit(ctx, p, respond);
   return record;
 }
 

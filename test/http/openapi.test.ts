@@ -77,3 +77,17 @@ describe("GET /v1/openapi.json", () => {
     expect(doc.components.schemas.ErrorDocument).toBeDefined();
   });
 });
+
+describe("Idempotency-Key in the document", () => {
+  it("is a parameter of every POST and of nothing else", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: "Idempotency-Key", in: "header" });
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { $ref?: string }[] }>>)) {
+      for (const method of METHODS) {
+        if (!item[method]) continue;
+        const has = (item[method].parameters ?? []).some((p) => p.$ref === "#/components/parameters/IdempotencyKey");
+        expect([method, path, has]).toEqual([method, path, method === "post"]);
+      }
+    }
+  });
+});

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
+import { fakeQueue } from "../helpers/events";
 import { asset, brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 // Each D1 query is a network round trip at the edge. Budgets (issue 2): an authenticated read costs at
@@ -87,8 +88,53 @@ const CASES: Case[] = [
       return get(path);
     },
   },
+  { name: "GET /v1/vulns", trips: 2, run: (o) => get("/v1/vulns", o.key) },
+  { name: "GET /v1/vulns/{id} (first read: read_at and Vuln::Read in the same batch)", trips: 2, run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}`, o.key) },
+  {
+    name: "GET /v1/vulns/{id} (later reads)",
+    trips: 2,
+    run: async (o) => {
+      const v = await newVuln(o);
+      await get(`/v1/vulns/${v.id}`, o.key);
+      return get(`/v1/vulns/${v.id}`, o.key);
+    },
+  },
+  { name: "POST /v1/vulns", trips: 3, run: async (o) => api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(await publishedBrief(o), { domains: ["a.example.com"] }), env: quiet }) },
+  {
+    name: "POST /v1/vulns (with Idempotency-Key)",
+    trips: 3,
+    run: async (o) => api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(await publishedBrief(o)), headers: { "Idempotency-Key": crypto.randomUUID() }, env: quiet }),
+  },
+  {
+    name: "PATCH /v1/vulns/{id} (close)",
+    trips: 3,
+    run: async (o) => {
+      const briefId = await publishedBrief(o);
+      const v = await newVuln(o, briefId);
+      return api("PATCH", `/v1/vulns/${v.id}`, { key: o.key, body: vulnDoc(briefId, { processing_state: "closed" }), env: quiet });
+    },
+  },
+  { name: "DELETE /v1/vulns/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, env: quiet }) },
+  {
+    name: "POST /v1/p/briefs/{shortcode}/vulns",
+    trips: 2,
+    run: async (o) => {
+      const shortcode = (await brief(o, { published_at: PUBLISHED })).attributes.shortcode;
+      return api("POST", `/v1/p/briefs/${shortcode}/vulns`, { body: { data: { type: "vuln", attributes: { title: "T", description: "D" } } }, env: quiet });
+    },
+  },
   { name: "GET /v1/openapi.json", trips: 0, run: () => get("/v1/openapi.json") },
 ];
+
+const quiet = { EVENTS: fakeQueue().queue };
+const publishedBrief = async (o: TestOrganization) => (await brief(o, { published_at: PUBLISHED })).id as string;
+const vulnDoc = (briefId: string, attributes: Record<string, unknown> = {}) => ({
+  data: { type: "vuln", attributes: { title: "T", description: "D", ...attributes }, relationships: { brief: rel("brief", briefId) } },
+});
+async function newVuln(o: TestOrganization, briefId?: string) {
+  const res = await api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(briefId ?? (await publishedBrief(o))), env: quiet });
+  return res.body.data as { id: string };
+}
 
 describe("D1 round trips per request", () => {
   const measured: Record<string, number> = {};

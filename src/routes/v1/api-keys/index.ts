@@ -5,7 +5,8 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createOrganizationKey, getKey, listOrganizationKeys, revokeKey } from "../../../services/api-keys";
-import { created, noContent, serviceContext } from "../handler-helpers";
+import type { ApiKeyRow } from "../../../db/schema";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
 import { ApiKey, CreateApiKeyInput, CreatedApiKey, ListApiKeysQuery, serializeApiKey } from "./schema";
 
 const tags = ["API keys"];
@@ -26,9 +27,15 @@ export const organizationApiKeysRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "api_key");
-      const { key, record } = await createOrganizationKey(serviceContext(c), c.req.valid("param").id, data.attributes.name ?? null);
-      const resource = serializeApiKey(record);
-      return created(c, single({ ...resource, attributes: { ...resource.attributes, key } }));
+      const withKey = (record: ApiKeyRow, key: string | null) => {
+        const resource = serializeApiKey(record);
+        return single({ ...resource, attributes: { ...resource.attributes, key } });
+      };
+      // A replay cannot show the key: only its hash is kept, so the stored response says key: null.
+      const { key, record } = await createOrganizationKey(serviceContext(c), c.req.valid("param").id, data.attributes.name ?? null, (r) =>
+        storedCreated(c, withKey(r, null)),
+      );
+      return created(c, withKey(record, key));
     },
   )
   .openapi(

@@ -20,7 +20,9 @@ export const ApiKey = resourceSchema("ApiKey", "api_key", ApiKeyAttributes, ApiK
 export const CreatedApiKey = resourceSchema(
   "CreatedApiKey",
   "api_key",
-  ApiKeyAttributes.extend({ key: z.string().openapi({ description: "The key itself. Shown in this response only." }) }),
+  ApiKeyAttributes.extend({
+    key: z.string().nullable().openapi({ description: "The key itself, shown in this response only (null when an Idempotency-Key replays it: the key is never stored)." }),
+  }),
   ApiKeyRelationships,
 );
 

@@ -5,7 +5,7 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
-import { created, noContent, serviceContext } from "../handler-helpers";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
 import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefInput } from "./schema";
 
 const tags = ["Briefs"];
@@ -53,10 +53,15 @@ export const briefsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "brief");
-      const row = await createBrief(serviceContext(c), data.attributes, {
-        organizationId: data.relationships?.organization?.data.id,
-        policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
-      });
+      const row = await createBrief(
+        serviceContext(c),
+        data.attributes,
+        {
+          organizationId: data.relationships?.organization?.data.id,
+          policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
+        },
+        (r) => storedCreated(c, single(serializeBrief(r))),
+      );
       return created(c, single(serializeBrief(row)));
     },
   )

@@ -6,7 +6,7 @@ import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiConten
 import { createRouter } from "../../../http/router";
 import { respond } from "../../../http/media-type";
 import { createOrganization, getOrganization, listOrganizations, updateOrganization } from "../../../services/organizations";
-import { created, serviceContext } from "../handler-helpers";
+import { created, serviceContext, storedCreated } from "../handler-helpers";
 import {
   CreateOrganizationInput,
   ListOrganizationsQuery,
@@ -62,7 +62,7 @@ export const organizationsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "organization");
-      const row = await createOrganization(serviceContext(c), data.attributes);
+      const row = await createOrganization(serviceContext(c), data.attributes, (r) => storedCreated(c, single(serializeOrganization(r))));
       return created(c, single(serializeOrganization(row)));
     },
   )

@@ -6,7 +6,7 @@ import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiConten
 import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from "../../../services/policies";
-import { created, noContent, serviceContext } from "../handler-helpers";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
 import { CreatePolicyInput, ListPoliciesQuery, Policy, serializePolicy, UpdatePolicyInput } from "./schema";
 
 const tags = ["Policies"];
@@ -53,10 +53,12 @@ export const policiesRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy");
-      const record = await createPolicy(serviceContext(c), data.attributes, {
-        organizationId: data.relationships?.organization?.data.id,
-        assetIds: data.relationships?.assets?.data.map((a) => a.id),
-      });
+      const record = await createPolicy(
+        serviceContext(c),
+        data.attributes,
+        { organizationId: data.relationships?.organization?.data.id, assetIds: data.relationships?.assets?.data.map((a) => a.id) },
+        (r) => storedCreated(c, single(serializePolicy(r, nowIso()))),
+      );
       return created(c, single(serializePolicy(record, nowIso())));
     },
   )
