@@ -81,6 +81,40 @@ describe("npm run dev", () => {
   });
 });
 
+describe("a report through the demo brief, as the README walks it", () => {
+  it("is received with no key, reaches stored within seconds, closes and reopens", async () => {
+    const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
+    const auth = { Authorization: `Bearer ${key}` };
+    const submitted = await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ data: { type: "vuln", attributes: { title: "Stored XSS", description: "Post a script as a comment.", domains: ["demo.example"] } } }),
+    });
+    expect(submitted.status).toBe(201);
+    const id = (await json(submitted)).data.id;
+
+    let state = "";
+    const started = Date.now();
+    while (state !== "stored" && Date.now() - started < 20_000) {
+      await new Promise((r) => setTimeout(r, 200));
+      const list = await json(await fetch(`${base}/v1/vulns?q[inbox_state_eq]=stored`, { headers: auth }));
+      state = list.data.some((v: { id: string }) => v.id === id) ? "stored" : "";
+    }
+    expect(state).toBe("stored");
+
+    for (const processing_state of ["closed", "open"]) {
+      const res = await fetch(`${base}/v1/vulns/${id}`, {
+        method: "PATCH",
+        headers: { ...auth, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          data: { type: "vuln", id, attributes: { title: "Stored XSS", description: "Post a script as a comment.", processing_state }, relationships: { brief: { data: { type: "brief", id: "01900000-0000-7000-8000-000000000003" } } } },
+        }),
+      });
+      expect((await json(res)).data.attributes.processing_state).toBe(processing_state);
+    }
+  });
+});
+
 describe("npm run operator-key -- --local", () => {
   it("prints a key alone on its last line that works, and stops working once revoked", async () => {
     const operator = await operatorKey();
@@ -138,6 +172,23 @@ describe("JSON:API 1.1 conformance of live responses", () => {
     for (const [name, pending] of responses) {
       const res = await pending;
       expect([name, res.headers.get("Content-Type")]).toEqual([name, "application/vnd.api+json"]);
+      expect([name, validate(await json(res))]).toEqual([name, []]);
+    }
+    // The vuln endpoints answer application/json, in the same JSON:API shape.
+    const receipt = await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": "192.0.2.99" },
+      body: JSON.stringify({ data: { type: "vuln", attributes: { title: "Schema", description: "Check" } } }),
+    });
+    const vulnId = (await json(receipt.clone())).data.id;
+    const plain: [string, Response][] = [
+      ["submission receipt", receipt],
+      ["vuln list", await fetch(`${base}/v1/vulns`, { headers: auth })],
+      ["vuln show", await fetch(`${base}/v1/vulns/${vulnId}`, { headers: auth })],
+      ["vuln 404", await fetch(`${base}/v1/vulns/01900000-0000-7000-8000-00000000beef`, { headers: auth })],
+    ];
+    for (const [name, res] of plain) {
+      expect([name, res.headers.get("Content-Type")]).toEqual([name, "application/json"]);
       expect([name, validate(await json(res))]).toEqual([name, []]);
     }
   });
