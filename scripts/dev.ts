@@ -19,6 +19,7 @@ console.log(`
   OpenAPI:       curl -s ${base}/v1/openapi.json
 `);
 
-const child = spawnWrangler(["dev", ...passthrough]);
+// The dev configuration: webhooks may target a receiver on 127.0.0.1 (never a default elsewhere).
+const child = spawnWrangler(["dev", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...passthrough]);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

@@ -17,6 +17,8 @@ import { briefsRouter } from "./routes/v1/briefs";
 import { organizationsRouter } from "./routes/v1/organizations";
 import { policiesRouter } from "./routes/v1/policies";
 import { vulnsRouter } from "./routes/v1/vulns";
+import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
+import { webhooksRouter } from "./routes/v1/webhooks";
 import { publicRouter } from "./routes/public";
 
 const PUBLIC_PATHS = ["/v1/p/*", "/v1/openapi.json"];
@@ -47,6 +49,8 @@ export function createApp() {
   app.route("/v1/assets", assetsRouter);
   app.route("/v1/briefs", briefsRouter);
   app.route("/v1/vulns", vulnsRouter);
+  app.route("/v1/webhooks", webhooksRouter);
+  app.route("/v1/webhook_event_types", webhookEventTypesRouter);
   app.route("/v1/p", publicRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {

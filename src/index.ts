@@ -1,19 +1,23 @@
 import { app } from "./app";
 import { createDb } from "./db";
-import { consumeEvents } from "./events/consumer";
-import { sweepOutbox, type EventMessage } from "./events/outbox";
+import { consume } from "./events/consumer";
+import { sweepOutbox, type QueueMessage } from "./events/outbox";
 import { purgeExpiredIdempotencyKeys } from "./services/idempotency";
+import { purgeDeliveries, sweepDeliveries } from "./webhooks/maintenance";
 
 export default {
   fetch: app.fetch,
 
-  // The outbox events (and through Vuln::Created, the intake pipeline).
-  queue: (batch, env) => consumeEvents(batch as MessageBatch<EventMessage>, env),
+  // Outbox events (through Vuln::Created, the intake pipeline) and webhook deliveries.
+  queue: (batch, env) => consume(batch as MessageBatch<QueueMessage>, env),
 
-  // Every minute: re-send events the queue did not take, and forget expired idempotency keys.
+  // Every minute: re-send events and deliveries whose messages were lost, and forget what expired.
   async scheduled(_controller, env) {
     const db = createDb(env.DB);
-    await sweepOutbox(db, env.EVENTS as Queue<EventMessage>);
+    const queue = env.EVENTS as Queue<QueueMessage>;
+    await sweepOutbox(db, queue);
+    await sweepDeliveries(db, queue);
     await purgeExpiredIdempotencyKeys(db);
+    await purgeDeliveries(db);
   },
 } satisfies ExportedHandler<Env>;

@@ -5,10 +5,14 @@ import { uuidv7 } from "../lib/ids";
 import { inList } from "../services/listing";
 import type { EventType } from "./types";
 
-/** What the queue carries: an event id. The consumer reads the event itself from the outbox. */
+/** What the queue carries: an event id or a webhook delivery id; the consumer reads the rest from D1. */
 export interface EventMessage {
   event_id: string;
 }
+export interface DeliveryMessage {
+  delivery_id: string;
+}
+export type QueueMessage = EventMessage | DeliveryMessage;
 
 /**
  * The spec's webhook body for a vuln, built by SQLite from the row `v` as it stands at that point of
@@ -72,12 +76,23 @@ export function writtenEvents(planned: { event: PlannedEvent; index: number }[],
  * Hands committed events to the queue. A failure here loses nothing: the events are in the outbox,
  * and the sweep sends whatever the queue did not take.
  */
-export async function publishEvents(queue: Queue<EventMessage>, eventIds: string[]): Promise<void> {
-  if (eventIds.length === 0) return;
-  try {
-    await queue.sendBatch(eventIds.map((event_id) => ({ body: { event_id }, contentType: "json" as const })));
-  } catch (err) {
-    console.error(JSON.stringify({ level: "warn", message: "queue send failed; the outbox sweep will resend", event_ids: eventIds, error: String(err) }));
+export async function publishEvents(queue: Queue<QueueMessage>, eventIds: string[]): Promise<void> {
+  await publish(queue, eventIds.map((event_id) => ({ event_id })));
+}
+
+/** Hands new webhook deliveries to the queue; the sweep re-sends any that stay pending. */
+export async function publishDeliveries(queue: Queue<QueueMessage>, deliveryIds: string[]): Promise<void> {
+  await publish(queue, deliveryIds.map((delivery_id) => ({ delivery_id })));
+}
+
+async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[]): Promise<void> {
+  for (let i = 0; i < bodies.length; i += SWEEP_LIMIT) {
+    const chunk = bodies.slice(i, i + SWEEP_LIMIT);
+    try {
+      await queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const })));
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", message: "queue send failed; the outbox sweep will resend", messages: chunk, error: String(err) }));
+    }
   }
 }
 
@@ -88,7 +103,7 @@ const SWEEP_LIMIT = 100; // a sendBatch takes at most 100 messages
  * The cron sweep: re-sends events that are still unprocessed a minute after they were made (or after
  * their last re-send). Sending twice is harmless: the consumer processes an event once.
  */
-export async function sweepOutbox(db: Db, queue: Queue<EventMessage>, now = Date.now()): Promise<number> {
+export async function sweepOutbox(db: Db, queue: Queue<QueueMessage>, now = Date.now()): Promise<number> {
   const cutoff = new Date(now - SWEEP_AFTER_MS).toISOString();
   const due = await db
     .select({ id: events.id })

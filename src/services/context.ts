@@ -2,7 +2,7 @@ import { eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import type { ApiKeyKind } from "../db/schema";
-import type { EventMessage } from "../events/outbox";
+import type { QueueMessage } from "../events/outbox";
 import { ApiError } from "../http/errors";
 import type { IdempotencyUnit } from "./idempotency";
 
@@ -21,7 +21,7 @@ export interface ServiceContext {
   db: Db;
   caller: Caller;
   /** Where committed events go (the queue whose consumer is this Worker). */
-  queue: Queue<EventMessage>;
+  queue: Queue<QueueMessage>;
   /** Runs work after the response (ctx.waitUntil). */
   defer: (work: Promise<unknown>) => void;
   /** This request's Idempotency-Key, if it sent one. */

@@ -1,5 +1,5 @@
 import { post } from "./api";
-import { asset, brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "./factories";
+import { asset, brief, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "./factories";
 
 /** What one organization owns, for endpoints that need ids. */
 export interface Fixture {
@@ -9,6 +9,8 @@ export interface Fixture {
   briefId: string;
   apiKeyId: string;
   vulnId: string;
+  webhookId: string;
+  deliveryId: string;
 }
 
 export async function fixture(): Promise<Fixture> {
@@ -18,7 +20,9 @@ export async function fixture(): Promise<Fixture> {
   const b = await brief(org, { published_at: PUBLISHED }, p.id);
   const k = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: {} } });
   const v = await vuln(org, b.id);
-  return { org, policyId: p.id, assetId: a.id, briefId: b.id, apiKeyId: k.body.data.id, vulnId: v.id };
+  const w = await webhook(org);
+  const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
+  return { org, policyId: p.id, assetId: a.id, briefId: b.id, apiKeyId: k.body.data.id, vulnId: v.id, webhookId: w.id, deliveryId: d.body.data.id };
 }
 
 export interface Endpoint {
@@ -29,6 +33,8 @@ export interface Endpoint {
   operatorOnly?: boolean;
   /** The path names a record of the fixture's organization: other organizations get 404. */
   owned?: boolean;
+  /** An action on a record: other organizations get 404; the record is read back at this path. */
+  ownedBy?: (f: Fixture) => string;
 }
 
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => () => ({
@@ -65,11 +71,39 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
   { method: "PATCH", path: (f) => `/v1/vulns/${f.vulnId}`, body: (f) => vulnDoc(f.briefId), owned: true },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
+  { method: "GET", path: () => "/v1/webhook_event_types" },
+  { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
+  { method: "GET", path: () => "/v1/webhooks" },
+  { method: "POST", path: () => "/v1/webhooks", body: () => webhookDoc() },
+  { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
+  { method: "PATCH", path: (f) => `/v1/webhooks/${f.webhookId}`, body: () => ({ data: { type: "webhook", attributes: { name: "Changed" } } }), owned: true },
+  { method: "DELETE", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
+  { method: "POST", path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}` },
+  { method: "POST", path: (f) => `/v1/webhooks/${f.webhookId}/ping`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}` },
+  { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}` },
+  { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`, owned: true },
+  {
+    method: "POST",
+    path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
+    ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
+  },
 ];
+
+export const EVENT_TYPE_ID = "0b1e7f1a-5c52-5d7e-9a01-000000000001";
+
+export function webhookDoc(attributes: Record<string, unknown> = {}) {
+  return {
+    data: {
+      type: "webhook",
+      attributes: { name: "Hook", url: "https://hooks.example.com/vdp", ...attributes },
+      relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: EVENT_TYPE_ID }] } },
+    },
+  };
+}
 
 function vulnDoc(briefId: string) {
   return { data: { type: "vuln", attributes: { title: "T", description: "D" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } };
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", apiKeyId: "{id}", vulnId: "{id}" } as never)}`;
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", webhookId: "{id}", deliveryId: "{delivery_id}" } as never)}`;

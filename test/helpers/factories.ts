@@ -69,3 +69,15 @@ export function vuln(org: TestOrganization, briefId: string, attributes: Record<
     brief: { data: { type: "brief", id: briefId } },
   });
 }
+
+export async function webhook(org: TestOrganization, attributes: Record<string, unknown> = {}, eventTypeIds: string[] = ["0b1e7f1a-5c52-5d7e-9a01-000000000001"]) {
+  const res = await post("/v1/webhooks", org.key, {
+    data: {
+      type: "webhook",
+      attributes: { name: `Hook ${unique()}`, url: "https://hooks.example.com/vdp", ...attributes },
+      relationships: { trigger_event_types: { data: eventTypeIds.map((id) => ({ type: "trigger_event_type", id })) } },
+    },
+  });
+  if (res.status !== 201) throw new Error(`webhook factory: ${res.status} ${res.text}`);
+  return res.body.data;
+}

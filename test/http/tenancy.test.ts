@@ -32,6 +32,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_name, endpoi
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
     expect(res.body.errors[0]).toMatchObject({ status: "401", code: "unauthorized", title: "Unauthorized" });
     if (endpoint.owned) expect((await get(endpoint.path(mine), mine.org.key)).status).toBe(200);
+    if (endpoint.ownedBy) expect((await get(endpoint.ownedBy(mine), mine.org.key)).status).toBe(200);
   });
 
   if (endpoint.operatorOnly) {
@@ -39,6 +40,15 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_name, endpoi
       const res = await api(endpoint.method, endpoint.path(mine), { key: mine.org.key, body: endpoint.body?.(mine) });
       expect(res.status).toBe(403);
       expect(res.body.errors[0]).toMatchObject({ status: "403", code: "forbidden" });
+    });
+  }
+
+  if (endpoint.ownedBy) {
+    it("answers another organization's record like a missing one", async () => {
+      const foreign = await api(endpoint.method, endpoint.path(mine), { key: other.org.key, body: endpoint.body?.(mine) });
+      expect(foreign.status).toBe(404);
+      expect(foreign.body.errors[0].code).toBe("not_found");
+      expect((await get(endpoint.ownedBy!(mine), mine.org.key)).status).toBe(200);
     });
   }
 

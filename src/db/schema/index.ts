@@ -6,3 +6,4 @@ export * from "./policies";
 export * from "./events";
 export * from "./idempotency-keys";
 export * from "./vulns";
+export * from "./webhooks";

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
-import type { EventMessage } from "../../events/outbox";
+import type { QueueMessage } from "../../events/outbox";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../services/idempotency";
@@ -9,7 +9,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
   return {
     db: c.var.db,
     caller: c.var.caller ?? PUBLIC_CALLER,
-    queue: c.env.EVENTS as Queue<EventMessage>,
+    queue: c.env.EVENTS as Queue<QueueMessage>,
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
   };

@@ -1,0 +1,50 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { EVENT_TYPES, eventName } from "../../../events/types";
+import { ApiError } from "../../../http/errors";
+import { collection, pageOf, resource, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, pageQuery, resourceSchema, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+
+const TriggerEventType = resourceSchema(
+  "TriggerEventType",
+  "trigger_event_type",
+  z.object({ name: z.string().openapi({ example: "Events::Vuln::Created" }), short_name: z.string().openapi({ example: "Vuln::Created" }) }),
+  z.object({}),
+);
+
+function serializeEventType(t: (typeof EVENT_TYPES)[number]) {
+  return resource("trigger_event_type", t.id, { name: eventName(t.short_name), short_name: t.short_name }, `/v1/webhook_event_types/${t.id}`);
+}
+
+export const webhookEventTypesRouter = createRouter()
+  .openapi(
+  createRoute({
+    method: "get",
+    path: "/",
+    tags: ["Webhooks"],
+    summary: "The event types a webhook can subscribe to; their ids never change",
+    request: { query: z.strictObject({ ...pageQuery }) },
+    responses: { 200: { description: "Event types, in a fixed order", content: jsonApiContent(collectionDocument(TriggerEventType)) }, ...errorResponses("read") },
+  }),
+  async (c) => {
+    const page = pageOf(c.req.valid("query"));
+    const start = (page.number - 1) * page.size;
+    return respond(c, collection(c, EVENT_TYPES.slice(start, start + page.size).map(serializeEventType), page, EVENT_TYPES.length));
+  },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags: ["Webhooks"],
+      summary: "One event type",
+      request: { params: IdParam },
+      responses: { 200: { description: "The event type", content: jsonApiContent(singleDocument(TriggerEventType)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const type = EVENT_TYPES.find((t) => t.id === c.req.valid("param").id);
+      if (!type) throw new ApiError("not_found", { detail: "No event type has that id." });
+      return respond(c, single(serializeEventType(type)));
+    },
+  );

@@ -1,0 +1,84 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { collection, pageOf, single } from "../../../http/jsonapi";
+import { respond, responseMediaType } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import type { StoredResponse } from "../../../services/idempotency";
+import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
+import { serviceContext } from "../handler-helpers";
+import { DeliveryParams, ListDeliveriesQuery, serializeDelivery, serializeDeliveryDetail, WebhookDelivery, WebhookDeliveryDetail } from "./schema";
+
+const tags = ["Webhook deliveries"];
+
+/** 202 Accepted: the delivery is queued; Location is where its attempts will show. */
+function accepted<T extends { data: { links: { self: string } } }>(c: Context, document: T) {
+  c.header("Location", document.data.links.self);
+  return respond(c, document, 202);
+}
+
+function storedAccepted(c: Context, document: { data: { links: { self: string } } }): StoredResponse {
+  return { status: 202, headers: { "Content-Type": responseMediaType(c.req.path), Location: document.data.links.self }, body: JSON.stringify(document) };
+}
+
+export const deliveriesRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/deliveries",
+      tags,
+      summary: "The webhook's delivery log, newest first (kept 30 days)",
+      request: { params: IdParam, query: ListDeliveriesQuery },
+      responses: { 200: { description: "Deliveries", content: jsonApiContent(collectionDocument(WebhookDelivery)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listDeliveries(serviceContext(c), c.req.valid("param").id, page, query.sort, query["q[status_eq]"]);
+      return respond(c, collection(c, rows.map(serializeDelivery), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/deliveries/{delivery_id}",
+      tags,
+      summary: "One delivery with the body sent and every attempt (the receiver's body is never stored)",
+      request: { params: DeliveryParams },
+      responses: { 200: { description: "The delivery", content: jsonApiContent(singleDocument(WebhookDeliveryDetail)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const { id, delivery_id } = c.req.valid("param");
+      const { delivery, attempts } = await getDelivery(serviceContext(c), id, delivery_id);
+      return respond(c, single(serializeDeliveryDetail(delivery, attempts)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/deliveries/{delivery_id}/redeliver",
+      tags,
+      summary: "Deliver the same event again (same webhook-id and body), as a new delivery",
+      request: { params: DeliveryParams },
+      responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const { id, delivery_id } = c.req.valid("param");
+      const copy = await redeliver(serviceContext(c), id, delivery_id, (r) => storedAccepted(c, single(serializeDelivery(r))));
+      return accepted(c, single(serializeDelivery(copy)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/ping",
+      tags,
+      summary: 'Send a Webhook::Ping: {"ping":{"webhook_id":"...","sent_at":"..."}}, even to a disabled webhook',
+      request: { params: IdParam },
+      responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const delivery = await ping(serviceContext(c), c.req.valid("param").id, (r) => storedAccepted(c, single(serializeDelivery(r))));
+      return accepted(c, single(serializeDelivery(delivery)));
+    },
+  );

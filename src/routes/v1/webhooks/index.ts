@@ -1,0 +1,124 @@
+import { createRoute } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../../app-env";
+import { invalid } from "../../../http/errors";
+import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { createWebhook, deleteWebhook, eventTypesFromIds, getWebhook, listWebhooks, rotateSecret, updateWebhook } from "../../../services/webhooks";
+import { checkWebhookUrl } from "../../../webhooks/url";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { deliveriesRouter } from "./deliveries";
+import { CreateWebhookInput, ListWebhooksQuery, serializeWebhook, UpdateWebhookInput, Webhook, WebhookWithSecret, withSecret } from "./schema";
+
+const tags = ["Webhooks"];
+
+/** The URL rules of API.md section 7; loopback only where the dev configuration allows it. */
+function checkedUrl(c: Context<AppEnv>, url: string): string {
+  const check = checkWebhookUrl(url, { allowLoopback: c.env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" });
+  if (!check.ok) throw invalid("/data/attributes/url", `url ${check.reason}.`);
+  return check.url;
+}
+
+export const webhooksRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List webhooks",
+      request: { query: ListWebhooksQuery },
+      responses: { 200: { description: "Webhooks", content: jsonApiContent(collectionDocument(Webhook)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listWebhooks(serviceContext(c), page, query.sort, { enabled: query["q[enabled_eq]"] });
+      return respond(c, collection(c, rows.map(serializeWebhook), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show a webhook (never its secret)",
+      request: { params: IdParam },
+      responses: { 200: { description: "The webhook", content: jsonApiContent(singleDocument(Webhook)) }, ...errorResponses("read") },
+    }),
+    async (c) => respond(c, single(serializeWebhook(await getWebhook(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create a webhook; the response shows its signing secret, once",
+      request: { body: jsonApiBody(CreateWebhookInput) },
+      responses: { 201: { description: "Created, with the secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "webhook");
+      const url = checkedUrl(c, data.attributes.url);
+      const eventTypes = eventTypesFromIds(data.relationships.trigger_event_types.data.map((t) => t.id));
+      // A replay cannot show the secret again; the stored response says secret: null.
+      const record = await createWebhook(
+        serviceContext(c),
+        { ...data.attributes, url },
+        { organizationId: data.relationships.organization?.data.id, eventTypes },
+        (r) => storedCreated(c, single(withSecret(r, null))),
+      );
+      return created(c, single(withSecret(record, record.secret)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update a webhook; enabled: true turns a disabled one back on",
+      request: { params: IdParam, body: jsonApiBody(UpdateWebhookInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Webhook)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "webhook", id);
+      const url = data.attributes.url === undefined ? undefined : checkedUrl(c, data.attributes.url);
+      const eventTypes = data.relationships?.trigger_event_types ? eventTypesFromIds(data.relationships.trigger_event_types.data.map((t) => t.id)) : undefined;
+      const record = await updateWebhook(serviceContext(c), id, { ...data.attributes, url }, eventTypes);
+      return respond(c, single(serializeWebhook(record)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Delete a webhook and its delivery log",
+      request: { params: IdParam },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      await deleteWebhook(serviceContext(c), c.req.valid("param").id);
+      return noContent(c);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/rotate_secret",
+      tags,
+      summary: "Make a new signing secret; the old one keeps signing beside it for 24 hours",
+      request: { params: IdParam },
+      responses: { 200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id);
+      return respond(c, single(withSecret(record, record.secret)));
+    },
+  );
+
+webhooksRouter.route("/", deliveriesRouter);

@@ -1,0 +1,153 @@
+import { z } from "@hono/zod-openapi";
+import { DELIVERY_STATUSES, DISABLED_REASONS, type WebhookAttemptRow, type WebhookDeliveryRow } from "../../../db/schema";
+import { EVENT_TYPES } from "../../../events/types";
+import { resource, toOne, toMany } from "../../../http/jsonapi";
+import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
+import type { WebhookRecord } from "../../../services/webhooks";
+import { relationshipInput, ShortDescription } from "../fields";
+
+const WebhookName = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const WebhookUrl = z.string().max(2048, "must be at most 2048 characters").openapi({ format: "uri", example: "https://hooks.example.com/vdp" });
+const TriggerEventTypes = z.strictObject({
+  data: z.array(z.strictObject({ type: z.literal("trigger_event_type"), id: z.string() })).max(EVENT_TYPES.length * 2),
+});
+
+export const CreateWebhookInput = requestDocument(
+  z.strictObject({ name: WebhookName, short_description: ShortDescription.nullable().optional(), url: WebhookUrl, enabled: z.boolean().optional() }),
+  z.strictObject({ trigger_event_types: TriggerEventTypes, organization: relationshipInput("organization").optional() }),
+).openapi("CreateWebhookInput");
+
+export const UpdateWebhookInput = updateDocument(
+  z.strictObject({ name: WebhookName.optional(), short_description: ShortDescription.nullable().optional(), url: WebhookUrl.optional(), enabled: z.boolean().optional() }).optional().default({}),
+  z.strictObject({ trigger_event_types: TriggerEventTypes.optional() }).optional(),
+).openapi("UpdateWebhookInput");
+
+export const ListWebhooksQuery = listQuery({ "q[enabled_eq]": booleanQuery("q[enabled_eq]") });
+
+const WebhookAttributes = z.object({
+  name: z.string(),
+  short_description: z.string().nullable(),
+  url: z.string(),
+  enabled: z.boolean(),
+  disabled_reason: z.enum(DISABLED_REASONS).nullable().openapi({ description: "gone: the receiver answered 410; failing: 5 deliveries in a row used up every attempt" }),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+const WebhookRelationships = z.object({
+  trigger_event_types: toManySchema("trigger_event_type"),
+  organization: toOneSchema("organization"),
+  tunnel_endpoint: toOneSchema("tunnel_endpoint"),
+  local_app: toOneSchema("local_app"),
+});
+
+export const Webhook = resourceSchema("Webhook", "webhook", WebhookAttributes, WebhookRelationships);
+export const WebhookWithSecret = resourceSchema(
+  "WebhookWithSecret",
+  "webhook",
+  WebhookAttributes.extend({ secret: z.string().nullable().openapi({ description: "whsec_...: shown on create and rotate_secret only (null in an idempotent replay)" }) }),
+  WebhookRelationships,
+);
+
+const typeIdOf = (shortName: string) => EVENT_TYPES.find((t) => t.short_name === shortName)!.id;
+
+export function serializeWebhook(row: WebhookRecord) {
+  return resource(
+    "webhook",
+    row.id,
+    {
+      name: row.name,
+      short_description: row.shortDescription,
+      url: row.url,
+      enabled: row.enabled,
+      disabled_reason: row.disabledReason,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/webhooks/${row.id}`,
+    {
+      trigger_event_types: toMany("trigger_event_type", EVENT_TYPES.filter((t) => row.eventTypes.includes(t.short_name)).map((t) => typeIdOf(t.short_name))),
+      organization: toOne("organization", row.organizationId),
+      tunnel_endpoint: toOne("tunnel_endpoint", null),
+      local_app: toOne("local_app", null),
+    },
+  );
+}
+
+export function withSecret(row: WebhookRecord, secret: string | null) {
+  const r = serializeWebhook(row);
+  return { ...r, attributes: { ...r.attributes, secret } };
+}
+
+// ---- Deliveries ---------------------------------------------------------------------------------
+
+export const ListDeliveriesQuery = listQuery({
+  "q[status_eq]": z.enum(DELIVERY_STATUSES).optional().openapi({ param: { name: "q[status_eq]", in: "query" } }),
+});
+
+const DeliveryAttributes = z.object({
+  event_id: z.string().openapi({ description: "The webhook-id header: the same on every attempt and redelivery" }),
+  event_type: z.string().openapi({ example: "Vuln::Created" }),
+  status: z.enum(DELIVERY_STATUSES),
+  attempt_count: z.number().int(),
+  last_status_code: z.number().int().nullable(),
+  next_attempt_at: Timestamp.nullable(),
+  redelivery: z.boolean(),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+const DeliveryRelationships = z.object({ webhook: toOneSchema("webhook") });
+
+export const WebhookDelivery = resourceSchema("WebhookDelivery", "webhook_delivery", DeliveryAttributes, DeliveryRelationships);
+export const WebhookDeliveryDetail = resourceSchema(
+  "WebhookDeliveryDetail",
+  "webhook_delivery",
+  DeliveryAttributes.extend({
+    request_body: z.string().openapi({ description: "The body exactly as sent and signed" }),
+    attempts: z.array(
+      z.object({
+        attempted_at: Timestamp,
+        status_code: z.number().int().nullable(),
+        duration_ms: z.number().int(),
+        error: z.string().nullable(),
+      }),
+    ),
+  }),
+  DeliveryRelationships,
+);
+
+export function serializeDelivery(row: WebhookDeliveryRow) {
+  return resource(
+    "webhook_delivery",
+    row.id,
+    {
+      event_id: row.eventId,
+      event_type: row.eventType,
+      status: row.status,
+      attempt_count: row.attemptCount,
+      last_status_code: row.lastStatusCode,
+      next_attempt_at: row.nextAttemptAt,
+      redelivery: row.redeliveryOf !== null,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/webhooks/${row.webhookId}/deliveries/${row.id}`,
+    { webhook: toOne("webhook", row.webhookId) },
+  );
+}
+
+export function serializeDeliveryDetail(row: WebhookDeliveryRow, attempts: WebhookAttemptRow[]) {
+  const r = serializeDelivery(row);
+  return {
+    ...r,
+    attributes: {
+      ...r.attributes,
+      request_body: row.requestBody,
+      attempts: attempts.map((a) => ({ attempted_at: a.attemptedAt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error })),
+    },
+  };
+}
+
+export const DeliveryParams = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
+  delivery_id: z.string().openapi({ param: { name: "delivery_id", in: "path" }, format: "uuid" }),
+});

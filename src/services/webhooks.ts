@@ -1,0 +1,206 @@
+import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
+import { publishDeliveries } from "../events/outbox";
+import { EVENT_TYPES } from "../events/types";
+import { ApiError, invalid } from "../http/errors";
+import { offsetOf, type Page } from "../http/jsonapi";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { generateWebhookSecret } from "../webhooks/signing";
+import { newDelivery } from "../webhooks/fanout";
+import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { listPage, orderBy, where, type Sort } from "./listing";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+
+export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
+export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
+
+export interface WebhookInput {
+  name?: string;
+  short_description?: string | null;
+  url?: string;
+  enabled?: boolean;
+}
+
+/** A webhook with the short names of the event types it subscribes to. */
+export type WebhookRecord = WebhookRow & { eventTypes: string[] };
+
+const notFound = () => new ApiError("not_found", { detail: "No webhook has that id." });
+
+const eventTypesColumn = {
+  eventTypesJson: sql<string>`(select json_group_array(${webhookSubscriptions.eventType}) from ${webhookSubscriptions} where ${webhookSubscriptions.webhookId} = ${sql.raw(`"webhooks"."id"`)})`,
+};
+
+function toRecord(row: WebhookRow & { eventTypesJson: string }): WebhookRecord {
+  const { eventTypesJson, ...webhook } = row;
+  return { ...webhook, eventTypes: JSON.parse(eventTypesJson) as string[] };
+}
+
+/** Event type ids (from GET /v1/webhook_event_types) to short names; unknown ids are 422 at their pointer. */
+export function eventTypesFromIds(ids: string[]): string[] {
+  const problems: { detail: string; source: { pointer: string } }[] = [];
+  const names = ids.flatMap((id, i) => {
+    const type = EVENT_TYPES.find((t) => t.id === id);
+    if (!type) problems.push({ detail: "trigger_event_type does not exist.", source: { pointer: `/data/relationships/trigger_event_types/data/${i}/id` } });
+    return type ? [type.short_name] : [];
+  });
+  if (problems.length) throw new ApiError("validation_error", problems);
+  return [...new Set(names)];
+}
+
+export async function listWebhooks(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { enabled?: boolean }) {
+  const filter = where(tenantFilter(ctx, webhooks.organizationId), filters.enabled === undefined ? undefined : eq(webhooks.enabled, filters.enabled));
+  const { rows, total } = await listPage(ctx.db, webhooks, filter, sort, page, eventTypesColumn);
+  return { rows: rows.map(toRecord), total };
+}
+
+function selectWebhook(ctx: ServiceContext, id: string) {
+  return ctx.db.select({ ...getTableColumns(webhooks), ...eventTypesColumn }).from(webhooks).where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)));
+}
+
+export async function getWebhook(ctx: ServiceContext, id: string): Promise<WebhookRecord> {
+  const row = await selectWebhook(ctx, id).get();
+  if (!row) throw notFound();
+  return toRecord(row);
+}
+
+function subscriptionStatements(ctx: ServiceContext, webhookId: string, eventTypes: string[], replace: boolean) {
+  return [
+    ...(replace ? [ctx.db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.webhookId, webhookId))] : []),
+    ...(eventTypes.length ? [ctx.db.insert(webhookSubscriptions).values(eventTypes.map((eventType) => ({ webhookId, eventType })))] : []),
+  ];
+}
+
+function limitGuard<T>(write: () => Promise<T>): Promise<T> {
+  return write().catch((err) => {
+    if (/webhook limit reached/.test(`${(err as Error)?.message} ${String((err as { cause?: unknown })?.cause ?? "")}`)) {
+      throw invalid("/data", `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`);
+    }
+    throw err;
+  });
+}
+
+export async function createWebhook(
+  ctx: ServiceContext,
+  input: WebhookInput & { name: string; url: string },
+  links: { organizationId?: string; eventTypes: string[] },
+  respond: Responder<WebhookRecord>,
+): Promise<WebhookRecord> {
+  const organizationId = owningOrganization(ctx, links.organizationId, ctx.caller.kind === "operator" ? true : undefined);
+  const now = nowIso();
+  const row: WebhookRow = {
+    id: uuidv7(),
+    organizationId,
+    name: input.name,
+    shortDescription: input.short_description ?? null,
+    url: input.url,
+    enabled: input.enabled ?? true,
+    disabledReason: null,
+    secret: generateWebhookSecret(),
+    previousSecret: null,
+    previousSecretExpiresAt: null,
+    consecutiveFailures: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  const record: WebhookRecord = { ...row, eventTypes: links.eventTypes };
+  const p = new Plan(record).add(ctx.db.insert(webhooks).values(row));
+  for (const s of subscriptionStatements(ctx, row.id, links.eventTypes, false)) p.add(s);
+  await limitGuard(() => commit(ctx, p, respond));
+  return record;
+}
+
+/** Updates a webhook. `enabled: true` turns a disabled one back on and clears its failure count. */
+export async function updateWebhook(ctx: ServiceContext, id: string, input: WebhookInput, eventTypes: string[] | undefined): Promise<WebhookRecord> {
+  const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
+  const existing = rows[0] ? toRecord(rows[0]) : null;
+  if (!existing) throw notFound();
+  const changes: Partial<WebhookRow> = { updatedAt: nowIso() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.short_description !== undefined) changes.shortDescription = input.short_description;
+  if (input.url !== undefined) changes.url = input.url;
+  if (input.enabled !== undefined) {
+    changes.enabled = input.enabled;
+    if (input.enabled) Object.assign(changes, { disabledReason: null, consecutiveFailures: 0 });
+  }
+  const next: WebhookRecord = { ...existing, ...changes, eventTypes: eventTypes ?? existing.eventTypes };
+  const p = new Plan(next).add(ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId))));
+  if (eventTypes) for (const s of subscriptionStatements(ctx, id, eventTypes, true)) p.add(s);
+  await commit(ctx, p);
+  return next;
+}
+
+export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
+  const deleted = await ctx.db.delete(webhooks).where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId))).returning({ id: webhooks.id });
+  if (deleted.length === 0) throw notFound();
+}
+
+/**
+ * A new signing secret. The old one keeps signing beside it for 24 hours, so receivers can switch
+ * without dropping a delivery.
+ */
+export async function rotateSecret(ctx: ServiceContext, id: string): Promise<WebhookRecord> {
+  const existing = await getWebhook(ctx, id);
+  const now = Date.now();
+  const changes = {
+    secret: generateWebhookSecret(),
+    previousSecret: existing.secret,
+    previousSecretExpiresAt: new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString(),
+    updatedAt: new Date(now).toISOString(),
+  };
+  await ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId)));
+  return { ...existing, ...changes };
+}
+
+/** Queues a Webhook::Ping: `{"ping":{"webhook_id","sent_at"}}`, delivered even to a disabled webhook. */
+export async function ping(ctx: ServiceContext, id: string, respond: Responder<WebhookDeliveryRow>): Promise<WebhookDeliveryRow> {
+  const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
+  const webhook = rows[0];
+  if (!webhook) throw notFound();
+  const now = nowIso();
+  const payload = JSON.stringify({ ping: { webhook_id: webhook.id, sent_at: now } });
+  const delivery = newDelivery(webhook.id, webhook.organizationId, { id: uuidv7(), type: "Webhook::Ping", payload }, now);
+  await commit(ctx, new Plan(delivery).add(ctx.db.insert(webhookDeliveries).values(delivery)), respond);
+  ctx.defer(publishDeliveries(ctx.queue, [delivery.id]));
+  return delivery;
+}
+
+function deliveryFilter(webhookId: string, status?: string) {
+  return and(eq(webhookDeliveries.webhookId, webhookId), status ? eq(webhookDeliveries.status, status as WebhookDeliveryRow["status"]) : undefined);
+}
+
+/** One batch: the webhook (a foreign or missing one is a 404), a page of its deliveries, the count. */
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: Page, sort: Sort | undefined, status?: string) {
+  const [hook, rows, totals] = await ctx.db.batch([
+    ctx.db.select({ id: webhooks.id }).from(webhooks).where(where(eq(webhooks.id, webhookId), tenantFilter(ctx, webhooks.organizationId))),
+    ctx.db.select().from(webhookDeliveries).where(deliveryFilter(webhookId, status)).orderBy(...orderBy(webhookDeliveries, sort)).limit(page.size).offset(offsetOf(page)),
+    ctx.db.select({ total: count() }).from(webhookDeliveries).where(deliveryFilter(webhookId, status)),
+  ]);
+  if (hook.length === 0) throw notFound();
+  return { rows, total: totals[0]?.total ?? 0 };
+}
+
+export async function getDelivery(ctx: ServiceContext, webhookId: string, deliveryId: string) {
+  const [rows, attempts] = await ctx.db.batch([
+    ctx.db
+      .select(getTableColumns(webhookDeliveries))
+      .from(webhookDeliveries)
+      .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(where(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId), tenantFilter(ctx, webhooks.organizationId))),
+    ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attemptedAt, webhookAttempts.id),
+  ]);
+  const delivery = rows[0];
+  if (!delivery) throw new ApiError("not_found", { detail: "No delivery of this webhook has that id." });
+  return { delivery, attempts };
+}
+
+/** A new delivery of the same event (the same webhook-id and body), queued at once. */
+export async function redeliver(ctx: ServiceContext, webhookId: string, deliveryId: string, respond: Responder<WebhookDeliveryRow>): Promise<WebhookDeliveryRow> {
+  const { delivery } = await getDelivery(ctx, webhookId, deliveryId);
+  const copy: WebhookDeliveryRow = {
+    ...newDelivery(webhookId, delivery.organizationId, { id: delivery.eventId, type: delivery.eventType, payload: delivery.requestBody }, nowIso()),
+    redeliveryOf: delivery.id,
+  };
+  await commit(ctx, new Plan(copy).add(ctx.db.insert(webhookDeliveries).values(copy)), respond);
+  ctx.defer(publishDeliveries(ctx.queue, [copy.id]));
+  return copy;
+}

@@ -1,0 +1,150 @@
+import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { webhookAttempts, webhookDeliveries, webhooks } from "../db/schema";
+import { uuidv7 } from "../lib/ids";
+import { nextDelaySeconds, parseRetryAfter } from "./schedule";
+import { signatureHeader } from "./signing";
+import { checkWebhookUrl } from "./url";
+
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+const LEASE_MS = 60_000;
+// A message may arrive a little before its delivery is due (clocks differ); it still counts.
+const DUE_SKEW_MS = 2_000;
+export const FAILURES_BEFORE_DISABLE = 5;
+
+export interface DeliveryContext {
+  db: Db;
+  serviceName: string;
+  allowLoopback: boolean;
+  fetch?: typeof fetch;
+  random?: () => number;
+}
+
+/** What the consumer does with the message: acknowledge it, or retry it after a delay. */
+export type Outcome = { ack: true } | { ack: false; delaySeconds: number };
+
+type Result = { statusCode: number | null; error: string | null; retryAfter: number | null; durationMs: number };
+
+async function send(ctx: DeliveryContext, url: string, headers: Record<string, string>, body: string, now: number): Promise<Result> {
+  const started = Date.now();
+  try {
+    const res = await (ctx.fetch ?? fetch)(url, {
+      method: "POST",
+      headers,
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
+    });
+    // The receiver's body is never read, stored or shown.
+    await res.body?.cancel();
+    const redirect = res.status >= 300 && res.status < 400;
+    return {
+      statusCode: res.status,
+      error: redirect ? `redirect to ${res.headers.get("location") ?? "(no location)"} not followed` : null,
+      retryAfter: parseRetryAfter(res.headers.get("retry-after"), now),
+      durationMs: Date.now() - started,
+    };
+  } catch (err) {
+    const timeout = (err as Error)?.name === "TimeoutError" || (err as Error)?.name === "AbortError";
+    return { statusCode: null, error: timeout ? `timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : `request failed: ${String((err as Error)?.message ?? err)}`, retryAfter: null, durationMs: Date.now() - started };
+  }
+}
+
+/**
+ * One attempt of one delivery. The delivery is leased first, so a duplicate message cannot send it
+ * twice; the attempt is recorded (and the webhook updated) in one batch before the message is
+ * acknowledged or retried, so no attempt goes unrecorded and none is lost.
+ */
+export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string): Promise<Outcome> {
+  const { db } = ctx;
+  const now = Date.now();
+  const nowIso = new Date(now).toISOString();
+  const lease = new Date(now + LEASE_MS).toISOString();
+  const [leased, rows] = await db.batch([
+    db
+      .update(webhookDeliveries)
+      .set({ leaseUntil: lease })
+      .where(
+        and(
+          eq(webhookDeliveries.id, deliveryId),
+          eq(webhookDeliveries.status, "pending"),
+          or(isNull(webhookDeliveries.nextAttemptAt), lte(webhookDeliveries.nextAttemptAt, new Date(now + DUE_SKEW_MS).toISOString())),
+          or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, nowIso)),
+        ),
+      ),
+    db
+      .select({ delivery: webhookDeliveries, webhook: webhooks })
+      .from(webhookDeliveries)
+      .leftJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
+      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseUntil, lease))),
+  ]);
+  // Not ours: done already, not due yet (a duplicate message), or another consumer holds it.
+  if (leased.meta.changes === 0 || !rows[0]) return { ack: true };
+  const { delivery, webhook } = rows[0];
+
+  const check = webhook ? checkWebhookUrl(webhook.url, { allowLoopback: ctx.allowLoopback }) : null;
+  // A ping is a test the owner asked for: it goes out even while the webhook is disabled.
+  const active = webhook !== null && (webhook.enabled || delivery.eventType === "Webhook::Ping");
+  let result: Result;
+  if (!webhook || !active) {
+    result = { statusCode: null, error: webhook ? `webhook disabled (${webhook.disabledReason ?? "by its owner"})` : "webhook deleted", retryAfter: null, durationMs: 0 };
+  } else if (!check!.ok) {
+    result = { statusCode: null, error: `url refused: ${check!.reason}`, retryAfter: null, durationMs: 0 };
+  } else {
+    const timestamp = Math.floor(now / 1000);
+    const secrets = [webhook.secret];
+    if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > nowIso) secrets.push(webhook.previousSecret);
+    const headers = {
+      "Content-Type": "application/json",
+      "User-Agent": `${ctx.serviceName}/1.0`,
+      "X-Webhook-Event": delivery.eventType,
+      "webhook-id": delivery.eventId,
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": await signatureHeader(secrets, delivery.eventId, timestamp, delivery.requestBody),
+    };
+    result = await send(ctx, check!.url, headers, delivery.requestBody, now);
+  }
+
+  const attempt = delivery.attemptCount + 1;
+  const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
+  const gone = result.statusCode === 410;
+  const final = !webhook || !active || !check?.ok || gone;
+  const delay = succeeded || final ? null : nextDelaySeconds(attempt, result.retryAfter, (ctx.random ?? Math.random)());
+  const exhausted = !succeeded && !final && delay === null;
+  const status = succeeded ? "succeeded" : delay === null ? "failed" : "pending";
+
+  const statements = [
+    db.insert(webhookAttempts).values({ id: uuidv7(), deliveryId, attemptedAt: nowIso, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error }),
+    db
+      .update(webhookDeliveries)
+      .set({
+        status,
+        attemptCount: attempt,
+        lastStatusCode: result.statusCode,
+        nextAttemptAt: delay === null ? null : new Date(now + delay * 1000).toISOString(),
+        leaseUntil: null,
+        updatedAt: nowIso,
+      })
+      .where(eq(webhookDeliveries.id, deliveryId)),
+  ] as const;
+  const webhookUpdate = !webhook
+    ? null
+    : succeeded
+      ? db.update(webhooks).set({ consecutiveFailures: 0 }).where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)))
+      : gone
+        ? db.update(webhooks).set({ enabled: false, disabledReason: "gone", updatedAt: nowIso }).where(eq(webhooks.id, webhook.id))
+        : exhausted
+          ? db
+              .update(webhooks)
+              .set({
+                consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
+                enabled: sql`CASE WHEN ${webhooks.consecutiveFailures} + 1 >= ${FAILURES_BEFORE_DISABLE} THEN 0 ELSE ${webhooks.enabled} END`,
+                disabledReason: sql`CASE WHEN ${webhooks.consecutiveFailures} + 1 >= ${FAILURES_BEFORE_DISABLE} THEN 'failing' ELSE ${webhooks.disabledReason} END`,
+                updatedAt: nowIso,
+              })
+              .where(eq(webhooks.id, webhook.id))
+          : null;
+  if (webhookUpdate) await db.batch([...statements, webhookUpdate]);
+  else await db.batch(statements);
+  return delay === null ? { ack: true } : { ack: false, delaySeconds: delay };
+}

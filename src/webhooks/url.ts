@@ -1,0 +1,39 @@
+export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
+
+export interface UrlPolicy {
+  /**
+   * Development only: also allow http and https URLs whose host is exactly 127.0.0.1 (any port), so
+   * a local receiver works. Set by `npm run dev`; never on by default.
+   */
+  allowLoopback?: boolean;
+}
+
+const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa"];
+
+/**
+ * Where a webhook may point (API.md section 7): https, no user info, no IP literal in any notation,
+ * no local names. Checked on write and again before every send.
+ *
+ * The WHATWG URL parser does the hard part of "any notation": it rewrites IPv4 written in decimal
+ * (2130706433), hex (0x7f.1), octal (0177.0.0.1) or short forms (127.1) to dotted form, and brackets
+ * IPv6 (including IPv4-mapped ::ffff:127.0.0.1); so after parsing, an IP literal is either dotted
+ * digits or bracketed, and both are refused.
+ */
+export function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): UrlCheck {
+  if (raw.length > 2048) return { ok: false, reason: "must be at most 2048 characters" };
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { ok: false, reason: "must be an absolute https URL" };
+  }
+  if (url.username || url.password) return { ok: false, reason: "must not carry a user name or password" };
+  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  const loopbackAllowed = policy.allowLoopback === true && host === "127.0.0.1" && (url.protocol === "http:" || url.protocol === "https:");
+  if (loopbackAllowed) return { ok: true, url: url.toString() };
+  if (url.protocol !== "https:") return { ok: false, reason: "must use https" };
+  if (host.startsWith("[") || /^[\d.]+$/.test(host)) return { ok: false, reason: "must name a host, not an IP address" };
+  if (host === "localhost" || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) return { ok: false, reason: "must not point to a local or internal name" };
+  if (!host.includes(".")) return { ok: false, reason: "must name a public host (a single-label name is local)" };
+  return { ok: true, url: url.toString() };
+}
