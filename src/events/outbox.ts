@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
@@ -53,6 +53,7 @@ export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, 
         createdAt: sql<string>`${now}`.as("created_at"),
         processedAt: sql<null>`null`.as("processed_at"),
         lastSentAt: sql<null>`null`.as("last_sent_at"),
+        nextSendAt: sql<null>`null`.as("next_send_at"),
         sendCount: sql<number>`0`.as("send_count"),
       })
       .from(vulns)
@@ -97,28 +98,43 @@ async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[]): Prom
 }
 
 export const SWEEP_AFTER_MS = 60_000;
+export const MAX_SWEEP_SENDS = 10;
 const SWEEP_LIMIT = 100; // a sendBatch takes at most 100 messages
 
 /**
- * The cron sweep: re-sends events that are still unprocessed a minute after they were made (or after
- * their last re-send). Sending twice is harmless: the consumer processes an event once.
+ * The cron sweep: re-sends events still unprocessed a minute after they were made. Each re-send
+ * waits twice as long as the one before (1, 2, 4 ... minutes), and after MAX_SWEEP_SENDS the sweep
+ * gives up: such an event failed every time the consumer took it (see the dead-letter queue and the
+ * logs) and stays in the outbox, unprocessed, for an operator. Sending twice is harmless: the
+ * consumer processes an event once.
  */
 export async function sweepOutbox(db: Db, queue: Queue<QueueMessage>, now = Date.now()): Promise<number> {
-  const cutoff = new Date(now - SWEEP_AFTER_MS).toISOString();
+  const nowIso = new Date(now).toISOString();
   const due = await db
-    .select({ id: events.id })
+    .select({ id: events.id, sendCount: events.sendCount })
     .from(events)
-    .where(and(isNull(events.processedAt), lt(events.createdAt, cutoff), or(isNull(events.lastSentAt), lt(events.lastSentAt, cutoff))))
+    .where(
+      and(
+        isNull(events.processedAt),
+        lt(events.createdAt, new Date(now - SWEEP_AFTER_MS).toISOString()),
+        or(isNull(events.nextSendAt), lte(events.nextSendAt, nowIso)),
+        lt(events.sendCount, MAX_SWEEP_SENDS),
+      ),
+    )
     .orderBy(asc(events.createdAt))
     .limit(SWEEP_LIMIT);
   if (due.length === 0) return 0;
-  const ids = due.map((e) => e.id);
-  await queue.sendBatch(ids.map((event_id) => ({ body: { event_id }, contentType: "json" as const })));
+  await queue.sendBatch(due.map((e) => ({ body: { event_id: e.id }, contentType: "json" as const })));
+  // One statement for all: the backoff grows with each event's own send count.
   await db
     .update(events)
-    .set({ lastSentAt: new Date(now).toISOString(), sendCount: sql`${events.sendCount} + 1` })
-    .where(inList(events.id, ids));
-  return ids.length;
+    .set({
+      lastSentAt: nowIso,
+      sendCount: sql`${events.sendCount} + 1`,
+      nextSendAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '+' || (${SWEEP_AFTER_MS / 1000} * (1 << ${events.sendCount})) || ' seconds')`,
+    })
+    .where(inList(events.id, due.map((e) => e.id)));
+  return due.length;
 }
 
 export async function markProcessed(db: Db, eventId: string, now: string): Promise<void> {

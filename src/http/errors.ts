@@ -88,7 +88,7 @@ export function errorResponse(c: Context, error: ApiError): Response {
 
 /** The app's onError: every failure path ends here, so every error has the same shape. */
 export function handleError(err: Error, c: Context): Response {
-  if (err instanceof IdempotentReplay) return err.response();
+  if (err instanceof IdempotentReplay) return err.response(c as never);
   if (err instanceof ApiError) return errorResponse(c, err);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   if (isStorageUnavailable(err)) {

@@ -26,9 +26,12 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     const unit = new IdempotencyUnit(c.var.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
-    if (!unit.reserved || unit.sealed) return;
-    if (c.res.status >= 400) await unit.release();
-    else {
+    if (unit.sealed) return;
+    if (c.res.status >= 400) {
+      // Also when the reservation's own batch failed on the way back: it may have committed, and the
+      // token is this request's, so only this request's in-flight reservation can go.
+      await unit.release().catch((err) => console.error(JSON.stringify({ level: "warn", message: "idempotency key not released", error: String(err) })));
+    } else if (unit.reserved) {
       const res = c.res.clone();
       await unit.storeAfter({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() });
     }

@@ -49,8 +49,38 @@ export function requestMediaType(): MiddlewareHandler {
           : `${essence} is not accepted; send application/vnd.api+json or application/json.`,
       );
     }
+    await rejectLoneSurrogates(c);
     return next();
   };
+}
+
+/**
+ * JSON may escape half of a UTF-16 surrogate pair ("\ud800"); such a string has no UTF-8 form, so
+ * storing it would corrupt D1 text and every webhook body made from it. Refused here, at its pointer.
+ */
+async function rejectLoneSurrogates(c: Context): Promise<void> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    return; // malformed JSON: the route's validator answers it (400)
+  }
+  const problems: { detail: string; source: { pointer: string } }[] = [];
+  const walk = (value: unknown, pointer: string) => {
+    if (problems.length >= 10) return;
+    if (typeof value === "string") {
+      if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) problems.push({ detail: "must be well-formed Unicode (it has a lone surrogate).", source: { pointer } });
+    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`));
+    else if (value && typeof value === "object") {
+      for (const [k, v] of Object.entries(value)) {
+        const key = k.replaceAll("~", "~0").replaceAll("/", "~1");
+        if (!(k as string & { isWellFormed(): boolean }).isWellFormed()) problems.push({ detail: "member names must be well-formed Unicode.", source: { pointer: `${pointer}/${key}` } });
+        walk(v, `${pointer}/${key}`);
+      }
+    }
+  };
+  walk(body, "");
+  if (problems.length) throw new ApiError("validation_error", problems);
 }
 
 export function isAcceptedMediaType(header: string): boolean {

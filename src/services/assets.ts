@@ -1,12 +1,13 @@
-import { eq } from "drizzle-orm";
-import { assets, type AssetRow } from "../db/schema";
+import { and, eq } from "drizzle-orm";
+import { assets, vulnAssets, type AssetRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { isForeignKeyViolation, isUniqueViolation, listPage, where, type Sort } from "./listing";
-import { commit, Plan, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { touchVulns } from "./vulns";
 
 export interface AssetInput {
   kind?: AssetKind;
@@ -60,27 +61,49 @@ export async function createAsset(
   return row;
 }
 
-export async function updateAsset(ctx: ServiceContext, id: string, input: AssetInput): Promise<AssetRow> {
-  const changes: Partial<AssetRow> = { updatedAt: nowIso() };
-  if (input.short_description !== undefined) changes.shortDescription = input.short_description;
-  if (input.kind !== undefined || input.value !== undefined) {
-    // Changing one of kind and value re-checks the value against the kind it will have.
-    const existing = input.kind !== undefined && input.value !== undefined ? null : await getAsset(ctx, id);
-    const kind = (input.kind ?? existing!.kind) as AssetKind;
-    const checked = checkAssetValue(kind, input.value ?? existing!.value);
-    if (!checked.ok) throw invalid(input.value !== undefined ? "/data/attributes/value" : "/data/attributes/kind", checked.reason);
-    changes.kind = kind;
-    changes.value = checked.value;
-  }
-  const [row] = await uniqueGuard(() =>
-    ctx.db.update(assets).set(changes).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))).returning(),
-  );
+/** The asset and the vulns it is a domain of, in one round trip. */
+async function readWithVulns(ctx: ServiceContext, id: string) {
+  const [rows, linked] = await readBatch(ctx, [
+    ctx.db.select().from(assets).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
+    ctx.db.select({ vulnId: vulnAssets.vulnId }).from(vulnAssets).innerJoin(assets, eq(assets.id, vulnAssets.assetId)).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
+  ]);
+  const row = rows[0];
   if (!row) throw notFound();
-  return row;
+  return { row, vulnIds: linked.map((l) => l.vulnId) };
 }
 
+/**
+ * Updates an asset. Its kind and value are part of the payloads of the vulns it is a domain of, so
+ * changing them moves those vulns too, with Vuln::Updated, in the same batch.
+ */
+export async function updateAsset(ctx: ServiceContext, id: string, input: AssetInput): Promise<AssetRow> {
+  const now = nowIso();
+  const changes: Partial<AssetRow> = { updatedAt: now };
+  if (input.short_description !== undefined) changes.shortDescription = input.short_description;
+  if (input.kind === undefined && input.value === undefined) {
+    const [row] = await ctx.db.update(assets).set(changes).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))).returning();
+    if (!row) throw notFound();
+    return row;
+  }
+  const { row: existing, vulnIds } = await readWithVulns(ctx, id);
+  // Changing one of kind and value re-checks the value against the kind it will have.
+  const kind = (input.kind ?? existing.kind) as AssetKind;
+  const checked = checkAssetValue(kind, input.value ?? existing.value);
+  if (!checked.ok) throw invalid(input.value !== undefined ? "/data/attributes/value" : "/data/attributes/kind", checked.reason);
+  changes.kind = kind;
+  changes.value = checked.value;
+  const next: AssetRow = { ...existing, ...changes };
+  const p = new Plan(next).add(ctx.db.update(assets).set(changes).where(and(eq(assets.id, id), eq(assets.organizationId, existing.organizationId))));
+  if (kind !== existing.kind || checked.value !== existing.value) touchVulns(ctx, vulnIds, now, p);
+  await uniqueGuard(() => commit(ctx, p));
+  return next;
+}
+
+/** Deletes an asset; the vulns it was a domain of lose it, with Vuln::Updated, in the same batch. */
 export async function deleteAsset(ctx: ServiceContext, id: string): Promise<void> {
-  const deleted = await ctx.db.delete(assets).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))).returning({ id: assets.id });
-  if (deleted.length === 0) throw notFound();
+  const { row, vulnIds } = await readWithVulns(ctx, id);
+  const p = new Plan(row).add(ctx.db.delete(assets).where(and(eq(assets.id, id), eq(assets.organizationId, row.organizationId))));
+  touchVulns(ctx, vulnIds, nowIso(), p);
+  await commit(ctx, p);
 }
 

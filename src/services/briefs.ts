@@ -1,5 +1,5 @@
-import { and, eq } from "drizzle-orm";
-import { briefs, organizations, policies, type BriefRow } from "../db/schema";
+import { and, count, eq, sql } from "drizzle-orm";
+import { briefs, organizations, policies, vulns, type BriefRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
@@ -99,8 +99,23 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   return row;
 }
 
+/**
+ * Deletes a brief that no report came through. A brief with reports stays (unpublish it to close it
+ * to new reports): every vuln keeps the brief it came through, which PATCH requires.
+ */
 export async function deleteBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {
-  const [row] = await ctx.db.delete(briefs).where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId))).returning();
-  if (!row) throw notFound();
-  return row;
+  const scoped = where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId));
+  const [deleted, reports] = await ctx.db.batch([
+    ctx.db.delete(briefs).where(and(scoped, sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`)).returning(),
+    ctx.db.select({ n: count() }).from(vulns).innerJoin(briefs, eq(briefs.id, vulns.briefId)).where(scoped),
+  ]);
+  const row = deleted[0];
+  if (row) return row;
+  const n = reports[0]?.n ?? 0;
+  if (n > 0) {
+    throw new ApiError("unprocessable_entity", {
+      detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,
+    });
+  }
+  throw notFound();
 }

@@ -20,8 +20,11 @@ export class IdempotentReplay extends Error {
     super("idempotent replay");
   }
 
-  response(): Response {
-    return new Response(this.stored.body, { status: this.stored.status, headers: { ...this.stored.headers, "Idempotent-Replayed": "true" } });
+  /** The first response again, through the request's context so its own headers (X-Request-Id, CORS) apply. */
+  response(c: { header(name: string, value: string): void; body(data: string, status: number): Response }): Response {
+    for (const [name, value] of Object.entries(this.stored.headers)) c.header(name, value);
+    c.header("Idempotent-Replayed", "true");
+    return c.body(this.stored.body, this.stored.status);
   }
 }
 
@@ -107,9 +110,13 @@ export class IdempotencyUnit {
       .where(this.where());
   }
 
-  /** Frees the key after a failed request, so the client can retry with it. */
+  /**
+   * Frees the key after a failed request, so the client can retry with it. Only while in flight: if
+   * the change's batch committed and the error came after (D1 can fail on the way back), the key is
+   * done, and the retry must get the replay, not a second change.
+   */
   async release(): Promise<void> {
-    await this.db.delete(idempotencyKeys).where(this.where());
+    await this.db.delete(idempotencyKeys).where(and(this.where(), eq(idempotencyKeys.state, "in_flight")));
   }
 
   /** For a successful request that made no batch of its own: store its response after the fact. */

@@ -1,13 +1,13 @@
 import { and, eq, getTableColumns, gte, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { assets, briefs, vulnAssets, vulns, type ProcessingState, type VulnRow } from "../db/schema";
+import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
-import { inList, insertChunks, listPage, where, type Sort } from "./listing";
+import { inList, listPage, where, type Sort } from "./listing";
 import { changedRows, commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface VulnInput {
@@ -78,15 +78,37 @@ export async function showVuln(ctx: ServiceContext, id: string): Promise<VulnRec
   return toRecord(row);
 }
 
-/** The statements that make the vuln's domains exactly `domains`: domain assets made as needed, then linked. */
-function domainStatements(ctx: ServiceContext, vulnId: string, organizationId: string, domains: string[], now: string, guard?: string): BatchItem<"sqlite">[] {
-  // With a guard (updates), nothing changes unless the vuln is still as the request read it.
-  const unchanged = guard ? sql`EXISTS (SELECT 1 FROM vulns WHERE id = ${vulnId} AND updated_at = ${guard})` : undefined;
+/**
+ * The statements that make the vuln's domains exactly `domains`: domain assets made as needed, then
+ * linked. With a guard (updates), none of them changes anything unless the vuln is still at the
+ * revision the request read, so a PATCH that loses a race writes nothing at all.
+ */
+function domainStatements(ctx: ServiceContext, vulnId: string, organizationId: string, domains: string[], now: string, guard?: number): BatchItem<"sqlite">[] {
+  const unchanged = guard === undefined ? sql`1` : sql`EXISTS (SELECT 1 FROM vulns WHERE id = ${vulnId} AND revision = ${guard})`;
   const statements: BatchItem<"sqlite">[] = [];
-  if (guard) statements.push(ctx.db.delete(vulnAssets).where(and(eq(vulnAssets.vulnId, vulnId), unchanged)));
+  if (guard !== undefined) statements.push(ctx.db.delete(vulnAssets).where(and(eq(vulnAssets.vulnId, vulnId), unchanged)));
   if (domains.length) {
-    const rows = domains.map((value) => ({ id: uuidv7(), organizationId, kind: "domain", value, shortDescription: null, createdAt: now, updatedAt: now }));
-    for (const chunk of insertChunks(rows)) statements.push(ctx.db.insert(assets).values(chunk).onConflictDoNothing());
+    // The new assets come from one JSON parameter (ids made here), so 50 domains bind 5 values.
+    const pairs = JSON.stringify(domains.map((value) => [uuidv7(), value]));
+    statements.push(
+      ctx.db
+        .insert(assets)
+        .select(
+          ctx.db
+            .select({
+              id: sql<string>`json_extract(value, '$[0]')`.as("id"),
+              organizationId: sql<string>`${organizationId}`.as("organization_id"),
+              kind: sql<string>`'domain'`.as("kind"),
+              value: sql<string>`json_extract(value, '$[1]')`.as("value"),
+              shortDescription: sql<null>`null`.as("short_description"),
+              createdAt: sql<string>`${now}`.as("created_at"),
+              updatedAt: sql<string>`${now}`.as("updated_at"),
+            })
+            .from(sql`json_each(${pairs})`)
+            .where(unchanged),
+        )
+        .onConflictDoNothing(),
+    );
     statements.push(
       ctx.db
         .insert(vulnAssets)
@@ -115,6 +137,7 @@ export async function createVuln(
   ctx: ServiceContext,
   input: VulnInput,
   brief: { id: string } | { shortcode: string },
+  raw: Omit<Submission, "received_at">,
   respond: Responder<VulnRecord>,
 ): Promise<VulnRecord> {
   const now = nowIso();
@@ -132,6 +155,7 @@ export async function createVuln(
   }
   const domains = unique(input.domains);
   const vuln: VulnRow = {
+    revision: 0,
     id: uuidv7(),
     organizationId: row.organizationId,
     briefId: row.id,
@@ -143,7 +167,7 @@ export async function createVuln(
     inboxState: "dispatching",
     processingState: "open",
     readAt: null,
-    submission: { title: input.title, description: input.description, contact_email: input.contact_email ?? null, domains, received_at: now },
+    submission: { ...raw, received_at: now },
     createdAt: now,
     updatedAt: now,
   };
@@ -164,9 +188,9 @@ export interface VulnUpdate extends VulnInput {
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
 
 /**
- * Updates a vuln: one read (the vuln and the named brief), then one batch. The UPDATE is guarded by
- * the updated_at it read, and the events are chained on changes(), so a concurrent change makes this
- * one a 409 rather than a lost update with wrong events.
+ * Updates a vuln: one read (the vuln and the named brief), then one batch. Every statement is guarded
+ * by the revision it read (which only edits bump, not intake), and the events are chained on
+ * changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
  */
 export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
   const [vulnRows, briefRows] = await readBatch(ctx, [
@@ -201,12 +225,22 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
   const now = nowIso();
   next.updatedAt = now;
   const p = new Plan(next);
-  if (domainsChanged) for (const s of domainStatements(ctx, id, existing.organizationId, next.domains, now, existing.updatedAt)) p.add(s);
+  next.revision = existing.revision + 1;
+  if (domainsChanged) for (const s of domainStatements(ctx, id, existing.organizationId, next.domains, now, existing.revision)) p.add(s);
   p.add(
     ctx.db
       .update(vulns)
-      .set({ title: next.title, description: next.description, briefId: next.briefId, contactEmail: next.contactEmail, tags: next.tags, processingState: next.processingState, updatedAt: now })
-      .where(and(eq(vulns.id, id), eq(vulns.updatedAt, existing.updatedAt))),
+      .set({
+        title: next.title,
+        description: next.description,
+        briefId: next.briefId,
+        contactEmail: next.contactEmail,
+        tags: next.tags,
+        processingState: next.processingState,
+        revision: next.revision,
+        updatedAt: now,
+      })
+      .where(and(eq(vulns.id, id), eq(vulns.revision, existing.revision))),
   );
   const guard = p.statements.length - 1;
   const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now, { ifPreviousChanged: true });
@@ -229,4 +263,18 @@ export async function deleteVuln(ctx: ServiceContext, id: string): Promise<void>
   const p = new Plan(null).add(destroyed.statement, destroyed.event).add(ctx.db.delete(vulns).where(scoped));
   const { results } = await commit(ctx, p);
   if (changedRows(results[1]) === 0) throw notFound();
+}
+
+/**
+ * Vulns whose data changed through something else (a linked domain asset edited or deleted): their
+ * revision and updated_at move and each gets Vuln::Updated, for the same batch as that change and
+ * placed after it, so the payloads show the vulns as the change left them.
+ */
+export function touchVulns(ctx: ServiceContext, vulnIds: string[], now: string, p: Plan<unknown>): void {
+  if (vulnIds.length === 0) return;
+  p.add(ctx.db.update(vulns).set({ revision: sql`${vulns.revision} + 1`, updatedAt: now }).where(inList(vulns.id, vulnIds)));
+  for (const id of vulnIds) {
+    const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now);
+    p.add(updated.statement, updated.event);
+  }
 }

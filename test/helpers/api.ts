@@ -23,7 +23,15 @@ export interface RequestOptions {
   env?: Partial<Env>;
   /** Another origin than BASE, e.g. a second custom domain of the same Worker. */
   origin?: string;
+  /**
+   * Send to the real Queue binding, whose consumer then runs in the background (intake, webhook
+   * deliveries). Off by default: tests hand messages to the consumer themselves, so nothing runs
+   * behind their back and nothing tries to reach a webhook URL.
+   */
+  realQueue?: boolean;
 }
+
+const discard = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue;
 
 export const BASE = "https://api.vdp.test";
 
@@ -40,7 +48,7 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");
   const counter = countingD1(opts.env?.DB ?? env.DB);
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }), { ...env, ...opts.env, DB: counter.db }, ctx);
+  const res = await worker.fetch(new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }), { ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env, DB: counter.db }, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count() };

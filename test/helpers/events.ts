@@ -24,9 +24,9 @@ export interface StoredEvent {
   processed_at: string | null;
 }
 
-/** The outbox rows of one vuln, oldest first. */
+/** The outbox rows of one vuln, in the order they were written. */
 export async function eventsOf(vulnId: string): Promise<StoredEvent[]> {
-  const { results } = await env.DB.prepare("SELECT id, type, payload, vuln_id, processed_at FROM events WHERE vuln_id = ? ORDER BY id").bind(vulnId).all<StoredEvent>();
+  const { results } = await env.DB.prepare("SELECT id, type, payload, vuln_id, processed_at FROM events WHERE vuln_id = ? ORDER BY rowid").bind(vulnId).all<StoredEvent>();
   return results;
 }
 

@@ -160,7 +160,7 @@ describe("the outbox", () => {
     expect((await eventsOf(id))[0]!.processed_at).not.toBeNull();
   });
 
-  it("does not re-send an event the consumer already processed, nor one it sent a moment ago", async () => {
+  it("does not re-send an event the consumer already processed", async () => {
     const { eventIds } = await createCaptured();
     await consume(eventIds);
     vi.useFakeTimers({ toFake: ["Date"] });
@@ -189,7 +189,7 @@ describe("the outbox", () => {
 
 describe("through the real queue binding", () => {
   it("a created vuln reaches stored within seconds", async () => {
-    const res = await post("/v1/vulns", org.key, doc());
+    const res = await post("/v1/vulns", org.key, doc(), { realQueue: true });
     const id = res.body.data.id;
     let state = "dispatching";
     for (let i = 0; i < 100 && state !== "stored"; i++) {

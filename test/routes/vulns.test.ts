@@ -246,12 +246,15 @@ describe("DELETE /v1/vulns/{id}", () => {
     expect(events[1]!.payload).toBe(JSON.stringify({ vuln: { id: v.id, destroyed: true } }));
   });
 
-  it("keeps reports when their brief is deleted", async () => {
+  it("keeps a brief that reports came through: deleting it is a 422, unpublishing closes it", async () => {
     const b = (await brief(org, { published_at: PUBLISHED })).id;
     const v = await vuln(org, b);
-    await del(`/v1/briefs/${b}`, org.key);
-    const shown = await get(`/v1/vulns/${v.id}`, org.key);
-    expect(shown.status).toBe(200);
-    expect(shown.body.data.relationships.brief.data).toBeNull();
+    const res = await del(`/v1/briefs/${b}`, org.key);
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0]).toMatchObject({ code: "unprocessable_entity", title: "Unprocessable entity" });
+    expect((await get(`/v1/vulns/${v.id}`, org.key)).body.data.relationships.brief.data.id).toBe(b);
+    // Another organization cannot learn that the brief has reports.
+    const other = await organization();
+    expect((await del(`/v1/briefs/${b}`, other.key)).status).toBe(404);
   });
 });

@@ -19,6 +19,9 @@ export const events = sqliteTable(
     createdAt: text("created_at").notNull(),
     processedAt: text("processed_at"),
     lastSentAt: text("last_sent_at"),
+    // The sweep re-sends an unprocessed event with backoff (1, 2, 4 ... minutes) and gives up after
+    // MAX_SWEEP_SENDS, leaving it in the outbox, unprocessed, for an operator to look at.
+    nextSendAt: text("next_send_at"),
     sendCount: integer("send_count").notNull().default(0),
   },
   (t) => [

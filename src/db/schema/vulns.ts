@@ -1,4 +1,4 @@
-import { index, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { briefs } from "./briefs";
 import { timestamps } from "./columns";
@@ -35,6 +35,8 @@ export const vulns = sqliteTable(
     inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
     processingState: text("processing_state", { enum: PROCESSING_STATES }).notNull(),
     readAt: text("read_at"),
+    // Bumped by every edit of what the organization owns (not by intake): PATCH guards on it.
+    revision: integer("revision").notNull().default(0),
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
     ...timestamps,
   },

@@ -7,7 +7,7 @@ import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
 import { createVuln } from "../../services/vulns";
 import { serviceContext } from "../v1/handler-helpers";
-import { SubmissionAttributes } from "../v1/vulns/schema";
+import { rawSubmission, SubmissionAttributes } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
 import { publicRateLimit } from "./rate-limit";
 
@@ -55,7 +55,7 @@ export const publicVulnsRouter = createRouter().openapi(
     assertDocumentMatches(data, "vuln");
     const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
     if (!shortcode) throw briefNotFound();
-    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, (r) => ({
+    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, await rawSubmission(c), (r) => ({
       status: 201,
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify(receipt(r)),

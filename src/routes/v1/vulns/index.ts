@@ -5,7 +5,7 @@ import { collectionDocument, errorResponses, IdParam, jsonContent, singleDocumen
 import { createRouter } from "../../../http/router";
 import { createVuln, deleteVuln, listVulns, showVuln, updateVuln } from "../../../services/vulns";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
-import { CreateVulnInput, ListVulnsQuery, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
+import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
 
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
@@ -58,7 +58,7 @@ export const vulnsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "vuln");
-      const record = await createVuln(serviceContext(c), data.attributes, { id: data.relationships.brief.data.id }, (r) =>
+      const record = await createVuln(serviceContext(c), data.attributes, { id: data.relationships.brief.data.id }, await rawSubmission(c), (r) =>
         storedCreated(c, single(serializeVuln(r))),
       );
       return created(c, single(serializeVuln(record)));

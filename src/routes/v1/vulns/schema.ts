@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
-import { INBOX_STATES, PROCESSING_STATES } from "../../../db/schema";
+import type { Context } from "hono";
+import { INBOX_STATES, PROCESSING_STATES, type Submission } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
@@ -66,6 +67,20 @@ export const Vuln = resourceSchema(
   }),
   z.object({ organization: toOneSchema("organization"), brief: toOneSchema("brief") }),
 );
+
+/**
+ * The submission exactly as the client sent it, before trimming and normalizing, for the intake
+ * record. Called after validation, so the members have their types.
+ */
+export async function rawSubmission(c: Context): Promise<Omit<Submission, "received_at">> {
+  const a = ((await c.req.json()) as { data: { attributes: Record<string, unknown> } }).data.attributes;
+  return {
+    title: a.title as string,
+    description: a.description as string,
+    contact_email: (a.contact_email as string | null | undefined) ?? null,
+    domains: (a.domains as string[] | undefined) ?? [],
+  };
+}
 
 export function serializeVuln(row: VulnRecord) {
   return resource(
