@@ -37,7 +37,7 @@ async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<voi
 }
 
 function fail(message: Message<unknown>, err: unknown, what: Record<string, unknown>) {
-  console.error(JSON.stringify({ level: "error", message: "queue message failed; retrying", ...what, attempts: message.attempts, error: String(err) }));
+  console.error(JSON.stringify({ level: "error", message: "queue message failed; retrying", ...what, attempts: message.attempts, error: String(err), stack: (err as Error)?.stack }));
   message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 }
 

@@ -60,7 +60,9 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
   const lease = new Date(now + LEASE_MS).toISOString();
-  const [leased, rows] = await db.batch([
+  // (Two selects, not a join: D1 batch rows are keyed by column name, and both tables have id,
+  // organization_id, created_at ... which a join would collide.)
+  const [leased, deliveries, hooks] = await db.batch([
     db
       .update(webhookDeliveries)
       .set({ leaseUntil: lease })
@@ -72,15 +74,16 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
           or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, nowIso)),
         ),
       ),
+    db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseUntil, lease))),
     db
-      .select({ delivery: webhookDeliveries, webhook: webhooks })
-      .from(webhookDeliveries)
-      .leftJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-      .where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseUntil, lease))),
+      .select()
+      .from(webhooks)
+      .where(eq(webhooks.id, sql`(SELECT webhook_id FROM webhook_deliveries WHERE id = ${deliveryId})`)),
   ]);
+  const delivery = deliveries[0];
   // Not ours: done already, not due yet (a duplicate message), or another consumer holds it.
-  if (leased.meta.changes === 0 || !rows[0]) return { ack: true };
-  const { delivery, webhook } = rows[0];
+  if (leased.meta.changes === 0 || !delivery) return { ack: true };
+  const webhook = hooks[0] ?? null;
 
   const check = webhook ? checkWebhookUrl(webhook.url, { allowLoopback: ctx.allowLoopback }) : null;
   // A ping is a test the owner asked for: it goes out even while the webhook is disabled.

@@ -29,7 +29,8 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): UrlCheck {
   }
   if (url.username || url.password) return { ok: false, reason: "must not carry a user name or password" };
   const host = url.hostname.toLowerCase().replace(/\.$/, "");
-  const loopbackAllowed = policy.allowLoopback === true && host === "127.0.0.1" && (url.protocol === "http:" || url.protocol === "https:");
+  // "Exactly 127.0.0.1" as written: the parser would also turn 2130706433 or 0x7f.1 into it.
+  const loopbackAllowed = policy.allowLoopback === true && /^https?:\/\/127\.0\.0\.1(:\d+)?([/?#]|$)/i.test(raw) && host === "127.0.0.1";
   if (loopbackAllowed) return { ok: true, url: url.toString() };
   if (url.protocol !== "https:") return { ok: false, reason: "must use https" };
   if (host.startsWith("[") || /^[\d.]+$/.test(host)) return { ok: false, reason: "must name a host, not an IP address" };

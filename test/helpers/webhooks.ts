@@ -1,0 +1,68 @@
+import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { vi } from "vitest";
+import worker from "../../src/index";
+import { fakeQueue } from "./events";
+
+export interface Sent {
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  init: RequestInit;
+}
+
+/**
+ * Replaces fetch for the Worker code under test (it shares the test's isolate): every webhook
+ * request is recorded and answered by `respond`. Nothing leaves the machine.
+ */
+export function receiver(respond: (sent: Sent, n: number) => Response | Promise<Response> = () => new Response(null, { status: 204 })) {
+  const sent: Sent[] = [];
+  let inFlight = 0;
+  let maxInFlight = 0;
+  const spy = vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    const item: Sent = { url: request.url, headers: Object.fromEntries(request.headers), body: await request.text(), init: init ?? {} };
+    sent.push(item);
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    try {
+      return await respond(item, sent.length);
+    } finally {
+      inFlight--;
+    }
+  });
+  return { sent, restore: () => spy.mockRestore(), maxInFlight: () => maxInFlight };
+}
+
+/** Hands messages to the Worker's queue handler, as the Queue would, and says what it acked and retried. */
+export async function runQueue(bodies: object[], overrides: Partial<Env> = {}) {
+  const produced = fakeQueue();
+  const batch = createMessageBatch(
+    "vdp-events",
+    bodies.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })),
+  );
+  const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
+  const ctx = createExecutionContext();
+  await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: produced.queue, ...overrides }, ctx);
+  const result = await getQueueResult(batch, ctx);
+  return {
+    acked: result.explicitAcks.length,
+    retried: result.retryMessages.length,
+    delays: retries.flatMap((r) => r.mock.calls.map((c) => (c[0] as { delaySeconds?: number } | undefined)?.delaySeconds)),
+    produced: produced.sent as { event_id?: string; delivery_id?: string }[],
+  };
+}
+
+/** Runs the consumer over events, then over the deliveries they fanned out to; returns the delivery ids. */
+export async function deliverEvents(eventIds: string[], overrides: Partial<Env> = {}) {
+  const fanned = await runQueue(eventIds.map((event_id) => ({ event_id })), overrides);
+  const deliveryIds = fanned.produced.flatMap((m) => (m.delivery_id ? [m.delivery_id] : []));
+  const derived = fanned.produced.flatMap((m) => (m.event_id ? [m.event_id] : []));
+  const delivered = await runQueue(deliveryIds.map((delivery_id) => ({ delivery_id })), overrides);
+  return { deliveryIds, derivedEvents: derived, ...delivered };
+}
+
+/** Makes a delivery due now, as if its retry delay had passed. */
+export async function makeDue(deliveryId: string) {
+  await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), deliveryId).run();
+}

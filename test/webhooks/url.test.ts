@@ -1,0 +1,73 @@
+import { describe, expect, it } from "vitest";
+import { checkWebhookUrl } from "../../src/webhooks/url";
+
+// Every one of these must be refused: they reach inside (loopback, private, link-local, metadata),
+// hide a host behind user info, or are not https.
+const HOSTILE = [
+  "http://hooks.example.com/vdp", // not https
+  "ftp://hooks.example.com/",
+  "javascript:alert(1)",
+  "file:///etc/passwd",
+  "https://user:pass@hooks.example.com/",
+  "https://user@hooks.example.com/",
+  "https://hooks.example.com@127.0.0.1/",
+  "https://127.0.0.1/",
+  "https://127.1/", // short dotted
+  "https://2130706433/", // decimal
+  "https://0x7f000001/", // hex
+  "https://0x7f.0.0.1/", // hex octet
+  "https://0177.0.0.1/", // octal
+  "https://017700000001/", // octal whole
+  "https://10.0.0.1/",
+  "https://192.168.1.1/",
+  "https://172.16.0.1/",
+  "https://169.254.169.254/latest/meta-data/", // cloud metadata
+  "https://0.0.0.0/",
+  "https://[::1]/",
+  "https://[::]/",
+  "https://[::ffff:127.0.0.1]/", // IPv4-mapped IPv6
+  "https://[::ffff:7f00:1]/",
+  "https://[fe80::1]/",
+  "https://[fd00::1]/",
+  "https://localhost/",
+  "https://LOCALHOST./",
+  "https://api.localhost/",
+  "https://printer.local/",
+  "https://db.internal/",
+  "https://metadata.google.internal/",
+  "https://router.home.arpa/",
+  "https://intranet/", // single label
+  "not a url",
+  `https://${"a".repeat(2040)}.example.com/`,
+];
+
+describe("checkWebhookUrl", () => {
+  it("has at least 25 hostile cases", () => expect(HOSTILE.length).toBeGreaterThanOrEqual(25));
+
+  it.each(HOSTILE)("refuses %s", (url) => {
+    expect(checkWebhookUrl(url).ok).toBe(false);
+    // The development allowance is for exactly 127.0.0.1, and only that.
+    if (!/^https?:\/\/127\.0\.0\.1\//.test(url)) expect(checkWebhookUrl(url, { allowLoopback: true }).ok).toBe(false);
+  });
+
+  it.each(["https://hooks.example.com/vdp", "https://hooks.example.com:8443/a?b=c", "https://xn--bcher-kva.example/", "https://0xabc.example.com/", "https://1.2.3.example.com/"])(
+    "accepts %s",
+    (url) => {
+      expect(checkWebhookUrl(url)).toEqual({ ok: true, url: new URL(url).toString() });
+    },
+  );
+
+  it("allows http and https to exactly 127.0.0.1, any port, only in development", () => {
+    for (const url of ["http://127.0.0.1:9000/hook", "https://127.0.0.1/", "http://127.0.0.1/"]) {
+      expect(checkWebhookUrl(url).ok).toBe(false);
+      expect(checkWebhookUrl(url, { allowLoopback: true }).ok).toBe(true);
+    }
+    for (const url of ["http://localhost:9000/", "http://127.0.0.2:9000/", "http://2130706433:9000/", "http://user:pw@127.0.0.1:9000/", "http://[::1]:9000/"]) {
+      expect([url, checkWebhookUrl(url, { allowLoopback: true }).ok]).toEqual([url, false]);
+    }
+  });
+
+  it("normalizes what it accepts", () => {
+    expect(checkWebhookUrl("https://Hooks.Example.COM/Path")).toEqual({ ok: true, url: "https://hooks.example.com/Path" });
+  });
+});
