@@ -1,7 +1,8 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
 import { fakeQueue } from "../helpers/events";
-import { asset, brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { webhookDoc } from "../helpers/endpoints";
+import { asset, brief, organization, policy, PUBLISHED, webhook, type TestOrganization } from "../helpers/factories";
 
 // Each D1 query is a network round trip at the edge. Budgets (issue 2): an authenticated read costs at
 // most 2 (key lookup + one query or batch), a write at most 3, a public read from cache none. The
@@ -121,6 +122,37 @@ const CASES: Case[] = [
     run: async (o) => {
       const shortcode = (await brief(o, { published_at: PUBLISHED })).attributes.shortcode;
       return api("POST", `/v1/p/briefs/${shortcode}/vulns`, { body: { data: { type: "vuln", attributes: { title: "T", description: "D" } } }, env: quiet });
+    },
+  },
+  { name: "GET /v1/webhook_event_types (no query)", trips: 1, run: (o) => get("/v1/webhook_event_types", o.key) },
+  { name: "GET /v1/webhooks", trips: 2, run: (o) => get("/v1/webhooks", o.key) },
+  { name: "GET /v1/webhooks/{id}", trips: 2, run: async (o) => get(`/v1/webhooks/${(await webhook(o)).id}`, o.key) },
+  { name: "POST /v1/webhooks", trips: 2, run: (o) => api("POST", "/v1/webhooks", { key: o.key, body: webhookDoc() }) },
+  { name: "PATCH /v1/webhooks/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/webhooks/${(await webhook(o)).id}`, { key: o.key, body: { data: { type: "webhook", attributes: { enabled: false } } } }) },
+  { name: "DELETE /v1/webhooks/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/webhooks/${(await webhook(o)).id}`, { key: o.key }) },
+  { name: "POST /v1/webhooks/{id}/rotate_secret", trips: 3, run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/rotate_secret`, { key: o.key }) },
+  { name: "POST /v1/webhooks/{id}/ping", trips: 3, run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/ping`, { key: o.key }) },
+  {
+    name: "GET /v1/webhooks/{id}/deliveries",
+    trips: 2,
+    run: async (o) => api("GET", `/v1/webhooks/${(await webhook(o)).id}/deliveries`, { key: o.key }),
+  },
+  {
+    name: "GET /v1/webhooks/{id}/deliveries/{delivery_id}",
+    trips: 2,
+    run: async (o) => {
+      const w = await webhook(o);
+      const d = await api("POST", `/v1/webhooks/${w.id}/ping`, { key: o.key });
+      return get(`/v1/webhooks/${w.id}/deliveries/${d.body.data.id}`, o.key);
+    },
+  },
+  {
+    name: "POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+    trips: 3,
+    run: async (o) => {
+      const w = await webhook(o);
+      const d = await api("POST", `/v1/webhooks/${w.id}/ping`, { key: o.key });
+      return api("POST", `/v1/webhooks/${w.id}/deliveries/${d.body.data.id}/redeliver`, { key: o.key });
     },
   },
   { name: "GET /v1/openapi.json", trips: 0, run: () => get("/v1/openapi.json") },

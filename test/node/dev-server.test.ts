@@ -115,6 +115,53 @@ describe("a report through the demo brief, as the README walks it", () => {
   });
 });
 
+describe("webhooks to npm run webhook-receiver", () => {
+  it("delivers each event to a local receiver, which verifies every signature", async () => {
+    const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
+    const auth = { Authorization: `Bearer ${key}` };
+    const receiverPort = port + 1;
+    const types = (await json(await fetch(`${base}/v1/webhook_event_types`, { headers: auth }))).data.map((t: { id: string }) => ({ type: "trigger_event_type", id: t.id }));
+    const created = await json(
+      await fetch(`${base}/v1/webhooks`, {
+        method: "POST",
+        headers: { ...auth, ...jsonApi },
+        body: JSON.stringify({ data: { type: "webhook", attributes: { name: "e2e", url: `http://127.0.0.1:${receiverPort}/` }, relationships: { trigger_event_types: { data: types } } } }),
+      }),
+    );
+    const secret = created.data.attributes.secret as string;
+    const receiver = spawn(process.execPath, ["scripts/webhook-receiver.ts", "--secret", secret, "--port", String(receiverPort)], { cwd: root, detached: true });
+    let printed = "";
+    receiver.stdout!.on("data", (chunk) => (printed += chunk));
+    receiver.stderr!.on("data", (chunk) => (printed += chunk));
+    try {
+      const until = async (text: string) => {
+        const deadline = Date.now() + 20_000;
+        while (!printed.includes(text) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+        expect(printed).toContain(text);
+      };
+      await until("listening");
+      const submitted = await json(
+        await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", "CF-Connecting-IP": "192.0.2.50" },
+          body: JSON.stringify({ data: { type: "vuln", attributes: { title: "Webhook e2e", description: "Watch it arrive." } } }),
+        }),
+      );
+      for (const event of ["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]) await until(`── ${event}  ✔ signature verified`);
+      await fetch(`${base}/v1/vulns/${submitted.data.id}`, { method: "DELETE", headers: auth });
+      await until("── Vuln::Destroyed  ✔ signature verified");
+      expect(printed).not.toContain("NOT VERIFIED");
+      const log = await json(await fetch(`${base}/v1/webhooks/${created.data.id}/deliveries`, { headers: auth }));
+      // Other tests' reports in this server go out too; every delivery succeeded.
+      const statuses = log.data.map((d: { attributes: { status: string } }) => d.attributes.status);
+      expect(statuses.length).toBeGreaterThanOrEqual(4);
+      expect(new Set(statuses)).toEqual(new Set(["succeeded"]));
+    } finally {
+      if (receiver.pid) process.kill(-receiver.pid, "SIGTERM");
+    }
+  });
+});
+
 describe("npm run operator-key -- --local", () => {
   it("prints a key alone on its last line that works, and stops working once revoked", async () => {
     const operator = await operatorKey();
