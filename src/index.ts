@@ -12,12 +12,14 @@ export default {
   queue: (batch, env) => consume(batch as MessageBatch<QueueMessage>, env),
 
   // Every minute: re-send events and deliveries whose messages were lost, and forget what expired.
+  // Each step on its own: a queue that is down must not stop the purges, nor one sweep the other.
   async scheduled(_controller, env) {
     const db = createDb(env.DB);
     const queue = env.EVENTS as Queue<QueueMessage>;
-    await sweepOutbox(db, queue);
-    await sweepDeliveries(db, queue);
-    await purgeExpiredIdempotencyKeys(db);
-    await purgeDeliveries(db);
+    const steps = { sweepOutbox: () => sweepOutbox(db, queue), sweepDeliveries: () => sweepDeliveries(db, queue), purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db), purgeDeliveries: () => purgeDeliveries(db) };
+    const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
+    results.forEach((r, i) => {
+      if (r.status === "rejected") console.error(JSON.stringify({ level: "error", message: `scheduled ${Object.keys(steps)[i]} failed`, error: String(r.reason) }));
+    });
   },
 } satisfies ExportedHandler<Env>;

@@ -1,6 +1,7 @@
 import { eq } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import { events } from "../db/schema";
+import { loggable } from "../http/errors";
 import { runIntake } from "../intake/intake";
 import { attemptDelivery, type DeliveryContext } from "../webhooks/deliver";
 import { fanOut } from "../webhooks/fanout";
@@ -37,7 +38,7 @@ async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<voi
 }
 
 function fail(message: Message<unknown>, err: unknown, what: Record<string, unknown>) {
-  console.error(JSON.stringify({ level: "error", message: "queue message failed; retrying", ...what, attempts: message.attempts, error: String(err), stack: (err as Error)?.stack }));
+  console.error(JSON.stringify({ level: "error", message: "queue message failed; retrying", ...what, attempts: message.attempts, ...loggable(err as Error) }));
   message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 }
 

@@ -96,9 +96,7 @@ export function handleError(err: Error, c: Context): Response {
     return errorResponse(c, new ApiError("service_unavailable", { detail: "Storage is unavailable; retry shortly." }).withHeaders({ "Retry-After": "5" }));
   }
   // Never answer with internals: the stack and driver text go to the log, tied to the request id.
-  console.error(
-    JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err), stack: err.stack }),
-  );
+  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), ...loggable(err) }));
   return errorResponse(c, new ApiError("internal_error", { detail: `Something went wrong. Request id: ${c.get("requestId") ?? "unknown"}` }));
 }
 
@@ -116,6 +114,16 @@ function fromHttpException(err: HTTPException): ApiError {
     default:
       return new ApiError(err.status >= 500 ? "internal_error" : "bad_request", { detail: err.message });
   }
+}
+
+/**
+ * What of an error may be logged. Drizzle's query errors carry the bound parameters in their message
+ * (webhook secrets, key hashes, report text): log the driver's own error and the SQL, never the values.
+ */
+export function loggable(err: Error): { error: string; query?: string; stack?: string } {
+  const { cause, query } = err as { cause?: unknown; query?: string };
+  if (typeof query === "string") return { error: String(cause ?? "query failed"), query, stack: (cause as Error | undefined)?.stack };
+  return { error: String(err), stack: err.stack };
 }
 
 function isStorageUnavailable(err: Error): boolean {

@@ -136,19 +136,26 @@ export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<vo
 
 /**
  * A new signing secret. The old one keeps signing beside it for 24 hours, so receivers can switch
- * without dropping a delivery.
+ * without dropping a delivery. Rotating again inside those 24 hours replaces the new secret and
+ * keeps the original signing until its own 24 hours end: the receivers that matter still hold it.
+ * With an Idempotency-Key, a retried rotation replays (secret: null) instead of rotating twice.
  */
-export async function rotateSecret(ctx: ServiceContext, id: string): Promise<WebhookRecord> {
-  const existing = await getWebhook(ctx, id);
+export async function rotateSecret(ctx: ServiceContext, id: string, respond: Responder<WebhookRecord>): Promise<WebhookRecord> {
+  const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
+  const existing = rows[0] ? toRecord(rows[0]) : null;
+  if (!existing) throw notFound();
   const now = Date.now();
+  const nowIso = new Date(now).toISOString();
+  const previousStillSigns = existing.previousSecret !== null && existing.previousSecretExpiresAt !== null && existing.previousSecretExpiresAt > nowIso;
   const changes = {
     secret: generateWebhookSecret(),
-    previousSecret: existing.secret,
-    previousSecretExpiresAt: new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString(),
-    updatedAt: new Date(now).toISOString(),
+    previousSecret: previousStillSigns ? existing.previousSecret : existing.secret,
+    previousSecretExpiresAt: previousStillSigns ? existing.previousSecretExpiresAt : new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString(),
+    updatedAt: nowIso,
   };
-  await ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId)));
-  return { ...existing, ...changes };
+  const record = { ...existing, ...changes };
+  await commit(ctx, new Plan(record).add(ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId)))), respond);
+  return record;
 }
 
 /** Queues a Webhook::Ping: `{"ping":{"webhook_id","sent_at"}}`, delivered even to a disabled webhook. */

@@ -2,6 +2,7 @@ import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { webhookAttempts, webhookDeliveries, webhooks } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
+import { isForeignKeyViolation } from "../services/listing";
 import { nextDelaySeconds, parseRetryAfter } from "./schedule";
 import { signatureHeader } from "./signing";
 import { checkWebhookUrl } from "./url";
@@ -74,20 +75,27 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
           or(isNull(webhookDeliveries.leaseUntil), lte(webhookDeliveries.leaseUntil, nowIso)),
         ),
       ),
-    db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.leaseUntil, lease))),
+    db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)),
     db
       .select()
       .from(webhooks)
       .where(eq(webhooks.id, sql`(SELECT webhook_id FROM webhook_deliveries WHERE id = ${deliveryId})`)),
   ]);
   const delivery = deliveries[0];
-  // Not ours: done already, not due yet (a duplicate message), or another consumer holds it.
-  if (leased.meta.changes === 0 || !delivery) return { ack: true };
+  if (!delivery) return { ack: true }; // gone with its webhook
+  if (leased.meta.changes === 0 || delivery.leaseUntil !== lease) {
+    // Held by another attempt, maybe ours that sent and then failed to record: come back when the
+    // lease ends rather than drop the message. Done, or not due yet (a duplicate): nothing to do.
+    if (delivery.status === "pending" && delivery.leaseUntil !== null && delivery.leaseUntil > nowIso) {
+      return { ack: false, delaySeconds: Math.ceil((Date.parse(delivery.leaseUntil) - now) / 1000) + 1 };
+    }
+    return { ack: true };
+  }
   const webhook = hooks[0] ?? null;
 
   const check = webhook ? checkWebhookUrl(webhook.url, { allowLoopback: ctx.allowLoopback }) : null;
-  // A ping is a test the owner asked for: it goes out even while the webhook is disabled.
-  const active = webhook !== null && (webhook.enabled || delivery.eventType === "Webhook::Ping");
+  // A ping or a redelivery is something the owner asked for: it goes out even while the webhook is disabled.
+  const active = webhook !== null && (webhook.enabled || delivery.eventType === "Webhook::Ping" || delivery.redeliveryOf !== null);
   let result: Result;
   if (!webhook || !active) {
     result = { statusCode: null, error: webhook ? `webhook disabled (${webhook.disabledReason ?? "by its owner"})` : "webhook deleted", retryAfter: null, durationMs: 0 };
@@ -147,7 +155,13 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
               })
               .where(eq(webhooks.id, webhook.id))
           : null;
-  if (webhookUpdate) await db.batch([...statements, webhookUpdate]);
-  else await db.batch(statements);
+  try {
+    if (webhookUpdate) await db.batch([...statements, webhookUpdate]);
+    else await db.batch(statements);
+  } catch (err) {
+    // The webhook (and with it this delivery) was deleted while the request was out: nothing to record.
+    if (isForeignKeyViolation(err)) return { ack: true };
+    throw err;
+  }
   return delay === null ? { ack: true } : { ack: false, delaySeconds: delay };
 }

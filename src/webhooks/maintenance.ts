@@ -24,11 +24,22 @@ export async function sweepDeliveries(db: Db, queue: Queue<QueueMessage>, now = 
     )
     .limit(100);
   if (due.length === 0) return 0;
-  const ids = due.map((d) => d.id);
-  // Due now, so the next sweep leaves them alone for a while and the message finds them due.
-  await db.update(webhookDeliveries).set({ nextAttemptAt: nowIso }).where(inList(webhookDeliveries.id, ids));
-  await publishDeliveries(queue, ids);
-  return ids.length;
+  // Due now, so the next sweep leaves them alone for a while and the message finds them due. The same
+  // conditions again: a late message may have handled one since the select, and its new schedule stands.
+  const taken = await db
+    .update(webhookDeliveries)
+    .set({ nextAttemptAt: nowIso })
+    .where(
+      and(
+        inList(webhookDeliveries.id, due.map((d) => d.id)),
+        eq(webhookDeliveries.status, "pending"),
+        lt(webhookDeliveries.nextAttemptAt, overdue),
+        or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, nowIso)),
+      ),
+    )
+    .returning({ id: webhookDeliveries.id });
+  await publishDeliveries(queue, taken.map((t) => t.id));
+  return taken.length;
 }
 
 /** Deliveries (and their attempts) are kept 30 days. */

@@ -8,7 +8,7 @@ export interface UrlPolicy {
   allowLoopback?: boolean;
 }
 
-const LOCAL_SUFFIXES = [".localhost", ".local", ".internal", ".home.arpa"];
+const LOCAL_NAMES = ["localhost", "local", "internal", "home.arpa"];
 
 /**
  * Where a webhook may point (API.md section 7): https, no user info, no IP literal in any notation,
@@ -28,13 +28,14 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): UrlCheck {
     return { ok: false, reason: "must be an absolute https URL" };
   }
   if (url.username || url.password) return { ok: false, reason: "must not carry a user name or password" };
-  const host = url.hostname.toLowerCase().replace(/\.$/, "");
+  // Every trailing dot goes ("localhost.." is localhost); an empty label inside is no public name.
+  const host = url.hostname.toLowerCase().replace(/\.+$/, "");
   // "Exactly 127.0.0.1" as written: the parser would also turn 2130706433 or 0x7f.1 into it.
   const loopbackAllowed = policy.allowLoopback === true && /^https?:\/\/127\.0\.0\.1(:\d+)?([/?#]|$)/i.test(raw) && host === "127.0.0.1";
   if (loopbackAllowed) return { ok: true, url: url.toString() };
   if (url.protocol !== "https:") return { ok: false, reason: "must use https" };
   if (host.startsWith("[") || /^[\d.]+$/.test(host)) return { ok: false, reason: "must name a host, not an IP address" };
-  if (host === "localhost" || LOCAL_SUFFIXES.some((s) => host.endsWith(s))) return { ok: false, reason: "must not point to a local or internal name" };
-  if (!host.includes(".")) return { ok: false, reason: "must name a public host (a single-label name is local)" };
+  if (LOCAL_NAMES.some((n) => host === n || host.endsWith(`.${n}`))) return { ok: false, reason: "must not point to a local or internal name" };
+  if (!host.includes(".") || host.split(".").some((label) => label === "")) return { ok: false, reason: "must name a public host (a single-label name is local)" };
   return { ok: true, url: url.toString() };
 }

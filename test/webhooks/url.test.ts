@@ -37,6 +37,18 @@ const HOSTILE = [
   "https://metadata.google.internal/",
   "https://router.home.arpa/",
   "https://intranet/", // single label
+  "https://localhost../", // every trailing dot
+  "https://foo.internal../",
+  "https://home.arpa/", // a local suffix on its own
+  "https://local/",
+  "https://foo.local%2e%2e/", // percent-encoded dots
+  "https://a..example.com/", // empty label
+  "https://\tlocalhost/", // tab, which the parser drops
+  "https://local\nhost/", // newline, likewise
+  "https:\\\\localhost\\", // backslashes, which the parser reads as slashes
+  "https://localhost\u3002/", // an ideographic full stop
+  "https://ｌｏｃａｌｈｏｓｔ/", // fullwidth letters
+  "https://127.0.0.1./",
   "not a url",
   `https://${"a".repeat(2040)}.example.com/`,
 ];

@@ -116,7 +116,11 @@ export const webhooksRouter = createRouter()
       responses: { 200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...errorResponses("write") },
     }),
     async (c) => {
-      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id);
+      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) => ({
+        status: 200,
+        headers: { "Content-Type": "application/vnd.api+json" },
+        body: JSON.stringify(single(withSecret(r, null))),
+      }));
       return respond(c, single(withSecret(record, record.secret)));
     },
   );
