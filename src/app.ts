@@ -14,6 +14,8 @@ import { uuidv7 } from "./lib/ids";
 import { apiKeysRouter, organizationApiKeysRouter } from "./routes/v1/api-keys";
 import { assetsRouter } from "./routes/v1/assets";
 import { briefsRouter } from "./routes/v1/briefs";
+import { directoriesRouter } from "./routes/v1/directories";
+import { directoryListingsRouter } from "./routes/v1/directory-listings";
 import { organizationsRouter } from "./routes/v1/organizations";
 import { policiesRouter } from "./routes/v1/policies";
 import { vulnsRouter } from "./routes/v1/vulns";
@@ -51,6 +53,8 @@ export function createApp() {
   app.route("/v1/vulns", vulnsRouter);
   app.route("/v1/webhooks", webhooksRouter);
   app.route("/v1/webhook_event_types", webhookEventTypesRouter);
+  app.route("/v1/directories", directoriesRouter);
+  app.route("/v1/directory_listings", directoryListingsRouter);
   app.route("/v1/p", publicRouter);
 
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {

@@ -8,6 +8,10 @@ import type { Context } from "hono";
 export const PUBLIC_MAX_AGE = 60;
 export const PUBLIC_CACHE_CONTROL = `public, max-age=${PUBLIC_MAX_AGE}, s-maxage=${PUBLIC_MAX_AGE}`;
 
+export function publicDirectoryPath(slug: string): string {
+  return `/v1/p/directories/${encodeURIComponent(slug)}`;
+}
+
 export function publicBriefPath(shortcode: string): string {
   return `/v1/p/briefs/${encodeURIComponent(shortcode)}`;
 }

@@ -7,6 +7,7 @@ import { owningOrganization, tenantFilter, type ServiceContext } from "./context
 import { listPage, where, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { directorySlugsOf, unlistStatements } from "./public-directories";
 
 export interface BriefInput {
   name?: string;
@@ -82,7 +83,7 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
   return row;
 }
 
-export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks): Promise<BriefRow> {
+export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks) {
   const read = await readForWrite(ctx, { briefId: id, policyId: links.policyId });
   const existing = read.existing;
   if (!existing) throw notFound();
@@ -94,28 +95,32 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   if (links.policyId !== undefined) changes.policyId = links.policyId;
-  const [row] = await ctx.db.update(briefs).set(changes).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId))).returning();
+  const [rows, slugs] = await ctx.db.batch([
+    ctx.db.update(briefs).set(changes).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId))).returning(),
+    directorySlugsOf(ctx.db, existing.organizationId),
+  ]);
+  const row = rows[0];
   if (!row) throw notFound();
-  return row;
+  return { row, directorySlugs: slugs.map((s) => s.slug) };
 }
 
 /**
  * Deletes a brief that no report came through. A brief with reports stays (unpublish it to close it
- * to new reports): every vuln keeps the brief it came through, which PATCH requires.
+ * to new reports): every vuln keeps the brief it came through, which PATCH requires. A deleted brief
+ * leaves the directory listings that showed it, and their positions close up.
  */
-export async function deleteBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {
-  const scoped = where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId));
-  const [deleted, reports] = await ctx.db.batch([
-    ctx.db.delete(briefs).where(and(scoped, sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`)).returning(),
-    ctx.db.select({ n: count() }).from(vulns).innerJoin(briefs, eq(briefs.id, vulns.briefId)).where(scoped),
+export async function deleteBrief(ctx: ServiceContext, id: string) {
+  const existing = await getBrief(ctx, id);
+  const [deleted, reports, slugs] = await ctx.db.batch([
+    ctx.db.delete(briefs).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId), sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`)).returning(),
+    ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),
+    directorySlugsOf(ctx.db, existing.organizationId),
+    ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, sql`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
   ]);
   const row = deleted[0];
-  if (row) return row;
+  if (row) return { row, directorySlugs: slugs.map((s) => s.slug) };
   const n = reports[0]?.n ?? 0;
-  if (n > 0) {
-    throw new ApiError("unprocessable_entity", {
-      detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,
-    });
-  }
-  throw notFound();
+  throw new ApiError("unprocessable_entity", {
+    detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,
+  });
 }

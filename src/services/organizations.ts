@@ -6,6 +6,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, listPage, where, type Sort } from "./listing";
 import { commit, Plan, type Responder } from "./unit-of-work";
+import { directorySlugsOf } from "./public-directories";
 
 export interface OrganizationInput {
   name?: string;
@@ -52,7 +53,7 @@ export async function createOrganization(
  * shortcodes for the caller to evict.
  */
 export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
-  const [rows, shortcodes] = await slugGuard(() =>
+  const [rows, shortcodes, slugs] = await slugGuard(() =>
     ctx.db.batch([
       ctx.db
         .update(organizations)
@@ -66,11 +67,12 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
         .where(eq(organizations.id, id))
         .returning(),
       ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.organizationId, id)),
+      directorySlugsOf(ctx.db, id),
     ]),
   );
   const row = rows[0];
   if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
-  return { row, briefShortcodes: shortcodes.map((b) => b.shortcode) };
+  return { row, briefShortcodes: shortcodes.map((b) => b.shortcode), directorySlugs: slugs.map((d) => d.slug) };
 }
 
 async function slugGuard<T>(write: () => Promise<T>): Promise<T> {

@@ -8,6 +8,7 @@ import { owningOrganization, tenantFilter, type ServiceContext } from "./context
 import { inList, insertChunks, listPage, where, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { directorySlugsOf, unlistStatements } from "./public-directories";
 
 export interface PolicyInput {
   name?: string | null;
@@ -168,21 +169,25 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
     ctx.db.update(policies).set(changes).where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId))).returning(),
     ...linkStatements(ctx, id, links.assetIds),
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+    directorySlugsOf(ctx.db, existing.organizationId),
   ]);
   const updated = results[0] as PolicyRow[];
-  const shortcodes = results.at(-1) as { shortcode: string }[];
+  const shortcodes = results.at(-2) as { shortcode: string }[];
+  const slugs = results.at(-1) as { slug: string }[];
   const row = updated[0];
   if (!row) throw notFound();
   const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
-  return { record, briefShortcodes: shortcodes.map((s) => s.shortcode) };
+  return { record, briefShortcodes: shortcodes.map((s) => s.shortcode), directorySlugs: slugs.map((s) => s.slug) };
 }
 
-export async function deletePolicy(ctx: ServiceContext, id: string): Promise<{ briefShortcodes: string[] }> {
-  const filter = where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId));
-  const [shortcodes, deleted] = await ctx.db.batch([
-    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).innerJoin(policies, eq(briefs.policyId, policies.id)).where(filter),
-    ctx.db.delete(policies).where(filter).returning({ id: policies.id }),
+export async function deletePolicy(ctx: ServiceContext, id: string): Promise<{ briefShortcodes: string[]; directorySlugs: string[] }> {
+  const existing = await getPolicy(ctx, id);
+  const [shortcodes, slugs, deleted] = await ctx.db.batch([
+    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+    directorySlugsOf(ctx.db, existing.organizationId),
+    ctx.db.delete(policies).where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId))).returning({ id: policies.id }),
+    ...unlistStatements(ctx.db, "Policy", id, existing.organizationId),
   ]);
   if (deleted.length === 0) throw notFound();
-  return { briefShortcodes: shortcodes.map((s) => s.shortcode) };
+  return { briefShortcodes: shortcodes.map((s) => s.shortcode), directorySlugs: slugs.map((s) => s.slug) };
 }

@@ -1,5 +1,5 @@
 import { post } from "./api";
-import { asset, brief, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "./factories";
+import { asset, brief, directory, listing, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "./factories";
 
 /** What one organization owns, for endpoints that need ids. */
 export interface Fixture {
@@ -11,6 +11,9 @@ export interface Fixture {
   vulnId: string;
   webhookId: string;
   deliveryId: string;
+  directoryId: string;
+  listingId: string;
+  itemId: string;
 }
 
 export async function fixture(): Promise<Fixture> {
@@ -22,7 +25,13 @@ export async function fixture(): Promise<Fixture> {
   const v = await vuln(org, b.id);
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
-  return { org, policyId: p.id, assetId: a.id, briefId: b.id, apiKeyId: k.body.data.id, vulnId: v.id, webhookId: w.id, deliveryId: d.body.data.id };
+  const dir = await directory(org.operatorKey);
+  const l = await listing(org.operatorKey, dir.id, org.id);
+  const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: b.id } } });
+  return {
+    org, policyId: p.id, assetId: a.id, briefId: b.id, apiKeyId: k.body.data.id, vulnId: v.id, webhookId: w.id, deliveryId: d.body.data.id,
+    directoryId: dir.id, listingId: l.id, itemId: item.body.data.id,
+  };
 }
 
 export interface Endpoint {
@@ -87,6 +96,34 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
   },
+  { method: "GET", path: () => "/v1/directories" },
+  { method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
+  { method: "POST", path: () => "/v1/directories", body: () => ({ data: { type: "directory", attributes: { name: "D", slug: "tenancy-dir" } } }), operatorOnly: true },
+  { method: "PATCH", path: (f) => `/v1/directories/${f.directoryId}`, body: () => ({ data: { type: "directory", attributes: { name: "Renamed" } } }), operatorOnly: true },
+  { method: "GET", path: () => "/v1/directory_listings" },
+  {
+    method: "POST",
+    path: () => "/v1/directory_listings",
+    body: (f) => ({ data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: f.directoryId } }, organization: { data: { type: "organization", id: f.org.id } } } } }),
+    operatorOnly: true,
+  },
+  { method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
+  { method: "PATCH", path: (f) => `/v1/directory_listings/${f.listingId}`, body: () => ({ data: { type: "directory_listing", attributes: { visible: false } } }), owned: true },
+  { method: "DELETE", path: (f) => `/v1/directory_listings/${f.listingId}`, operatorOnly: true },
+  { method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}/items`, ownedBy: (f) => `/v1/directory_listings/${f.listingId}` },
+  {
+    method: "POST",
+    path: (f) => `/v1/directory_listings/${f.listingId}/items`,
+    body: (f) => ({ data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: f.policyId } } }),
+    ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
+  },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/directory_listings/${f.listingId}/items/reorder`,
+    body: (f) => ({ data: [{ type: "directory_listing_item", id: f.itemId }] }),
+    ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
+  },
+  { method: "DELETE", path: (f) => `/v1/directory_listings/${f.listingId}/items/${f.itemId}`, ownedBy: (f) => `/v1/directory_listings/${f.listingId}` },
 ];
 
 export const EVENT_TYPE_ID = "0b1e7f1a-5c52-5d7e-9a01-000000000001";
@@ -106,4 +143,6 @@ function vulnDoc(briefId: string) {
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", webhookId: "{id}", deliveryId: "{delivery_id}" } as never)}`;
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
+    // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
+    .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");

@@ -81,3 +81,17 @@ export async function webhook(org: TestOrganization, attributes: Record<string, 
   if (res.status !== 201) throw new Error(`webhook factory: ${res.status} ${res.text}`);
   return res.body.data;
 }
+
+export async function directory(operatorKey: string, attributes: Record<string, unknown> = {}) {
+  const res = await post("/v1/directories", operatorKey, { data: { type: "directory", attributes: { name: `Directory ${unique()}`, slug: `dir-${unique()}`, ...attributes } } });
+  if (res.status !== 201) throw new Error(`directory factory: ${res.status} ${res.text}`);
+  return res.body.data;
+}
+
+export async function listing(operatorKey: string, directoryId: string, organizationId: string) {
+  const res = await post("/v1/directory_listings", operatorKey, {
+    data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: directoryId } }, organization: { data: { type: "organization", id: organizationId } } } },
+  });
+  if (res.status !== 201) throw new Error(`listing factory: ${res.status} ${res.text}`);
+  return res.body.data;
+}

@@ -62,7 +62,7 @@ const CASES: Case[] = [
       return api("PATCH", `/v1/policies/${p.id}`, { key: o.key, body: doc("policy", { name: "RT" }, { assets: { data: [{ type: "asset", id: a.id }] } }) });
     },
   },
-  { name: "DELETE /v1/policies/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }) },
+  { name: "DELETE /v1/policies/{id} (read, then the delete with its unlisting)", trips: 3, run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }) },
   { name: "GET /v1/assets", trips: 2, run: (o) => get("/v1/assets", o.key) },
   { name: "GET /v1/assets/{id}", trips: 2, run: async (o) => get(`/v1/assets/${(await asset(o)).id}`, o.key) },
   { name: "POST /v1/assets", trips: 2, run: (o) => api("POST", "/v1/assets", { key: o.key, body: doc("asset", { kind: "domain", value: `${crypto.randomUUID()}.example.com` }) }) },
@@ -78,7 +78,7 @@ const CASES: Case[] = [
     trips: 3,
     run: async (o) => api("PATCH", `/v1/briefs/${(await brief(o)).id}`, { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }),
   },
-  { name: "DELETE /v1/briefs/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/briefs/${(await brief(o)).id}`, { key: o.key }) },
+  { name: "DELETE /v1/briefs/{id} (read, then the delete with its unlisting)", trips: 3, run: async (o) => api("DELETE", `/v1/briefs/${(await brief(o)).id}`, { key: o.key }) },
   { name: "GET /v1/p/briefs/{shortcode} (miss)", trips: 1, run: async (o) => get(`/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`) },
   {
     name: "GET /v1/p/briefs/{shortcode} (hit)",

@@ -7,3 +7,4 @@ export * from "./events";
 export * from "./idempotency-keys";
 export * from "./vulns";
 export * from "./webhooks";
+export * from "./directories";

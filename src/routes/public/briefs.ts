@@ -74,7 +74,7 @@ function publicOrganization(org: PublishedBrief["organization"]) {
   return resource("organization", org.id, { name: org.name, slug: org.slug, website_url: org.websiteUrl, claimed: org.claimed }, `/v1/organizations/${org.id}`);
 }
 
-function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {
+export function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {
   return resource(
     "policy",
     p.id,

@@ -1,6 +1,7 @@
 import { cors } from "hono/cors";
 import { createRouter } from "../../http/router";
 import { publicBriefsRouter } from "./briefs";
+import { publicDirectoriesRouter } from "./directories";
 import { publicVulnsRouter } from "./vulns";
 
 /** The routes under /v1/p: no key, CORS open to any origin (and only here). */
@@ -11,3 +12,4 @@ publicRouter.use(
 );
 publicRouter.route("/", publicBriefsRouter);
 publicRouter.route("/", publicVulnsRouter);
+publicRouter.route("/", publicDirectoriesRouter);

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { evictPublic, publicBriefPath } from "../../../http/cache";
+import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
@@ -78,10 +78,10 @@ export const briefsRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "brief", id);
-      const row = await updateBrief(serviceContext(c), id, data.attributes, {
+      const { row, directorySlugs } = await updateBrief(serviceContext(c), id, data.attributes, {
         policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
       });
-      await evictPublic([publicBriefPath(row.shortcode)]);
+      await evictPublic([publicBriefPath(row.shortcode), ...directorySlugs.map(publicDirectoryPath)]);
       return respond(c, single(serializeBrief(row)));
     },
   )
@@ -95,8 +95,8 @@ export const briefsRouter = createRouter()
       responses: { 204: { description: "Deleted" }, ...readErrors },
     }),
     async (c) => {
-      const row = await deleteBrief(serviceContext(c), c.req.valid("param").id);
-      await evictPublic([publicBriefPath(row.shortcode)]);
+      const { row, directorySlugs } = await deleteBrief(serviceContext(c), c.req.valid("param").id);
+      await evictPublic([publicBriefPath(row.shortcode), ...directorySlugs.map(publicDirectoryPath)]);
       return noContent(c);
     },
   );

@@ -1,5 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
-import { evictPublic, publicBriefPath } from "../../../http/cache";
+import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
@@ -75,10 +75,10 @@ export const policiesRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy", id);
-      const { record, briefShortcodes } = await updatePolicy(serviceContext(c), id, data.attributes, {
+      const { record, briefShortcodes, directorySlugs } = await updatePolicy(serviceContext(c), id, data.attributes, {
         assetIds: data.relationships?.assets?.data.map((a) => a.id),
       });
-      await evictPublic(briefShortcodes.map(publicBriefPath));
+      await evictPublic([...briefShortcodes.map(publicBriefPath), ...directorySlugs.map(publicDirectoryPath)]);
       return respond(c, single(serializePolicy(record, nowIso())));
     },
   )
@@ -92,8 +92,8 @@ export const policiesRouter = createRouter()
       responses: { 204: { description: "Deleted" }, ...errorResponses("read") },
     }),
     async (c) => {
-      const { briefShortcodes } = await deletePolicy(serviceContext(c), c.req.valid("param").id);
-      await evictPublic(briefShortcodes.map(publicBriefPath));
+      const { briefShortcodes, directorySlugs } = await deletePolicy(serviceContext(c), c.req.valid("param").id);
+      await evictPublic([...briefShortcodes.map(publicBriefPath), ...directorySlugs.map(publicDirectoryPath)]);
       return noContent(c);
     },
   );

@@ -1,0 +1,95 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { cachedPublicDocument, publicDirectoryPath } from "../../http/cache";
+import { ApiError } from "../../http/errors";
+import { JSONAPI_VERSION, resource, toMany } from "../../http/jsonapi";
+import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
+import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toManySchema } from "../../http/openapi";
+import { createRouter } from "../../http/router";
+import { nowIso } from "../../lib/ids";
+import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
+import { briefAttributes } from "../v1/briefs/schema";
+import { publicPolicy } from "./briefs";
+import { publicRateLimit } from "./rate-limit";
+
+const PublicDirectory = resourceSchema(
+  "PublicDirectory",
+  "directory",
+  z.object({ name: z.string(), slug: z.string(), description: z.string().nullable(), min_maturity_rating: z.number().int(), updated_at: Timestamp }),
+  z.object({ organizations: toManySchema("organization") }),
+);
+
+const PublicDirectoryDocument = z.object({
+  jsonapi: z.object({ version: z.literal("1.1") }),
+  data: PublicDirectory,
+  included: z.array(z.record(z.string(), z.unknown())).openapi({
+    description:
+      "The organizations (name, slug, website_url, claimed, maturity_rating, and claim {status: coming_soon} when unclaimed; an items relationship in position order), and the public fields of the policies and briefs they show",
+  }),
+  links: z.object({ self: z.string() }),
+});
+
+function organizationResource(e: PublicDirectoryEntry) {
+  const o = e.organization;
+  return resource(
+    "organization",
+    o.id,
+    {
+      name: o.name,
+      slug: o.slug,
+      website_url: o.websiteUrl,
+      claimed: o.claimed,
+      maturity_rating: e.rating,
+      // Claiming a listed organization is announced, not yet offered.
+      ...(o.claimed ? {} : { claim: { status: "coming_soon" as const } }),
+    },
+    `/v1/organizations/${o.id}`,
+    { items: { data: e.items.map((i) => ({ type: i.type === "Policy" ? "policy" : "brief", id: i.row.id })) } },
+  );
+}
+
+export const publicDirectoriesRouter = createRouter().openapi(
+  createRoute({
+    method: "get",
+    path: "/directories/{slug}",
+    tags: ["Public"],
+    summary: "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
+    security: [],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
+    request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "demo-directory" }) }) },
+    responses: {
+      200: { description: "The directory", content: jsonApiContent(PublicDirectoryDocument) },
+      304: { description: "Not modified (If-None-Match matched the ETag)" },
+      ...errorResponses("read", { public: true }),
+    },
+  }),
+  async (c) => {
+    const slug = c.req.valid("param").slug.toLowerCase();
+    const response = await cachedPublicDocument(c, publicDirectoryPath(slug), JSONAPI_MEDIA_TYPE, async () => {
+      const now = nowIso();
+      const found = await findPublicDirectory(c.var.db, slug, now);
+      if (!found) return null;
+      const { directory, entries } = found;
+      const self = publicDirectoryPath(directory.slug);
+      const shown = new Map<string, ReturnType<typeof publicPolicy> | ReturnType<typeof briefResource>>();
+      for (const e of entries) for (const i of e.items) shown.set(`${i.type}:${i.row.id}`, i.type === "Policy" ? publicPolicy(i.row, now) : briefResource(i.row));
+      return {
+        jsonapi: JSONAPI_VERSION,
+        data: resource(
+          "directory",
+          directory.id,
+          { name: directory.name, slug: directory.slug, description: directory.description, min_maturity_rating: directory.minMaturityRating, updated_at: directory.updatedAt },
+          self,
+          { organizations: toMany("organization", entries.map((e) => e.organization.id)) },
+        ),
+        included: [...entries.map(organizationResource), ...shown.values()],
+        links: { self },
+      };
+    });
+    if (!response) throw new ApiError("not_found", { detail: "No directory has that slug." });
+    return response as never;
+  },
+);
+
+function briefResource(b: Parameters<typeof briefAttributes>[0]) {
+  return resource("brief", b.id, briefAttributes(b), `/v1/p/briefs/${b.shortcode}`);
+}

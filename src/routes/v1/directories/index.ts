@@ -1,0 +1,107 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { DirectoryRow } from "../../../db/schema";
+import { requireOperator } from "../../../http/auth";
+import { evictPublic, publicDirectoryPath } from "../../../http/cache";
+import { assertDocumentMatches, collection, pageOf, resource, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, listQuery, requestDocument, resourceSchema, singleDocument, Timestamp, updateDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { createDirectory, getDirectory, listDirectories, updateDirectory } from "../../../services/directories";
+import { created, serviceContext, storedCreated } from "../handler-helpers";
+import { Name, ShortDescription } from "../fields";
+import { Slug } from "../organizations/schema";
+
+const tags = ["Directories"];
+const ListDirectoriesQuery = listQuery();
+const MinRating = z.number().int("must be a whole number").min(0).max(5).openapi({ description: "Organizations whose best published policy rates lower are not shown (0..5)" });
+
+const Directory = resourceSchema(
+  "Directory",
+  "directory",
+  z.object({ name: z.string(), slug: z.string(), description: z.string().nullable(), min_maturity_rating: z.number().int(), created_at: Timestamp, updated_at: Timestamp }),
+  z.object({}),
+);
+
+const CreateDirectoryInput = requestDocument(
+  z.strictObject({ name: Name, slug: Slug, description: ShortDescription.nullable().optional(), min_maturity_rating: MinRating.optional() }),
+  z.strictObject({}).optional(),
+).openapi("CreateDirectoryInput");
+
+const UpdateDirectoryInput = updateDocument(
+  z.strictObject({ name: Name.optional(), slug: Slug.optional(), description: ShortDescription.nullable().optional(), min_maturity_rating: MinRating.optional() }).optional().default({}),
+  z.strictObject({}).optional(),
+).openapi("UpdateDirectoryInput");
+
+export function serializeDirectory(row: DirectoryRow) {
+  return resource(
+    "directory",
+    row.id,
+    { name: row.name, slug: row.slug, description: row.description, min_maturity_rating: row.minMaturityRating, created_at: row.createdAt, updated_at: row.updatedAt },
+    `/v1/directories/${row.id}`,
+  );
+}
+
+export const directoriesRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List directories (any key)",
+      request: { query: ListDirectoriesQuery },
+      responses: { 200: { description: "Directories", content: jsonApiContent(collectionDocument(Directory)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listDirectories(serviceContext(c), page, query.sort);
+      return respond(c, collection(c, rows.map(serializeDirectory), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show a directory (any key)",
+      request: { params: IdParam },
+      responses: { 200: { description: "The directory", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("read") },
+    }),
+    async (c) => respond(c, single(serializeDirectory(await getDirectory(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "Create a directory (operator)",
+      middleware: [requireOperator()],
+      request: { body: jsonApiBody(CreateDirectoryInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { operator: true }) },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "directory");
+      const row = await createDirectory(serviceContext(c), data.attributes, (r) => storedCreated(c, single(serializeDirectory(r))));
+      return created(c, single(serializeDirectory(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Update a directory (operator); its public page is evicted",
+      middleware: [requireOperator()],
+      request: { params: IdParam, body: jsonApiBody(UpdateDirectoryInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { operator: true }) },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "directory", id);
+      const { row, slugs } = await updateDirectory(serviceContext(c), id, data.attributes);
+      await evictPublic(slugs.map(publicDirectoryPath));
+      return respond(c, single(serializeDirectory(row)));
+    },
+  );

@@ -1,0 +1,168 @@
+import { createRoute } from "@hono/zod-openapi";
+import { requireOperator } from "../../../http/auth";
+import { evictPublic, publicDirectoryPath } from "../../../http/cache";
+import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
+import { respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { z } from "@hono/zod-openapi";
+import { addItem, createListing, deleteItem, deleteListing, getListing, listItems, listListings, reorderItems, updateListing } from "../../../services/directories";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import {
+  CreateItemInput, CreateListingInput, DirectoryListing, DirectoryListingItem, ItemParams, ItemsQuery, ListingParam, ListListingsQuery,
+  ReorderItemsInput, serializeItem, serializeListing, UpdateListingInput,
+} from "./schema";
+
+const tags = ["Directory listings"];
+
+export const directoryListingsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      tags,
+      summary: "List the organization's directory listings (an operator sees all)",
+      request: { query: ListListingsQuery },
+      responses: { 200: { description: "Listings", content: jsonApiContent(collectionDocument(DirectoryListing)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listListings(serviceContext(c), page, query.sort, { visible: query["q[visible_eq]"] });
+      return respond(c, collection(c, rows.map(serializeListing), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      tags,
+      summary: "Show a directory listing",
+      request: { params: IdParam },
+      responses: { 200: { description: "The listing", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("read") },
+    }),
+    async (c) => respond(c, single(serializeListing(await getListing(serviceContext(c), c.req.valid("param").id)))),
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      tags,
+      summary: "List an organization in a directory (operator; also organizations nobody has claimed)",
+      middleware: [requireOperator()],
+      request: { body: jsonApiBody(CreateListingInput) },
+      responses: { 201: { description: "Created, visible", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write", { operator: true }) },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "directory_listing");
+      const row = await createListing(serviceContext(c), data.relationships.directory.data.id, data.relationships.organization.data.id, (r) =>
+        storedCreated(c, single(serializeListing(r))),
+      );
+      await evictPublic([publicDirectoryPath(row.directorySlug)]);
+      return created(c, single(serializeListing(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{id}",
+      tags,
+      summary: "Show or hide the organization in the directory (the body carries data.id)",
+      request: { params: IdParam, body: jsonApiBody(UpdateListingInput) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "directory_listing", id);
+      const row = await updateListing(serviceContext(c), id, data.attributes);
+      await evictPublic([publicDirectoryPath(row.directorySlug)]);
+      return respond(c, single(serializeListing(row)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}",
+      tags,
+      summary: "Remove an organization from a directory (operator)",
+      middleware: [requireOperator()],
+      request: { params: IdParam },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read", { operator: true }) },
+    }),
+    async (c) => {
+      const slug = await deleteListing(serviceContext(c), c.req.valid("param").id);
+      await evictPublic([publicDirectoryPath(slug)]);
+      return noContent(c);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{directory_listing_id}/items",
+      tags,
+      summary: "The listing's items, in position order",
+      request: { params: ListingParam, query: ItemsQuery },
+      responses: { 200: { description: "Items", content: jsonApiContent(collectionDocument(DirectoryListingItem)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const page = pageOf(c.req.valid("query"));
+      const { rows, total } = await listItems(serviceContext(c), c.req.valid("param").directory_listing_id, page);
+      return respond(c, collection(c, rows.map(serializeItem), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{directory_listing_id}/items",
+      tags,
+      summary: "Display a published Policy or Brief of the organization, at the end (422 Unprocessable entity otherwise)",
+      request: { params: ListingParam, body: jsonApiBody(CreateItemInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) }, ...errorResponses("write") },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "directory_listing_item");
+      const { item, directorySlug } = await addItem(serviceContext(c), c.req.valid("param").directory_listing_id, data.attributes.listable_type, data.attributes.listable_id, (r) =>
+        storedCreated(c, single(serializeItem(r))),
+      );
+      await evictPublic([publicDirectoryPath(directorySlug)]);
+      return created(c, single(serializeItem(item)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/{directory_listing_id}/items/reorder",
+      tags,
+      summary: "Put the items in this order; name every item exactly once. Answers the items in their new order",
+      request: { params: ListingParam, body: jsonApiBody(ReorderItemsInput) },
+      responses: {
+        200: { description: "The items in order", content: jsonApiContent(z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem) })) },
+        ...errorResponses("write"),
+      },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      const { rows, directorySlug } = await reorderItems(serviceContext(c), c.req.valid("param").directory_listing_id, data.map((d) => d.id));
+      await evictPublic([publicDirectoryPath(directorySlug)]);
+      return respond(c, { jsonapi: JSONAPI_VERSION, data: rows.map(serializeItem) });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{directory_listing_id}/items/{id}",
+      tags,
+      summary: "Remove an item; the positions after it close up",
+      request: { params: ItemParams },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const { directory_listing_id, id } = c.req.valid("param");
+      const slug = await deleteItem(serviceContext(c), directory_listing_id, id);
+      await evictPublic([publicDirectoryPath(slug)]);
+      return noContent(c);
+    },
+  );

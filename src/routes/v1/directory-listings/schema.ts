@@ -1,0 +1,77 @@
+import { z } from "@hono/zod-openapi";
+import { LISTABLE_TYPES } from "../../../db/schema";
+import { resource, toOne } from "../../../http/jsonapi";
+import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
+import type { ItemRecord, ListingRecord } from "../../../services/directories";
+import { relationshipInput } from "../fields";
+
+export const DirectoryListing = resourceSchema(
+  "DirectoryListing",
+  "directory_listing",
+  z.object({ visible: z.boolean(), customized: z.boolean(), created_at: Timestamp, updated_at: Timestamp }),
+  z.object({ directory: toOneSchema("directory"), organization: toOneSchema("organization") }),
+);
+
+export const DirectoryListingItem = resourceSchema(
+  "DirectoryListingItem",
+  "directory_listing_item",
+  z.object({
+    listable_type: z.enum(LISTABLE_TYPES),
+    listable_id: z.string().openapi({ format: "uuid" }),
+    listable_name: z.string().nullable(),
+    position: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  z.object({ directory_listing: toOneSchema("directory_listing") }),
+);
+
+export const CreateListingInput = requestDocument(
+  z.strictObject({}).optional(),
+  z.strictObject({ directory: relationshipInput("directory"), organization: relationshipInput("organization") }),
+).openapi("CreateDirectoryListingInput");
+
+export const UpdateListingInput = updateDocument(z.strictObject({ visible: z.boolean() }), z.strictObject({}).optional()).openapi("UpdateDirectoryListingInput");
+
+export const ListListingsQuery = listQuery({ "q[visible_eq]": booleanQuery("q[visible_eq]") });
+
+export const CreateItemInput = requestDocument(
+  z.strictObject({ listable_type: z.enum(LISTABLE_TYPES), listable_id: z.string().openapi({ format: "uuid" }) }),
+  z.strictObject({}).optional(),
+).openapi("CreateDirectoryListingItemInput");
+
+export const ReorderItemsInput = z
+  .strictObject({ data: z.array(z.strictObject({ type: z.literal("directory_listing_item"), id: z.string() })).max(1000) })
+  .openapi("ReorderDirectoryListingItemsInput");
+
+export const ItemsQuery = z.strictObject({ "page[number]": listQuery().shape["page[number]"], "page[size]": listQuery().shape["page[size]"] });
+
+export const ListingParam = z.object({ directory_listing_id: z.string().openapi({ param: { name: "directory_listing_id", in: "path" }, format: "uuid" }) });
+export const ItemParams = ListingParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
+
+export function serializeListing(row: ListingRecord) {
+  return resource(
+    "directory_listing",
+    row.id,
+    { visible: row.visible, customized: row.customized, created_at: row.createdAt, updated_at: row.updatedAt },
+    `/v1/directory_listings/${row.id}`,
+    { directory: toOne("directory", row.directoryId), organization: toOne("organization", row.organizationId) },
+  );
+}
+
+export function serializeItem(row: ItemRecord) {
+  return resource(
+    "directory_listing_item",
+    row.id,
+    {
+      listable_type: row.listableType,
+      listable_id: row.listableId,
+      listable_name: row.listableName,
+      position: row.position,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/directory_listings/${row.listingId}/items/${row.id}`,
+    { directory_listing: toOne("directory_listing", row.listingId) },
+  );
+}

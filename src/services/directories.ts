@@ -1,0 +1,275 @@
+import { and, asc, count, eq, sql } from "drizzle-orm";
+import {
+  briefs, directories, directoryListingItems, directoryListings, organizations, policies,
+  type DirectoryListingItemRow, type DirectoryListingRow, type DirectoryRow, type ListableType,
+} from "../db/schema";
+import { ApiError, invalid } from "../http/errors";
+import { offsetOf, type Page } from "../http/jsonapi";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { isPublished } from "../lib/maturity";
+import { tenantFilter, type ServiceContext } from "./context";
+import { isUniqueViolation, listPage, where, type Sort } from "./listing";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+
+export interface DirectoryInput {
+  name?: string;
+  slug?: string;
+  description?: string | null;
+  min_maturity_rating?: number;
+}
+
+const directoryNotFound = () => new ApiError("not_found", { detail: "No directory has that id." });
+const listingNotFound = () => new ApiError("not_found", { detail: "No directory listing has that id." });
+
+function slugGuard<T>(write: () => Promise<T>): Promise<T> {
+  return write().catch((err) => {
+    if (isUniqueViolation(err, "directories.slug")) throw invalid("/data/attributes/slug", "slug is already taken by another directory.");
+    throw err;
+  });
+}
+
+// ---- Directories (operator curates; every key may read) ----------------------------------------
+
+export function listDirectories(ctx: ServiceContext, page: Page, sort?: Sort) {
+  return listPage(ctx.db, directories, undefined, sort, page);
+}
+
+export async function getDirectory(ctx: ServiceContext, id: string): Promise<DirectoryRow> {
+  const row = await ctx.db.select().from(directories).where(eq(directories.id, id)).get();
+  if (!row) throw directoryNotFound();
+  return row;
+}
+
+export async function createDirectory(ctx: ServiceContext, input: DirectoryInput & { name: string; slug: string }, respond: Responder<DirectoryRow>): Promise<DirectoryRow> {
+  const now = nowIso();
+  const row: DirectoryRow = {
+    id: uuidv7(),
+    name: input.name,
+    slug: input.slug,
+    description: input.description ?? null,
+    minMaturityRating: input.min_maturity_rating ?? 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(directories).values(row)), respond));
+  return row;
+}
+
+/** Returns the row and the slugs whose public page changed (the old one too, if it moved). */
+export async function updateDirectory(ctx: ServiceContext, id: string, input: DirectoryInput) {
+  const existing = await getDirectory(ctx, id);
+  const changes: Partial<DirectoryRow> = { updatedAt: nowIso() };
+  if (input.name !== undefined) changes.name = input.name;
+  if (input.slug !== undefined) changes.slug = input.slug;
+  if (input.description !== undefined) changes.description = input.description;
+  if (input.min_maturity_rating !== undefined) changes.minMaturityRating = input.min_maturity_rating;
+  await slugGuard(() => ctx.db.update(directories).set(changes).where(eq(directories.id, id)));
+  const row = { ...existing, ...changes };
+  return { row, slugs: [...new Set([existing.slug, row.slug])] };
+}
+
+// ---- Listings -----------------------------------------------------------------------------------
+
+export type ListingRecord = DirectoryListingRow & { directorySlug: string };
+
+const slugColumn = {
+  directorySlug: sql<string>`(select ${directories.slug} from ${directories} where ${directories.id} = ${sql.raw(`"directory_listings"."directory_id"`)})`,
+};
+
+export async function listListings(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { visible?: boolean }) {
+  const filter = where(tenantFilter(ctx, directoryListings.organizationId), filters.visible === undefined ? undefined : eq(directoryListings.visible, filters.visible));
+  return listPage(ctx.db, directoryListings, filter, sort, page, slugColumn);
+}
+
+function selectListing(ctx: ServiceContext, id: string) {
+  return ctx.db
+    .select({ ...directoryListingColumns(), ...slugColumn })
+    .from(directoryListings)
+    .where(where(eq(directoryListings.id, id), tenantFilter(ctx, directoryListings.organizationId)));
+}
+
+function directoryListingColumns() {
+  const { id, directoryId, organizationId, visible, customized, createdAt, updatedAt } = directoryListings;
+  return { id, directoryId, organizationId, visible, customized, createdAt, updatedAt };
+}
+
+export async function getListing(ctx: ServiceContext, id: string): Promise<ListingRecord> {
+  const row = await selectListing(ctx, id).get();
+  if (!row) throw listingNotFound();
+  return row;
+}
+
+/** The operator lists an organization (claimed or not) in a directory; visible by default. */
+export async function createListing(ctx: ServiceContext, directoryId: string, organizationId: string, respond: Responder<ListingRecord>): Promise<ListingRecord> {
+  const [dirs, orgs, existing] = await readBatch(ctx, [
+    ctx.db.select({ slug: directories.slug }).from(directories).where(eq(directories.id, directoryId)),
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
+    ctx.db.select({ id: directoryListings.id }).from(directoryListings).where(and(eq(directoryListings.directoryId, directoryId), eq(directoryListings.organizationId, organizationId))),
+  ]);
+  const problems = [
+    ...(dirs.length ? [] : [{ detail: "directory does not exist.", source: { pointer: "/data/relationships/directory/data/id" } }]),
+    ...(orgs.length ? [] : [{ detail: "organization does not exist.", source: { pointer: "/data/relationships/organization/data/id" } }]),
+  ];
+  if (problems.length) throw new ApiError("validation_error", problems);
+  if (existing.length) throw invalid("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+  const now = nowIso();
+  const row: ListingRecord = { id: uuidv7(), directoryId, organizationId, visible: true, customized: false, createdAt: now, updatedAt: now, directorySlug: dirs[0]!.slug };
+  const { directorySlug: _slug, ...listing } = row;
+  await commit(ctx, new Plan(row).add(ctx.db.insert(directoryListings).values(listing)), respond).catch((err) => {
+    if (isUniqueViolation(err, "directory_listings.")) throw invalid("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+    throw err;
+  });
+  return row;
+}
+
+/** The organization's own changes mark the listing customized. */
+function customizedBy(ctx: ServiceContext): Partial<DirectoryListingRow> {
+  return ctx.caller.kind === "organization" ? { customized: true } : {};
+}
+
+export async function updateListing(ctx: ServiceContext, id: string, input: { visible?: boolean }): Promise<ListingRecord> {
+  const existing = await getListing(ctx, id);
+  const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), ...customizedBy(ctx) };
+  if (input.visible !== undefined) changes.visible = input.visible;
+  await ctx.db.update(directoryListings).set(changes).where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
+  return { ...existing, ...changes };
+}
+
+export async function deleteListing(ctx: ServiceContext, id: string): Promise<string> {
+  const existing = await getListing(ctx, id);
+  await ctx.db.delete(directoryListings).where(eq(directoryListings.id, id));
+  return existing.directorySlug;
+}
+
+// ---- Items --------------------------------------------------------------------------------------
+
+export type ItemRecord = DirectoryListingItemRow & { listableName: string | null };
+
+const listableName = sql<string | null>`(CASE ${directoryListingItems.listableType}
+  WHEN 'Policy' THEN (SELECT name FROM policies WHERE policies.id = ${directoryListingItems.listableId})
+  ELSE (SELECT name FROM briefs WHERE briefs.id = ${directoryListingItems.listableId}) END)`;
+
+function selectItems(ctx: ServiceContext, listingId: string) {
+  return ctx.db
+    .select({ ...itemColumns(), listableName })
+    .from(directoryListingItems)
+    .where(eq(directoryListingItems.listingId, listingId))
+    .orderBy(asc(directoryListingItems.position));
+}
+
+function itemColumns() {
+  const { id, listingId, listableType, listableId, position, createdAt, updatedAt } = directoryListingItems;
+  return { id, listingId, listableType, listableId, position, createdAt, updatedAt };
+}
+
+/** Positions 1..n in their current order, in one statement (after a delete, or to repair a race). */
+function compactPositions(ctx: ServiceContext, listingId: string) {
+  return ctx.db
+    .update(directoryListingItems)
+    .set({ position: sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId} AND (i2.position < directory_listing_items.position OR (i2.position = directory_listing_items.position AND i2.id <= directory_listing_items.id)))` })
+    .where(eq(directoryListingItems.listingId, listingId));
+}
+
+export async function listItems(ctx: ServiceContext, listingId: string, page: Page) {
+  const [listing, rows, totals] = await ctx.db.batch([
+    selectListing(ctx, listingId),
+    selectItems(ctx, listingId).limit(page.size).offset(offsetOf(page)),
+    ctx.db.select({ total: count() }).from(directoryListingItems).where(eq(directoryListingItems.listingId, listingId)),
+  ]);
+  if (!listing[0]) throw listingNotFound();
+  return { rows: rows as ItemRecord[], total: totals[0]?.total ?? 0 };
+}
+
+/**
+ * Adds a Policy or Brief at the end. It must be the listing's organization's, published, and not
+ * listed already (422 Unprocessable entity). The position is computed inside the insert, so two
+ * concurrent adds still get distinct places.
+ */
+export async function addItem(ctx: ServiceContext, listingId: string, type: ListableType, listableId: string, respond: Responder<ItemRecord>) {
+  const table = type === "Policy" ? policies : briefs;
+  const [listings, listables, dupes, last] = await readBatch(ctx, [
+    selectListing(ctx, listingId),
+    ctx.db.select({ organizationId: table.organizationId, publishedAt: table.publishedAt, name: table.name }).from(table).where(eq(table.id, listableId)),
+    ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.listingId, listingId), eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, listableId))),
+    ctx.db.select({ n: count() }).from(directoryListingItems).where(eq(directoryListingItems.listingId, listingId)),
+  ]);
+  const listing = listings[0];
+  if (!listing) throw listingNotFound();
+  const listable = listables[0];
+  const pointer = { pointer: "/data/attributes/listable_id" };
+  if (!listable || listable.organizationId !== listing.organizationId) throw new ApiError("unprocessable_entity", { detail: `${type} does not exist in this organization.`, source: pointer });
+  if (!isPublished(listable.publishedAt, nowIso())) throw new ApiError("unprocessable_entity", { detail: `${type} is not published.`, source: pointer });
+  if (dupes.length) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: pointer });
+  const now = nowIso();
+  const id = uuidv7();
+  // Positions are 1..n, so the new one is n + 1 (the insert computes it again, atomically).
+  const p = new Plan<ItemRecord>({ id, listingId, listableType: type, listableId, position: (last[0]?.n ?? 0) + 1, createdAt: now, updatedAt: now, listableName: listable.name });
+  p.add(
+    ctx.db.insert(directoryListingItems).select(
+      ctx.db
+        .select({
+          id: sql<string>`${id}`.as("id"),
+          listingId: sql<string>`${listingId}`.as("listing_id"),
+          listableType: sql<string>`${type}`.as("listable_type"),
+          listableId: sql<string>`${listableId}`.as("listable_id"),
+          position: sql<number>`coalesce(max(${directoryListingItems.position}), 0) + 1`.as("position"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+          updatedAt: sql<string>`${now}`.as("updated_at"),
+        })
+        .from(directoryListingItems)
+        .where(eq(directoryListingItems.listingId, listingId)),
+    ),
+  );
+  p.add(ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)));
+  await commit(ctx, p, respond).catch((err) => {
+    if (isUniqueViolation(err, "directory_listing_items.")) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: pointer });
+    throw err;
+  });
+  return { item: p.record, directorySlug: listing.directorySlug };
+}
+
+export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<string> {
+  const listing = await getListing(ctx, listingId);
+  const [deleted] = await ctx.db.batch([
+    ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))).returning({ id: directoryListingItems.id }),
+    compactPositions(ctx, listingId),
+    ctx.db.update(directoryListings).set({ updatedAt: nowIso(), ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
+  ]);
+  if (deleted.length === 0) throw new ApiError("not_found", { detail: "No item of this listing has that id." });
+  return listing.directorySlug;
+}
+
+/**
+ * Puts the items in the given order: every item of the listing exactly once (else 422). One UPDATE
+ * writes positions 1..n, guarded by the item count it validated against, so a concurrent add or
+ * delete makes this a 409 rather than a mixed order; two reorders racing each leave 1..n.
+ */
+export async function reorderItems(ctx: ServiceContext, listingId: string, ids: string[]) {
+  const [listings, items] = await readBatch(ctx, [selectListing(ctx, listingId), selectItems(ctx, listingId)]);
+  const listing = listings[0];
+  if (!listing) throw listingNotFound();
+  const known = new Set(items.map((i) => i.id));
+  const seen = new Set<string>();
+  const problems = ids.flatMap((id, i) => {
+    const problem = !known.has(id) ? "is not an item of this listing." : seen.has(id) ? "is named twice." : null;
+    seen.add(id);
+    return problem ? [{ detail: `data/${i}/id ${problem}`, source: { pointer: `/data/${i}/id` } }] : [];
+  });
+  if (problems.length) throw new ApiError("unprocessable_entity", problems);
+  if (seen.size !== known.size) {
+    throw new ApiError("unprocessable_entity", { detail: `Name every item of the listing exactly once (${known.size} items, ${seen.size} named).`, source: { pointer: "/data" } });
+  }
+  const now = nowIso();
+  const order = JSON.stringify(ids);
+  const [updated] = await ctx.db.batch([
+    ctx.db
+      .update(directoryListingItems)
+      .set({ position: sql`(SELECT key + 1 FROM json_each(${order}) WHERE value = directory_listing_items.id)`, updatedAt: now })
+      .where(and(eq(directoryListingItems.listingId, listingId), sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId}) = ${ids.length}`)),
+    ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
+  ]);
+  if (updated.meta.changes === 0 && ids.length > 0) throw new ApiError("conflict", { detail: "The listing's items changed while this request ran; read them again and retry." });
+  const byId = new Map(items.map((i) => [i.id, i]));
+  const rows = ids.map((id, i) => ({ ...byId.get(id)!, position: i + 1, updatedAt: now })) as ItemRecord[];
+  return { rows, directorySlug: listing.directorySlug };
+}

@@ -1,0 +1,88 @@
+import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db";
+import { briefs, directories, directoryListingItems, directoryListings, organizations, policies, type BriefRow, type DirectoryRow, type OrganizationRow, type PolicyRow } from "../db/schema";
+import { maturityRating } from "../lib/maturity";
+
+export interface PublicDirectoryEntry {
+  organization: OrganizationRow;
+  rating: number;
+  items: ({ type: "Policy"; row: PolicyRow } | { type: "Brief"; row: BriefRow })[];
+}
+
+/**
+ * One batch (no joins: D1 batch rows are keyed by column name): the directory, its visible listings'
+ * organizations, their published policies (for the rating), the listings' items, and the published
+ * briefs they show. Organizations rate as their best published policy; those under the directory's
+ * minimum are left out; the rest come best first.
+ */
+export async function findPublicDirectory(db: Db, slug: string, now: string): Promise<{ directory: DirectoryRow; entries: PublicDirectoryEntry[] } | null> {
+  const directoryId = sql`(SELECT id FROM directories WHERE slug = ${slug})`;
+  const listed = sql`(SELECT organization_id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`;
+  const [dirs, listings, orgs, pols, items, brs] = await db.batch([
+    db.select().from(directories).where(eq(directories.slug, slug)),
+    db.select().from(directoryListings).where(and(sql`${directoryListings.directoryId} = ${directoryId}`, eq(directoryListings.visible, true))),
+    db.select().from(organizations).where(sql`${organizations.id} IN ${listed}`),
+    db.select().from(policies).where(and(sql`${policies.organizationId} IN ${listed}`, isNotNull(policies.publishedAt), lte(policies.publishedAt, now))),
+    db
+      .select()
+      .from(directoryListingItems)
+      .where(sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`)
+      .orderBy(asc(directoryListingItems.position)),
+    db
+      .select()
+      .from(briefs)
+      .where(
+        and(
+          sql`${briefs.id} IN (SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Brief' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`,
+          isNotNull(briefs.publishedAt),
+          lte(briefs.publishedAt, now),
+        ),
+      ),
+  ]);
+  const directory = dirs[0];
+  if (!directory) return null;
+  const policyById = new Map(pols.map((p) => [p.id, p]));
+  const briefById = new Map(brs.map((b) => [b.id, b]));
+  const orgById = new Map(orgs.map((o) => [o.id, o]));
+  const entries: PublicDirectoryEntry[] = [];
+  for (const listing of listings) {
+    const organization = orgById.get(listing.organizationId);
+    if (!organization) continue;
+    const rating = Math.max(0, ...pols.filter((p) => p.organizationId === organization.id).map((p) => maturityRating(p, now)));
+    if (rating < directory.minMaturityRating) continue;
+    const shown = items
+      .filter((i) => i.listingId === listing.id)
+      .flatMap((i): PublicDirectoryEntry["items"] => {
+        // Only what is published (and still the organization's) is shown.
+        const policy = i.listableType === "Policy" ? policyById.get(i.listableId) : undefined;
+        const brief = i.listableType === "Brief" ? briefById.get(i.listableId) : undefined;
+        if (policy && policy.organizationId === organization.id) return [{ type: "Policy", row: policy }];
+        if (brief && brief.organizationId === organization.id) return [{ type: "Brief", row: brief }];
+        return [];
+      });
+    entries.push({ organization, rating, items: shown });
+  }
+  entries.sort((a, b) => b.rating - a.rating || a.organization.name.localeCompare(b.organization.name));
+  return { directory, entries };
+}
+
+/** The slugs of the directories that list an organization: their public pages show its data. */
+export function directorySlugsOf(db: Db, organizationId: string) {
+  return db
+    .select({ slug: directories.slug })
+    .from(directories)
+    .where(inArray(directories.id, db.select({ id: directoryListings.directoryId }).from(directoryListings).where(eq(directoryListings.organizationId, organizationId))));
+}
+
+/** Removes a deleted policy or brief from every listing of its organization, and closes the gaps. */
+export function unlistStatements(db: Db, type: "Policy" | "Brief", id: string, organizationId: string, onlyIf?: SQL) {
+  return [
+    db.delete(directoryListingItems).where(and(eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, id), onlyIf)),
+    db
+      .update(directoryListingItems)
+      .set({
+        position: sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = directory_listing_items.listing_id AND (i2.position < directory_listing_items.position OR (i2.position = directory_listing_items.position AND i2.id <= directory_listing_items.id)))`,
+      })
+      .where(sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`),
+  ] as const;
+}
