@@ -16,6 +16,7 @@ console.log(`
 
   Try:           curl -s ${base}/v1/policies -H "Authorization: Bearer ${key}"
   Public brief:  curl -s ${base}/v1/p/briefs/${DEMO.briefShortcode}
+  Directory:     curl -s ${base}/v1/p/directories/${DEMO.directorySlug}
   OpenAPI:       curl -s ${base}/v1/openapi.json
 `);
 

@@ -13,6 +13,9 @@ export const DEMO = {
   keyId: "01900000-0000-7000-8000-000000000004",
   briefShortcode: "DEMX-0001",
   policyShortcode: "DEMX-0002",
+  directoryId: "01900000-0000-7000-8000-000000000005",
+  listingId: "01900000-0000-7000-8000-000000000006",
+  directorySlug: "demo-directory",
 };
 
 const at = "2026-01-01T00:00:00.000Z";
@@ -38,6 +41,13 @@ INSERT OR IGNORE INTO briefs (id, organization_id, policy_id, name, short_descri
   VALUES (${sqlText(DEMO.briefId)}, ${sqlText(DEMO.organizationId)}, ${sqlText(DEMO.policyId)}, 'Report a vulnerability',
     'Found a security issue in demo.example? Tell us here.', ${sqlText(DEMO.briefShortcode)}, '${at}',
     ${scope([["01900000-0000-7000-8000-0000000000b1", "domain", "demo.example", null]])}, '[]', '${at}', '${at}');
+INSERT OR IGNORE INTO directories (id, name, slug, description, min_maturity_rating, created_at, updated_at)
+  VALUES (${sqlText(DEMO.directoryId)}, 'Demo directory', ${sqlText(DEMO.directorySlug)}, 'Organizations with a published disclosure policy', 1, '${at}', '${at}');
+INSERT OR IGNORE INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
+  VALUES (${sqlText(DEMO.listingId)}, ${sqlText(DEMO.directoryId)}, ${sqlText(DEMO.organizationId)}, 1, 0, '${at}', '${at}');
+INSERT OR IGNORE INTO directory_listing_items (id, listing_id, listable_type, listable_id, position, created_at, updated_at)
+  VALUES ('01900000-0000-7000-8000-000000000007', ${sqlText(DEMO.listingId)}, 'Policy', ${sqlText(DEMO.policyId)}, 1, '${at}', '${at}'),
+         ('01900000-0000-7000-8000-000000000008', ${sqlText(DEMO.listingId)}, 'Brief', ${sqlText(DEMO.briefId)}, 2, '${at}', '${at}');
 INSERT OR REPLACE INTO api_keys (id, organization_id, kind, name, key_hash, key_prefix, revoked_at, created_at, updated_at)
   VALUES (${sqlText(DEMO.keyId)}, ${sqlText(DEMO.organizationId)}, 'organization', 'demo', '${keyHash}',
     ${sqlText(keyPrefix)}, NULL, '${at}', '${at}');

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
 import { fakeQueue } from "../helpers/events";
 import { webhookDoc } from "../helpers/endpoints";
-import { asset, brief, organization, policy, PUBLISHED, webhook, type TestOrganization } from "../helpers/factories";
+import { asset, brief, directory, listing, organization, policy, PUBLISHED, webhook, type TestOrganization } from "../helpers/factories";
 
 // Each D1 query is a network round trip at the edge. Budgets (issue 2): an authenticated read costs at
 // most 2 (key lookup + one query or batch), a write at most 3, a public read from cache none. The
@@ -155,8 +155,60 @@ const CASES: Case[] = [
       return api("POST", `/v1/webhooks/${w.id}/deliveries/${d.body.data.id}/redeliver`, { key: o.key });
     },
   },
+  { name: "GET /v1/directories", trips: 2, run: (o) => get("/v1/directories", o.key) },
+  { name: "GET /v1/directories/{id}", trips: 2, run: async (o) => get(`/v1/directories/${(await directory(o.operatorKey)).id}`, o.key) },
+  { name: "POST /v1/directories", trips: 2, run: (o) => api("POST", "/v1/directories", { key: o.operatorKey, body: doc("directory", { name: "D", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }) }) },
+  { name: "PATCH /v1/directories/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/directories/${(await directory(o.operatorKey)).id}`, { key: o.operatorKey, body: doc("directory", { name: "D2" }) }) },
+  { name: "GET /v1/directory_listings", trips: 2, run: (o) => get("/v1/directory_listings", o.key) },
+  { name: "GET /v1/directory_listings/{id}", trips: 2, run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}`, o.key) },
+  {
+    name: "POST /v1/directory_listings",
+    trips: 3,
+    run: async (o) =>
+      api("POST", "/v1/directory_listings", { key: o.operatorKey, body: doc("directory_listing", {}, { directory: rel("directory", (await directory(o.operatorKey)).id), organization: rel("organization", o.id) }) }),
+  },
+  { name: "PATCH /v1/directory_listings/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.key, body: doc("directory_listing", { visible: false }) }) },
+  { name: "DELETE /v1/directory_listings/{id}", trips: 3, run: async (o) => api("DELETE", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.operatorKey }) },
+  { name: "GET /v1/directory_listings/{id}/items", trips: 2, run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}/items`, o.key) },
+  {
+    name: "POST /v1/directory_listings/{id}/items",
+    trips: 3,
+    run: async (o) => api("POST", `/v1/directory_listings/${(await listed(o)).id}/items`, { key: o.key, body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }) }),
+  },
+  {
+    name: "PATCH /v1/directory_listings/{id}/items/reorder",
+    trips: 3,
+    run: async (o) => {
+      const l = await listed(o);
+      const item = await api("POST", `/v1/directory_listings/${l.id}/items`, { key: o.key, body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }) });
+      return api("PATCH", `/v1/directory_listings/${l.id}/items/reorder`, { key: o.key, body: { data: [{ type: "directory_listing_item", id: item.body.data.id }] } });
+    },
+  },
+  {
+    name: "DELETE /v1/directory_listings/{id}/items/{id}",
+    trips: 3,
+    run: async (o) => {
+      const l = await listed(o);
+      const item = await api("POST", `/v1/directory_listings/${l.id}/items`, { key: o.key, body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }) });
+      return api("DELETE", `/v1/directory_listings/${l.id}/items/${item.body.data.id}`, { key: o.key });
+    },
+  },
+  { name: "GET /v1/p/directories/{slug} (miss)", trips: 1, run: async (o) => get(`/v1/p/directories/${(await directory(o.operatorKey)).attributes.slug}`) },
+  {
+    name: "GET /v1/p/directories/{slug} (hit)",
+    trips: 0,
+    run: async (o) => {
+      const path = `/v1/p/directories/${(await directory(o.operatorKey)).attributes.slug}`;
+      await get(path);
+      return get(path);
+    },
+  },
   { name: "GET /v1/openapi.json", trips: 0, run: () => get("/v1/openapi.json") },
 ];
+
+async function listed(o: TestOrganization) {
+  return listing(o.operatorKey, (await directory(o.operatorKey)).id, o.id) as Promise<{ id: string }>;
+}
 
 const quiet = { EVENTS: fakeQueue().queue };
 const publishedBrief = async (o: TestOrganization) => (await brief(o, { published_at: PUBLISHED })).id as string;

@@ -162,6 +162,32 @@ describe("webhooks to npm run webhook-receiver", () => {
   });
 });
 
+describe("the demo directory, as the README walks it", () => {
+  it("shows the demo organization, hides and shows it, and reorders its items", async () => {
+    const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
+    const auth = { Authorization: `Bearer ${key}`, ...jsonApi };
+    const listing = "01900000-0000-7000-8000-000000000006";
+    const read = async () => json(await fetch(`${base}/v1/p/directories/demo-directory`));
+    const items = (doc: { included: { type: string; relationships?: { items?: { data: { type: string }[] } } }[] }) =>
+      doc.included.find((r) => r.type === "organization")?.relationships?.items?.data.map((i) => i.type);
+    const before = await read();
+    expect(before.data.relationships.organizations.data).toEqual([{ type: "organization", id: "01900000-0000-7000-8000-000000000001" }]);
+    expect(items(before)).toEqual(["policy", "brief"]);
+    const visible = (v: boolean) =>
+      fetch(`${base}/v1/directory_listings/${listing}`, { method: "PATCH", headers: auth, body: JSON.stringify({ data: { type: "directory_listing", id: listing, attributes: { visible: v } } }) });
+    await visible(false);
+    expect((await read()).data.relationships.organizations.data).toEqual([]);
+    await visible(true);
+    const reorder = await fetch(`${base}/v1/directory_listings/${listing}/items/reorder`, {
+      method: "PATCH",
+      headers: auth,
+      body: JSON.stringify({ data: ["01900000-0000-7000-8000-000000000008", "01900000-0000-7000-8000-000000000007"].map((id) => ({ type: "directory_listing_item", id })) }),
+    });
+    expect(reorder.status).toBe(200);
+    expect(items(await read())).toEqual(["brief", "policy"]);
+  });
+});
+
 describe("npm run operator-key -- --local", () => {
   it("prints a key alone on its last line that works, and stops working once revoked", async () => {
     const operator = await operatorKey();
