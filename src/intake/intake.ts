@@ -28,12 +28,11 @@ export function canonicalSubmission(s: Submission): string {
 export async function runIntake(db: Db, vulnId: string, queue?: { events: string[] }): Promise<string | null> {
   const receivedAt = new Date().toISOString();
   const received = vulnEvent(db, "Vuln::Inbox::Received", vulnId, receivedAt, { ifPreviousChanged: true });
-  const [moved, receivedWritten, rows] = await db.batch([
+  const [, receivedWritten, rows] = await db.batch([
     db.update(vulns).set({ inboxState: "received", updatedAt: receivedAt }).where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "dispatching"))),
     received.statement,
     db.select({ submission: vulns.submission, inboxState: vulns.inboxState }).from(vulns).where(eq(vulns.id, vulnId)),
   ]);
-  void moved;
   if (receivedWritten.meta.changes > 0) queue?.events.push(received.event.id);
   const vuln = rows[0];
   if (!vuln) return null;

@@ -54,6 +54,22 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count() };
 }
 
+/**
+ * Sends `send()` until the first 429 and returns how many succeeded before it, and the 429. The
+ * limiters count fixed windows, so a run that straddles a window boundary may see up to twice the
+ * limit succeed: callers assert "at least the limit, then a 429", never an exact count.
+ */
+export async function untilLimited(limit: number, send: () => Promise<ApiResponse>) {
+  let ok = 0;
+  for (let i = 0; i <= 2 * limit; i++) {
+    const res = await send();
+    if (res.status === 429) return { ok, limited: res };
+    if (res.status >= 400) throw new Error(`unexpected ${res.status} ${res.text}`);
+    ok++;
+  }
+  return { ok, limited: null };
+}
+
 export const get = <T = any>(path: string, key?: string | null, opts: RequestOptions = {}) => api<T>("GET", path, { ...opts, key });
 export const post = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) => api<T>("POST", path, { ...opts, key, body });
 export const patch = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) => api<T>("PATCH", path, { ...opts, key, body });

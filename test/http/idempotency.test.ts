@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { idempotencyRequestHash } from "../../src/http/idempotency";
 import { api, get, post } from "../helpers/api";
+import { rewritingSql } from "../helpers/d1-faults";
 import { count, fakeQueue } from "../helpers/events";
 import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
@@ -99,13 +100,7 @@ describe("Idempotency-Key", () => {
   });
 
   it("stores nothing when the change's batch fails: the key stays free", async () => {
-    const failing = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "prepare") return (query: string) => target.prepare(query.replace(/insert into "events"/i, 'insert into "no_such_table"'));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const failing = rewritingSql((sql) => sql.replace(/insert into "events"/i, 'insert into "no_such_table"'));
     const failed = await api("POST", "/v1/vulns", { key: org.key, body: vulnBody(), headers: { "Idempotency-Key": "k-atomic" }, env: { ...quiet, DB: failing } });
     expect(failed.status).toBe(500);
     const retried = await send("k-atomic", vulnBody());

@@ -5,6 +5,7 @@ import worker from "../../src/index";
 import { canonicalSubmission } from "../../src/intake/intake";
 import { sha256Hex } from "../../src/lib/crypto";
 import { get, patch, post } from "../helpers/api";
+import { rewritingSql, unavailable } from "../helpers/d1-faults";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
 import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
@@ -105,13 +106,7 @@ describe("the intake pipeline on the queue", () => {
 
   it("retries, never acknowledges, a message whose processing fails", async () => {
     const { vuln, eventIds } = await createCaptured();
-    const broken = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch" || prop === "prepare") return () => { throw new Error("D1_ERROR: Network connection lost."); };
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const broken = unavailable("D1_ERROR: Network connection lost.");
     const result = await consume(eventIds, { DB: broken }, 3);
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toEqual([{ msgId: result.messageIds[0] }]);
@@ -174,13 +169,7 @@ describe("the outbox", () => {
   it("leaves neither the change nor its events when a statement of the batch fails", async () => {
     const [vulns, events, assets] = [await count("vulns"), await count("events"), await count("assets")];
     // The events INSERT is made to fail inside D1; the batch is one transaction, so nothing stays.
-    const failing = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "prepare") return (query: string) => target.prepare(query.replace(/insert into "events"/i, 'insert into "events_that_do_not_exist"'));
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const failing = rewritingSql((sql) => sql.replace(/insert into "events"/i, 'insert into "events_that_do_not_exist"'));
     const res = await post("/v1/vulns", org.key, doc({ domains: ["atomic.example.com"] }), { env: { DB: failing, EVENTS: fakeQueue().queue } });
     expect(res.status).toBe(500);
     expect([await count("vulns"), await count("events"), await count("assets")]).toEqual([vulns, events, assets]);

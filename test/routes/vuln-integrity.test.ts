@@ -5,6 +5,7 @@ import { createDb } from "../../src/db";
 import { sweepOutbox, MAX_SWEEP_SENDS } from "../../src/events/outbox";
 import worker from "../../src/index";
 import { api, del, get, patch, post } from "../helpers/api";
+import { failingBatch, interleaved } from "../helpers/d1-faults";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
@@ -20,23 +21,6 @@ beforeAll(async () => {
 const doc = (attributes: Record<string, unknown> = {}) => ({
   data: { type: "vuln", attributes: { title: "CSRF on settings", description: "No token on POST /settings", ...attributes }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
 });
-
-/** A D1 binding that runs `before` just before the n-th batch, as if another request or the consumer wrote in between. */
-function interleaved(n: number, before: () => Promise<unknown>): D1Database {
-  let batches = 0;
-  return new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "batch") {
-        return async (statements: D1PreparedStatement[]) => {
-          if (++batches === n) await before();
-          return target.batch(statements);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
 
 async function consume(eventIds: string[]) {
   const batch = createMessageBatch("vdp-events", eventIds.map((event_id, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body: { event_id } })));
@@ -72,21 +56,8 @@ describe("PATCH and the intake running at the same time", () => {
 describe("Idempotency-Key when D1 fails after committing", () => {
   it("keeps the key done, so the retry the 503 invites gets the replay, not a second vuln", async () => {
     const vulns = (await get("/v1/vulns", org.key)).body.meta.page.total;
-    let batches = 0;
-    const db = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") {
-          return async (statements: D1PreparedStatement[]) => {
-            const result = await target.batch(statements);
-            // The second batch (the vuln, its event and the sealed key) commits, then the answer is lost.
-            if (++batches === 2) throw new Error("D1_ERROR: Network connection lost.");
-            return result;
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    // The second batch (the vuln, its event and the sealed key) commits, then the answer is lost.
+    const db = failingBatch(2, "D1_ERROR: Network connection lost.", "after");
     const first = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "after-commit" }, env: { DB: db } });
     expect(first.status).toBe(503);
     const retry = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "after-commit" } });
@@ -96,20 +67,7 @@ describe("Idempotency-Key when D1 fails after committing", () => {
   });
 
   it("frees the key when the answer to the reservation itself was lost", async () => {
-    let batches = 0;
-    const db = new Proxy(env.DB, {
-      get(target, prop) {
-        if (prop === "batch") {
-          return async (statements: D1PreparedStatement[]) => {
-            const result = await target.batch(statements);
-            if (++batches === 1) throw new Error("D1_ERROR: Network connection lost.");
-            return result;
-          };
-        }
-        const value = Reflect.get(target, prop, target);
-        return typeof value === "function" ? value.bind(target) : value;
-      },
-    });
+    const db = failingBatch(1, "D1_ERROR: Network connection lost.", "after");
     expect((await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" }, env: { DB: db } })).status).toBe(503);
     const retry = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" } });
     expect(retry.status).toBe(201);
