@@ -45,9 +45,12 @@ INSERT OR IGNORE INTO directories (id, name, slug, description, min_maturity_rat
   VALUES (${sqlText(DEMO.directoryId)}, 'Demo directory', ${sqlText(DEMO.directorySlug)}, 'Organizations with a published disclosure policy', 1, '${at}', '${at}');
 INSERT OR IGNORE INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
   VALUES (${sqlText(DEMO.listingId)}, ${sqlText(DEMO.directoryId)}, ${sqlText(DEMO.organizationId)}, 1, 0, '${at}', '${at}');
-INSERT OR IGNORE INTO directory_listing_items (id, listing_id, listable_type, listable_id, position, created_at, updated_at)
-  VALUES ('01900000-0000-7000-8000-000000000007', ${sqlText(DEMO.listingId)}, 'Policy', ${sqlText(DEMO.policyId)}, 1, '${at}', '${at}'),
-         ('01900000-0000-7000-8000-000000000008', ${sqlText(DEMO.listingId)}, 'Brief', ${sqlText(DEMO.briefId)}, 2, '${at}', '${at}');
+-- The demo items only into a listing that has none: a restart must not undo the user's changes.
+INSERT INTO directory_listing_items (id, listing_id, listable_type, listable_id, position, created_at, updated_at)
+  SELECT * FROM (VALUES
+    ('01900000-0000-7000-8000-000000000007', ${sqlText(DEMO.listingId)}, 'Policy', ${sqlText(DEMO.policyId)}, 1, '${at}', '${at}'),
+    ('01900000-0000-7000-8000-000000000008', ${sqlText(DEMO.listingId)}, 'Brief', ${sqlText(DEMO.briefId)}, 2, '${at}', '${at}'))
+  WHERE NOT EXISTS (SELECT 1 FROM directory_listing_items WHERE listing_id = ${sqlText(DEMO.listingId)});
 INSERT OR REPLACE INTO api_keys (id, organization_id, kind, name, key_hash, key_prefix, revoked_at, created_at, updated_at)
   VALUES (${sqlText(DEMO.keyId)}, ${sqlText(DEMO.organizationId)}, 'organization', 'demo', '${keyHash}',
     ${sqlText(keyPrefix)}, NULL, '${at}', '${at}');

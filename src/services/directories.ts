@@ -129,8 +129,8 @@ function customizedBy(ctx: ServiceContext): Partial<DirectoryListingRow> {
 
 export async function updateListing(ctx: ServiceContext, id: string, input: { visible?: boolean }): Promise<ListingRecord> {
   const existing = await getListing(ctx, id);
-  const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), ...customizedBy(ctx) };
-  if (input.visible !== undefined) changes.visible = input.visible;
+  if (input.visible === undefined || input.visible === existing.visible) return existing; // no change, nothing customized
+  const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), visible: input.visible, ...customizedBy(ctx) };
   await ctx.db.update(directoryListings).set(changes).where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
   return { ...existing, ...changes };
 }
@@ -228,14 +228,20 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
   return { item: p.record, directorySlug: listing.directorySlug };
 }
 
+/** Deletes an item (a missing one is a 404 that writes nothing); the positions after it close up. */
 export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<string> {
-  const listing = await getListing(ctx, listingId);
-  const [deleted] = await ctx.db.batch([
-    ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))).returning({ id: directoryListingItems.id }),
+  const [listings, items] = await readBatch(ctx, [
+    selectListing(ctx, listingId),
+    ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
+  ]);
+  const listing = listings[0];
+  if (!listing) throw listingNotFound();
+  if (!items[0]) throw new ApiError("not_found", { detail: "No item of this listing has that id." });
+  await ctx.db.batch([
+    ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
     compactPositions(ctx, listingId),
     ctx.db.update(directoryListings).set({ updatedAt: nowIso(), ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
   ]);
-  if (deleted.length === 0) throw new ApiError("not_found", { detail: "No item of this listing has that id." });
   return listing.directorySlug;
 }
 
@@ -261,12 +267,16 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
   }
   const now = nowIso();
   const order = JSON.stringify(ids);
+  // The guard: the listing still holds exactly the items validated (the same count, none outside
+  // the order). Otherwise nothing is written, the listing included, and the answer is a 409.
+  const same = sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId}) = ${ids.length}
+    AND NOT EXISTS (SELECT 1 FROM directory_listing_items i3 WHERE i3.listing_id = ${listingId} AND i3.id NOT IN (SELECT value FROM json_each(${order})))`;
   const [updated] = await ctx.db.batch([
     ctx.db
       .update(directoryListingItems)
       .set({ position: sql`(SELECT key + 1 FROM json_each(${order}) WHERE value = directory_listing_items.id)`, updatedAt: now })
-      .where(and(eq(directoryListingItems.listingId, listingId), sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId}) = ${ids.length}`)),
-    ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
+      .where(and(eq(directoryListingItems.listingId, listingId), same)),
+    ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(and(eq(directoryListings.id, listingId), same)),
   ]);
   if (updated.meta.changes === 0 && ids.length > 0) throw new ApiError("conflict", { detail: "The listing's items changed while this request ran; read them again and retry." });
   const byId = new Map(items.map((i) => [i.id, i]));

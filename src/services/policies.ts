@@ -121,7 +121,7 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
   ];
 }
 
-export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks, respond: Responder<PolicyRecord>): Promise<PolicyRecord> {
+export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks, respond: Responder<PolicyRecord>) {
   const assetIds = links.assetIds ?? [];
   let organizationId: string;
   if (assetIds.length === 0 && ctx.caller.kind === "organization") {
@@ -149,8 +149,10 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const record: PolicyRecord = { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
   const p = new Plan(record).add(ctx.db.insert(policies).values(row));
   for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
-  await commit(ctx, p, respond);
-  return record;
+  // A published policy can change the organization's rating in the directories that list it.
+  p.add(directorySlugsOf(ctx.db, organizationId));
+  const { results } = await commit(ctx, p, respond);
+  return { record, directorySlugs: (results[p.statements.length - 1] as { slug: string }[]).map((s) => s.slug) };
 }
 
 /**

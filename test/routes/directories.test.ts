@@ -253,3 +253,51 @@ describe("GET /v1/p/directories/{slug}", () => {
     expect(items.map((i: { attributes: { listable_id: string; position: number } }) => [i.attributes.listable_id, i.attributes.position])).toEqual([[b.id, 1]]);
   });
 });
+
+describe("what review of the directories found", () => {
+  it("answers 404 to deleting an unknown item and writes nothing, customized included", async () => {
+    const { listing: l, org } = await listedOrg();
+    const res = await del(`/v1/directory_listings/${l.id}/items/01900000-0000-7000-8000-00000000beef`, org.key);
+    expect(res.status).toBe(404);
+    expect((await get(`/v1/directory_listings/${l.id}`, org.key)).body.data.attributes).toMatchObject({ customized: false, updated_at: l.attributes.updated_at });
+  });
+
+  it("answers a reorder naming another type with 409, like every type mismatch", async () => {
+    const { listing: l, org, policy: p } = await listedOrg();
+    const item = (await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Policy", p.id))).body.data;
+    const res = await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, { data: [{ type: "policy", id: item.id }] });
+    expect(res.status).toBe(409);
+    expect(res.body.errors[0].source.pointer).toBe("/data/0/type");
+  });
+
+  it("does not mark a listing customized when a PATCH changes nothing", async () => {
+    const { listing: l, org } = await listedOrg();
+    const res = await patch(`/v1/directory_listings/${l.id}`, org.key, { data: { type: "directory_listing", attributes: { visible: true } } });
+    expect(res.body.data.attributes.customized).toBe(false);
+  });
+
+  it("evicts the page when a listed organization publishes a new policy", async () => {
+    const d = await directory(op, { min_maturity_rating: 1 });
+    const org = await organization();
+    await listing(op, d.id, org.id);
+    const path = `/v1/p/directories/${d.attributes.slug}`;
+    expect((await get(path)).body.data.relationships.organizations.data).toEqual([]);
+    await policy(org, { published_at: PUBLISHED, point_of_contact: "sec@example.com" });
+    const after = await get(path);
+    expect(after.headers.get("X-Cache")).toBe("MISS");
+    expect(after.body.data.relationships.organizations.data).toEqual([{ type: "organization", id: org.id }]);
+  });
+
+  it("closes positions when a listed brief is deleted, and hides an unpublished brief from the page", async () => {
+    const { org, dir, listing: l, policy: p } = await listedOrg();
+    const b1 = await brief(org, { published_at: PUBLISHED });
+    const b2 = await brief(org, { published_at: PUBLISHED });
+    for (const [type, id] of [["Brief", b1.id], ["Policy", p.id], ["Brief", b2.id]] as const) await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc(type, id));
+    expect((await del(`/v1/briefs/${b1.id}`, org.key)).status).toBe(204);
+    const items = (await get(`/v1/directory_listings/${l.id}/items`, org.key)).body.data;
+    expect(items.map((i: { attributes: { listable_id: string; position: number } }) => [i.attributes.listable_id, i.attributes.position])).toEqual([[p.id, 1], [b2.id, 2]]);
+    await patch(`/v1/briefs/${b2.id}`, org.key, { data: { type: "brief", attributes: { published_at: null } } });
+    const page = await get(`/v1/p/directories/${dir.attributes.slug}`);
+    expect(page.body.included.find((r: { id: string }) => r.id === org.id).relationships.items.data).toEqual([{ type: "policy", id: p.id }]);
+  });
+});

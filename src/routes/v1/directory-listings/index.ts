@@ -1,5 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireOperator } from "../../../http/auth";
+import { ApiError } from "../../../http/errors";
 import { evictPublic, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
@@ -145,6 +146,11 @@ export const directoryListingsRouter = createRouter()
     }),
     async (c) => {
       const { data } = c.req.valid("json");
+      data.forEach((d, i) => {
+        if (d.type !== "directory_listing_item") {
+          throw new ApiError("conflict", { detail: `data/${i}/type must be "directory_listing_item", got "${d.type}".`, source: { pointer: `/data/${i}/type` } });
+        }
+      });
       const { rows, directorySlug } = await reorderItems(serviceContext(c), c.req.valid("param").directory_listing_id, data.map((d) => d.id));
       await evictPublic([publicDirectoryPath(directorySlug)]);
       return respond(c, { jsonapi: JSONAPI_VERSION, data: rows.map(serializeItem) });

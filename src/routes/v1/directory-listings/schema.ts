@@ -41,7 +41,7 @@ export const CreateItemInput = requestDocument(
 ).openapi("CreateDirectoryListingItemInput");
 
 export const ReorderItemsInput = z
-  .strictObject({ data: z.array(z.strictObject({ type: z.literal("directory_listing_item"), id: z.string() })).max(1000) })
+  .strictObject({ data: z.array(z.strictObject({ type: z.string(), id: z.string() })).max(1000) })
   .openapi("ReorderDirectoryListingItemsInput");
 
 export const ItemsQuery = z.strictObject({ "page[number]": listQuery().shape["page[number]"], "page[size]": listQuery().shape["page[size]"] });

@@ -53,12 +53,13 @@ export const policiesRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy");
-      const record = await createPolicy(
+      const { record, directorySlugs } = await createPolicy(
         serviceContext(c),
         data.attributes,
         { organizationId: data.relationships?.organization?.data.id, assetIds: data.relationships?.assets?.data.map((a) => a.id) },
         (r) => storedCreated(c, single(serializePolicy(r, nowIso()))),
       );
+      await evictPublic(directorySlugs.map(publicDirectoryPath));
       return created(c, single(serializePolicy(record, nowIso())));
     },
   )
