@@ -137,6 +137,3 @@ export async function sweepOutbox(db: Db, queue: Queue<QueueMessage>, now = Date
   return due.length;
 }
 
-export async function markProcessed(db: Db, eventId: string, now: string): Promise<void> {
-  await db.update(events).set({ processedAt: now }).where(and(eq(events.id, eventId), isNull(events.processedAt)));
-}

@@ -28,10 +28,6 @@ export interface ServiceContext {
   idempotency?: IdempotencyUnit;
 }
 
-export function isOperator(ctx: ServiceContext): boolean {
-  return ctx.caller.kind === "operator";
-}
-
 /**
  * The tenancy filter. Every query on an organization-owned table goes through here, so an
  * organization key can never see another organization's rows; operators read across organizations.

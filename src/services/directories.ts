@@ -1,4 +1,5 @@
-import { and, asc, count, eq, sql } from "drizzle-orm";
+import { and, asc, count, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db";
 import {
   briefs, directories, directoryListingItems, directoryListings, organizations, policies,
   type DirectoryListingItemRow, type DirectoryListingRow, type DirectoryRow, type ListableType,
@@ -83,14 +84,9 @@ export async function listListings(ctx: ServiceContext, page: Page, sort: Sort |
 
 function selectListing(ctx: ServiceContext, id: string) {
   return ctx.db
-    .select({ ...directoryListingColumns(), ...slugColumn })
+    .select({ ...getTableColumns(directoryListings), ...slugColumn })
     .from(directoryListings)
     .where(where(eq(directoryListings.id, id), tenantFilter(ctx, directoryListings.organizationId)));
-}
-
-function directoryListingColumns() {
-  const { id, directoryId, organizationId, visible, customized, createdAt, updatedAt } = directoryListings;
-  return { id, directoryId, organizationId, visible, customized, createdAt, updatedAt };
 }
 
 export async function getListing(ctx: ServiceContext, id: string): Promise<ListingRecord> {
@@ -151,23 +147,23 @@ const listableName = sql<string | null>`(CASE ${directoryListingItems.listableTy
 
 function selectItems(ctx: ServiceContext, listingId: string) {
   return ctx.db
-    .select({ ...itemColumns(), listableName })
+    .select({ ...getTableColumns(directoryListingItems), listableName })
     .from(directoryListingItems)
     .where(eq(directoryListingItems.listingId, listingId))
     .orderBy(asc(directoryListingItems.position));
 }
 
-function itemColumns() {
-  const { id, listingId, listableType, listableId, position, createdAt, updatedAt } = directoryListingItems;
-  return { id, listingId, listableType, listableId, position, createdAt, updatedAt };
-}
-
-/** Positions 1..n in their current order, in one statement (after a delete, or to repair a race). */
-function compactPositions(ctx: ServiceContext, listingId: string) {
-  return ctx.db
+/**
+ * Positions 1..n in their current order for the listings `which` selects, in one statement (after a
+ * delete closes a gap). Each item counts the items of its own listing at or before it.
+ */
+export function compactPositions(db: Db, which: SQL) {
+  return db
     .update(directoryListingItems)
-    .set({ position: sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId} AND (i2.position < directory_listing_items.position OR (i2.position = directory_listing_items.position AND i2.id <= directory_listing_items.id)))` })
-    .where(eq(directoryListingItems.listingId, listingId));
+    .set({
+      position: sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = directory_listing_items.listing_id AND (i2.position < directory_listing_items.position OR (i2.position = directory_listing_items.position AND i2.id <= directory_listing_items.id)))`,
+    })
+    .where(which);
 }
 
 export async function listItems(ctx: ServiceContext, listingId: string, page: Page) {
@@ -239,7 +235,7 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
   if (!items[0]) throw new ApiError("not_found", { detail: "No item of this listing has that id." });
   await ctx.db.batch([
     ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
-    compactPositions(ctx, listingId),
+    compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)),
     ctx.db.update(directoryListings).set({ updatedAt: nowIso(), ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
   ]);
   return listing.directorySlug;

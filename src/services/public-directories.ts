@@ -2,6 +2,7 @@ import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-or
 import type { Db } from "../db";
 import { briefs, directories, directoryListingItems, directoryListings, organizations, policies, type BriefRow, type DirectoryRow, type OrganizationRow, type PolicyRow } from "../db/schema";
 import { maturityRating } from "../lib/maturity";
+import { compactPositions } from "./directories";
 
 export interface PublicDirectoryEntry {
   organization: OrganizationRow;
@@ -78,11 +79,6 @@ export function directorySlugsOf(db: Db, organizationId: string) {
 export function unlistStatements(db: Db, type: "Policy" | "Brief", id: string, organizationId: string, onlyIf?: SQL) {
   return [
     db.delete(directoryListingItems).where(and(eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, id), onlyIf)),
-    db
-      .update(directoryListingItems)
-      .set({
-        position: sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = directory_listing_items.listing_id AND (i2.position < directory_listing_items.position OR (i2.position = directory_listing_items.position AND i2.id <= directory_listing_items.id)))`,
-      })
-      .where(sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`),
+    compactPositions(db, sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`),
   ] as const;
 }

@@ -1,8 +1,8 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { vi } from "vitest";
-import worker from "../../src/index";
-import { fakeQueue } from "./events";
+import { runQueue } from "./queue";
+
+export { runQueue };
 
 export interface Sent {
   url: string;
@@ -34,32 +34,12 @@ export function receiver(respond: (sent: Sent, n: number) => Response | Promise<
   return { sent, restore: () => spy.mockRestore(), maxInFlight: () => maxInFlight };
 }
 
-/** Hands messages to the Worker's queue handler, as the Queue would, and says what it acked and retried. */
-export async function runQueue(bodies: object[], overrides: Partial<Env> = {}) {
-  const produced = fakeQueue();
-  const batch = createMessageBatch(
-    "vdp-events",
-    bodies.map((body, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body })),
-  );
-  const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
-  const ctx = createExecutionContext();
-  await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: produced.queue, ...overrides }, ctx);
-  const result = await getQueueResult(batch, ctx);
-  return {
-    acked: result.explicitAcks.length,
-    retried: result.retryMessages.length,
-    delays: retries.flatMap((r) => r.mock.calls.map((c) => (c[0] as { delaySeconds?: number } | undefined)?.delaySeconds)),
-    produced: produced.sent as { event_id?: string; delivery_id?: string }[],
-  };
-}
-
 /** Runs the consumer over events, then over the deliveries they fanned out to; returns the delivery ids. */
 export async function deliverEvents(eventIds: string[], overrides: Partial<Env> = {}) {
-  const fanned = await runQueue(eventIds.map((event_id) => ({ event_id })), overrides);
+  const fanned = await runQueue(eventIds, { env: overrides });
   const deliveryIds = fanned.produced.flatMap((m) => (m.delivery_id ? [m.delivery_id] : []));
-  const derived = fanned.produced.flatMap((m) => (m.event_id ? [m.event_id] : []));
-  const delivered = await runQueue(deliveryIds.map((delivery_id) => ({ delivery_id })), overrides);
-  return { deliveryIds, derivedEvents: derived, ...delivered };
+  const delivered = await runQueue(deliveryIds.map((delivery_id) => ({ delivery_id })), { env: overrides });
+  return { deliveryIds, derivedEvents: fanned.publishedEvents, ...delivered };
 }
 
 /** Makes a delivery due now, as if its retry delay had passed. */

@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, createScheduledController, getQueueResult, waitOnExecutionContext } from "cloudflare:test";
+import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -7,6 +7,7 @@ import { sha256Hex } from "../../src/lib/crypto";
 import { get, patch, post } from "../helpers/api";
 import { rewritingSql, unavailable } from "../helpers/d1-faults";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
+import { runQueue } from "../helpers/queue";
 import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
@@ -29,18 +30,6 @@ async function createCaptured(attributes: Record<string, unknown> = {}) {
   return { vuln: res.body.data, eventIds: q.ids() };
 }
 
-/** Hands messages to the Worker's real queue handler, as the Queue would; returns what it acked and retried. */
-async function consume(eventIds: unknown[], overrides: Partial<Env> = {}, attempts = 1) {
-  const q = fakeQueue();
-  const batch = createMessageBatch("vdp-events", eventIds.map((event_id, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts, body: typeof event_id === "string" ? { event_id } : event_id })));
-  // getQueueResult does not report retry delays, so the calls themselves are watched too.
-  const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
-  const ctx = createExecutionContext();
-  await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: q.queue, ...overrides }, ctx);
-  const result = await getQueueResult(batch, ctx);
-  return { ...result, published: q.ids(), messageIds: batch.messages.map((m) => m.id), retryCalls: retries.map((r) => r.mock.calls) };
-}
-
 async function recordOf(vulnId: string) {
   return env.DB.prepare("SELECT * FROM vuln_records WHERE vuln_id = ?").bind(vulnId).first<Record<string, string>>();
 }
@@ -50,7 +39,7 @@ describe("the intake pipeline on the queue", () => {
     const { vuln, eventIds } = await createCaptured({ contact_email: "r@example.org", domains: ["b.example.com", "a.example.com"] });
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("dispatching");
 
-    const result = await consume(eventIds);
+    const result = await runQueue(eventIds);
     expect(result.explicitAcks).toEqual(result.messageIds);
     expect(result.retryMessages).toEqual([]);
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
@@ -59,7 +48,7 @@ describe("the intake pipeline on the queue", () => {
     expect(JSON.parse(received!.payload).vuln.inbox_state).toBe("received");
     expect(JSON.parse(stored!.payload).vuln.inbox_state).toBe("stored");
     // The new events go on to the queue for the next consumers.
-    expect(result.published).toEqual([received!.id, stored!.id]);
+    expect(result.publishedEvents).toEqual([received!.id, stored!.id]);
 
     const record = await recordOf(vuln.id);
     const submission = {
@@ -86,9 +75,9 @@ describe("the intake pipeline on the queue", () => {
 
   it("changes nothing when the same message comes twice, and marks the event processed once", async () => {
     const { vuln, eventIds } = await createCaptured();
-    await consume(eventIds);
+    await runQueue(eventIds);
     const before = await eventsOf(vuln.id);
-    const again = await consume(eventIds);
+    const again = await runQueue(eventIds);
     expect(again.explicitAcks).toHaveLength(1);
     expect(await eventsOf(vuln.id)).toEqual(before);
     expect(before.every((e) => e.type !== "Vuln::Created" || e.processed_at !== null)).toBe(true);
@@ -96,7 +85,7 @@ describe("the intake pipeline on the queue", () => {
 
   it("keeps the record immutable: later edits do not change it, and the database refuses to", async () => {
     const { vuln, eventIds } = await createCaptured({ title: "Original title" });
-    await consume(eventIds);
+    await runQueue(eventIds);
     const record = await recordOf(vuln.id);
     await patch(`/v1/vulns/${vuln.id}`, org.key, doc({ title: "Edited title" }), { env: { EVENTS: fakeQueue().queue } });
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.title).toBe("Edited title");
@@ -107,18 +96,18 @@ describe("the intake pipeline on the queue", () => {
   it("retries, never acknowledges, a message whose processing fails", async () => {
     const { vuln, eventIds } = await createCaptured();
     const broken = unavailable("D1_ERROR: Network connection lost.");
-    const result = await consume(eventIds, { DB: broken }, 3);
+    const result = await runQueue(eventIds, { env: { DB: broken }, attempts: 3 });
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toEqual([{ msgId: result.messageIds[0] }]);
     expect(result.retryCalls).toEqual([[[{ delaySeconds: 40 }]]]);
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("dispatching");
     // When D1 is back, the retried message completes the intake.
-    await consume(eventIds);
+    await runQueue(eventIds);
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
   });
 
   it("retries a malformed message rather than dropping it (it ends in the dead-letter queue)", async () => {
-    const result = await consume([{ nothing: true }]);
+    const result = await runQueue([{ nothing: true }]);
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toHaveLength(1);
   });
@@ -126,7 +115,7 @@ describe("the intake pipeline on the queue", () => {
   it("acknowledges a message for an event that no longer exists, and one for a deleted vuln", async () => {
     const { vuln, eventIds } = await createCaptured();
     await env.DB.prepare("DELETE FROM vulns WHERE id = ?").bind(vuln.id).run();
-    const result = await consume([...eventIds, "01900000-0000-7000-8000-00000000beef"]);
+    const result = await runQueue([...eventIds, "01900000-0000-7000-8000-00000000beef"]);
     expect(result.explicitAcks).toHaveLength(2);
   });
 });
@@ -150,14 +139,14 @@ describe("the outbox", () => {
     expect(up.ids()).toContain(created!.id);
     vi.useRealTimers();
 
-    await consume([created!.id]);
+    await runQueue([created!.id]);
     expect((await get(`/v1/vulns/${id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
     expect((await eventsOf(id))[0]!.processed_at).not.toBeNull();
   });
 
   it("does not re-send an event the consumer already processed", async () => {
     const { eventIds } = await createCaptured();
-    await consume(eventIds);
+    await runQueue(eventIds);
     vi.useFakeTimers({ toFake: ["Date"] });
     vi.setSystemTime(Date.now() + 61_000);
     const q = fakeQueue();

@@ -1,12 +1,11 @@
-import { createExecutionContext, createMessageBatch, getQueueResult } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { createDb } from "../../src/db";
 import { sweepOutbox, MAX_SWEEP_SENDS } from "../../src/events/outbox";
-import worker from "../../src/index";
 import { api, del, get, patch, post } from "../helpers/api";
 import { failingBatch, interleaved } from "../helpers/d1-faults";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
+import { runQueue } from "../helpers/queue";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
 // What review of the vuln pipeline found, each pinned by a test.
@@ -22,18 +21,11 @@ const doc = (attributes: Record<string, unknown> = {}) => ({
   data: { type: "vuln", attributes: { title: "CSRF on settings", description: "No token on POST /settings", ...attributes }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
 });
 
-async function consume(eventIds: string[]) {
-  const batch = createMessageBatch("vdp-events", eventIds.map((event_id, i) => ({ id: `m${i}-${crypto.randomUUID()}`, timestamp: new Date(), attempts: 1, body: { event_id } })));
-  const ctx = createExecutionContext();
-  await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: fakeQueue().queue }, ctx);
-  return getQueueResult(batch, ctx);
-}
-
 describe("PATCH and the intake running at the same time", () => {
   it("succeeds when the intake moves the inbox between the PATCH's read and its write", async () => {
     const q = fakeQueue();
     const v = (await post("/v1/vulns", org.key, doc(), { env: { EVENTS: q.queue } })).body.data;
-    const db = interleaved(2, () => consume(q.ids()));
+    const db = interleaved(2, () => runQueue(q.ids()));
     const res = await api("PATCH", `/v1/vulns/${v.id}`, { key: org.key, body: doc({ processing_state: "closed" }), env: { DB: db } });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes.processing_state).toBe("closed");
@@ -95,7 +87,7 @@ describe("the submission exactly as received", () => {
     const q = fakeQueue();
     const v = (await post("/v1/vulns", org.key, doc({ title: "  Padded  ", domains: ["EXAMPLE.com.", "example.com"] }), { env: { EVENTS: q.queue } })).body.data;
     expect(v.attributes).toMatchObject({ title: "Padded", domains: ["example.com"] });
-    await consume(q.ids());
+    await runQueue(q.ids());
     const record = await env.DB.prepare("SELECT title, domains FROM vuln_records WHERE vuln_id = ?").bind(v.id).first<{ title: string; domains: string }>();
     expect(record).toEqual({ title: "  Padded  ", domains: JSON.stringify(["EXAMPLE.com.", "example.com"]) });
   });
@@ -134,7 +126,7 @@ describe("intake and the outbox under redelivery", () => {
     const v = (await post("/v1/vulns", org.key, doc(), { env: { EVENTS: q.queue } })).body.data;
     // Half an intake: received, with its event, but not stored.
     await env.DB.prepare("UPDATE vulns SET inbox_state = 'received' WHERE id = ?").bind(v.id).run();
-    await consume(q.ids());
+    await runQueue(q.ids());
     expect(await eventTypes(v.id)).toEqual(["Vuln::Created", "Vuln::Inbox::Stored"]);
     expect((await get(`/v1/vulns/${v.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
   });

@@ -6,7 +6,7 @@ import { createRouter } from "../../http/router";
 import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
 import { createVuln } from "../../services/vulns";
-import { serviceContext } from "../v1/handler-helpers";
+import { serviceContext, storedResponse } from "../v1/handler-helpers";
 import { rawSubmission, SubmissionAttributes } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
 import { publicRateLimit } from "./rate-limit";
@@ -55,11 +55,7 @@ export const publicVulnsRouter = createRouter().openapi(
     assertDocumentMatches(data, "vuln");
     const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
     if (!shortcode) throw briefNotFound();
-    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, await rawSubmission(c), (r) => ({
-      status: 201,
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify(receipt(r)),
-    }));
+    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, await rawSubmission(c), (r) => storedResponse(c, receipt(r), 201));
     return respond(c, receipt(record), 201);
   },
 );

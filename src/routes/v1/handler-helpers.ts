@@ -15,13 +15,18 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
   };
 }
 
-/** The response a create answers, kept with an Idempotency-Key to be replayed byte for byte. */
-export function storedCreated(c: Context, document: { data: { links: { self: string } } }): StoredResponse {
+/** A response as kept with an Idempotency-Key, to be replayed byte for byte. */
+export function storedResponse(c: Context, document: unknown, status: number, location?: string): StoredResponse {
   return {
-    status: 201,
-    headers: { "Content-Type": responseMediaType(c.req.path), Location: document.data.links.self },
+    status,
+    headers: { "Content-Type": responseMediaType(c.req.path), ...(location ? { Location: location } : {}) },
     body: JSON.stringify(document),
   };
+}
+
+/** The stored response of a create: 201 with Location. */
+export function storedCreated(c: Context, document: { data: { links: { self: string } } }): StoredResponse {
+  return storedResponse(c, document, 201, document.data.links.self);
 }
 
 /** 201 with `Location` equal to the new resource's `links.self`. */

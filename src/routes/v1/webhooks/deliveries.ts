@@ -1,12 +1,12 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { collection, pageOf, single } from "../../../http/jsonapi";
-import { respond, responseMediaType } from "../../../http/media-type";
+import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import type { StoredResponse } from "../../../services/idempotency";
 import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
-import { serviceContext } from "../handler-helpers";
+import { serviceContext, storedResponse } from "../handler-helpers";
 import { DeliveryParams, ListDeliveriesQuery, serializeDelivery, serializeDeliveryDetail, WebhookDelivery, WebhookDeliveryDetail } from "./schema";
 
 const tags = ["Webhook deliveries"];
@@ -18,7 +18,7 @@ function accepted<T extends { data: { links: { self: string } } }>(c: Context, d
 }
 
 function storedAccepted(c: Context, document: { data: { links: { self: string } } }): StoredResponse {
-  return { status: 202, headers: { "Content-Type": responseMediaType(c.req.path), Location: document.data.links.self }, body: JSON.stringify(document) };
+  return storedResponse(c, document, 202, document.data.links.self);
 }
 
 export const deliveriesRouter = createRouter()

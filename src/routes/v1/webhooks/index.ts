@@ -8,7 +8,7 @@ import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiConten
 import { createRouter } from "../../../http/router";
 import { createWebhook, deleteWebhook, eventTypesFromIds, getWebhook, listWebhooks, rotateSecret, updateWebhook } from "../../../services/webhooks";
 import { checkWebhookUrl } from "../../../webhooks/url";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { created, noContent, serviceContext, storedCreated, storedResponse } from "../handler-helpers";
 import { deliveriesRouter } from "./deliveries";
 import { CreateWebhookInput, ListWebhooksQuery, serializeWebhook, UpdateWebhookInput, Webhook, WebhookWithSecret, withSecret } from "./schema";
 
@@ -116,11 +116,7 @@ export const webhooksRouter = createRouter()
       responses: { 200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...errorResponses("write") },
     }),
     async (c) => {
-      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) => ({
-        status: 200,
-        headers: { "Content-Type": "application/vnd.api+json" },
-        body: JSON.stringify(single(withSecret(r, null))),
-      }));
+      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) => storedResponse(c, single(withSecret(r, null)), 200));
       return respond(c, single(withSecret(record, record.secret)));
     },
   );
