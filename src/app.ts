@@ -1,16 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { except } from "hono/combine";
-import { requestId } from "hono/request-id";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./app-env";
 import { bearerAuth } from "./http/auth";
 import { handleError } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { requestMediaType } from "./http/media-type";
-import { database, limitBody, noStoreByDefault } from "./http/middleware";
+import { database, limitBody, noStoreByDefault, requestIdentity } from "./http/middleware";
 import { notFoundHandler } from "./http/not-found";
 import { validationHook } from "./http/openapi";
-import { uuidv7 } from "./lib/ids";
 import { apiKeysRouter, organizationApiKeysRouter } from "./routes/v1/api-keys";
 import { assetsRouter } from "./routes/v1/assets";
 import { briefsRouter } from "./routes/v1/briefs";
@@ -28,7 +26,7 @@ const PUBLIC_PATHS = ["/v1/p/*", "/v1/openapi.json"];
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
 
-  app.use("*", requestId({ generator: () => uuidv7() }));
+  app.use("*", requestIdentity());
   app.use(
     "*",
     secureHeaders({
@@ -62,7 +60,21 @@ export function createApp() {
     scheme: "bearer",
     description: "An API key: `vdp_` followed by at least 40 base62 characters.",
   });
-  app.get("/v1/openapi.json", (c) => c.json(openApiDocument(app, new URL(c.req.url).origin)));
+  // Built on the first request of an isolate, not at start-up (it costs CPU) and not per request;
+  // only `servers` depends on the request, so the text is kept per origin (a few custom domains).
+  let document: ReturnType<typeof openApiDocument> | undefined;
+  const texts = new Map<string, string>();
+  app.get("/v1/openapi.json", (c) => {
+    const origin = new URL(c.req.url).origin;
+    let body = texts.get(origin);
+    if (body === undefined) {
+      document ??= openApiDocument(app);
+      body = JSON.stringify({ ...document, servers: [{ url: origin }] });
+      if (texts.size < 16) texts.set(origin, body);
+    }
+    c.header("Content-Type", "application/json");
+    return c.body(body);
+  });
 
   app.notFound(notFoundHandler(() => app.routes));
   app.onError(handleError);
@@ -76,7 +88,7 @@ export type App = ReturnType<typeof createApp>;
  * things apply to many operations at once and are added here: the Idempotency-Key header of every
  * POST, and the bearer scheme.
  */
-function openApiDocument(app: OpenAPIHono<AppEnv>, origin: string) {
+function openApiDocument(app: OpenAPIHono<AppEnv>) {
   const doc = app.getOpenAPIDocument({
     openapi: "3.0.1",
     info: {
@@ -87,7 +99,6 @@ function openApiDocument(app: OpenAPIHono<AppEnv>, origin: string) {
         "Every error is a JSON:API `errors` document. Request bodies may be sent as `application/vnd.api+json` or `application/json`. " +
         "Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with `Idempotent-Replayed: true`.",
     },
-    servers: [{ url: origin }],
     security: [{ bearer: [] }],
   });
   doc.components ??= {};

@@ -24,6 +24,8 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
+
+export const MAX_ERRORS = 25;
 export type ErrorSource = { pointer: string } | { parameter: string } | { header: string };
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
 
@@ -61,16 +63,19 @@ export class ApiError extends Error {
     return this;
   }
 
-  toDocument(): { errors: ErrorObject[] } {
+  /** At most 25 error objects: a body with 60,000 bad members must not answer with megabytes. */
+  toDocument(): { errors: ErrorObject[]; meta?: { errors_omitted: number } } {
     const { status, title } = ERROR_CODES[this.code];
+    const omitted = this.problems.length - MAX_ERRORS;
     return {
-      errors: this.problems.map((p) => ({
+      errors: this.problems.slice(0, MAX_ERRORS).map((p) => ({
         status: String(status),
         code: this.code,
         title,
         ...(p.detail ? { detail: p.detail } : {}),
         ...(p.source ? { source: p.source } : {}),
       })),
+      ...(omitted > 0 ? { meta: { errors_omitted: omitted } } : {}),
     };
   }
 }

@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { sha256Hex } from "../lib/crypto";
-import { clientIp } from "../routes/public/rate-limit";
+import { clientIp } from "./rate-limit";
 import { IdempotencyUnit } from "../services/idempotency";
 import { ApiError } from "./errors";
 

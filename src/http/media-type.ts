@@ -3,6 +3,7 @@ import type { TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
 import { ApiError } from "./errors";
+import { MAX_JSON_DEPTH, scanJson } from "./json-scan";
 
 export const JSONAPI_MEDIA_TYPE = "application/vnd.api+json";
 export const JSON_MEDIA_TYPE = "application/json";
@@ -49,38 +50,46 @@ export function requestMediaType(): MiddlewareHandler {
           : `${essence} is not accepted; send application/vnd.api+json or application/json.`,
       );
     }
-    await rejectLoneSurrogates(c);
+    await checkJsonBody(c);
     return next();
   };
 }
 
+const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
+
 /**
- * JSON may escape half of a UTF-16 surrogate pair ("\ud800"); such a string has no UTF-8 form, so
- * storing it would corrupt D1 text and every webhook body made from it. Refused here, at its pointer.
+ * Reads the body as bytes and refuses, before any parser or recursive walk sees it: bytes that are not
+ * UTF-8 (a lenient decode would turn them into U+FFFD and corrupt the "exactly as received" intake
+ * record), malformed JSON, nesting deeper than 64 levels, duplicate member names, and lone surrogates
+ * (422 at their pointers). An empty body passes: actions take none, and the validator of a route that
+ * needs one answers it.
  */
-async function rejectLoneSurrogates(c: Context): Promise<void> {
-  let body: unknown;
+async function checkJsonBody(c: Context): Promise<void> {
+  const bytes = await c.req.arrayBuffer();
+  let text: string;
   try {
-    body = await c.req.json();
+    text = utf8.decode(bytes);
   } catch {
-    return; // malformed JSON: the route's validator answers it (400)
+    throw new ApiError("bad_request", { detail: "The request body is not valid UTF-8." });
   }
-  const problems: { detail: string; source: { pointer: string } }[] = [];
-  const walk = (value: unknown, pointer: string) => {
-    if (problems.length >= 10) return;
-    if (typeof value === "string") {
-      if (!(value as string & { isWellFormed(): boolean }).isWellFormed()) problems.push({ detail: "must be well-formed Unicode (it has a lone surrogate).", source: { pointer } });
-    } else if (Array.isArray(value)) value.forEach((v, i) => walk(v, `${pointer}/${i}`));
-    else if (value && typeof value === "object") {
-      for (const [k, v] of Object.entries(value)) {
-        const key = k.replaceAll("~", "~0").replaceAll("/", "~1");
-        if (!(k as string & { isWellFormed(): boolean }).isWellFormed()) problems.push({ detail: "member names must be well-formed Unicode.", source: { pointer: `${pointer}/${key}` } });
-        walk(v, `${pointer}/${key}`);
-      }
+  if (text.trim() === "") return;
+  const scan = scanJson(text);
+  if (!scan.ok) {
+    switch (scan.problem) {
+      case "malformed":
+        throw new ApiError("bad_request", { detail: "The request body is not valid JSON." });
+      case "too_deep":
+        throw new ApiError("bad_request", { detail: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.` });
+      case "duplicate_member":
+        throw new ApiError("bad_request", { detail: "The request body names the same member twice in one object.", source: { pointer: scan.pointer } });
     }
-  };
-  walk(body, "");
-  if (problems.length) throw new ApiError("validation_error", problems);
+  }
+  if (scan.loneSurrogates.length) {
+    throw new ApiError(
+      "validation_error",
+      scan.loneSurrogates.map((pointer) => ({ detail: "must be well-formed Unicode (it has a lone surrogate).", source: { pointer } })),
+    );
+  }
 }
 
 export function isAcceptedMediaType(header: string): boolean {

@@ -44,3 +44,23 @@ export function noStoreByDefault(): MiddlewareHandler {
     if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
   };
 }
+
+const CLIENT_REQUEST_ID = /^[\w\-=.:]{1,255}$/;
+
+/**
+ * Every response carries the server's own `X-Request-Id`, the id its logs use. A client's
+ * `X-Request-Id` never becomes it (anyone could make log lines collide or forge a reference); a
+ * well-formed one is echoed as `X-Client-Request-Id` so the client can correlate.
+ *
+ * @example app.use("*", requestIdentity())
+ */
+export function requestIdentity(): MiddlewareHandler {
+  return async function requestIdentityMiddleware(c, next) {
+    const id = crypto.randomUUID();
+    c.set("requestId", id);
+    c.header("X-Request-Id", id);
+    const theirs = c.req.header("x-request-id");
+    if (theirs && CLIENT_REQUEST_ID.test(theirs)) c.header("X-Client-Request-Id", theirs);
+    await next();
+  };
+}

@@ -16,12 +16,16 @@ function patternOf(path: string): RegExp {
  * route table: a known path with another method is a 405 with `Allow`, anything else a 404.
  */
 export function notFoundHandler(routes: () => RouterRoute[]) {
-  let table: { pattern: RegExp; method: string }[] | undefined;
+  let table: { pattern: RegExp; method: string; literals: number }[] | undefined;
   return function notFound(c: Context): Response {
     table ??= routes()
       .filter((r) => r.method !== "ALL")
-      .map((r) => ({ pattern: patternOf(r.path), method: r.method }));
-    const allowed = new Set(table.filter((r) => r.pattern.test(c.req.path)).map((r) => r.method));
+      .map((r) => ({ pattern: patternOf(r.path), method: r.method, literals: r.path.split("/").filter((s) => s && !s.startsWith(":")).length }));
+    // The most literal routes win, as they do in routing: /items/reorder is the reorder action's
+    // path, not an item called "reorder", so its Allow is PATCH alone.
+    const matching = table.filter((r) => r.pattern.test(c.req.path));
+    const best = Math.max(...matching.map((r) => r.literals));
+    const allowed = new Set(matching.filter((r) => r.literals === best).map((r) => r.method));
     if (allowed.size > 0) {
       if (allowed.has("GET")) allowed.add("HEAD");
       const allow = [...allowed].sort().join(", ");

@@ -22,7 +22,14 @@ export const ErrorObjectSchema = z
   })
   .openapi("Error");
 
-export const ErrorDocumentSchema = z.object({ errors: z.array(ErrorObjectSchema) }).openapi("ErrorDocument");
+export const ErrorDocumentSchema = z
+  .object({
+    errors: z.array(ErrorObjectSchema).max(25),
+    meta: z
+      .object({ errors_omitted: z.number().int().openapi({ description: "How many more problems the request had beyond the 25 listed." }) })
+      .optional(),
+  })
+  .openapi("ErrorDocument");
 
 export function linkage(type: string) {
   return z.object({ type: z.literal(type), id: Uuid });
@@ -98,6 +105,15 @@ export const sortQuery = {
   sort: z.enum(SORTS).optional().openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
 };
 
+/** An id filter: empty or not a UUID is a 400 (an empty value must not silently mean "no filter"). */
+export const uuidQuery = (name: string) =>
+  z
+    .string()
+    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a UUID")
+    .transform((v) => v.toLowerCase())
+    .optional()
+    .openapi({ param: { name, in: "query" }, type: "string", format: "uuid" });
+
 export const booleanQuery = (name: string) =>
   z.enum(["true", "false"]).transform((v) => v === "true").optional().openapi({ param: { name, in: "query" }, type: "boolean" });
 
@@ -130,9 +146,16 @@ export interface ErrorResponseOptions {
   mediaType?: string;
   /** Operator-only: organization keys get 403. */
   operator?: boolean;
+  /** Operators' writes are narrowed here (see OPERATOR_NEVER, OPERATOR_UNCLAIMED): who gets 403. */
+  forbidden?: string;
   /** No key: no 401. */
   public?: boolean;
 }
+
+/** 403 on writes that only the organization's own key makes (vulns, webhooks). */
+export const OPERATOR_NEVER = "an operator key; only the organization's own key changes these";
+/** 403 on writes an operator makes only for organizations nobody has claimed yet. */
+export const OPERATOR_UNCLAIMED = "an operator key on a claimed organization; operators change the policies, assets, briefs and directory items of unclaimed organizations only";
 
 /**
  * The errors an operation can answer, declared once (STYLE habit 4): reads (GET, DELETE) can be
@@ -145,6 +168,7 @@ export function errorResponses(kind: "read" | "write", opts: ErrorResponseOption
     400: e("Bad request: malformed JSON, a bad query parameter or a bad Idempotency-Key"),
     ...(opts.public ? {} : { 401: e("Unauthorized: missing, malformed, unknown or revoked key") }),
     ...(opts.operator ? { 403: e("Forbidden: an operator-only operation with an organization key") } : {}),
+    ...(opts.forbidden && !opts.operator ? { 403: e(`Forbidden: ${opts.forbidden}`) } : {}),
     404: e(opts.notFound ?? "Not found"),
     ...(kind === "write"
       ? {

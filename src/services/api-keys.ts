@@ -9,9 +9,8 @@ import { commit, Plan, type Responder } from "./unit-of-work";
 import { offsetOf, type Page } from "../http/jsonapi";
 import { isForeignKeyViolation, orderBy, type Sort } from "./listing";
 
-/** The one query behind every authenticated request. */
-export async function findActiveKey(db: Db, key: string): Promise<Caller | null> {
-  const hash = await sha256Hex(key);
+/** The one query behind every authenticated request, by the key's SHA-256 (hex). */
+export async function findActiveKey(db: Db, hash: string): Promise<Caller | null> {
   const row = await db
     .select({ id: apiKeys.id, kind: apiKeys.kind, organizationId: apiKeys.organizationId })
     .from(apiKeys)

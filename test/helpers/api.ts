@@ -16,8 +16,8 @@ export interface ApiResponse<T = any> {
 export interface RequestOptions {
   key?: string | null;
   body?: unknown;
-  /** Sent as is, instead of JSON-encoding `body`. */
-  rawBody?: string;
+  /** Sent as is, instead of JSON-encoding `body` (bytes for bodies that are not UTF-8). */
+  rawBody?: string | Uint8Array;
   contentType?: string | null;
   headers?: Record<string, string>;
   env?: Partial<Env>;
@@ -42,7 +42,7 @@ export const BASE = "https://api.vdp.test";
 export async function api<T = any>(method: string, path: string, opts: RequestOptions = {}): Promise<ApiResponse<T>> {
   const headers = new Headers(opts.headers);
   if (opts.key) headers.set("Authorization", `Bearer ${opts.key}`);
-  let body: string | undefined;
+  let body: string | Uint8Array | undefined;
   if (opts.rawBody !== undefined) body = opts.rawBody;
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");

@@ -198,5 +198,5 @@ describe("rate limits", () => {
     expect(limited.body.errors[0]).toMatchObject({ status: "429", code: "rate_limited", title: "Too many requests" });
     // Other keys have their own budget.
     expect((await get("/v1/organizations", org.key)).status).toBe(200);
-  });
+  }, 60_000);
 });

@@ -10,7 +10,7 @@ import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/public-briefs";
 import { ScopeAssetSchema } from "../v1/fields";
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
-import { publicRateLimit } from "./rate-limit";
+import { publicRateLimit } from "../../http/rate-limit";
 
 const PublicOrganization = resourceSchema(
   "PublicOrganization",

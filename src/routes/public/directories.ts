@@ -9,7 +9,7 @@ import { nowIso } from "../../lib/ids";
 import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
 import { briefAttributes } from "../v1/briefs/schema";
 import { publicPolicy } from "./briefs";
-import { publicRateLimit } from "./rate-limit";
+import { publicRateLimit } from "../../http/rate-limit";
 
 const PublicDirectory = resourceSchema(
   "PublicDirectory",

@@ -9,7 +9,7 @@ import { createVuln } from "../../services/vulns";
 import { serviceContext, storedResponse } from "../v1/handler-helpers";
 import { rawSubmission, SubmissionAttributes } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
-import { publicRateLimit } from "./rate-limit";
+import { publicRateLimit } from "../../http/rate-limit";
 
 const PublicSubmissionInput = requestDocument(SubmissionAttributes, z.strictObject({}).optional()).openapi("PublicSubmissionInput");
 

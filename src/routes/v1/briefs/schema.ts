@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { BriefRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
+import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
 import { DateTimeInput, Name, nullableRelationshipInput, relationshipInput, ScopeAssetSchema, ScopeAssetsInput, ShortDescription } from "../fields";
 
 const BriefAttributesInput = z.strictObject({
@@ -29,7 +29,7 @@ export const UpdateBriefInput = updateDocument(
 ).openapi("UpdateBriefInput");
 
 export const ListBriefsQuery = listQuery({
-  "q[policy_id_eq]": Uuid.optional().openapi({ param: { name: "q[policy_id_eq]", in: "query" } }),
+  "q[policy_id_eq]": uuidQuery("q[policy_id_eq]"),
 });
 
 export const BriefAttributes = z.object({

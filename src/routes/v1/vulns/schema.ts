@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { INBOX_STATES, PROCESSING_STATES, type Submission } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
+import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
 import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
@@ -44,7 +44,7 @@ export const UpdateVulnInput = updateDocument(
 export const ListVulnsQuery = listQuery({
   "q[processing_state_eq]": z.enum(PROCESSING_STATES).optional().openapi({ param: { name: "q[processing_state_eq]", in: "query" } }),
   "q[inbox_state_eq]": z.enum(INBOX_STATES).optional().openapi({ param: { name: "q[inbox_state_eq]", in: "query" } }),
-  "q[brief_id_eq]": Uuid.optional().openapi({ param: { name: "q[brief_id_eq]", in: "query" } }),
+  "q[brief_id_eq]": uuidQuery("q[brief_id_eq]"),
   "q[created_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_gteq]", in: "query" } }),
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),
 });
