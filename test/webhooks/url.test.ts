@@ -79,6 +79,51 @@ describe("checkWebhookUrl", () => {
     }
   });
 
+  // Only web ports: any other would let a webhook knock on a service that is not a web server.
+  it.each([
+    "https://example.com:6379/", // Redis
+    "https://example.com:80/",
+    "https://example.com:8080/",
+    "https://example.com:22/",
+    "https://example.com:0/",
+    "https://example.com:1/",
+    "https://example.com:444/",
+    "https://example.com:8444/",
+    "https://example.com:4430/",
+    "https://example.com:84430/",
+    "https://example.com:65535/",
+    "https://example.com:65536/", // past the last port: the parser refuses it
+    "https://example.com:99999999999/",
+    "https://example.com:00080/", // leading zeros are still port 80
+    "https://example.com:+443/",
+    "https://example.com:443a/",
+    "https://example.com.:6379/",
+    "HTTPS://EXAMPLE.COM:6379/",
+    "https://hooks.example.com:6379@example.com/", // user info, whatever it looks like
+  ])("refuses the port of %s, in development too", (url) => {
+    expect(checkWebhookUrl(url).ok).toBe(false);
+    expect(checkWebhookUrl(url, { allowLoopback: true }).ok).toBe(false);
+  });
+
+  it.each([
+    ["https://hooks.example.com:443/x", "https://hooks.example.com/x"],
+    ["https://hooks.example.com:0443/x", "https://hooks.example.com/x"],
+    ["https://hooks.example.com:000443/x", "https://hooks.example.com/x"],
+    ["https://hooks.example.com:/x", "https://hooks.example.com/x"],
+    ["https://hooks.example.com:8443/x", "https://hooks.example.com:8443/x"],
+    ["https://hooks.example.com:08443/x", "https://hooks.example.com:8443/x"],
+  ])("accepts the web port of %s and keeps %s, the URL that will be sent to", (url, kept) => {
+    expect(checkWebhookUrl(url)).toEqual({ ok: true, url: kept });
+  });
+
+  it("keeps any port on exactly 127.0.0.1 in development, and only there", () => {
+    for (const url of ["http://127.0.0.1:6379/", "https://127.0.0.1:22/", "http://127.0.0.1:65535/hook"]) {
+      expect([url, checkWebhookUrl(url).ok]).toEqual([url, false]);
+      expect([url, checkWebhookUrl(url, { allowLoopback: true }).ok]).toEqual([url, true]);
+    }
+    expect(checkWebhookUrl("http://127.0.0.1:65536/", { allowLoopback: true }).ok).toBe(false);
+  });
+
   it("normalizes what it accepts", () => {
     expect(checkWebhookUrl("https://Hooks.Example.COM/Path")).toEqual({ ok: true, url: "https://hooks.example.com/Path" });
   });
