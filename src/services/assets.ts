@@ -1,11 +1,11 @@
-import { and, eq } from "drizzle-orm";
-import { assets, vulnAssets, type AssetRow } from "../db/schema";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
-import { isForeignKeyViolation, isUniqueViolation, listPage, where, type Sort } from "./listing";
+import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
+import { isUniqueViolation, listPage, where, whenRefused, type Sort } from "./listing";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { touchVulns } from "./vulns";
 
@@ -34,7 +34,6 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     if (isUniqueViolation(err, "assets.")) throw invalid("/data/attributes/value", "The organization already has an asset of this kind with this value.");
-    if (isForeignKeyViolation(err)) throw invalid("/data/relationships/organization/data/id", "organization does not exist.");
     throw err;
   }
 }
@@ -45,7 +44,8 @@ export async function createAsset(
   organizationId: string | undefined,
   respond: Responder<AssetRow>,
 ): Promise<AssetRow> {
-  // Operators name the organization; its existence is checked by the foreign key inside the insert.
+  // Operators name the organization; that it exists unclaimed is checked inside the insert (ownerValue),
+  // so this costs no read of its own, and only a refused insert reads the organization, to say why.
   const owner = owningOrganization(ctx, organizationId, ctx.caller.kind === "operator" ? true : undefined);
   const now = nowIso();
   const row: AssetRow = {
@@ -57,18 +57,29 @@ export async function createAsset(
     createdAt: now,
     updatedAt: now,
   };
-  await uniqueGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(assets).values(row)), respond));
+  const insert = ctx.db.insert(assets).values({ ...row, organizationId: ownerValue(ctx, owner) });
+  await uniqueGuard(() => whenRefused(() => commit(ctx, new Plan(row).add(insert), respond), () => refusedOwner(ctx, owner)));
   return row;
 }
 
-/** The asset and the vulns it is a domain of, in one round trip. */
+async function refusedOwner(ctx: ServiceContext, organizationId: string): Promise<never> {
+  const org = await ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, organizationId)).get();
+  owningUnclaimed(ctx, organizationId, org ?? null, "assets");
+  throw new ApiError("conflict", { detail: "The organization changed while this request ran; retry." });
+}
+
+/** An operator's update of an asset whose organization is claimed changes no row (see below). */
+const unclaimedOwner = (ctx: ServiceContext) => (ctx.caller.kind === "organization" ? undefined : sql`${ownerClaimed("assets")} = 0`);
+
+/** The asset, whether its organization is claimed, and the vulns it is a domain of, in one round trip. */
 async function readWithVulns(ctx: ServiceContext, id: string) {
   const [rows, linked] = await readBatch(ctx, [
-    ctx.db.select().from(assets).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
+    ctx.db.select({ ...getTableColumns(assets), ownerClaimed: ownerClaimed("assets") }).from(assets).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
     ctx.db.select({ vulnId: vulnAssets.vulnId }).from(vulnAssets).innerJoin(assets, eq(assets.id, vulnAssets.assetId)).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
   ]);
-  const row = rows[0];
-  if (!row) throw notFound();
+  if (!rows[0]) throw notFound();
+  const { ownerClaimed: claimed, ...row } = rows[0];
+  assertOperatorMayChange(ctx, claimed, "assets");
   return { row, vulnIds: linked.map((l) => l.vulnId) };
 }
 
@@ -81,9 +92,11 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   const changes: Partial<AssetRow> = { updatedAt: now };
   if (input.short_description !== undefined) changes.shortDescription = input.short_description;
   if (input.kind === undefined && input.value === undefined) {
-    const [row] = await ctx.db.update(assets).set(changes).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))).returning();
-    if (!row) throw notFound();
-    return row;
+    // No read first: the operator's rule rides in the UPDATE, and only a miss reads, to tell 403 from 404.
+    const [row] = await ctx.db.update(assets).set(changes).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx))).returning();
+    if (row) return row;
+    if (unclaimedOwner(ctx)) await readWithVulns(ctx, id);
+    throw notFound();
   }
   const { row: existing, vulnIds } = await readWithVulns(ctx, id);
   // Changing one of kind and value re-checks the value against the kind it will have.

@@ -1,10 +1,10 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { briefs, organizations, policies, vulns, type BriefRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
-import { listPage, where, type Sort } from "./listing";
+import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
+import { listPage, where, whenRefused, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
@@ -37,17 +37,32 @@ export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRo
 }
 
 /**
- * Everything a write must check, read in one round trip: the brief itself (updates), whether the named
- * organization exists (operator creates), and whose the named policy is. A foreign policy answers
- * exactly like a missing one.
+ * Everything a write must check, read in one round trip: the brief itself and whether its
+ * organization is claimed (updates), whether the named organization exists and is claimed (operator
+ * creates), and whose the named policy is. A foreign policy answers exactly like a missing one.
  */
 async function readForWrite(ctx: ServiceContext, opts: { briefId?: string; organizationId?: string; policyId?: string | null }) {
   const [briefRows, orgRows, policyRows] = await readBatch(ctx, [
-    ctx.db.select().from(briefs).where(where(eq(briefs.id, opts.briefId ?? ""), tenantFilter(ctx, briefs.organizationId))),
-    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
+    ctx.db
+      .select({ ...getTableColumns(briefs), ownerClaimed: ownerClaimed("briefs") })
+      .from(briefs)
+      .where(where(eq(briefs.id, opts.briefId ?? ""), tenantFilter(ctx, briefs.organizationId))),
+    ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
     ctx.db.select({ organizationId: policies.organizationId }).from(policies).where(eq(policies.id, opts.policyId ?? "")),
   ]);
-  return { existing: briefRows[0] ?? null, organizationExists: orgRows.length > 0, policyOwner: policyRows[0]?.organizationId };
+  const { ownerClaimed: claimed, ...brief } = briefRows[0] ?? { ownerClaimed: undefined };
+  return { existing: "id" in brief ? (brief as BriefRow) : null, ownerClaimed: claimed, organization: orgRows[0] ?? null, policyOwner: policyRows[0]?.organizationId };
+}
+
+/**
+ * The answer to a write the database refused (see whenRefused): the named policy, or the
+ * organization, went away after the first read. Read again to name the member.
+ */
+async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string; policyId?: string | null }, owner: string): Promise<never> {
+  const again = await readForWrite(ctx, opts);
+  if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "briefs");
+  assertPolicyOwned(opts.policyId, again.policyOwner, owner);
+  throw new ApiError("conflict", { detail: "Something this brief depends on changed while the request ran; read it again and retry." });
 }
 
 function assertPolicyOwned(policyId: string | null | undefined, policyOwner: string | undefined, organizationId: string): void {
@@ -62,7 +77,7 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
   } else {
     const read = await readForWrite(ctx, { organizationId: links.organizationId, policyId: links.policyId });
-    organizationId = owningOrganization(ctx, links.organizationId, read.organizationExists);
+    organizationId = owningUnclaimed(ctx, links.organizationId, read.organization, "briefs");
     assertPolicyOwned(links.policyId, read.policyOwner, organizationId);
   }
   const now = nowIso();
@@ -79,7 +94,10 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     createdAt: now,
     updatedAt: now,
   };
-  await commit(ctx, new Plan(row).add(ctx.db.insert(briefs).values(row)), respond);
+  await whenRefused(
+    () => commit(ctx, new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) })), respond),
+    () => refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, policyId: links.policyId }, organizationId),
+  );
   return row;
 }
 
@@ -87,6 +105,7 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   const read = await readForWrite(ctx, { briefId: id, policyId: links.policyId });
   const existing = read.existing;
   if (!existing) throw notFound();
+  assertOperatorMayChange(ctx, read.ownerClaimed, "briefs");
   assertPolicyOwned(links.policyId, read.policyOwner, existing.organizationId);
   const changes: Partial<BriefRow> = { updatedAt: nowIso() };
   if (input.name !== undefined) changes.name = input.name;
@@ -95,10 +114,14 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   if (links.policyId !== undefined) changes.policyId = links.policyId;
-  const [rows, slugs] = await ctx.db.batch([
-    ctx.db.update(briefs).set(changes).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId))).returning(),
-    directorySlugsOf(ctx.db, existing.organizationId),
-  ]);
+  const [rows, slugs] = await whenRefused(
+    () =>
+      ctx.db.batch([
+        ctx.db.update(briefs).set(changes).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId))).returning(),
+        directorySlugsOf(ctx.db, existing.organizationId),
+      ]),
+    () => refusedLinks(ctx, { policyId: links.policyId }, existing.organizationId),
+  );
   const row = rows[0];
   if (!row) throw notFound();
   return { row, directorySlugs: slugs.map((s) => s.slug) };
@@ -110,7 +133,13 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
  * leaves the directory listings that showed it, and their positions close up.
  */
 export async function deleteBrief(ctx: ServiceContext, id: string) {
-  const existing = await getBrief(ctx, id);
+  const existing = await ctx.db
+    .select({ organizationId: briefs.organizationId, claimed: ownerClaimed("briefs") })
+    .from(briefs)
+    .where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId)))
+    .get();
+  if (!existing) throw notFound();
+  assertOperatorMayChange(ctx, existing.claimed, "briefs");
   const [deleted, reports, slugs] = await ctx.db.batch([
     ctx.db.delete(briefs).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId), sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`)).returning(),
     ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),

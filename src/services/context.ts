@@ -38,6 +38,39 @@ export function tenantFilter(ctx: ServiceContext, column: SQLiteColumn): SQL | u
   return eq(column, ctx.caller.organizationId!);
 }
 
+/** Which data an operator key may change for an unclaimed organization only (the 403's words). */
+export type OperatorNarrowed = "policies" | "assets" | "briefs" | "directory items";
+
+/**
+ * Whether the organization that owns a row is claimed, as a column of the read a write already
+ * makes (so the rule costs no round trip of its own). `table` names the row's table, whose
+ * `organization_id` the subquery must bind to (a bare column name would bind inside it).
+ */
+export function ownerClaimed(table: string) {
+  return sql<number | null>`(SELECT claimed FROM organizations WHERE organizations.id = ${sql.raw(`"${table}"."organization_id"`)})`;
+}
+
+/**
+ * Operators curate organizations nobody has claimed (listed from public analysis); once an
+ * organization is claimed, its data is changed by its own key only. Organization keys pass: their
+ * reads are scoped to their organization already.
+ */
+export function assertOperatorMayChange(ctx: ServiceContext, claimed: number | boolean | null | undefined, what: OperatorNarrowed): void {
+  if (ctx.caller.kind !== "organization" && claimed !== 0 && claimed !== false) {
+    throw new ApiError("forbidden", { detail: `Operator keys may change the ${what} of unclaimed organizations only.` });
+  }
+}
+
+/**
+ * The organization_id a new row is written with. For an operator it is a subquery that is NULL
+ * unless the organization still exists unclaimed when the batch runs, so an organization claimed
+ * (or never there) after the request's checks makes the insert fail, and with it the whole batch.
+ */
+export function ownerValue(ctx: ServiceContext, organizationId: string): string | SQL {
+  if (ctx.caller.kind === "organization") return organizationId;
+  return sql`(SELECT id FROM organizations WHERE id = ${organizationId} AND claimed = 0)`;
+}
+
 /**
  * The organization a new record belongs to. Organization keys write for their own organization (naming
  * another is a 422, exactly like naming one that does not exist); operator keys must name one.
@@ -58,4 +91,11 @@ export function owningOrganization(ctx: ServiceContext, requested: string | unde
   }
   if (!exists) throw new ApiError("validation_error", { detail: "organization does not exist.", source: { pointer } });
   return requested;
+}
+
+/** owningOrganization for data an operator writes only while unclaimed: `found` is the named organization's row (null: none). */
+export function owningUnclaimed(ctx: ServiceContext, requested: string | undefined, found: { claimed: boolean } | null | undefined, what: OperatorNarrowed): string {
+  const owner = owningOrganization(ctx, requested, found === undefined ? undefined : found !== null);
+  if (found) assertOperatorMayChange(ctx, found.claimed, what);
+  return owner;
 }

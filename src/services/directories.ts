@@ -8,8 +8,8 @@ import { ApiError, invalid } from "../http/errors";
 import { offsetOf, type Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
-import { tenantFilter, type ServiceContext } from "./context";
-import { isUniqueViolation, listPage, where, type Sort } from "./listing";
+import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
+import { isUniqueViolation, listPage, where, whenRefused, type Sort } from "./listing";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface DirectoryInput {
@@ -85,6 +85,21 @@ export async function listListings(ctx: ServiceContext, page: Page, sort: Sort |
 function selectListing(ctx: ServiceContext, id: string) {
   return ctx.db
     .select({ ...getTableColumns(directoryListings), ...slugColumn })
+    .from(directoryListings)
+    .where(where(eq(directoryListings.id, id), tenantFilter(ctx, directoryListings.organizationId)));
+}
+
+/** The listing whose items a request changes: an operator's only while its organization is unclaimed. */
+async function itemsListing(ctx: ServiceContext, rows: (ListingRecord & { ownerClaimed: number | null })[]): Promise<ListingRecord> {
+  if (!rows[0]) throw listingNotFound();
+  const { ownerClaimed: claimed, ...listing } = rows[0];
+  assertOperatorMayChange(ctx, claimed, "directory items");
+  return listing;
+}
+
+function selectItemsListing(ctx: ServiceContext, id: string) {
+  return ctx.db
+    .select({ ...getTableColumns(directoryListings), ...slugColumn, ownerClaimed: ownerClaimed("directory_listings") })
     .from(directoryListings)
     .where(where(eq(directoryListings.id, id), tenantFilter(ctx, directoryListings.organizationId)));
 }
@@ -182,22 +197,14 @@ export async function listItems(ctx: ServiceContext, listingId: string, page: Pa
  * concurrent adds still get distinct places.
  */
 export async function addItem(ctx: ServiceContext, listingId: string, type: ListableType, listableId: string, respond: Responder<ItemRecord>) {
-  const table = type === "Policy" ? policies : briefs;
-  const [listings, listables, dupes, last] = await readBatch(ctx, [
-    selectListing(ctx, listingId),
-    ctx.db.select({ organizationId: table.organizationId, publishedAt: table.publishedAt, name: table.name }).from(table).where(eq(table.id, listableId)),
-    ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.listingId, listingId), eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, listableId))),
-    ctx.db.select({ n: count() }).from(directoryListingItems).where(eq(directoryListingItems.listingId, listingId)),
-  ]);
-  const listing = listings[0];
-  if (!listing) throw listingNotFound();
-  const listable = listables[0];
-  const pointer = { pointer: "/data/attributes/listable_id" };
-  if (!listable || listable.organizationId !== listing.organizationId) throw new ApiError("unprocessable_entity", { detail: `${type} does not exist in this organization.`, source: pointer });
-  if (!isPublished(listable.publishedAt, nowIso())) throw new ApiError("unprocessable_entity", { detail: `${type} is not published.`, source: pointer });
-  if (dupes.length) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: pointer });
+  const { listing, listable, last } = await readForItem(ctx, listingId, type, listableId);
   const now = nowIso();
   const id = uuidv7();
+  // The listable is named by a subquery that is NULL unless it is, when the batch runs, still the
+  // organization's and published: a delete or unpublish since the read makes the insert fail (and
+  // the whole batch with it), so no item can outlive its listable.
+  const listed = sql<string>`(SELECT id FROM ${sql.raw(type === "Policy" ? "policies" : "briefs")} WHERE id = ${listableId}
+    AND organization_id = ${listing.organizationId} AND published_at IS NOT NULL AND published_at <= ${now})`;
   // Positions are 1..n, so the new one is n + 1 (the insert computes it again, atomically).
   const p = new Plan<ItemRecord>({ id, listingId, listableType: type, listableId, position: (last[0]?.n ?? 0) + 1, createdAt: now, updatedAt: now, listableName: listable.name });
   p.add(
@@ -207,7 +214,7 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
           id: sql<string>`${id}`.as("id"),
           listingId: sql<string>`${listingId}`.as("listing_id"),
           listableType: sql<string>`${type}`.as("listable_type"),
-          listableId: sql<string>`${listableId}`.as("listable_id"),
+          listableId: sql<string>`${listed}`.as("listable_id"),
           position: sql<number>`coalesce(max(${directoryListingItems.position}), 0) + 1`.as("position"),
           createdAt: sql<string>`${now}`.as("created_at"),
           updatedAt: sql<string>`${now}`.as("updated_at"),
@@ -217,21 +224,46 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
     ),
   );
   p.add(ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)));
-  await commit(ctx, p, respond).catch((err) => {
-    if (isUniqueViolation(err, "directory_listing_items.")) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: pointer });
+  await whenRefused(
+    () => commit(ctx, p, respond),
+    async () => {
+      await readForItem(ctx, listingId, type, listableId);
+      throw new ApiError("conflict", { detail: "The listing changed while this request ran; read it again and retry." });
+    },
+  ).catch((err) => {
+    if (isUniqueViolation(err, "directory_listing_items.")) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: ITEM_POINTER });
     throw err;
   });
   return { item: p.record, directorySlug: listing.directorySlug };
 }
 
+const ITEM_POINTER = { pointer: "/data/attributes/listable_id" };
+
+/** What adding an item checks, in one round trip: the listing, the listable, a duplicate, the count. */
+async function readForItem(ctx: ServiceContext, listingId: string, type: ListableType, listableId: string) {
+  const table = type === "Policy" ? policies : briefs;
+  const [listings, listables, dupes, last] = await readBatch(ctx, [
+    selectItemsListing(ctx, listingId),
+    ctx.db.select({ organizationId: table.organizationId, publishedAt: table.publishedAt, name: table.name }).from(table).where(eq(table.id, listableId)),
+    ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.listingId, listingId), eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, listableId))),
+    ctx.db.select({ n: count() }).from(directoryListingItems).where(eq(directoryListingItems.listingId, listingId)),
+  ]);
+  const listing = await itemsListing(ctx, listings);
+  const listable = listables[0];
+  const unprocessable = (detail: string) => new ApiError("unprocessable_entity", { detail, source: ITEM_POINTER });
+  if (!listable || listable.organizationId !== listing.organizationId) throw unprocessable(`${type} does not exist in this organization.`);
+  if (!isPublished(listable.publishedAt, nowIso())) throw unprocessable(`${type} is not published.`);
+  if (dupes.length) throw unprocessable(`${type} is already in this listing.`);
+  return { listing, listable, last };
+}
+
 /** Deletes an item (a missing one is a 404 that writes nothing); the positions after it close up. */
 export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<string> {
   const [listings, items] = await readBatch(ctx, [
-    selectListing(ctx, listingId),
+    selectItemsListing(ctx, listingId),
     ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
   ]);
-  const listing = listings[0];
-  if (!listing) throw listingNotFound();
+  const listing = await itemsListing(ctx, listings);
   if (!items[0]) throw new ApiError("not_found", { detail: "No item of this listing has that id." });
   await ctx.db.batch([
     ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
@@ -247,9 +279,8 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
  * delete makes this a 409 rather than a mixed order; two reorders racing each leave 1..n.
  */
 export async function reorderItems(ctx: ServiceContext, listingId: string, ids: string[]) {
-  const [listings, items] = await readBatch(ctx, [selectListing(ctx, listingId), selectItems(ctx, listingId)]);
-  const listing = listings[0];
-  if (!listing) throw listingNotFound();
+  const [listings, items] = await readBatch(ctx, [selectItemsListing(ctx, listingId), selectItems(ctx, listingId)]);
+  const listing = await itemsListing(ctx, listings);
   const known = new Set(items.map((i) => i.id));
   const seen = new Set<string>();
   const problems = ids.flatMap((id, i) => {

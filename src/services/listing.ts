@@ -52,6 +52,30 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return /FOREIGN KEY constraint failed/i.test(text);
 }
 
+function isNotNullViolation(err: unknown): boolean {
+  const text = `${(err as Error)?.message ?? ""} ${String((err as { cause?: unknown })?.cause ?? "")}`;
+  return /NOT NULL constraint failed/i.test(text);
+}
+
+/**
+ * The one place where a write that lost a race becomes an answer. A write reads what it depends on,
+ * then commits in a later batch; a delete can land in between. Its statements are built so that the
+ * database refuses them then: a foreign key to the deleted row, or a guarded value (the owner, the
+ * listable) that comes out NULL when what it depends on no longer holds. D1 runs a batch as one
+ * transaction, so a refusal writes nothing of it: not the change, not its events, not the stored
+ * response of its Idempotency-Key. (A guard that merely changed no rows would let the rest of the
+ * batch commit, the 201 sealed for the key included.) `answer` says what the client gets, reading
+ * again where it must name the member; every other error passes through.
+ */
+export async function whenRefused<T>(write: () => Promise<T>, answer: () => Promise<never> | never): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isForeignKeyViolation(err) || isNotNullViolation(err)) return answer();
+    throw err;
+  }
+}
+
 // D1 binds at most 100 parameters per statement. Lists of ids or values therefore travel as one JSON
 // parameter, and multi-row inserts are split so no statement binds more than that.
 export const D1_MAX_BOUND_PARAMETERS = 100;

@@ -4,8 +4,8 @@ import { assets, briefs, organizations, policies, policyAssets, type Branding, t
 import { ApiError } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
-import { inList, insertChunks, listPage, where, type Sort } from "./listing";
+import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
+import { inList, insertChunks, listPage, where, whenRefused, type Sort } from "./listing";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
@@ -88,19 +88,36 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
 }
 
 /**
- * Everything a write must check, read in one round trip: the policy itself (updates), whether the
- * named organization exists (operator creates), and which of the named assets exist and whose they are.
+ * Everything a write must check, read in one round trip: the policy itself and whether its
+ * organization is claimed (updates), whether the named organization exists and is claimed (operator
+ * creates), and which of the named assets exist and whose they are.
  */
 async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; organizationId?: string; assetIds: string[] }) {
   const [policyRows, orgRows, assetRows] = await readBatch(ctx, [
-    selectPolicies(ctx).where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
-    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
+    ctx.db
+      .select({ ...getTableColumns(policies), ...relationshipColumns, ownerClaimed: ownerClaimed("policies") })
+      .from(policies)
+      .where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
+    ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
     ctx.db
       .select({ id: assets.id, organizationId: assets.organizationId })
       .from(assets)
       .where(where(inList(assets.id, opts.assetIds), tenantFilter(ctx, assets.organizationId))),
   ]);
-  return { existing: policyRows[0] ? toRecord(policyRows[0]) : null, organizationExists: orgRows.length > 0, assetRows };
+  const { ownerClaimed: claimed, ...found } = policyRows[0] ?? { ownerClaimed: undefined };
+  return { existing: "id" in found ? toRecord(found) : null, ownerClaimed: claimed, organization: orgRows[0] ?? null, assetRows };
+}
+
+/**
+ * The answer to a write the database refused (see whenRefused): an asset named in it, or the
+ * organization, went away after the first read. Read again to name the member; if everything is
+ * still there, the race was lost to something else and a retry may succeed.
+ */
+async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string; assetIds: string[] }, owner: string): Promise<never> {
+  const again = await readForWrite(ctx, opts);
+  if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "policies");
+  assertAssetsOwned(opts.assetIds, again.assetRows, owner);
+  throw new ApiError("conflict", { detail: "Something this policy depends on changed while the request ran; read it again and retry." });
 }
 
 /** Unknown and foreign asset ids answer alike: 422 at their pointer. */
@@ -128,7 +145,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
   } else {
     const read = await readForWrite(ctx, { organizationId: links.organizationId, assetIds });
-    organizationId = owningOrganization(ctx, links.organizationId, read.organizationExists);
+    organizationId = owningUnclaimed(ctx, links.organizationId, read.organization, "policies");
     assertAssetsOwned(assetIds, read.assetRows, organizationId);
   }
   const now = nowIso();
@@ -147,11 +164,14 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     updatedAt: now,
   };
   const record: PolicyRecord = { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
-  const p = new Plan(record).add(ctx.db.insert(policies).values(row));
+  const p = new Plan(record).add(ctx.db.insert(policies).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
   for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
   // A published policy can change the organization's rating in the directories that list it.
   p.add(directorySlugsOf(ctx.db, organizationId));
-  const { results } = await commit(ctx, p, respond);
+  const { results } = await whenRefused(
+    () => commit(ctx, p, respond),
+    () => refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
+  );
   return { record, directorySlugs: (results[p.statements.length - 1] as { slug: string }[]).map((s) => s.slug) };
 }
 
@@ -163,16 +183,17 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   const read = await readForWrite(ctx, { policyId: id, assetIds: links.assetIds ?? [] });
   const existing = read.existing;
   if (!existing) throw notFound();
+  assertOperatorMayChange(ctx, read.ownerClaimed, "policies");
   assertAssetsOwned(links.assetIds ?? [], read.assetRows, existing.organizationId);
   const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: nowIso() };
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
-  const results = await ctx.db.batch([
+  const results = await whenRefused(() => ctx.db.batch([
     ctx.db.update(policies).set(changes).where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId))).returning(),
     ...linkStatements(ctx, id, links.assetIds),
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
-  ]);
+  ]), () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId));
   const updated = results[0] as PolicyRow[];
   const shortcodes = results.at(-2) as { shortcode: string }[];
   const slugs = results.at(-1) as { slug: string }[];
@@ -183,7 +204,13 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
 }
 
 export async function deletePolicy(ctx: ServiceContext, id: string): Promise<{ briefShortcodes: string[]; directorySlugs: string[] }> {
-  const existing = await getPolicy(ctx, id);
+  const existing = await ctx.db
+    .select({ organizationId: policies.organizationId, claimed: ownerClaimed("policies") })
+    .from(policies)
+    .where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId)))
+    .get();
+  if (!existing) throw notFound();
+  assertOperatorMayChange(ctx, existing.claimed, "policies");
   const [shortcodes, slugs, deleted] = await ctx.db.batch([
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),

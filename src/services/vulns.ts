@@ -7,7 +7,7 @@ import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
-import { inList, listPage, where, type Sort } from "./listing";
+import { inList, listPage, where, whenRefused, type Sort } from "./listing";
 import { changedRows, commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface VulnInput {
@@ -176,7 +176,15 @@ export async function createVuln(
   const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln));
   for (const s of domainStatements(ctx, vuln.id, vuln.organizationId, domains, now)) p.add(s);
   p.add(created.statement, created.event);
-  await commit(ctx, p, respond);
+  // The brief was read in the first batch; if it is deleted before this one, its foreign key
+  // refuses the vuln, and with it the events and the Idempotency-Key's response.
+  await whenRefused(
+    () => commit(ctx, p, respond),
+    () => {
+      if (!byId) throw new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });
+      throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
+    },
+  );
   return record;
 }
 
@@ -250,7 +258,13 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
     const transition = vulnEvent(ctx.db, type, id, now, { ifPreviousChanged: true });
     p.add(transition.statement, transition.event);
   }
-  const { results } = await commit(ctx, p);
+  // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch.
+  const { results } = await whenRefused(
+    () => commit(ctx, p),
+    () => {
+      throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
+    },
+  );
   if (changedRows(results[guard]) === 0) throw new ApiError("conflict", { detail: "The vuln changed while this request ran; read it again and retry." });
   return next;
 }

@@ -1,14 +1,19 @@
 import { env } from "cloudflare:workers";
 
+type Inner = D1Database | D1DatabaseSession;
+type Override = Partial<Record<"batch" | "prepare", (inner: Inner) => unknown>>;
+
 /**
  * D1 bindings that misbehave on purpose, for the fault tests: every other call goes to the real
  * binding. Faults are injected by position (the n-th batch) or by SQL text, as a real outage would
- * strike whatever statement happens to be running.
+ * strike whatever statement happens to be running. Requests run their queries in a D1 session
+ * (withSession), so the session is wrapped too, sharing the binding's fault.
  */
-function wrap(override: Partial<Record<"batch" | "prepare", unknown>>): D1Database {
-  return new Proxy(env.DB, {
+function wrap<T extends Inner>(inner: T, override: Override): T {
+  return new Proxy(inner, {
     get(target, prop) {
-      if (prop in override) return override[prop as "batch" | "prepare"];
+      if (prop in override) return override[prop as "batch" | "prepare"]!(target);
+      if (prop === "withSession") return (...args: unknown[]) => wrap((target as D1Database).withSession(...(args as [string])), override);
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -18,11 +23,11 @@ function wrap(override: Partial<Record<"batch" | "prepare", unknown>>): D1Databa
 /** The n-th batch fails with `message`: before running (nothing written) or after (written, answer lost). */
 export function failingBatch(n: number, message: string, when: "before" | "after"): D1Database {
   let batches = 0;
-  return wrap({
-    batch: async (statements: D1PreparedStatement[]) => {
+  return wrap(env.DB, {
+    batch: (inner) => async (statements: D1PreparedStatement[]) => {
       const mine = ++batches === n;
       if (mine && when === "before") throw new Error(message);
-      const result = await env.DB.batch(statements);
+      const result = await inner.batch(statements);
       if (mine) throw new Error(message);
       return result;
     },
@@ -32,26 +37,26 @@ export function failingBatch(n: number, message: string, when: "before" | "after
 /** Runs `before` just before the n-th batch, as if another request or the consumer wrote in between. */
 export function interleaved(n: number, before: () => Promise<unknown>): D1Database {
   let batches = 0;
-  return wrap({
-    batch: async (statements: D1PreparedStatement[]) => {
+  return wrap(env.DB, {
+    batch: (inner) => async (statements: D1PreparedStatement[]) => {
       if (++batches === n) await before();
-      return env.DB.batch(statements);
+      return inner.batch(statements);
     },
   });
 }
 
 /** Rewrites the SQL of every statement, e.g. to make one INSERT of a batch fail inside D1. */
 export function rewritingSql(rewrite: (sql: string) => string): D1Database {
-  return wrap({ prepare: (sql: string) => env.DB.prepare(rewrite(sql)) });
+  return wrap(env.DB, { prepare: (inner) => (sql: string) => inner.prepare(rewrite(sql)) });
 }
 
 /** Every statement and batch fails with `message`; the key lookup (api_keys) can be spared. */
 export function unavailable(message: string, opts: { spareKeyLookup?: boolean } = {}): D1Database {
-  return wrap({
-    prepare: (sql: string) => {
-      if (opts.spareKeyLookup && sql.includes("api_keys")) return env.DB.prepare(sql);
+  return wrap(env.DB, {
+    prepare: (inner) => (sql: string) => {
+      if (opts.spareKeyLookup && sql.includes("api_keys")) return inner.prepare(sql);
       throw new Error(message);
     },
-    batch: () => Promise.reject(new Error(message)),
+    batch: () => () => Promise.reject(new Error(message)),
   });
 }

@@ -1,7 +1,8 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonContent, singleDocument } from "../../../http/openapi";
+import { requireOrganizationKey } from "../../../http/auth";
+import { collectionDocument, errorResponses, IdParam, jsonContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createVuln, deleteVuln, listVulns, showVuln, updateVuln } from "../../../services/vulns";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
@@ -10,7 +11,10 @@ import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVu
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
 const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
-const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
+const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, forbidden: OPERATOR_NEVER });
+const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, forbidden: OPERATOR_NEVER });
+// Operators read every organization's vulns but change none: a report is its organization's alone.
+const organizationOnly = [requireOrganizationKey("vulns")];
 
 export const vulnsRouter = createRouter()
   .openapi(
@@ -51,7 +55,8 @@ export const vulnsRouter = createRouter()
       method: "post",
       path: "/",
       tags,
-      summary: "Create a vuln through one of the organization's published briefs; fires Vuln::Created",
+      summary: "Create a vuln through one of the organization's published briefs; fires Vuln::Created (organization key only)",
+      middleware: organizationOnly,
       request: { body: { required: true, content: jsonContent(CreateVulnInput) } },
       responses: { 201: { description: "Created, inbox_state dispatching", content: jsonContent(VulnDocument) }, ...writeErrors },
     }),
@@ -69,7 +74,8 @@ export const vulnsRouter = createRouter()
       method: "patch",
       path: "/{id}",
       tags,
-      summary: "Update a vuln (every create member is required, as the spec draws it); processing_state closes or reopens",
+      summary: "Update a vuln (every create member is required, as the spec draws it); processing_state closes or reopens (organization key only)",
+      middleware: organizationOnly,
       request: { params: IdParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
       responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...writeErrors },
     }),
@@ -86,9 +92,10 @@ export const vulnsRouter = createRouter()
       method: "delete",
       path: "/{id}",
       tags,
-      summary: "Delete a vuln; fires Vuln::Destroyed",
+      summary: "Delete a vuln; fires Vuln::Destroyed (organization key only)",
+      middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...readErrors },
+      responses: { 204: { description: "Deleted" }, ...deleteErrors },
     }),
     async (c) => {
       await deleteVuln(serviceContext(c), c.req.valid("param").id);

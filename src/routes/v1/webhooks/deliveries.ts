@@ -1,8 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { requireOrganizationKey } from "../../../http/auth";
 import { collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import type { StoredResponse } from "../../../services/idempotency";
 import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
@@ -10,6 +11,9 @@ import { serviceContext, storedResponse } from "../handler-helpers";
 import { DeliveryParams, ListDeliveriesQuery, serializeDelivery, serializeDeliveryDetail, WebhookDelivery, WebhookDeliveryDetail } from "./schema";
 
 const tags = ["Webhook deliveries"];
+// Redelivering and pinging send to the organization's URL: like every webhook write, its key's alone.
+const organizationOnly = [requireOrganizationKey("webhook deliveries")];
+const writeErrors = errorResponses("write", { forbidden: OPERATOR_NEVER });
 
 /** 202 Accepted: the delivery is queued; Location is where its attempts will show. */
 function accepted<T extends { data: { links: { self: string } } }>(c: Context, document: T) {
@@ -58,9 +62,10 @@ export const deliveriesRouter = createRouter()
       method: "post",
       path: "/{id}/deliveries/{delivery_id}/redeliver",
       tags,
-      summary: "Deliver the same event again (same webhook-id and body), as a new delivery",
+      summary: "Deliver the same event again (same webhook-id and body), as a new delivery (organization key only)",
+      middleware: organizationOnly,
       request: { params: DeliveryParams },
-      responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...errorResponses("write") },
+      responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...writeErrors },
     }),
     async (c) => {
       const { id, delivery_id } = c.req.valid("param");
@@ -73,9 +78,10 @@ export const deliveriesRouter = createRouter()
       method: "post",
       path: "/{id}/ping",
       tags,
-      summary: 'Send a Webhook::Ping: {"ping":{"webhook_id":"...","sent_at":"..."}}, even to a disabled webhook',
+      summary: 'Send a Webhook::Ping: {"ping":{"webhook_id":"...","sent_at":"..."}}, even to a disabled webhook (organization key only)',
+      middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...errorResponses("write") },
+      responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...writeErrors },
     }),
     async (c) => {
       const delivery = await ping(serviceContext(c), c.req.valid("param").id, (r) => storedAccepted(c, single(serializeDelivery(r))));

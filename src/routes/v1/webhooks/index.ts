@@ -1,10 +1,11 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../app-env";
+import { requireOrganizationKey } from "../../../http/auth";
 import { invalid } from "../../../http/errors";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createWebhook, deleteWebhook, eventTypesFromIds, getWebhook, listWebhooks, rotateSecret, updateWebhook } from "../../../services/webhooks";
 import { checkWebhookUrl } from "../../../webhooks/url";
@@ -13,6 +14,9 @@ import { deliveriesRouter } from "./deliveries";
 import { CreateWebhookInput, ListWebhooksQuery, serializeWebhook, UpdateWebhookInput, Webhook, WebhookWithSecret, withSecret } from "./schema";
 
 const tags = ["Webhooks"];
+// A webhook sends report text to its URL and signs with its secret: operators read them, never change them.
+const organizationOnly = [requireOrganizationKey("webhooks")];
+const writeErrors = errorResponses("write", { forbidden: OPERATOR_NEVER });
 
 /** The URL rules of API.md section 7; loopback only where the dev configuration allows it. */
 function checkedUrl(c: Context<AppEnv>, url: string): string {
@@ -54,9 +58,10 @@ export const webhooksRouter = createRouter()
       method: "post",
       path: "/",
       tags,
-      summary: "Create a webhook; the response shows its signing secret, once",
+      summary: "Create a webhook; the response shows its signing secret, once (organization key only)",
+      middleware: organizationOnly,
       request: { body: jsonApiBody(CreateWebhookInput) },
-      responses: { 201: { description: "Created, with the secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...errorResponses("write") },
+      responses: { 201: { description: "Created, with the secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...writeErrors },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -78,9 +83,10 @@ export const webhooksRouter = createRouter()
       method: "patch",
       path: "/{id}",
       tags,
-      summary: "Update a webhook; enabled: true turns a disabled one back on",
+      summary: "Update a webhook; enabled: true turns a disabled one back on (organization key only)",
+      middleware: organizationOnly,
       request: { params: IdParam, body: jsonApiBody(UpdateWebhookInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Webhook)) }, ...errorResponses("write") },
+      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Webhook)) }, ...writeErrors },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -97,9 +103,10 @@ export const webhooksRouter = createRouter()
       method: "delete",
       path: "/{id}",
       tags,
-      summary: "Delete a webhook and its delivery log",
+      summary: "Delete a webhook and its delivery log (organization key only)",
+      middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read") },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { forbidden: OPERATOR_NEVER }) },
     }),
     async (c) => {
       await deleteWebhook(serviceContext(c), c.req.valid("param").id);
@@ -111,9 +118,10 @@ export const webhooksRouter = createRouter()
       method: "post",
       path: "/{id}/rotate_secret",
       tags,
-      summary: "Make a new signing secret; the old one keeps signing beside it for 24 hours",
+      summary: "Make a new signing secret; the old one keeps signing beside it for 24 hours (organization key only)",
+      middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...errorResponses("write") },
+      responses: { 200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...writeErrors },
     }),
     async (c) => {
       const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) => storedResponse(c, single(withSecret(r, null)), 200));
