@@ -1,4 +1,4 @@
-import type { Db } from "./db";
+import type { RequestDatabase } from "./db";
 import type { Caller } from "./services/context";
 import type { IdempotencyUnit } from "./services/idempotency";
 
@@ -6,7 +6,8 @@ export type AppEnv = {
   Bindings: Env;
   Variables: {
     requestId: string;
-    db: Db;
+    /** This request's D1 session, opened on first use: `c.var.database.db`. */
+    database: RequestDatabase;
     caller: Caller;
     idempotency?: IdempotencyUnit;
   };

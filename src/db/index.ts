@@ -1,9 +1,50 @@
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
-export function createDb(d1: D1Database) {
-  return drizzle(d1, { schema });
+/**
+ * A Drizzle client over a D1 binding or a D1 session. No `schema` is passed: the code uses the query
+ * builder, never relational queries, and building their config costs ~9% of a cached read's CPU.
+ * Drizzle's types name D1Database only; a session offers the same prepare and batch, hence the cast.
+ */
+export function createDb(d1: D1Database | D1DatabaseSession) {
+  return drizzle(d1 as D1Database);
 }
 
 export type Db = ReturnType<typeof createDb>;
 export { schema };
+
+/** Where a session starts: the primary (writes, and the queue and cron), any replica, or a bookmark. */
+export type SessionStart = "first-primary" | "first-unconstrained" | string;
+
+/**
+ * A request's database: a D1 session (read replication) opened on first use, so a request that never
+ * queries (a cache hit) sets nothing up. Its bookmark lets a client read its own writes later from any
+ * replica.
+ */
+export class RequestDatabase {
+  #session?: D1DatabaseSession;
+  #db?: Db;
+
+  constructor(
+    private readonly d1: D1Database,
+    readonly start: SessionStart,
+  ) {}
+
+  get db(): Db {
+    if (!this.#db) {
+      this.#session = this.d1.withSession(this.start);
+      this.#db = createDb(this.#session);
+    }
+    return this.#db;
+  }
+
+  /** The latest bookmark of the session, or null if nothing ran. */
+  bookmark(): string | null {
+    return this.#session?.getBookmark() ?? null;
+  }
+}
+
+/** The queue consumer and the cron write: their sessions start at the primary. */
+export function primaryDb(d1: D1Database): Db {
+  return createDb(d1.withSession("first-primary"));
+}

@@ -1,5 +1,5 @@
 import { eq } from "drizzle-orm";
-import { createDb, type Db } from "../db";
+import { primaryDb, type Db } from "../db";
 import { events } from "../db/schema";
 import { loggable } from "../http/errors";
 import { runIntake } from "../intake/intake";
@@ -48,7 +48,7 @@ function fail(message: Message<unknown>, err: unknown, what: Record<string, unkn
  * schedule; any processing failure retries that message alone.
  */
 export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
-  const db = createDb(env.DB);
+  const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
   const deliveryCtx: DeliveryContext = { db, serviceName: env.SERVICE_NAME, allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" };
   const deliveries: Message<QueueMessage>[] = [];

@@ -35,7 +35,7 @@ export function bearerAuth(): MiddlewareHandler<AppEnv> {
     if (!API_KEY_PATTERN.test(key)) return refuse("The API key is malformed.");
     const hash = await sha256Hex(key);
     if (!gate.mayLookUp(ip, hash)) throw tooManyFailures();
-    const caller = await findActiveKey(c.var.db, hash);
+    const caller = await findActiveKey(c.var.database.db, hash);
     if (!caller) return refuse("The API key is unknown or revoked.");
     gate.succeeded(hash);
     c.set("caller", caller);

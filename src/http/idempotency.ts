@@ -23,7 +23,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     }
     const scope = c.var.caller ? c.var.caller.keyId : `ip:${clientIp(c.req)}`;
     const requestHash = await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
-    const unit = new IdempotencyUnit(c.var.db, scope, key, requestHash);
+    const unit = new IdempotencyUnit(c.var.database.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
     if (unit.sealed) return;

@@ -1,20 +1,35 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env";
-import { createDb } from "../db";
+import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+// The form D1 gives its bookmarks (e.g. 00000000-00000005-00000000-<32 hex digits>). The runtime
+// takes any string, so a malformed one must be refused here or it would silently read stale data.
+const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/i;
+const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
 /**
- * The db client is built per request from the binding (STYLE habit 7): no module state depends on env.
+ * Every request's D1 work runs in one D1 session (read replication). Reads start at any replica, or
+ * at the client's `X-D1-Bookmark` so it reads its own earlier writes; writes start at the primary.
+ * Every authenticated answer, errors included, carries the session's latest `X-D1-Bookmark`.
  *
- * @example app.use("*", database())
+ * @example app.use("/v1/*", database())
  */
 export function database(): MiddlewareHandler<AppEnv> {
   return async function databaseMiddleware(c, next) {
-    c.set("db", createDb(c.env.DB));
+    const bookmark = c.req.header("x-d1-bookmark");
+    if (bookmark !== undefined && !BOOKMARK.test(bookmark)) {
+      throw new ApiError("bad_request", { detail: "X-D1-Bookmark must be a bookmark this API returned.", source: { header: "X-D1-Bookmark" } });
+    }
+    const start = READ_METHODS.has(c.req.method) ? (bookmark ?? "first-unconstrained") : "first-primary";
+    const requestDb = new RequestDatabase(c.env.DB, start);
+    c.set("database", requestDb);
     await next();
+    const latest = requestDb.bookmark();
+    if (c.var.caller && latest) c.res.headers.set("X-D1-Bookmark", latest);
   };
 }
 

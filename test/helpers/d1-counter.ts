@@ -24,24 +24,28 @@ export function countingD1(inner: D1Database): { db: D1Database; count: () => nu
     return proxy;
   };
 
-  const db = new Proxy(inner, {
-    get(target, prop) {
-      if (prop === "prepare") return (query: string) => wrapStatement(target.prepare(query));
-      if (prop === "batch") {
-        return (statements: D1PreparedStatement[]) => {
-          trips++;
-          return target.batch(statements.map((s) => originals.get(s) ?? s));
-        };
-      }
-      if (prop === "exec") {
-        return (query: string) => {
-          trips++;
-          return target.exec(query);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
+  // The binding and its sessions (every request runs in one) count alike.
+  const wrapDb = <T extends D1Database | D1DatabaseSession>(target: T): T =>
+    new Proxy(target, {
+      get(t, prop) {
+        if (prop === "prepare") return (query: string) => wrapStatement(t.prepare(query));
+        if (prop === "batch") {
+          return (statements: D1PreparedStatement[]) => {
+            trips++;
+            return t.batch(statements.map((s) => originals.get(s) ?? s));
+          };
+        }
+        if (prop === "exec" && "exec" in t) {
+          return (query: string) => {
+            trips++;
+            return t.exec(query);
+          };
+        }
+        if (prop === "withSession" && "withSession" in t) return (start?: string) => wrapDb(t.withSession(start));
+        const value = Reflect.get(t, prop, t);
+        return typeof value === "function" ? value.bind(t) : value;
+      },
+    });
+  const db = wrapDb(inner);
   return { db, count: () => trips };
 }

@@ -131,7 +131,7 @@ export const publicBriefsRouter = createRouter().openapi(
     if (!shortcode) throw briefNotFound();
     const response = await cachedPublicDocument(c, publicBriefPath(shortcode), JSONAPI_MEDIA_TYPE, async () => {
       const now = nowIso();
-      const found = await findPublishedBrief(c.var.db, shortcode, now);
+      const found = await findPublishedBrief(c.var.database.db, shortcode, now);
       return found && publicBriefDocument(found, now);
     });
     if (!response) throw briefNotFound();

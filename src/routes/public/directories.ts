@@ -66,7 +66,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
     const slug = c.req.valid("param").slug.toLowerCase();
     const response = await cachedPublicDocument(c, publicDirectoryPath(slug), JSONAPI_MEDIA_TYPE, async () => {
       const now = nowIso();
-      const found = await findPublicDirectory(c.var.db, slug, now);
+      const found = await findPublicDirectory(c.var.database.db, slug, now);
       if (!found) return null;
       const { directory, entries } = found;
       const self = publicDirectoryPath(directory.slug);

@@ -7,7 +7,7 @@ import type { StoredResponse } from "../../services/idempotency";
 
 export function serviceContext(c: Context<AppEnv>): ServiceContext {
   return {
-    db: c.var.db,
+    db: c.var.database.db,
     caller: c.var.caller ?? PUBLIC_CALLER,
     queue: c.env.EVENTS as Queue<QueueMessage>,
     defer: (work) => c.executionCtx.waitUntil(work),
