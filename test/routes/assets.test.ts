@@ -108,10 +108,13 @@ describe("assets", () => {
     expect((await del(`/v1/assets/${a.id}`, org.key)).status).toBe(404);
   });
 
-  it("lets an operator create an asset for a named organization, and 422s an unknown one", async () => {
+  it("lets an operator create an asset for a named unclaimed organization, 403s a claimed one and 422s an unknown one", async () => {
     const rel = (id: string) => ({ organization: { data: { type: "organization", id } } });
-    const ok = await post("/v1/assets", org.operatorKey, { data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(org.id) } });
+    const unclaimed = await organization({ claimed: false });
+    const ok = await post("/v1/assets", org.operatorKey, { data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(unclaimed.id) } });
     expect(ok.status).toBe(201);
+    const claimed = await post("/v1/assets", org.operatorKey, { data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(org.id) } });
+    expect([claimed.status, claimed.body.errors[0].detail]).toEqual([403, "Operator keys may change the assets of unclaimed organizations only."]);
     const bad = await post("/v1/assets", org.operatorKey, {
       data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel("01900000-0000-7000-8000-00000000beef") },
     });

@@ -214,12 +214,13 @@ describe("policies", () => {
     }
   });
 
-  it("lets an operator create a policy for an organization it names", async () => {
+  it("lets an operator create a policy for an unclaimed organization it names", async () => {
+    const unclaimed = await organization({ claimed: false });
     const res = await post("/v1/policies", org.operatorKey, {
-      data: { type: "policy", attributes: { name: "From public analysis" }, relationships: { organization: { data: { type: "organization", id: org.id } } } },
+      data: { type: "policy", attributes: { name: "From public analysis" }, relationships: { organization: { data: { type: "organization", id: unclaimed.id } } } },
     });
     expect(res.status).toBe(201);
-    expect(res.body.data.relationships.organization.data.id).toBe(org.id);
+    expect(res.body.data.relationships.organization.data.id).toBe(unclaimed.id);
     const missing = await post("/v1/policies", org.operatorKey, { data: { type: "policy", attributes: {} } });
     expect(missing.status).toBe(422);
     expect(missing.body.errors[0].source.pointer).toBe("/data/relationships/organization");

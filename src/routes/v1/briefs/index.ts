@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
@@ -11,7 +11,8 @@ import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefIn
 const tags = ["Briefs"];
 const BriefDocument = singleDocument(Brief);
 const readErrors = errorResponses("read", { notFound: "Brief not found" });
-const writeErrors = errorResponses("write", { notFound: "Brief not found" });
+const writeErrors = errorResponses("write", { notFound: "Brief not found", forbidden: OPERATOR_UNCLAIMED });
+const deleteErrors = errorResponses("read", { notFound: "Brief not found", forbidden: OPERATOR_UNCLAIMED });
 
 export const briefsRouter = createRouter()
   .openapi(
@@ -92,7 +93,7 @@ export const briefsRouter = createRouter()
       tags,
       summary: "Delete a brief",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...readErrors },
+      responses: { 204: { description: "Deleted" }, ...deleteErrors },
     }),
     async (c) => {
       const { row, directorySlugs } = await deleteBrief(serviceContext(c), c.req.valid("param").id);

@@ -4,7 +4,7 @@ import { ApiError } from "../../../http/errors";
 import { evictPublic, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { z } from "@hono/zod-openapi";
 import { addItem, createListing, deleteItem, deleteListing, getListing, listItems, listListings, reorderItems, updateListing } from "../../../services/directories";
@@ -69,7 +69,7 @@ export const directoryListingsRouter = createRouter()
       method: "patch",
       path: "/{id}",
       tags,
-      summary: "Show or hide the organization in the directory (the body carries data.id)",
+      summary: "Show or hide the organization in the directory (the body carries data.id); the organization's key, or an operator, for any organization",
       request: { params: IdParam, body: jsonApiBody(UpdateListingInput) },
       responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write") },
     }),
@@ -120,7 +120,7 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Display a published Policy or Brief of the organization, at the end (422 Unprocessable entity otherwise)",
       request: { params: ListingParam, body: jsonApiBody(CreateItemInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) }, ...errorResponses("write") },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -141,7 +141,7 @@ export const directoryListingsRouter = createRouter()
       request: { params: ListingParam, body: jsonApiBody(ReorderItemsInput) },
       responses: {
         200: { description: "The items in order", content: jsonApiContent(z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem) })) },
-        ...errorResponses("write"),
+        ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }),
       },
     }),
     async (c) => {
@@ -163,7 +163,7 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Remove an item; the positions after it close up",
       request: { params: ItemParams },
-      responses: { 204: { description: "Removed" }, ...errorResponses("read") },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read", { forbidden: OPERATOR_UNCLAIMED }) },
     }),
     async (c) => {
       const { directory_listing_id, id } = c.req.valid("param");

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from "../../../services/policies";
@@ -48,7 +48,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Create a policy",
       request: { body: jsonApiBody(CreatePolicyInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write") },
+      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -70,7 +70,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Update a policy; attributes not sent are kept, scope arrays are replaced whole",
       request: { params: IdParam, body: jsonApiBody(UpdatePolicyInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write") },
+      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -90,7 +90,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Delete a policy; its briefs stay, detached from it",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read") },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { forbidden: OPERATOR_UNCLAIMED }) },
     }),
     async (c) => {
       const { briefShortcodes, directorySlugs } = await deletePolicy(serviceContext(c), c.req.valid("param").id);
