@@ -55,13 +55,14 @@ export async function listVulns(ctx: ServiceContext, page: Page, sort: Sort | un
 }
 
 /**
- * Shows a vuln. The organization's first read sets `read_at` and fires Vuln::Read, in the same
+ * Shows a vuln. The organization's first read (a GET: a HEAD reads nothing for a person, and some
+ * clients and proxies send them on their own) sets `read_at` and fires Vuln::Read, in the same
  * batch as the read itself: a conditional UPDATE, the event only if it changed a row, then the SELECT.
  */
-export async function showVuln(ctx: ServiceContext, id: string): Promise<VulnRecord> {
+export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead: boolean } = { markRead: true }): Promise<VulnRecord> {
   const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
   const select = ctx.db.select({ ...getTableColumns(vulns), ...domainsColumn }).from(vulns).where(scoped);
-  if (ctx.caller.kind !== "organization") {
+  if (ctx.caller.kind !== "organization" || !opts.markRead) {
     const row = await select.get();
     if (!row) throw notFound();
     return toRecord(row);

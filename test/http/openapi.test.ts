@@ -48,7 +48,7 @@ describe("GET /v1/openapi.json", () => {
 
   it("declares on each operation exactly the errors it can answer", async () => {
     const doc = (await get("/v1/openapi.json")).body;
-    const operatorOnly = new Set(ENDPOINTS.filter((e) => e.operatorOnly).map((e) => label(e).replace(/\{org\}/g, "{id}")));
+    const operatorOnly = new Set(ENDPOINTS.filter((e) => e.operatorOnly || e.operator === "unclaimed" || e.operator === "never").map((e) => label(e).replace(/\{org\}/g, "{id}")));
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: { content: Record<string, unknown> } }>>)) {
       for (const method of METHODS) {
         const op = item[method];

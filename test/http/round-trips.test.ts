@@ -51,7 +51,10 @@ const CASES: Case[] = [
   {
     name: "POST /v1/policies (operator, naming the organization)",
     trips: 3,
-    run: (o) => api("POST", "/v1/policies", { key: o.operatorKey, body: doc("policy", {}, { organization: rel("organization", o.id) }) }),
+    run: async (o) => {
+      const unclaimed = await organization({ claimed: false });
+      return api("POST", "/v1/policies", { key: o.operatorKey, body: doc("policy", {}, { organization: rel("organization", unclaimed.id) }) });
+    },
   },
   { name: "PATCH /v1/policies/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/policies/${(await policy(o)).id}`, { key: o.key, body: doc("policy", { name: "RT" }) }) },
   {

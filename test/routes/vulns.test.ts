@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { del, get, patch, post } from "../helpers/api";
+import { api, del, get, patch, post } from "../helpers/api";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
@@ -162,6 +162,16 @@ describe("GET /v1/vulns/{id}", () => {
     const read = (await eventsOf(v.id))[1]!;
     expect(JSON.parse(read.payload).vuln.id).toBe(v.id);
     expect((await get(`/v1/vulns/${v.id}`, org.key)).body.data.attributes.read_at).toBe(first.body.data.attributes.read_at);
+  });
+
+  it("does not mark the vuln read on a HEAD, which answers the headers alone", async () => {
+    const v = await vuln(org, briefId);
+    const head = await api("HEAD", `/v1/vulns/${v.id}`, { key: org.key });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
+    expect(await eventTypes(v.id)).toEqual(["Vuln::Created"]);
+    expect((await get(`/v1/vulns/${v.id}`, org.key, quiet)).body.data.attributes.read_at).toMatch(/Z$/);
+    expect(await eventTypes(v.id)).toEqual(["Vuln::Created", "Vuln::Read"]);
   });
 
   it("does not fire Read when an operator reads first", async () => {

@@ -48,7 +48,7 @@ export const vulnsRouter = createRouter()
       request: { params: IdParam },
       responses: { 200: { description: "The vuln", content: jsonContent(VulnDocument) }, ...readErrors },
     }),
-    async (c) => respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id)))),
+    async (c) => respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id, { markRead: c.req.method === "GET" })))),
   )
   .openapi(
     createRoute({
