@@ -1,7 +1,10 @@
 // `npm run dev`: migrates local D1, seeds a demo organization (idempotently), prints a key and curls
 // to try, then serves with `wrangler dev`. Arguments after `--` go to wrangler dev (e.g. --port 8788).
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { parseEnv } from "node:util";
 import { DEMO, seedDemo } from "./seed.ts";
-import { flagValue, spawnWrangler } from "./wrangler.ts";
+import { flagValue, root, spawnWrangler } from "./wrangler.ts";
 
 const passthrough = process.argv.slice(2);
 
@@ -20,7 +23,10 @@ console.log(`
   OpenAPI:       curl -s ${base}/v1/openapi.json
 `);
 
-// The dev configuration: webhooks may target a receiver on 127.0.0.1 (never a default elsewhere).
-const child = spawnWrangler(["dev", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...passthrough]);
+// The dev configuration: webhooks may target a receiver on 127.0.0.1 (never a default elsewhere), and
+// their secrets are sealed under the development key of .dev.vars.example unless .dev.vars sets one.
+const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
+const devKey = vars(".dev.vars").WEBHOOK_SECRET_KEY ? [] : ["--var", `WEBHOOK_SECRET_KEY:${vars(".dev.vars.example").WEBHOOK_SECRET_KEY}`];
+const child = spawnWrangler(["dev", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKey, ...passthrough]);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code) => process.exit(code ?? 0));

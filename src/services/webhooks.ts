@@ -5,9 +5,10 @@ import { EVENT_TYPES } from "../events/types";
 import { ApiError, invalid } from "../http/errors";
 import { offsetOf, type Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
+import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";
 import { generateWebhookSecret } from "../webhooks/signing";
 import { newDelivery } from "../webhooks/fanout";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { tenantFilter, type ServiceContext } from "./context";
 import { listPage, orderBy, where, type Sort } from "./listing";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
@@ -21,8 +22,12 @@ export interface WebhookInput {
   enabled?: boolean;
 }
 
-/** A webhook with the short names of the event types it subscribes to. */
-export type WebhookRecord = WebhookRow & { eventTypes: string[] };
+/**
+ * A webhook with the short names of the event types it subscribes to. Never its stored secrets: only
+ * the signer reads those, and only create and rotate_secret return the new secret (WithSecret).
+ */
+export type WebhookRecord = Omit<WebhookRow, "secret" | "previousSecret" | "previousSecretExpiresAt"> & { eventTypes: string[] };
+type WithSecret = WebhookRecord & { secret: string };
 
 const notFound = () => new ApiError("not_found", { detail: "No webhook has that id." });
 
@@ -31,7 +36,7 @@ const eventTypesColumn = {
 };
 
 function toRecord(row: WebhookRow & { eventTypesJson: string }): WebhookRecord {
-  const { eventTypesJson, ...webhook } = row;
+  const { eventTypesJson, secret: _secret, previousSecret: _previous, previousSecretExpiresAt: _expires, ...webhook } = row;
   return { ...webhook, eventTypes: JSON.parse(eventTypesJson) as string[] };
 }
 
@@ -84,29 +89,36 @@ export async function createWebhook(
   input: WebhookInput & { name: string; url: string },
   links: { organizationId?: string; eventTypes: string[] },
   respond: Responder<WebhookRecord>,
-): Promise<WebhookRecord> {
-  const organizationId = owningOrganization(ctx, links.organizationId, ctx.caller.kind === "operator" ? true : undefined);
+): Promise<WithSecret> {
+  // Only an organization's own key writes its webhooks (the routes answer operators 403 before this);
+  // naming another organization is a 422, as naming one that does not exist.
+  if (ctx.caller.kind !== "organization") throw new ApiError("forbidden", { detail: "Operator keys read webhooks but never change them; use the organization's key." });
+  const organizationId = ctx.caller.organizationId!;
+  if (links.organizationId !== undefined && links.organizationId !== organizationId) throw invalid("/data/relationships/organization/data/id", "organization does not exist.");
   const now = nowIso();
+  const id = uuidv7();
+  const secret = generateWebhookSecret();
   const row: WebhookRow = {
-    id: uuidv7(),
+    id,
     organizationId,
     name: input.name,
     shortDescription: input.short_description ?? null,
     url: input.url,
     enabled: input.enabled ?? true,
     disabledReason: null,
-    secret: generateWebhookSecret(),
+    secret: await sealWebhookSecret(id, secret),
     previousSecret: null,
     previousSecretExpiresAt: null,
     consecutiveFailures: 0,
     createdAt: now,
     updatedAt: now,
   };
-  const record: WebhookRecord = { ...row, eventTypes: links.eventTypes };
+  const { secret: _sealed, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = row;
+  const record: WebhookRecord = { ...rest, eventTypes: links.eventTypes };
   const p = new Plan(record).add(ctx.db.insert(webhooks).values(row));
   for (const s of subscriptionStatements(ctx, row.id, links.eventTypes, false)) p.add(s);
   await limitGuard(() => commit(ctx, p, respond));
-  return record;
+  return { ...record, secret };
 }
 
 /** Updates a webhook. `enabled: true` turns a disabled one back on and clears its failure count. */
@@ -139,23 +151,30 @@ export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<vo
  * without dropping a delivery. Rotating again inside those 24 hours replaces the new secret and
  * keeps the original signing until its own 24 hours end: the receivers that matter still hold it.
  * With an Idempotency-Key, a retried rotation replays (secret: null) instead of rotating twice.
+ *
+ * The outgoing secret moves as it is stored (sealed values are bound to the webhook, not the column),
+ * so a rotation never has to open it: a secret that no longer opens can still be rotated away. A
+ * plain one, from before secrets were sealed, is sealed on the way.
  */
-export async function rotateSecret(ctx: ServiceContext, id: string, respond: Responder<WebhookRecord>): Promise<WebhookRecord> {
+export async function rotateSecret(ctx: ServiceContext, id: string, respond: Responder<WebhookRecord>): Promise<WithSecret> {
+  const keyring = await webhookKeyring();
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
-  const existing = rows[0] ? toRecord(rows[0]) : null;
-  if (!existing) throw notFound();
+  const row = rows[0];
+  if (!row) throw notFound();
   const now = Date.now();
   const nowIso = new Date(now).toISOString();
-  const previousStillSigns = existing.previousSecret !== null && existing.previousSecretExpiresAt !== null && existing.previousSecretExpiresAt > nowIso;
+  const secret = generateWebhookSecret();
+  const previousStillSigns = row.previousSecret !== null && row.previousSecretExpiresAt !== null && row.previousSecretExpiresAt > nowIso;
+  const outgoing = previousStillSigns ? row.previousSecret! : row.secret;
   const changes = {
-    secret: generateWebhookSecret(),
-    previousSecret: previousStillSigns ? existing.previousSecret : existing.secret,
-    previousSecretExpiresAt: previousStillSigns ? existing.previousSecretExpiresAt : new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString(),
+    secret: await sealWebhookSecret(id, secret, keyring),
+    previousSecret: isPlainSecret(outgoing) ? await sealWebhookSecret(id, outgoing, keyring) : outgoing,
+    previousSecretExpiresAt: previousStillSigns ? row.previousSecretExpiresAt : new Date(now + PREVIOUS_SECRET_GRACE_MS).toISOString(),
     updatedAt: nowIso,
   };
-  const record = { ...existing, ...changes };
-  await commit(ctx, new Plan(record).add(ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId)))), respond);
-  return record;
+  const record: WebhookRecord = { ...toRecord(row), updatedAt: nowIso };
+  await commit(ctx, new Plan(record).add(ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, row.organizationId)))), respond);
+  return { ...record, secret };
 }
 
 /** Queues a Webhook::Ping: `{"ping":{"webhook_id","sent_at"}}`, delivered even to a disabled webhook. */

@@ -1,9 +1,10 @@
 import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { webhookAttempts, webhookDeliveries, webhooks } from "../db/schema";
+import { webhookAttempts, webhookDeliveries, webhooks, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { isForeignKeyViolation } from "../services/listing";
 import { nextDelaySeconds, parseRetryAfter } from "./schedule";
+import { openWebhookSecret } from "./secrets";
 import { signatureHeader } from "./signing";
 import { checkWebhookUrl } from "./url";
 
@@ -48,6 +49,24 @@ async function send(ctx: DeliveryContext, url: string, headers: Record<string, s
   } catch (err) {
     const timeout = (err as Error)?.name === "TimeoutError" || (err as Error)?.name === "AbortError";
     return { statusCode: null, error: timeout ? `timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : `request failed: ${String((err as Error)?.message ?? err)}`, retryAfter: null, durationMs: Date.now() - started };
+  }
+}
+
+/**
+ * The secrets that sign: the current one, and the previous one while its 24 hours last. One that
+ * does not open (an altered row, a key removed from WEBHOOK_SECRET_KEY too early) stops the attempt
+ * before anything is sent: the lease is given back and the error thrown, so the consumer logs it and
+ * retries the message. The attempt is not recorded and counts against neither the delivery nor the
+ * webhook: the receiver did nothing wrong, and once the key is fixed the delivery goes out signed.
+ */
+async function signingSecrets(db: Db, webhook: WebhookRow, deliveryId: string, nowIso: string): Promise<string[]> {
+  const stored = [webhook.secret];
+  if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > nowIso) stored.push(webhook.previousSecret);
+  try {
+    return await Promise.all(stored.map((s) => openWebhookSecret(webhook.id, s)));
+  } catch (err) {
+    await db.update(webhookDeliveries).set({ leaseUntil: null }).where(eq(webhookDeliveries.id, deliveryId));
+    throw new Error(`webhook ${webhook.id}: its signing secret cannot be used, so delivery ${deliveryId} is not sent: ${(err as Error).message}`, { cause: err });
   }
 }
 
@@ -103,8 +122,7 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     result = { statusCode: null, error: `url refused: ${check!.reason}`, retryAfter: null, durationMs: 0 };
   } else {
     const timestamp = Math.floor(now / 1000);
-    const secrets = [webhook.secret];
-    if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > nowIso) secrets.push(webhook.previousSecret);
+    const secrets = await signingSecrets(db, webhook, deliveryId, nowIso);
     const headers = {
       "Content-Type": "application/json",
       "User-Agent": `${ctx.serviceName}/1.0`,

@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env, withEnv } from "cloudflare:workers";
 import { vi } from "vitest";
 import { runQueue } from "./queue";
 
@@ -45,4 +45,21 @@ export async function deliverEvents(eventIds: string[], overrides: Partial<Env> 
 /** Makes a delivery due now, as if its retry delay had passed. */
 export async function makeDue(deliveryId: string) {
   await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), deliveryId).run();
+}
+
+/** Every row of every table, as text: for asserting that a value is stored nowhere. */
+export async function databaseText(): Promise<string> {
+  const { results: tables } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all<{ name: string }>();
+  const dumps = await Promise.all(tables.map(async ({ name }) => JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results)));
+  return dumps.join("\n");
+}
+
+/** Runs `work` (requests, queue batches, cron steps) with another WEBHOOK_SECRET_KEY, as after a redeploy. */
+export function withWebhookKey<T>(value: string, work: () => Promise<T>): Promise<T> {
+  return withEnv({ ...env, WEBHOOK_SECRET_KEY: value }, work) as Promise<T>;
+}
+
+/** The webhook's stored secret columns, as D1 holds them. */
+export async function storedSecrets(webhookId: string) {
+  return (await env.DB.prepare("SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE id = ?").bind(webhookId).first<{ secret: string; previous_secret: string | null; previous_secret_expires_at: string | null }>())!;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { API_KEY_PATTERN, generateApiKey, sha256Hex } from "../../src/lib/crypto";
+import { API_KEY_PATTERN, fromBase64, generateApiKey, sha256Hex, toBase64 } from "../../src/lib/crypto";
 
 const BASE62_KEY = /^vdp_[0-9A-Za-z]{43}$/;
 
@@ -63,5 +63,35 @@ describe("sha256Hex", () => {
     expect(a).toMatch(/^[0-9a-f]{64}$/);
     expect(b).toMatch(/^[0-9a-f]{64}$/);
     expect(a).not.toBe(b);
+  });
+});
+
+describe("toBase64 and fromBase64", () => {
+  it("round-trips every length in both alphabets, and reads what atob reads", () => {
+    for (let n = 0; n < 70; n++) {
+      const bytes = crypto.getRandomValues(new Uint8Array(n));
+      const standard = toBase64(bytes);
+      const url = toBase64(bytes, "base64url");
+      expect(standard).toBe(btoa(String.fromCharCode(...bytes)));
+      expect(url).toMatch(/^[A-Za-z0-9_-]*$/);
+      expect(fromBase64(standard)).toEqual(bytes);
+      expect(fromBase64(url)).toEqual(bytes);
+      expect(fromBase64(standard.replace(/=+$/, ""))).toEqual(bytes);
+    }
+    expect(toBase64(new Uint8Array([0xfb, 0xff]), "base64url")).toBe("-_8");
+  });
+
+  it.each([
+    ["A", "one character"],
+    ["QQ=", "padding without a multiple of four"],
+    ["Q===", "three padding characters"],
+    ["QR==", "spare bits set (QQ== is the one text of that byte)"],
+    ["QUI=x", "text after padding"],
+    ["QU I=", "a space, which atob skips"],
+    ["QUI=\n", "a newline"],
+    ["QU+_", "both alphabets at once"],
+    ["QU*=", "a character of neither"],
+  ])("refuses %j (%s)", (text) => {
+    expect(fromBase64(text)).toBeNull();
   });
 });
