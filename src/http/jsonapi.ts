@@ -36,43 +36,110 @@ export function single<R extends ResourceObject<unknown, {}>>(data: R, extra: { 
   return { jsonapi: JSONAPI_VERSION, data, links: { self: data.links.self }, ...extra };
 }
 
-// ---- Pagination (API.md section 4) -------------------------------------------------------------
+// ---- Pagination ----------------------------------------------------------------------------------
 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = 100;
 
+/** A position in a list: the sort it belongs to, the sort value of a row and the row's id. */
+export interface Cursor {
+  sort: string;
+  value: string | number;
+  id: string;
+}
+
+/**
+ * A page asked for by number (`page[number]`) or by cursor (`page[after]` / `page[before]`; an empty
+ * `page[after]` is the first page). In cursor mode the list query records on `window` what the links
+ * need: whether rows lie before and after the page, and the cursors of its first and last rows.
+ */
 export interface Page {
   number: number;
   size: number;
+  cursor?: { direction: "after" | "before"; at: Cursor | null };
+  window?: { hasPrev: boolean; hasNext: boolean; first: string | null; last: string | null };
 }
 
-export function pageOf(query: { "page[number]"?: number; "page[size]"?: number }): Page {
-  return { number: query["page[number]"] ?? 1, size: query["page[size]"] ?? DEFAULT_PAGE_SIZE };
+// Opaque to clients, but not secret: base64url of JSON [sort, value, id].
+export function encodeCursor(c: Cursor): string {
+  return btoa(JSON.stringify([c.sort, c.value, c.id])).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+export function decodeCursor(text: string): Cursor | null {
+  try {
+    const json = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
+    const [sort, value, id, ...rest] = JSON.parse(json) as unknown[];
+    if (rest.length || typeof sort !== "string" || typeof id !== "string" || id.length > 64) return null;
+    if (typeof value !== "string" && !(typeof value === "number" && Number.isSafeInteger(value))) return null;
+    return { sort, value, id };
+  } catch {
+    return null;
+  }
+}
+
+type PageParams = { "page[number]"?: number; "page[size]"?: number; "page[after]"?: string; "page[before]"?: string };
+
+export function pageOf(query: PageParams): Page {
+  const size = query["page[size]"] ?? DEFAULT_PAGE_SIZE;
+  const after = query["page[after]"];
+  const before = query["page[before]"];
+  if (after === undefined && before === undefined) return { number: query["page[number]"] ?? 1, size };
+  const badParameter = (parameter: string, detail: string) => new ApiError("bad_request", { detail: `${parameter}: ${detail}`, source: { parameter } });
+  if (after !== undefined && before !== undefined) throw badParameter("page[before]", "send page[after] or page[before], not both.");
+  if (query["page[number]"] !== undefined) throw badParameter("page[number]", "a page is asked for by number or by cursor, not both.");
+  const direction = after !== undefined ? "after" : "before";
+  const text = (after ?? before)!;
+  if (text === "") {
+    if (direction === "before") throw badParameter("page[before]", "must be a cursor from links.prev.");
+    return { number: 1, size, cursor: { direction, at: null } };
+  }
+  const at = decodeCursor(text);
+  if (!at) throw badParameter(`page[${direction}]`, `must be a cursor from links.${direction === "after" ? "next" : "prev"}.`);
+  return { number: 1, size, cursor: { direction, at } };
 }
 
 export function offsetOf(page: Page): number {
-  return (page.number - 1) * page.size;
+  return page.cursor ? 0 : (page.number - 1) * page.size;
 }
 
 /** A collection document with `links` (null at the ends) and `meta.page`, keeping every other query parameter. */
 export function collection<R extends ResourceObject<unknown, {}>>(c: Context, data: R[], page: Page, total: number, extra: { included?: ResourceObject<unknown, {}>[] } = {}) {
-  const totalPages = Math.max(1, Math.ceil(total / page.size));
-  const link = (n: number) => {
-    const url = new URL(c.req.url);
-    url.searchParams.set("page[number]", String(n));
-    url.searchParams.set("page[size]", String(page.size));
-    return `${url.pathname}?${url.searchParams.toString()}`;
+  const url = new URL(c.req.url);
+  const link = (set: Record<string, string>) => {
+    const next = new URL(url);
+    for (const name of ["page[number]", "page[after]", "page[before]"]) if (!(name in set)) next.searchParams.delete(name);
+    for (const [name, value] of Object.entries(set)) next.searchParams.set(name, value);
+    next.searchParams.set("page[size]", String(page.size));
+    return `${next.pathname}?${next.searchParams.toString()}`;
   };
+  if (page.cursor) {
+    const w = page.window;
+    if (!w) throw new Error("a cursor page was listed without its window");
+    return {
+      jsonapi: JSONAPI_VERSION,
+      data,
+      ...extra,
+      links: {
+        self: `${url.pathname}${url.search}`,
+        first: link({ "page[after]": "" }),
+        prev: w.hasPrev && w.first ? link({ "page[before]": w.first }) : null,
+        next: w.hasNext && w.last ? link({ "page[after]": w.last }) : null,
+      },
+      meta: { page: { size: page.size, total } },
+    };
+  }
+  const totalPages = Math.max(1, Math.ceil(total / page.size));
+  const numbered = (n: number) => link({ "page[number]": String(n) });
   return {
     jsonapi: JSONAPI_VERSION,
     data,
     ...extra,
     links: {
-      self: link(page.number),
-      first: link(1),
-      prev: page.number > 1 ? link(Math.min(page.number - 1, totalPages)) : null,
-      next: page.number < totalPages ? link(page.number + 1) : null,
-      last: link(totalPages),
+      self: numbered(page.number),
+      first: numbered(1),
+      prev: page.number > 1 ? numbered(Math.min(page.number - 1, totalPages)) : null,
+      next: page.number < totalPages ? numbered(page.number + 1) : null,
+      last: numbered(totalPages),
     },
     meta: { page: { number: page.number, size: page.size, total, total_pages: totalPages } },
   };

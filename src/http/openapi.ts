@@ -62,15 +62,21 @@ export function singleDocument<T extends ZodType>(data: T, included?: ZodType) {
   });
 }
 
+// Pages by number have every link and number/total_pages; pages by cursor have no `last` and no numbers.
 const PageLinks = z.object({
   self: z.string(),
   first: z.string(),
   prev: z.string().nullable(),
   next: z.string().nullable(),
-  last: z.string(),
+  last: z.string().optional().openapi({ description: "Pages by number only." }),
 });
 const PageMeta = z.object({
-  page: z.object({ number: z.number().int(), size: z.number().int(), total: z.number().int(), total_pages: z.number().int() }),
+  page: z.object({
+    number: z.number().int().optional().openapi({ description: "Pages by number only." }),
+    size: z.number().int(),
+    total: z.number().int(),
+    total_pages: z.number().int().optional().openapi({ description: "Pages by number only." }),
+  }),
 });
 
 export function collectionDocument<T extends ZodType>(item: T) {
@@ -94,7 +100,15 @@ export const SORTS = ["created_at", "-created_at", "updated_at", "-updated_at"] 
 // Digits only: "1e2", "0x10", "2.0" or " 2" are not page numbers, whatever Number() makes of them.
 const PositiveInteger = z.string().regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1").transform(Number);
 
+const CursorParam = (name: string, description: string) =>
+  z.string().max(1024, "must be at most 1024 characters").optional().openapi({ param: { name, in: "query", description } });
+
 export const pageQuery = {
+  "page[after]": CursorParam(
+    "page[after]",
+    "Cursor pages: the page after this cursor (from links.next); empty for the first page. Not with page[number]. Every page by cursor costs what the first does.",
+  ),
+  "page[before]": CursorParam("page[before]", "Cursor pages: the page before this cursor (from links.prev)."),
   "page[number]": PositiveInteger.optional().openapi({ param: { name: "page[number]", in: "query" }, type: "integer", minimum: 1, example: 1 }),
   "page[size]": PositiveInteger.pipe(z.number().max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`))
     .optional()

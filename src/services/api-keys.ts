@@ -6,8 +6,8 @@ import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
 import { commit, Plan, type Responder } from "./unit-of-work";
-import { offsetOf, type Page } from "../http/jsonapi";
-import { isForeignKeyViolation, orderBy, type Sort } from "./listing";
+import type { Page } from "../http/jsonapi";
+import { batchOf, isForeignKeyViolation, ordering, pageStatements, type Sort } from "./listing";
 
 /** The one query behind every authenticated request, by the key's SHA-256 (hex). */
 export async function findActiveKey(db: Db, hash: string): Promise<Caller | null> {
@@ -69,11 +69,14 @@ export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow
 /** One batch: whether the organization exists (a missing one is a 404, not an empty list), a page, the count. */
 export async function listOrganizationKeys(ctx: ServiceContext, organizationId: string, page: Page, sort?: Sort) {
   const filter = eq(apiKeys.organizationId, organizationId);
-  const [org, rows, totals] = await ctx.db.batch([
-    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
-    ctx.db.select().from(apiKeys).where(filter).orderBy(...orderBy(apiKeys, sort)).limit(page.size).offset(offsetOf(page)),
-    ctx.db.select({ total: count() }).from(apiKeys).where(filter),
-  ]);
-  if (org.length === 0) throw new ApiError("not_found", { detail: "No organization has that id." });
-  return { rows, total: totals[0]?.total ?? 0 };
+  const list = pageStatements<ApiKeyRow>({
+    ordering: ordering(apiKeys, sort),
+    page,
+    rows: (seek, order, limit, offset) => ctx.db.select().from(apiKeys).where(and(filter, seek)).orderBy(...order).limit(limit).offset(offset),
+    probe: (at) => ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(and(filter, at)).limit(1),
+    total: ctx.db.select({ total: count() }).from(apiKeys).where(filter),
+  });
+  const [org, ...results] = await batchOf(ctx.db, [ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)), ...list.statements]);
+  if ((org as unknown[]).length === 0) throw new ApiError("not_found", { detail: "No organization has that id." });
+  return list.read(results);
 }

@@ -5,11 +5,11 @@ import {
   type DirectoryListingItemRow, type DirectoryListingRow, type DirectoryRow, type ListableType,
 } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
-import { offsetOf, type Page } from "../http/jsonapi";
+import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
-import { isUniqueViolation, listPage, where, whenRefused, type Sort } from "./listing";
+import { batchOf, isUniqueViolation, listPage, pageStatements, where, whenRefused, type Ordering, type Sort } from "./listing";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface DirectoryInput {
@@ -181,14 +181,21 @@ export function compactPositions(db: Db, which: SQL) {
     .where(which);
 }
 
+const ITEM_ORDER: Ordering = { name: "position", column: directoryListingItems.position, field: "position", id: directoryListingItems.id, descending: false };
+
 export async function listItems(ctx: ServiceContext, listingId: string, page: Page) {
-  const [listing, rows, totals] = await ctx.db.batch([
-    selectListing(ctx, listingId),
-    selectItems(ctx, listingId).limit(page.size).offset(offsetOf(page)),
-    ctx.db.select({ total: count() }).from(directoryListingItems).where(eq(directoryListingItems.listingId, listingId)),
-  ]);
-  if (!listing[0]) throw listingNotFound();
-  return { rows: rows as ItemRecord[], total: totals[0]?.total ?? 0 };
+  const ofListing = eq(directoryListingItems.listingId, listingId);
+  const list = pageStatements<ItemRecord>({
+    ordering: ITEM_ORDER,
+    page,
+    rows: (seek, order, limit, offset) =>
+      ctx.db.select({ ...getTableColumns(directoryListingItems), listableName }).from(directoryListingItems).where(and(ofListing, seek)).orderBy(...order).limit(limit).offset(offset),
+    probe: (at) => ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(ofListing, at)).limit(1),
+    total: ctx.db.select({ total: count() }).from(directoryListingItems).where(ofListing),
+  });
+  const [listing, ...results] = await batchOf(ctx.db, [selectListing(ctx, listingId), ...list.statements]);
+  if (!(listing as unknown[])[0]) throw listingNotFound();
+  return list.read(results);
 }
 
 /**

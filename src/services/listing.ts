@@ -1,7 +1,9 @@
-import { and, asc, count, desc, getTableColumns, sql, type SQL } from "drizzle-orm";
+import { and, asc, count, desc, getTableColumns, inArray, sql, type SQL } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
-import { offsetOf, type Page } from "../http/jsonapi";
+import { ApiError } from "../http/errors";
+import { encodeCursor, offsetOf, type Cursor, type Page } from "../http/jsonapi";
 
 export type Sort = "created_at" | "-created_at" | "updated_at" | "-updated_at";
 
@@ -22,8 +24,108 @@ export function where(...conditions: (SQL | undefined)[]): SQL | undefined {
   return and(...conditions.filter((c): c is SQL => c !== undefined));
 }
 
+/** A batch of statements built at run time (Drizzle types a batch as a tuple known in advance). */
+export async function batchOf(db: Db, statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
+  return (await db.batch(statements as unknown as [BatchItem<"sqlite">])) as unknown[];
+}
+
+/** How a list is ordered: the sort's name (part of every cursor), its column, and the id as tie-break. */
+export interface Ordering {
+  name: string;
+  column: SQLiteColumn;
+  /** The row field holding the column's value, for cursors. */
+  field: string;
+  id: SQLiteColumn;
+  descending: boolean;
+}
+
+export function ordering(table: Sortable, sort: Sort = "-created_at"): Ordering {
+  const created = sort.endsWith("created_at");
+  return { name: sort, column: created ? table.createdAt : table.updatedAt, field: created ? "createdAt" : "updatedAt", id: table.id, descending: sort.startsWith("-") };
+}
+
+type Comparison = "<" | ">" | "<=" | ">=";
+const rowValue = (o: Ordering, op: Comparison, c: Cursor) => sql`(${o.column}, ${o.id}) ${sql.raw(op)} (${c.value}, ${c.id})`;
+
+/** The ORDER BY of an ordering, or its reverse (to read the page before a cursor). */
+function orderOf(o: Ordering, reverse = false): SQL[] {
+  const dir = o.descending !== reverse ? desc : asc;
+  return [dir(o.column), dir(o.id)];
+}
+
+export interface PageSpec {
+  ordering: Ordering;
+  page: Page;
+  /** The page's rows: the list's own query with `where` added, in `order`, limited and offset. */
+  rows: (where: SQL | undefined, order: SQL[], limit: number, offset: number) => BatchItem<"sqlite">;
+  /** Whether any row of the list matches `where` (reads at most one row). */
+  probe: (where: SQL) => BatchItem<"sqlite">;
+  /** The list's total: a count, or a counter kept by the writes. */
+  total: BatchItem<"sqlite">;
+}
+
 /**
- * One page and the total count in one D1 round trip (a batch).
+ * One page of a list as statements for the caller's batch, by number (LIMIT/OFFSET) or by cursor (a
+ * keyset seek on the ordering's index, so the last page costs what the first does). By cursor, one
+ * row more than the page tells whether more follow, and a one-row probe whether any lie on the other
+ * side of the cursor, so links are exact.
+ */
+export function pageStatements<Row>(spec: PageSpec): { statements: BatchItem<"sqlite">[]; read: (results: unknown[]) => { rows: Row[]; total: number } } {
+  const { ordering: o, page } = spec;
+  const totalOf = (results: unknown[]) => ((results.at(-1) as { total: number }[])[0]?.total ?? 0);
+  if (!page.cursor) {
+    return {
+      statements: [spec.rows(undefined, orderOf(o), page.size, offsetOf(page)), spec.total],
+      read: (results) => ({ rows: results[0] as Row[], total: totalOf(results) }),
+    };
+  }
+  const { direction, at } = page.cursor;
+  if (at && at.sort !== o.name) {
+    throw new ApiError("bad_request", { detail: `page[${direction}]: the cursor belongs to another sort or list.`, source: { parameter: `page[${direction}]` } });
+  }
+  const after = direction === "after";
+  // In list order: "later" rows come after the cursor, "earlier" ones before it.
+  const [later, notLater, earlier, notEarlier] = (o.descending ? ["<", ">=", ">", "<="] : [">", "<=", "<", ">="]) as [Comparison, Comparison, Comparison, Comparison];
+  const seek = at ? rowValue(o, after ? later : earlier, at) : undefined;
+  const statements = [spec.rows(seek, orderOf(o, !after), page.size + 1, 0)];
+  if (at) statements.push(spec.probe(rowValue(o, after ? notLater : notEarlier, at)));
+  statements.push(spec.total);
+  return {
+    statements,
+    read(results) {
+      const fetched = results[0] as Record<string, unknown>[];
+      const more = fetched.length > page.size;
+      const rows = fetched.slice(0, page.size);
+      if (!after) rows.reverse();
+      const beyond = at ? (results[1] as unknown[]).length > 0 : false;
+      const cursor = (row: Record<string, unknown> | undefined) =>
+        row ? encodeCursor({ sort: o.name, value: row[o.field] as string | number, id: row.id as string }) : null;
+      page.window = { hasPrev: after ? beyond : more, hasNext: after ? more : beyond, first: cursor(rows[0]), last: cursor(rows.at(-1)) };
+      return { rows: rows as Row[], total: totalOf(results) };
+    },
+  };
+}
+
+/** A page of a constant list (its order is fixed: the cursor holds a row's index). */
+export function pageInMemory<T extends { id: string }>(items: readonly T[], page: Page): { rows: T[]; total: number } {
+  if (!page.cursor) return { rows: items.slice(offsetOf(page), offsetOf(page) + page.size), total: items.length };
+  const { direction, at } = page.cursor;
+  if (at && (at.sort !== "position" || typeof at.value !== "number")) {
+    throw new ApiError("bad_request", { detail: `page[${direction}]: the cursor belongs to another sort or list.`, source: { parameter: `page[${direction}]` } });
+  }
+  const index = at ? (at.value as number) : -1;
+  const from = direction === "after" ? index + 1 : Math.max(0, index - page.size);
+  const to = direction === "after" ? index + 1 + page.size : Math.max(0, index);
+  const rows = items.slice(from, to);
+  const cursor = (i: number) => (rows.length ? encodeCursor({ sort: "position", value: i, id: items[i]!.id }) : null);
+  page.window = { hasPrev: from > 0, hasNext: to < items.length, first: cursor(from), last: cursor(from + rows.length - 1) };
+  return { rows, total: items.length };
+}
+
+/**
+ * One page and the total in one D1 round trip (a batch). Extra columns (correlated subqueries such as
+ * a vuln's domains) are computed for the page's rows only: the page's ids are chosen first, so rows
+ * skipped by an offset never pay for them.
  */
 export async function listPage<T extends SQLiteTable & Sortable, X extends Record<string, SQL.Aliased | SQL> = {}>(
   db: Db,
@@ -32,13 +134,23 @@ export async function listPage<T extends SQLiteTable & Sortable, X extends Recor
   sort: Sort | undefined,
   page: Page,
   extraColumns?: X,
+  total?: BatchItem<"sqlite">,
 ): Promise<{ rows: (T["$inferSelect"] & { [K in keyof X]: X[K] extends SQL<infer V> ? V : unknown })[]; total: number }> {
+  const from = table as SQLiteTable;
   const columns = { ...getTableColumns(table), ...extraColumns };
-  const [rows, totals] = await db.batch([
-    db.select(columns).from(table as SQLiteTable).where(filter).orderBy(...orderBy(table, sort)).limit(page.size).offset(offsetOf(page)),
-    db.select({ total: count() }).from(table as SQLiteTable).where(filter),
-  ]);
-  return { rows: rows as never, total: totals[0]?.total ?? 0 };
+  const spec = pageStatements<never>({
+    ordering: ordering(table, sort),
+    page,
+    rows: (seek, order, limit, offset) => {
+      const matching = and(filter, seek);
+      if (!extraColumns) return db.select(columns).from(from).where(matching).orderBy(...order).limit(limit).offset(offset);
+      const ids = db.select({ id: table.id }).from(from).where(matching).orderBy(...order).limit(limit).offset(offset);
+      return db.select(columns).from(from).where(inArray(table.id, ids)).orderBy(...order);
+    },
+    probe: (at) => db.select({ id: table.id }).from(from).where(and(filter, at)).limit(1),
+    total: total ?? db.select({ total: count() }).from(from).where(filter),
+  });
+  return spec.read(await batchOf(db, spec.statements));
 }
 
 /** D1 reports constraint failures as text; this tells a unique violation on one of the given columns. */

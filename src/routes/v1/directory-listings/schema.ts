@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { LISTABLE_TYPES } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
+import { booleanQuery, listQuery, pageQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
 import type { ItemRecord, ListingRecord } from "../../../services/directories";
 import { relationshipInput } from "../fields";
 
@@ -44,7 +44,8 @@ export const ReorderItemsInput = z
   .strictObject({ data: z.array(z.strictObject({ type: z.string(), id: z.string() })).max(1000) })
   .openapi("ReorderDirectoryListingItemsInput");
 
-export const ItemsQuery = z.strictObject({ "page[number]": listQuery().shape["page[number]"], "page[size]": listQuery().shape["page[size]"] });
+// Items come in position order: pages, but no sort.
+export const ItemsQuery = z.strictObject({ ...pageQuery });
 
 export const ListingParam = z.object({ directory_listing_id: z.string().openapi({ param: { name: "directory_listing_id", in: "path" }, format: "uuid" }) });
 export const ItemParams = ListingParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });

@@ -5,6 +5,7 @@ import { collection, pageOf, resource, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiContent, pageQuery, resourceSchema, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
+import { pageInMemory } from "../../../services/listing";
 
 const TriggerEventType = resourceSchema(
   "TriggerEventType",
@@ -29,8 +30,8 @@ export const webhookEventTypesRouter = createRouter()
   }),
   async (c) => {
     const page = pageOf(c.req.valid("query"));
-    const start = (page.number - 1) * page.size;
-    return respond(c, collection(c, EVENT_TYPES.slice(start, start + page.size).map(serializeEventType), page, EVENT_TYPES.length));
+    const { rows, total } = pageInMemory(EVENT_TYPES, page);
+    return respond(c, collection(c, rows.map(serializeEventType), page, total));
   },
   )
   .openapi(
