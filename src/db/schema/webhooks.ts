@@ -19,9 +19,11 @@ export const webhooks = sqliteTable(
     url: text("url").notNull(),
     enabled: integer("enabled", { mode: "boolean" }).notNull(),
     disabledReason: text("disabled_reason", { enum: DISABLED_REASONS }),
-    // The signing secret must be readable to sign; it is shown only on create and rotation.
+    // The signing secret, sealed under WEBHOOK_SECRET_KEY (src/webhooks/secrets.ts): the signer opens
+    // it; it is shown in clear only in the create and rotate_secret responses.
     secret: text("secret").notNull(),
-    // During a rotation the old secret keeps signing beside the new one until this time.
+    // During a rotation the old secret (sealed too) keeps signing beside the new one until this time;
+    // the cron forgets it afterwards.
     previousSecret: text("previous_secret"),
     previousSecretExpiresAt: text("previous_secret_expires_at"),
     // Deliveries in a row that used up every attempt; five disable the webhook (failing).
