@@ -1,6 +1,6 @@
 import { and, eq, getTableColumns, gte, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Submission, type VulnRow } from "../db/schema";
+import { assets, briefs, vulnAssets, vulnCounts, vulns, type ProcessingState, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
@@ -50,8 +50,23 @@ export async function listVulns(ctx: ServiceContext, page: Page, sort: Sort | un
     f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
   );
-  const { rows, total } = await listPage(ctx.db, vulns, filter, sort, page, domainsColumn);
+  const { rows, total } = await listPage(ctx.db, vulns, filter, sort, page, domainsColumn, countedTotal(ctx, f));
   return { rows: rows.map(toRecord), total };
+}
+
+/**
+ * The list's total from vuln_counts (one row) when the filters are at most one state; other filters
+ * (a brief, a time range) count the matching rows on their index.
+ */
+function countedTotal(ctx: ServiceContext, f: VulnFilters) {
+  if (f.briefId || f.createdFrom || f.createdTo || (f.processingState && f.inboxState)) return undefined;
+  if (ctx.caller.kind === "public") return undefined;
+  const bucket = f.processingState ? `processing_state:${f.processingState}` : f.inboxState ? `inbox_state:${f.inboxState}` : "all";
+  const organizationId = ctx.caller.kind === "operator" ? "*" : ctx.caller.organizationId!;
+  return ctx.db
+    .select({ total: vulnCounts.count })
+    .from(vulnCounts)
+    .where(and(eq(vulnCounts.organizationId, organizationId), eq(vulnCounts.bucket, bucket)));
 }
 
 /**

@@ -11,6 +11,8 @@ export interface ApiResponse<T = any> {
   text: string;
   /** D1 round trips this request cost. */
   roundTrips: number;
+  /** Rows D1 read for this request (batches and all/run statements). */
+  rowsRead: number;
 }
 
 export interface RequestOptions {
@@ -51,7 +53,7 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   const res = await worker.fetch(new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }), { ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env, DB: counter.db }, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count() };
+  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count(), rowsRead: counter.rowsRead() };
 }
 
 /**

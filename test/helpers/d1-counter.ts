@@ -1,9 +1,16 @@
 /**
  * Wraps a D1 binding so a test can count round trips: every statement execution (all, run, first,
  * raw) and every batch or exec is one trip to the database, which at the edge is one network hop.
+ * It also adds up the rows D1 reports read (`meta.rows_read`, what D1 bills) of batches and of
+ * statements run with all or run.
  */
-export function countingD1(inner: D1Database): { db: D1Database; count: () => number } {
+export function countingD1(inner: D1Database): { db: D1Database; count: () => number; rowsRead: () => number } {
   let trips = 0;
+  let rows = 0;
+  const tally = (result: unknown) => {
+    for (const r of Array.isArray(result) ? result : [result]) rows += (r as D1Result | undefined)?.meta?.rows_read ?? 0;
+    return result;
+  };
   const originals = new WeakMap<object, D1PreparedStatement>();
 
   const wrapStatement = (stmt: D1PreparedStatement): D1PreparedStatement => {
@@ -11,9 +18,10 @@ export function countingD1(inner: D1Database): { db: D1Database; count: () => nu
       get(target, prop) {
         if (prop === "bind") return (...args: unknown[]) => wrapStatement(target.bind(...args));
         if (prop === "all" || prop === "run" || prop === "first" || prop === "raw") {
-          return (...args: unknown[]) => {
+          return async (...args: unknown[]) => {
             trips++;
-            return (target[prop] as (...a: unknown[]) => unknown).apply(target, args);
+            const result = await (target[prop] as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+            return prop === "all" || prop === "run" ? tally(result) : result;
           };
         }
         const value = Reflect.get(target, prop, target);
@@ -32,7 +40,7 @@ export function countingD1(inner: D1Database): { db: D1Database; count: () => nu
         if (prop === "batch") {
           return (statements: D1PreparedStatement[]) => {
             trips++;
-            return t.batch(statements.map((s) => originals.get(s) ?? s));
+            return t.batch(statements.map((s) => originals.get(s) ?? s)).then(tally);
           };
         }
         if (prop === "exec" && "exec" in t) {
@@ -47,5 +55,5 @@ export function countingD1(inner: D1Database): { db: D1Database; count: () => nu
       },
     });
   const db = wrapDb(inner);
-  return { db, count: () => trips };
+  return { db, count: () => trips, rowsRead: () => rows };
 }

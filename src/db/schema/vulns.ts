@@ -40,13 +40,34 @@ export const vulns = sqliteTable(
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
     ...timestamps,
   },
+  // Every list order ends in the id, so a page (by number or by cursor) is a seek on one of these.
   (t) => [
-    index("vulns_organization_created_at_idx").on(t.organizationId, t.createdAt),
-    index("vulns_organization_updated_at_idx").on(t.organizationId, t.updatedAt),
-    index("vulns_organization_processing_idx").on(t.organizationId, t.processingState, t.createdAt),
-    index("vulns_organization_inbox_idx").on(t.organizationId, t.inboxState, t.createdAt),
-    index("vulns_brief_idx").on(t.briefId, t.createdAt),
+    index("vulns_organization_created_at_idx").on(t.organizationId, t.createdAt, t.id),
+    index("vulns_organization_updated_at_idx").on(t.organizationId, t.updatedAt, t.id),
+    index("vulns_organization_processing_idx").on(t.organizationId, t.processingState, t.createdAt, t.id),
+    index("vulns_organization_inbox_idx").on(t.organizationId, t.inboxState, t.createdAt, t.id),
+    index("vulns_brief_idx").on(t.briefId, t.createdAt, t.id),
+    // Operators list across organizations.
+    index("vulns_created_at_idx").on(t.createdAt, t.id),
+    index("vulns_updated_at_idx").on(t.updatedAt, t.id),
   ],
+);
+
+/**
+ * How many vulns an organization has, in all and per state, so a list's `meta.page.total` reads one
+ * row instead of counting every report. Kept by triggers on `vulns` (migration 0008), inside the very
+ * statement that inserts, moves or deletes a vuln, so the counts are exact under any concurrency and
+ * on every path (API, intake, cascades). `organization_id` "*" counts every organization, for operators.
+ * Buckets: "all", "processing_state:<state>", "inbox_state:<state>".
+ */
+export const vulnCounts = sqliteTable(
+  "vuln_counts",
+  {
+    organizationId: text("organization_id").notNull(),
+    bucket: text("bucket").notNull(),
+    count: integer("count").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.bucket] })],
 );
 
 /** The vuln's affected domains, kept as the organization's `domain` assets. */

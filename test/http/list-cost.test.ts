@@ -1,0 +1,109 @@
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import { encodeCursor } from "../../src/http/jsonapi";
+import { del, get, patch, post } from "../helpers/api";
+import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
+
+// What a list costs D1 (rows read, as D1 bills them) must not grow with the organization.
+const SMALL = 100;
+const LARGE = 20_000;
+
+/** `n` vulns written straight into D1 in one statement: oldest first, one second apart. */
+async function seedVulns(org: TestOrganization, n: number, prefix: string): Promise<void> {
+  await env.DB.prepare(
+    `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1 - 1)
+     INSERT INTO vulns (id, organization_id, brief_id, shortcode, title, description, contact_email, tags, inbox_state, processing_state, read_at, revision, submission, created_at, updated_at)
+     SELECT printf('%s-0000-7000-8000-%012d', ?2, i), ?3, NULL, printf('%s-%d', ?2, i), 'Seeded', 'Seeded report', NULL, '[]',
+            CASE i % 3 WHEN 0 THEN 'dispatching' WHEN 1 THEN 'received' ELSE 'stored' END,
+            CASE i % 2 WHEN 0 THEN 'open' ELSE 'closed' END, NULL, 0, '{}',
+            strftime('%Y-%m-%dT%H:%M:%S.000Z', 1600000000 + i, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%S.000Z', 1600000000 + i, 'unixepoch')
+     FROM seq`,
+  )
+    .bind(n, prefix, org.id)
+    .run();
+}
+
+let small: TestOrganization;
+let large: TestOrganization;
+beforeAll(async () => {
+  small = await organization();
+  large = await organization();
+  await seedVulns(small, SMALL, "0190aaaa");
+  await seedVulns(large, LARGE, "0190bbbb");
+}, 60_000);
+
+describe("list cost at any size", () => {
+  it.each(["", "?q[processing_state_eq]=open", "?q[inbox_state_eq]=stored", "?sort=updated_at", "?page[after]="])(
+    "GET /v1/vulns%s reads fewer than 200 rows, the same at 100 vulns and at 20,000, with an exact total",
+    async (query) => {
+      const a = await get(`/v1/vulns${query}`, small.key);
+      const b = await get(`/v1/vulns${query}`, large.key);
+      expect(a.status).toBe(200);
+      expect(b.status).toBe(200);
+      expect(b.rowsRead).toBeLessThan(200);
+      expect(b.rowsRead).toBeLessThanOrEqual(a.rowsRead + 5);
+      const expected = query.includes("processing") ? LARGE / 2 : query.includes("inbox") ? Math.floor(LARGE / 3) : LARGE;
+      expect(b.body.meta.page.total).toBe(expected);
+    },
+  );
+
+  it("costs the same for the last page by cursor as for the first", async () => {
+    const first = await get("/v1/vulns?page[after]=", large.key);
+    // The cursor of the 26th oldest vuln: the page after it, newest first, is the last one.
+    const at = { sort: "-created_at", value: new Date((1600000000 + 25) * 1000).toISOString(), id: `0190bbbb-0000-7000-8000-${String(25).padStart(12, "0")}` };
+    const last = await get(`/v1/vulns?page[after]=${encodeCursor(at)}`, large.key);
+    expect(last.status).toBe(200);
+    expect(last.body.data).toHaveLength(25);
+    expect(last.body.links.next).toBeNull();
+    expect(last.rowsRead).toBeLessThan(200);
+    expect(last.rowsRead).toBeLessThanOrEqual(first.rowsRead + 30);
+  });
+
+  it("lets an operator list every organization's vulns at the same cost", async () => {
+    const res = await get("/v1/vulns", large.operatorKey);
+    expect(res.status).toBe(200);
+    expect(res.rowsRead).toBeLessThan(200);
+    const { total } = (await env.DB.prepare("SELECT count(*) AS total FROM vulns").first<{ total: number }>())!;
+    expect(res.body.meta.page.total).toBe(total);
+  });
+});
+
+describe("the counts behind the totals", () => {
+  async function countsMatch(orgId: string) {
+    const kept = await env.DB.prepare("SELECT bucket, count FROM vuln_counts WHERE organization_id = ?1 AND count <> 0 ORDER BY bucket").bind(orgId).all();
+    const real = await env.DB.prepare(
+      `SELECT bucket, count(*) AS count FROM (
+         SELECT 'all' AS bucket FROM vulns WHERE organization_id = ?1
+         UNION ALL SELECT 'processing_state:' || processing_state FROM vulns WHERE organization_id = ?1
+         UNION ALL SELECT 'inbox_state:' || inbox_state FROM vulns WHERE organization_id = ?1)
+       GROUP BY bucket ORDER BY bucket`,
+    )
+      .bind(orgId)
+      .all();
+    expect(kept.results).toEqual(real.results);
+  }
+
+  it("stay exact through concurrent creates, closes, reopens, deletes and intake moves", async () => {
+    const org = await organization();
+    const b = await brief(org, { published_at: PUBLISHED });
+    const made = await Promise.all(Array.from({ length: 12 }, () => vuln(org, b.id)));
+    const doc = (id: string, processing_state: string) => ({ data: { type: "vuln", id, attributes: { processing_state } } });
+    const results = await Promise.all([
+      ...made.slice(0, 6).map((v) => patch(`/v1/vulns/${v.id}`, org.key, doc(v.id, "closed"))),
+      ...made.slice(6, 9).map((v) => del(`/v1/vulns/${v.id}`, org.key)),
+      ...Array.from({ length: 4 }, (_, i) =>
+        post("/v1/vulns", org.key, { data: { type: "vuln", attributes: { title: `Racing ${i}`, description: "d" }, relationships: { brief: { data: { type: "brief", id: b.id } } } } }),
+      ),
+    ]);
+    expect(results.map((r) => r.status).filter((s) => s >= 500)).toEqual([]);
+    await patch(`/v1/vulns/${made[0]!.id}`, org.key, doc(made[0]!.id, "open"));
+    await env.DB.prepare("UPDATE vulns SET inbox_state = 'stored' WHERE id = ?1").bind(made[1]!.id).run();
+    await countsMatch(org.id);
+    expect((await get("/v1/vulns", org.key)).body.meta.page.total).toBe(12 - 3 + 4);
+  });
+
+  it("are exact for the seeded organizations too", async () => {
+    await countsMatch(small.id);
+    await countsMatch(large.id);
+  });
+});
