@@ -13,13 +13,6 @@ interface Sortable {
   updatedAt: SQLiteColumn;
 }
 
-/** The ORDER BY of a `sort` parameter; the time-ordered id breaks ties so pages never overlap. */
-export function orderBy(table: Sortable, sort: Sort = "-created_at"): SQL[] {
-  const column = sort.endsWith("created_at") ? table.createdAt : table.updatedAt;
-  const dir = sort.startsWith("-") ? desc : asc;
-  return [dir(column), dir(table.id)];
-}
-
 export function where(...conditions: (SQL | undefined)[]): SQL | undefined {
   return and(...conditions.filter((c): c is SQL => c !== undefined));
 }

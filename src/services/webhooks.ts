@@ -3,13 +3,13 @@ import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, typ
 import { publishDeliveries } from "../events/outbox";
 import { EVENT_TYPES } from "../events/types";
 import { ApiError, invalid } from "../http/errors";
-import { offsetOf, type Page } from "../http/jsonapi";
+import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";
 import { generateWebhookSecret } from "../webhooks/signing";
 import { newDelivery } from "../webhooks/fanout";
 import { tenantFilter, type ServiceContext } from "./context";
-import { listPage, orderBy, where, type Sort } from "./listing";
+import { batchOf, listPage, ordering, pageStatements, where, type Sort } from "./listing";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
@@ -196,13 +196,20 @@ function deliveryFilter(webhookId: string, status?: string) {
 
 /** One batch: the webhook (a foreign or missing one is a 404), a page of its deliveries, the count. */
 export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: Page, sort: Sort | undefined, status?: string) {
-  const [hook, rows, totals] = await ctx.db.batch([
+  const filter = deliveryFilter(webhookId, status);
+  const list = pageStatements<WebhookDeliveryRow>({
+    ordering: ordering(webhookDeliveries, sort),
+    page,
+    rows: (seek, order, limit, offset) => ctx.db.select().from(webhookDeliveries).where(and(filter, seek)).orderBy(...order).limit(limit).offset(offset),
+    probe: (at) => ctx.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(filter, at)).limit(1),
+    total: ctx.db.select({ total: count() }).from(webhookDeliveries).where(filter),
+  });
+  const [hook, ...results] = await batchOf(ctx.db, [
     ctx.db.select({ id: webhooks.id }).from(webhooks).where(where(eq(webhooks.id, webhookId), tenantFilter(ctx, webhooks.organizationId))),
-    ctx.db.select().from(webhookDeliveries).where(deliveryFilter(webhookId, status)).orderBy(...orderBy(webhookDeliveries, sort)).limit(page.size).offset(offsetOf(page)),
-    ctx.db.select({ total: count() }).from(webhookDeliveries).where(deliveryFilter(webhookId, status)),
+    ...list.statements,
   ]);
-  if (hook.length === 0) throw notFound();
-  return { rows, total: totals[0]?.total ?? 0 };
+  if ((hook as unknown[]).length === 0) throw notFound();
+  return list.read(results);
 }
 
 export async function getDelivery(ctx: ServiceContext, webhookId: string, deliveryId: string) {

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, post } from "../helpers/api";
-import { asset, brief, directory, listing, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
+import { asset, brief, directory, listing, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
 let reporter: TestOrganization;
@@ -111,6 +111,15 @@ describe("cursor pages: what they refuse", () => {
   it("pages an organization's API keys by cursor", async () => {
     const all = await get(`/v1/organizations/${org.id}/api_keys`, org.operatorKey);
     const walked = await walk(`/v1/organizations/${org.id}/api_keys?page[after]=&page[size]=1`, "next", org.operatorKey);
+    expect(walked.pages.flat()).toEqual(ids(all.body));
+  });
+
+  it("pages a webhook's deliveries by cursor", async () => {
+    const hook = await webhook(org);
+    for (let i = 0; i < 3; i++) expect((await post(`/v1/webhooks/${hook.id}/ping`, org.key, undefined)).status).toBe(202);
+    const all = await get(`/v1/webhooks/${hook.id}/deliveries`, org.key);
+    expect(all.body.data).toHaveLength(3);
+    const walked = await walk(`/v1/webhooks/${hook.id}/deliveries?page[after]=&page[size]=2`, "next");
     expect(walked.pages.flat()).toEqual(ids(all.body));
   });
 });
