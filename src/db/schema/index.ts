@@ -8,3 +8,4 @@ export * from "./idempotency-keys";
 export * from "./vulns";
 export * from "./webhooks";
 export * from "./directories";
+export * from "./attachments";

@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { briefs } from "./briefs";
 import { timestamps } from "./columns";
@@ -6,7 +7,11 @@ import { organizations } from "./organizations";
 
 export const INBOX_STATES = ["dispatching", "received", "stored"] as const;
 export const PROCESSING_STATES = ["open", "closed"] as const;
+export const SEVERITIES = ["none", "low", "medium", "high", "critical"] as const;
+export const CVSS_VERSIONS = ["3.0", "3.1", "4.0"] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
+export type Severity = (typeof SEVERITIES)[number];
+export type CvssVersion = (typeof CVSS_VERSIONS)[number];
 export type ProcessingState = (typeof PROCESSING_STATES)[number];
 
 /** The submission exactly as received, kept on the vuln at create and never written again. */
@@ -35,6 +40,17 @@ export const vulns = sqliteTable(
     inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
     processingState: text("processing_state", { enum: PROCESSING_STATES }).notNull(),
     readAt: text("read_at"),
+    // Triage, the organization's own judgement: none of it is in the webhook body.
+    severity: text("severity", { enum: SEVERITIES }),
+    cvssVector: text("cvss_vector"),
+    cvssScore: real("cvss_score"),
+    cvssVersion: text("cvss_version", { enum: CVSS_VERSIONS }),
+    cweIds: text("cwe_ids", { mode: "json" }).$type<string[]>().notNull().default(sql`'[]'`),
+    // Sort keys for `cvss_score` with the unscored last in both directions: whole tenths (a cursor
+    // holds integers) with null as -1 going down and 101 going up. Computed by SQLite, so no write
+    // path can forget them, and indexed like the timestamps.
+    cvssRankDesc: integer("cvss_rank_desc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), -1)`, { mode: "virtual" }),
+    cvssRankAsc: integer("cvss_rank_asc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), 101)`, { mode: "virtual" }),
     // Bumped by every edit of what the organization owns (not by intake): PATCH guards on it.
     revision: integer("revision").notNull().default(0),
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
@@ -47,6 +63,9 @@ export const vulns = sqliteTable(
     index("vulns_organization_processing_idx").on(t.organizationId, t.processingState, t.createdAt, t.id),
     index("vulns_organization_inbox_idx").on(t.organizationId, t.inboxState, t.createdAt, t.id),
     index("vulns_brief_idx").on(t.briefId, t.createdAt, t.id),
+    index("vulns_organization_severity_idx").on(t.organizationId, t.severity, t.createdAt, t.id),
+    index("vulns_organization_cvss_desc_idx").on(t.organizationId, t.cvssRankDesc, t.id),
+    index("vulns_organization_cvss_asc_idx").on(t.organizationId, t.cvssRankAsc, t.id),
     // Operators list across organizations.
     index("vulns_created_at_idx").on(t.createdAt, t.id),
     index("vulns_updated_at_idx").on(t.updatedAt, t.id),
@@ -58,7 +77,8 @@ export const vulns = sqliteTable(
  * row instead of counting every report. Kept by triggers on `vulns` (migration 0008), inside the very
  * statement that inserts, moves or deletes a vuln, so the counts are exact under any concurrency and
  * on every path (API, intake, cascades). `organization_id` "*" counts every organization, for operators.
- * Buckets: "all", "processing_state:<state>", "inbox_state:<state>".
+ * Buckets: "all", "processing_state:<state>", "inbox_state:<state>", and "severity:<severity>" (migration
+ * 0010; a vuln without a severity counts in no severity bucket).
  */
 export const vulnCounts = sqliteTable(
   "vuln_counts",
@@ -86,7 +106,9 @@ export const vulnAssets = sqliteTable(
 
 /**
  * The immutable intake record, written once when the vuln reaches `stored`: the submission as received
- * and the SHA-256 of its canonical form. No code path updates it.
+ * and the SHA-256 of its canonical form. No code path updates it. When public submissions carry files,
+ * the files that came with the submission (filename, byte_size, sha256) join this record, read from
+ * the submission's attachments at intake; files the organization attaches later never do.
  */
 export const vulnRecords = sqliteTable("vuln_records", {
   vulnId: text("vuln_id")
