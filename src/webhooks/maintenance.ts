@@ -2,7 +2,7 @@ import { and, eq, gt, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import { webhookDeliveries, webhooks } from "../db/schema";
-import { publishDeliveries, type QueueMessage } from "../events/outbox";
+import { publishDeliveries, type QueueMessage } from "../lib/queue";
 import { inList } from "../services/listing";
 import { changedRows } from "../services/unit-of-work";
 import { needsReseal, openWebhookSecret, sealWebhookSecret, webhookKeyring } from "./secrets";

@@ -1,0 +1,39 @@
+/**
+ * What the queue carries, and how it is sent: an event id or a webhook delivery id; the consumer reads
+ * the rest from D1. Kept apart from the outbox and from webhooks so both can publish without
+ * importing each other.
+ */
+export interface EventMessage {
+  event_id: string;
+}
+export interface DeliveryMessage {
+  delivery_id: string;
+}
+export type QueueMessage = EventMessage | DeliveryMessage;
+
+/** A sendBatch takes at most 100 messages. */
+export const QUEUE_BATCH_LIMIT = 100;
+
+/**
+ * Hands committed events to the queue. A failure here loses nothing: the events are in the outbox,
+ * and the sweep sends whatever the queue did not take.
+ */
+export async function publishEvents(queue: Queue<QueueMessage>, eventIds: string[]): Promise<void> {
+  await publish(queue, eventIds.map((event_id) => ({ event_id })));
+}
+
+/** Hands webhook deliveries to the queue (after a delay, for a retry); the sweep re-sends any that stay pending. */
+export async function publishDeliveries(queue: Queue<QueueMessage>, deliveryIds: string[], delaySeconds?: number): Promise<void> {
+  await publish(queue, deliveryIds.map((delivery_id) => ({ delivery_id })), delaySeconds);
+}
+
+async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[], delaySeconds?: number): Promise<void> {
+  for (let i = 0; i < bodies.length; i += QUEUE_BATCH_LIMIT) {
+    const chunk = bodies.slice(i, i + QUEUE_BATCH_LIMIT);
+    try {
+      await queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const, ...(delaySeconds ? { delaySeconds } : {}) })));
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", message: "queue send failed; the outbox sweep will resend", messages: chunk, error: String(err) }));
+    }
+  }
+}
