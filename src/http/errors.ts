@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { IdempotentReplay } from "../services/idempotency";
+import { IdempotentReplay } from "./replay";
 import { responseMediaType } from "./media-type";
 
 /** The closed list of error codes (API.md section 2); the status and title follow from the code. */

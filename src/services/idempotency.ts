@@ -2,34 +2,17 @@ import { and, eq, lt, or } from "drizzle-orm";
 import type { Db } from "../db";
 import { idempotencyKeys, type IdempotencyKeyRow } from "../db/schema";
 import { ApiError } from "../http/errors";
+import { IdempotentReplay, type StoredResponse } from "../http/replay";
 import { uuidv7 } from "../lib/ids";
+
+export type { StoredResponse } from "../http/replay";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // A reservation whose request died (the isolate was evicted mid-request) can be taken over after this.
 const STALE_IN_FLIGHT_MS = 60 * 1000;
 
-export interface StoredResponse {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
-
-/** Thrown to short-circuit a request whose key already completed: the first response is replayed. */
-export class IdempotentReplay extends Error {
-  constructor(readonly stored: StoredResponse) {
-    super("idempotent replay");
-  }
-
-  /** The first response again, through the request's context so its own headers (X-Request-Id, CORS) apply. */
-  response(c: { header(name: string, value: string): void; body(data: string, status: number): Response }): Response {
-    for (const [name, value] of Object.entries(this.stored.headers)) c.header(name, value);
-    c.header("Idempotent-Replayed", "true");
-    return c.body(this.stored.body, this.stored.status);
-  }
-}
-
 /**
- * One request's Idempotency-Key (API.md section 10). The key is reserved (in_flight, with this
+ * One request's Idempotency-Key. The key is reserved (in_flight, with this
  * request's token) before the change, and sealed with the response in the change's own batch, so a
  * key is either free, in flight, or done with exactly the response of the change that committed.
  */
