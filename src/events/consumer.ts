@@ -30,11 +30,22 @@ export async function processEvent(db: Db, eventId: string): Promise<{ events: s
   return { events: produced.events, deliveries };
 }
 
-async function pool<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  const queue = [...items];
-  await Promise.all(Array.from({ length: Math.min(limit, queue.length) }, async () => {
-    for (let item = queue.shift(); item !== undefined; item = queue.shift()) await work(item);
-  }));
+/** Runs at most `limit` of the works given to it at once. */
+function limiter(limit: number) {
+  let active = 0;
+  const waiting: (() => void)[] = [];
+  return async function run<T>(work: () => Promise<T>): Promise<T> {
+    // A finishing work hands its place straight to the next waiting one, so none can slip in between.
+    if (active < limit) active++;
+    else await new Promise<void>((resolve) => waiting.push(resolve));
+    try {
+      return await work();
+    } finally {
+      const next = waiting.shift();
+      if (next) next();
+      else active--;
+    }
+  };
 }
 
 function fail(message: Message<unknown>, err: unknown, what: Record<string, unknown>) {
@@ -42,42 +53,92 @@ function fail(message: Message<unknown>, err: unknown, what: Record<string, unkn
   message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 }
 
+// Events of one invocation processed at once: each is a few D1 round trips, so they overlap.
+export const MAX_CONCURRENT_EVENTS = 10;
+
 /**
- * The queue consumer. Outbox events and webhook deliveries share the queue. Each message is
- * acknowledged only after its work is recorded; a delivery that failed is retried on the webhook
- * schedule; any processing failure retries that message alone.
+ * Processes an event, then the events it produced (the intake's Received and Stored) in the same
+ * invocation rather than one queue hop each. Returns the deliveries fanned out on the way. A produced
+ * event that fails here is handed to the queue instead; it is in the outbox either way, and the sweep
+ * sends whatever the queue did not take.
+ */
+async function processChain(db: Db, queue: Queue<QueueMessage>, eventId: string): Promise<string[]> {
+  const first = await processEvent(db, eventId);
+  const deliveries = [...first.deliveries];
+  const pending = [...first.events];
+  try {
+    for (let id = pending[0]; id !== undefined; id = pending[0]) {
+      const produced = await processEvent(db, id);
+      pending.shift();
+      deliveries.push(...produced.deliveries);
+      pending.push(...produced.events);
+    }
+  } catch (err) {
+    console.error(JSON.stringify({ level: "warn", message: "derived event failed in line; queued instead", events: pending, ...loggable(err as Error) }));
+    await publishEvents(queue, pending);
+  }
+  return deliveries;
+}
+
+/**
+ * A delivery attempted in the invocation that fanned it out, without a queue hop. Its row is
+ * committed, so nothing is lost if this invocation dies: the delivery sweep re-sends pending
+ * deliveries whose time has passed. A failed attempt is re-queued after its scheduled delay.
+ */
+async function deliverNow(ctx: DeliveryContext, queue: Queue<QueueMessage>, deliveryId: string): Promise<void> {
+  let delaySeconds: number;
+  try {
+    const outcome = await attemptDelivery(ctx, deliveryId);
+    if (outcome.ack) return;
+    delaySeconds = outcome.delaySeconds;
+  } catch (err) {
+    console.error(JSON.stringify({ level: "error", message: "delivery failed; queued for a retry", delivery_id: deliveryId, ...loggable(err as Error) }));
+    delaySeconds = retryDelaySeconds(1);
+  }
+  await publishDeliveries(queue, [deliveryId], delaySeconds);
+}
+
+/**
+ * The queue consumer. Outbox events and webhook deliveries share the queue. An event's message is
+ * acknowledged once its work (intake, fan-out) is committed; its deliveries are then attempted at
+ * once. A delivery message is acknowledged only after its attempt is recorded, and retried on the
+ * webhook schedule; any processing failure retries that message alone. At most 6 webhook requests
+ * are in flight per invocation.
  */
 export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
   const deliveryCtx: DeliveryContext = { db, serviceName: env.SERVICE_NAME, allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" };
-  const deliveries: Message<QueueMessage>[] = [];
+  const sending = limiter(MAX_CONCURRENT_DELIVERIES);
+  const processing = limiter(MAX_CONCURRENT_EVENTS);
 
-  for (const message of batch.messages) {
-    const body = message.body as Partial<{ event_id: string; delivery_id: string }> | null;
-    if (typeof body?.delivery_id === "string") {
-      deliveries.push(message);
-      continue;
-    }
-    try {
-      if (typeof body?.event_id !== "string") throw new Error("message has neither event_id nor delivery_id");
-      const produced = await processEvent(db, body.event_id);
-      await publishEvents(queue, produced.events);
-      await publishDeliveries(queue, produced.deliveries);
-      message.ack();
-    } catch (err) {
-      fail(message, err, { event_id: body?.event_id });
-    }
-  }
-
-  await pool(deliveries, MAX_CONCURRENT_DELIVERIES, async (message) => {
-    const deliveryId = (message.body as { delivery_id: string }).delivery_id;
-    try {
-      const outcome = await attemptDelivery(deliveryCtx, deliveryId);
-      if (outcome.ack) message.ack();
-      else message.retry({ delaySeconds: outcome.delaySeconds });
-    } catch (err) {
-      fail(message, err, { delivery_id: deliveryId });
-    }
-  });
+  await Promise.all(
+    batch.messages.map(async (message) => {
+      const body = message.body as Partial<{ event_id: string; delivery_id: string }> | null;
+      if (typeof body?.delivery_id === "string") {
+        const deliveryId = body.delivery_id;
+        await sending(async () => {
+          try {
+            const outcome = await attemptDelivery(deliveryCtx, deliveryId);
+            if (outcome.ack) message.ack();
+            else message.retry({ delaySeconds: outcome.delaySeconds });
+          } catch (err) {
+            fail(message, err, { delivery_id: deliveryId });
+          }
+        });
+        return;
+      }
+      let deliveries: string[];
+      try {
+        if (typeof body?.event_id !== "string") throw new Error("message has neither event_id nor delivery_id");
+        const eventId = body.event_id;
+        deliveries = await processing(() => processChain(db, queue, eventId));
+        message.ack();
+      } catch (err) {
+        fail(message, err, { event_id: body?.event_id });
+        return;
+      }
+      await Promise.all(deliveries.map((id) => sending(() => deliverNow(deliveryCtx, queue, id))));
+    }),
+  );
 }

@@ -3,17 +3,23 @@ import { env } from "cloudflare:workers";
 /** A queue that records what is sent (or refuses everything), so tests decide when the consumer runs. */
 export function fakeQueue(opts: { failing?: boolean } = {}) {
   const sent: { event_id: string }[] = [];
+  /** The delay each sent message asked for (undefined: none), in the order of `sent`. */
+  const delays: (number | undefined)[] = [];
   const queue = {
-    async send(body: { event_id: string }) {
+    async send(body: { event_id: string }, options?: { delaySeconds?: number }) {
       if (opts.failing) throw new Error("Queue send failed: queue unavailable");
       sent.push(body);
+      delays.push(options?.delaySeconds);
     },
-    async sendBatch(messages: Iterable<{ body: { event_id: string } }>) {
+    async sendBatch(messages: Iterable<{ body: { event_id: string }; delaySeconds?: number }>) {
       if (opts.failing) throw new Error("Queue send failed: queue unavailable");
-      for (const m of messages) sent.push(m.body);
+      for (const m of messages) {
+        sent.push(m.body);
+        delays.push(m.delaySeconds);
+      }
     },
   } as unknown as Queue;
-  return { queue, sent, ids: () => sent.map((m) => m.event_id) };
+  return { queue, sent, delays, ids: () => sent.map((m) => m.event_id) };
 }
 
 export interface StoredEvent {

@@ -33,6 +33,7 @@ export async function runQueue(bodies: (object | string)[], opts: { env?: Partia
     retryCalls: retries.map((r) => r.mock.calls),
     delays: retries.flatMap((r) => r.mock.calls.map((c) => (c[0] as { delaySeconds?: number } | undefined)?.delaySeconds)),
     produced: sent,
+    producedDelays: produced.delays,
     publishedEvents: sent.flatMap((m) => (m.event_id ? [m.event_id] : [])),
   };
 }

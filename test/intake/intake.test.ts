@@ -47,8 +47,10 @@ describe("the intake pipeline on the queue", () => {
     const [, received, stored] = await eventsOf(vuln.id);
     expect(JSON.parse(received!.payload).vuln.inbox_state).toBe("received");
     expect(JSON.parse(stored!.payload).vuln.inbox_state).toBe("stored");
-    // The new events go on to the queue for the next consumers.
-    expect(result.publishedEvents).toEqual([received!.id, stored!.id]);
+    // The new events are processed in the same run (no queue hop), and so marked processed.
+    expect(result.publishedEvents).toEqual([]);
+    const unprocessed = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE vuln_id = ? AND processed_at IS NULL").bind(vuln.id).first<{ n: number }>();
+    expect(unprocessed!.n).toBe(0);
 
     const record = await recordOf(vuln.id);
     const submission = {

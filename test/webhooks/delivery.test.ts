@@ -73,10 +73,11 @@ describe("delivering an event", () => {
     expect(Object.keys(JSON.parse(sent!.body).vuln)).toEqual(["id", "shortcode", "title", "description", "inbox_state", "processing_state", "organization_id", "tags", "assets", "created_at", "updated_at"]);
     expect(sent!.init.redirect).toBe("manual");
     expect(sent!.init.signal).toBeInstanceOf(AbortSignal);
-    // The intake's events come next through the queue, and go out too.
-    const next = await deliverEvents(result.derivedEvents);
-    expect(next.deliveryIds).toHaveLength(2);
-    expect(r.sent.map((s) => s.headers["x-webhook-event"])).toContain("Vuln::Inbox::Stored");
+    // The intake's events are processed in the same run, without a queue hop, and go out too: the
+    // deliveries are attempted at once, so nothing is left for the queue.
+    expect(result.deliveryIds).toHaveLength(3);
+    expect(r.sent.map((s) => s.headers["x-webhook-event"]).sort()).toEqual(["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]);
+    expect(result.produced).toEqual([]);
   });
 
   it("sends Vuln::Destroyed as exactly {vuln: {id, destroyed: true}}", async () => {
@@ -116,10 +117,13 @@ describe("delivering an event", () => {
     const b = (await brief(o, { published_at: PUBLISHED })).id;
     const h = await hook(o, ["Vuln::Created"]);
     const { eventIds } = await createVuln(o, b);
-    const first = await runQueue(eventIds.map((event_id) => ({ event_id })));
-    const again = await runQueue(eventIds.map((event_id) => ({ event_id })));
-    expect(first.produced.filter((m) => m.delivery_id)).toHaveLength(1);
-    expect(again.produced).toEqual([]);
+    const r = receiver();
+    restore = r.restore;
+    const first = await deliverEvents(eventIds);
+    const again = await deliverEvents(eventIds);
+    expect(first.deliveryIds).toHaveLength(1);
+    expect(again.deliveryIds).toEqual([]);
+    expect(r.sent).toHaveLength(1);
     expect((await get(`/v1/webhooks/${h.id}/deliveries`, o.key)).body.meta.page.total).toBe(1);
   });
 });
@@ -208,7 +212,8 @@ describe("what each answer does", () => {
     expect(back.body.data.attributes).toMatchObject({ enabled: true, disabled_reason: null });
     const r = receiver();
     restore = r.restore;
-    expect((await deliverEvents((await createVuln(o, b)).eventIds)).deliveryIds).toHaveLength(1);
+    // Subscribed to every event: the creation and the intake's two moves.
+    expect((await deliverEvents((await createVuln(o, b)).eventIds)).deliveryIds).toHaveLength(3);
   });
 
   it("checks the URL again before sending, and sends nothing to one that fails", async () => {
