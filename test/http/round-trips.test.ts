@@ -6,7 +6,7 @@ import { asset, brief, directory, listing, organization, policy, PUBLISHED, webh
 
 // Each D1 query is a network round trip at the edge. Budgets (issue 2): an authenticated read costs at
 // most 2 (key lookup + one query or batch), a write at most 3, a public read from cache none. The
-// table holds the exact figures, so an extra query fails here and the README's table stays true.
+// table holds the exact figures, so an extra query fails here and the table in docs/round-trips.md stays true.
 
 type Case = {
   name: string;
