@@ -1,0 +1,82 @@
+// The API as `npm run bench` serves it: the project's Worker unchanged, except that a request carrying
+// `X-Bench-Rows-Read: 1` runs with a D1 binding that adds up D1's own `meta.rows_read` and counts round
+// trips, answered in `X-D1-Rows-Read` and `X-Bench-D1-Round-Trips` (the Worker's own `X-D1-Rows-Read`,
+// if it ever sends one, wins). Other requests pass straight through, so the timed ones pay one header
+// lookup. `raw()` and `first()` return no meta, so for a read the probe runs the statement once more
+// with `run()` to learn it; probes are never timed, and writes are never run twice (they are counted in
+// `X-Bench-D1-Unmeasured` instead).
+import worker from "../src/index.ts";
+
+export * from "../src/index.ts";
+
+interface Tally {
+  rowsRead: number;
+  roundTrips: number;
+  unmeasured: number;
+}
+
+const REAL = Symbol("real statement");
+type Counted<T> = T & { [REAL]?: T };
+
+function countingStatement(stmt: D1PreparedStatement, sql: string, tally: Tally): D1PreparedStatement {
+  const isRead = /^\s*(select|with)\b/i.test(sql);
+  const add = (result: D1Result) => (tally.rowsRead += result.meta?.rows_read ?? 0);
+  return new Proxy(stmt, {
+    get(target, prop) {
+      if (prop === REAL) return target;
+      if (prop === "bind") return (...values: unknown[]) => countingStatement(target.bind(...values), sql, tally);
+      if (prop === "all" || prop === "run") {
+        return async () => {
+          tally.roundTrips++;
+          const result = await target[prop]();
+          add(result);
+          return result;
+        };
+      }
+      if (prop === "raw" || prop === "first") {
+        return async (...args: unknown[]) => {
+          tally.roundTrips++;
+          if (isRead) add(await target.run());
+          else tally.unmeasured++;
+          return (target[prop] as (...a: unknown[]) => unknown)(...args);
+        };
+      }
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+/** A D1 binding or session whose statements count; batches unwrap them for the real binding. */
+function countingDatabase<T extends D1Database | D1DatabaseSession>(db: T, tally: Tally): T {
+  return new Proxy(db, {
+    get(target, prop) {
+      if (prop === "prepare") return (sql: string) => countingStatement(target.prepare(sql), sql, tally);
+      if (prop === "batch") {
+        return async (statements: Counted<D1PreparedStatement>[]) => {
+          tally.roundTrips++;
+          const results = await target.batch(statements.map((s) => s[REAL] ?? s));
+          for (const r of results) tally.rowsRead += r.meta?.rows_read ?? 0;
+          return results;
+        };
+      }
+      if (prop === "withSession") return (start?: string) => countingDatabase((target as D1Database).withSession(start), tally);
+      const value = Reflect.get(target, prop, target);
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+export default {
+  ...worker,
+  async fetch(request, env, ctx) {
+    if (request.headers.get("x-bench-rows-read") !== "1") return worker.fetch(request, env, ctx);
+    const tally: Tally = { rowsRead: 0, roundTrips: 0, unmeasured: 0 };
+    const answer = await worker.fetch(request, { ...env, DB: countingDatabase(env.DB, tally) }, ctx);
+    const response = new Response(answer.body, answer);
+    if (!response.headers.has("X-D1-Rows-Read")) response.headers.set("X-D1-Rows-Read", String(tally.rowsRead));
+    response.headers.set("X-Bench-D1-Round-Trips", String(tally.roundTrips));
+    response.headers.set("X-Bench-D1-Unmeasured", String(tally.unmeasured));
+    return response;
+  },
+} satisfies ExportedHandler<Env>;

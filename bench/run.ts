@@ -1,0 +1,201 @@
+// `npm run bench`: the API under `wrangler dev` beside a bare Worker on the same runtime, on loopback,
+// and one table of ratios taken within this run. A benchmark, not a test: figures move with the machine;
+// the ratios are what to read. Bounded by BENCH_BUDGET (seconds, default 540); see the README for the
+// other knobs. Everything it starts is stopped, and its temporary folder removed, however it ends.
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { runWrangler } from "../scripts/wrangler.ts";
+import { deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
+import { lastPage, listSpec, probeRowsRead } from "./lists.ts";
+import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
+import { localD1File, seed, type SeededOrganization } from "./seed.ts";
+import { apiRuntime, devVarArgs, startReceiver, startWrangler, stopAll } from "./servers.ts";
+import { formatNumber, renderTable, type Row } from "./table.ts";
+
+const began = performance.now();
+const budgetMs = Number(process.env.BENCH_BUDGET ?? 540) * 1000;
+const remaining = () => budgetMs - (performance.now() - began);
+const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
+const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
+const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 90) * 1000;
+const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
+
+const tmp = mkdtempSync(path.join(tmpdir(), "vdp-bench-"));
+let cleaned = false;
+function cleanup() {
+  if (cleaned) return;
+  cleaned = true;
+  stopAll();
+  rmSync(tmp, { recursive: true, force: true });
+}
+process.on("exit", cleanup);
+for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+  process.on(signal, () => {
+    console.error(`\n${signal}: stopping.`);
+    process.exit(130);
+  });
+}
+const step = (text: string) => console.error(`[${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${text}`);
+
+// ---- Startup CPU and bundle, before anything else loads the machine ---------------------------------
+step("wrangler check startup (×3) and deploy --dry-run");
+const startupMs: number[] = [];
+for (let i = 0; i < settings.reps; i++) {
+  const out = runWrangler(["check", "startup", "--outfile", path.join(tmp, "startup.cpuprofile")]);
+  const active = /Active:\s*([\d.]+)\s*ms/.exec(out)?.[1];
+  if (active) startupMs.push(Number(active));
+}
+const dryRun = runWrangler(["deploy", "--dry-run", "--outdir", path.join(tmp, "dist")]);
+const upload = /Total Upload:\s*([\d.]+)\s*KiB\s*\/\s*gzip:\s*([\d.]+)\s*KiB/.exec(dryRun);
+// The API is served from a bundle made now, not from src/ under watch: an edit saved during the run
+// would reload the Worker mid-measurement.
+const apiBundle = path.join(tmp, "api-bundle");
+runWrangler(["deploy", "--dry-run", "--outdir", apiBundle, "bench/rows-read-entry.ts"]);
+const apiEntry = path.join(apiBundle, readdirSync(apiBundle).find((f) => f.endsWith(".js"))!);
+
+// ---- Local D1: migrations by wrangler, then rows straight into its SQLite file ---------------------
+step(`seeding ${sizeName(small)} and ${sizeName(large)} vulns`);
+const persist = path.join(tmp, "api");
+runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist]);
+const db = new DatabaseSync(localD1File(persist));
+const seeded = await seed(db, [
+  { slug: "bench-small", vulns: small, keys: 64 },
+  { slug: "bench-large", vulns: large, keys: 64 },
+  // Creates go to an organization of their own, so the list figures keep their sizes.
+  { slug: "bench-writes", vulns: 0, keys: 64 },
+]);
+db.close();
+const [smallOrg, largeOrg, writesOrg] = seeded.organizations as [SeededOrganization, SeededOrganization, SeededOrganization];
+
+step("starting wrangler dev: the API and the bare Worker");
+const runtime = apiRuntime();
+const [api, bare] = await Promise.all([
+  startWrangler("api", [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", persist, ...devVarArgs()], tmp),
+  startWrangler(
+    "bare",
+    ["--config", "bench/bare-worker/wrangler.toml", "--persist-to", path.join(tmp, "bare"), "--compatibility-date", runtime.compatibilityDate, ...runtime.compatibilityFlags.flatMap((f) => ["--compatibility-flags", f])],
+    tmp,
+  ),
+]);
+// wrangler dev runs no cron triggers; fire the scheduled handler every minute as the deployed cron would.
+const cron = setInterval(() => void fetch(`${api.url}/cdn-cgi/local/scheduled`).then((r) => r.arrayBuffer(), () => undefined), 60_000);
+const tags: string[] = [];
+const receiver = await startReceiver(RECEIVER_DELAY_MS, () => tags);
+
+const rows: Row[] = [];
+const skipped = (what: string, unit: string): Row => ({ what, unit, api: [], note: "skipped: time budget (BENCH_BUDGET)" });
+const enough = (reps: number) => remaining() > reps * 2 * (settings.duration + 1) * 1000 + 15_000;
+const rps = (loads: Load[]) => loads.map((l) => l.rps);
+const p50 = (loads: Load[]) => loads.map((l) => l.p50);
+const notes = (...parts: (string | undefined)[]) => parts.filter(Boolean).join("; ") || undefined;
+
+// ---- Public reads from the cache vs a bare cache.match ----------------------------------------------
+const address = clientAddresses();
+for (const [name, pathname] of [
+  ["brief", `/v1/p/briefs/${largeOrg.briefShortcode}`],
+  ["directory", `/v1/p/directories/${seeded.directorySlug}`],
+] as const) {
+  const what = `public ${name}, cache HIT: throughput`;
+  if (!enough(settings.reps)) {
+    rows.push(skipped(what, "req/s"));
+    continue;
+  }
+  step(`${name} HIT vs bare cache.match`);
+  await fetch(`${api.url}${pathname}`).then((r) => r.arrayBuffer());
+  const hit = await fetch(`${api.url}${pathname}`);
+  const body = await hit.arrayBuffer();
+  if (hit.status !== 200 || hit.headers.get("X-Cache") !== "HIT") throw new Error(`${pathname} answered ${hit.status}, X-Cache ${hit.headers.get("X-Cache")}.`);
+  await fetch(`${bare.url}/cache/${name}`, { method: "PUT", body, headers: { "Content-Type": hit.headers.get("Content-Type") ?? "" } });
+  const headers = () => ({ "CF-Connecting-IP": address() });
+  const r = await paired({ url: `${api.url}${pathname}`, headers }, { url: `${bare.url}/cache/${name}`, headers });
+  const probe = await probeRowsRead(`${api.url}${pathname}`, {});
+  rows.push({
+    what, unit: "req/s", api: rps(r.api), baseline: { label: "bare cache.match", samples: rps(r.baseline) }, ratio: true,
+    target: { of: "ratio", op: ">=", value: 0.9 }, note: notes(unexpected(r.api, 200), probe.rowsRead !== null ? `rows read per HIT: ${formatNumber(probe.rowsRead)}` : undefined),
+  });
+}
+
+// ---- Lists: page 1 at both sizes, and the last page ----------------------------------------------
+if (enough(settings.reps * 2)) {
+  step(`GET /v1/vulns page 1 at ${sizeName(large)} vs ${sizeName(small)}`);
+  const r = await paired(listSpec(api.url, "/v1/vulns", largeOrg.keys), listSpec(api.url, "/v1/vulns", smallOrg.keys));
+  const [atLarge, atSmall] = [await probeRowsRead(`${api.url}/v1/vulns`, bearer(largeOrg.keys[0]!)), await probeRowsRead(`${api.url}/v1/vulns`, bearer(smallOrg.keys[0]!))];
+  rows.push({
+    what: `GET /v1/vulns page 1: p50 at ${sizeName(large)} vs ${sizeName(small)}`, unit: "ms", api: p50(r.api), baseline: { label: `at ${sizeName(small)}`, samples: p50(r.baseline) },
+    ratio: true, target: { of: "ratio", op: "<=", value: 1.2 }, note: unexpected([...r.api, ...r.baseline], 200),
+  });
+  rows.push({
+    what: `GET /v1/vulns page 1 at ${sizeName(large)}: D1 rows read`, unit: "rows", api: atLarge.rowsRead === null ? [] : [atLarge.rowsRead],
+    baseline: atSmall.rowsRead === null ? undefined : { label: `at ${sizeName(small)}`, samples: [atSmall.rowsRead] }, target: { of: "value", op: "<", value: 200 },
+  });
+  rows.push({
+    what: "GET /v1/vulns page 1: D1 round trips", unit: "", api: atLarge.roundTrips === null ? [] : [atLarge.roundTrips],
+    target: { of: "value", op: "<=", value: 2 }, note: "the README's figure: key lookup, one batch",
+  });
+
+  step("last page");
+  const last = await lastPage(api.url, largeOrg.keys, Math.min(90_000, remaining() / 5));
+  const l = await paired(listSpec(api.url, last.url, largeOrg.keys), listSpec(api.url, last.firstUrl, largeOrg.keys));
+  const lastProbe = await probeRowsRead(`${api.url}${last.url}`, bearer(largeOrg.keys[0]!));
+  rows.push({
+    what: `${last.label}: p50 vs page 1`, unit: "ms", api: p50(l.api), baseline: { label: "page 1", samples: p50(l.baseline) }, ratio: true,
+    target: { of: "ratio", op: "<=", value: 1.2 }, note: notes(unexpected([...l.api, ...l.baseline], 200), lastProbe.rowsRead !== null ? `rows read: ${formatNumber(lastProbe.rowsRead)}` : undefined),
+  });
+} else {
+  rows.push(skipped("GET /v1/vulns: page 1 and last page", "ms"));
+}
+
+// ---- Webhook deliveries to a 50 ms receiver ------------------------------------------------------
+const deliveryWhat = `${deliveryCount.toLocaleString("en-US")} webhook deliveries to a ${RECEIVER_DELAY_MS} ms receiver`;
+const runs: DeliveryRun[] = [];
+for (let i = 0; i < settings.reps; i++) {
+  const postReserve = settings.reps * 2 * (settings.duration + 1) * 1000 + 20_000;
+  const timeout = Math.min(deliveryTimeoutMs, remaining() - postReserve - 30_000);
+  if (timeout < 15_000) break;
+  step(`deliveries, run ${i + 1} of ${settings.reps}`);
+  await waitForQuietQueue(api.url, writesOrg.keys, 30_000);
+  const tag = `bench-delivery-${process.pid}-${i}`;
+  tags.push(tag);
+  runs.push(await deliveryRun(api.url, writesOrg, receiver, tag, deliveryCount, timeout));
+}
+const refusedCreates = runs.flatMap((r) => Object.entries(r.refused).map(([code, n]) => `${code} ×${n} on create`));
+const incomplete = runs.filter((r) => r.seconds === null).map((r) => `a run saw ${r.delivered} of ${deliveryCount} in time`);
+rows.push({
+  what: deliveryWhat, unit: "s", api: runs.flatMap((r) => (r.seconds === null ? [] : [r.seconds])),
+  baseline: { label: "6-connection ideal", samples: [idealSeconds(deliveryCount)] }, ratio: true, target: { of: "ratio", op: "<=", value: 1.5 },
+  note: notes(...refusedCreates, ...incomplete, runs.length === 0 ? "skipped: time budget (BENCH_BUDGET)" : undefined),
+});
+
+// ---- Creates vs a bare POST (last: what they leave on the queue slows nothing measured after) ------
+if (enough(settings.reps)) {
+  step("POST /v1/vulns vs bare POST");
+  let n = 0;
+  const body = () =>
+    JSON.stringify({
+      data: { type: "vuln", attributes: { title: `bench-post-${process.pid}-${n++}`, description: "Throughput of creates.", domains: ["app1.bench-writes.example"] }, relationships: { brief: { data: { type: "brief", id: writesOrg.briefId } } } },
+    });
+  const keys = listSpec(api.url, "/v1/vulns", writesOrg.keys).headers!;
+  const apiPost: LoadSpec = { url: `${api.url}/v1/vulns`, method: "POST", body, headers: () => ({ ...keys(), "Content-Type": "application/json" }) };
+  const r = await paired(apiPost, { url: `${bare.url}/echo`, method: "POST", body, headers: () => ({ "Content-Type": "application/json" }) });
+  rows.push({ what: "POST /v1/vulns: throughput", unit: "req/s", api: rps(r.api), baseline: { label: "bare POST", samples: rps(r.baseline) }, ratio: true, note: unexpected(r.api, 201) });
+} else {
+  rows.push(skipped("POST /v1/vulns: throughput", "req/s"));
+}
+
+rows.push({ what: "startup CPU (wrangler check startup)", unit: "ms", api: startupMs, target: { of: "value", op: "<=", value: 25 } });
+rows.push({
+  what: "bundle, gzip (wrangler deploy --dry-run)", unit: "KiB", api: upload ? [Number(upload[2])] : [], target: { of: "value", op: "<=", value: 150 },
+  note: upload ? `${upload[1]} KiB before gzip` : "size not found in wrangler's output",
+});
+
+clearInterval(cron);
+await receiver.close();
+const wall = (performance.now() - began) / 1000;
+console.log(`\n${renderTable(rows)}\n`);
+console.log(
+  `${settings.reps} repetitions of ${settings.duration} s with ${settings.connections} connections on loopback; median (min–max). ` +
+    `Wall time ${Math.floor(wall / 60)} min ${Math.round(wall % 60)} s.`,
+);
+process.exit(0);

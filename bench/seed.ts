@@ -1,0 +1,234 @@
+// Seeds organizations with many vulns straight into a SQLite file laid out by the migrations: one
+// transaction, prepared statements, ~100k vulns in seconds. Rows are written into whatever columns the
+// tables have now, and a column the schema requires that the seeder does not fill stops it with a message
+// naming the column, rather than a half-seeded database. What the API derives from the rows (the
+// per-organization counts behind list totals) is checked in `checkDerived`, the one place to change when
+// the schema grows such a table.
+import { createHash } from "node:crypto";
+import { readdirSync } from "node:fs";
+import path from "node:path";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import { generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
+import { shortcode, uuidv7, vulnShortcode } from "../src/lib/ids.ts";
+
+export interface OrganizationPlan {
+  slug: string;
+  vulns: number;
+  /** API keys to make: the per-key rate limit is per minute, so load spreads over several. */
+  keys: number;
+}
+
+export interface SeededOrganization {
+  id: string;
+  slug: string;
+  vulns: number;
+  keys: string[];
+  briefId: string;
+  briefShortcode: string;
+}
+
+export interface Seeded {
+  organizations: SeededOrganization[];
+  directorySlug: string;
+}
+
+const DAY = 86_400_000;
+const DOMAINS_PER_ORGANIZATION = 10;
+
+/**
+ * UUIDv7s whose time is `ms`, so seeded ids sort like their created_at, as the API's own do. Random bits
+ * cost ~10 µs a call here, so one family shares them: its ids differ by time alone, one per millisecond.
+ */
+function idsAt(): (ms: number) => string {
+  const tail = uuidv7().slice(13);
+  return (ms) => {
+    const hex = ms.toString(16).padStart(12, "0");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}${tail}`;
+  };
+}
+
+// Crockford's base32 as in the API's shortcodes.
+const SHORTCODE_ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/** Vuln shortcodes of the API's form: a random prefix per organization, then the index (up to 32^4). */
+function vulnCodes(): (i: number) => string {
+  const prefix = vulnShortcode().slice(0, 10);
+  return (i) => prefix + Array.from({ length: 4 }, (_, k) => SHORTCODE_ALPHABET[Math.floor(i / 32 ** (3 - k)) % 32]).join("");
+}
+
+/** Inserts rows into the columns a table has now; statements are prepared once per table and column set. */
+export class RowWriter {
+  private readonly columns = new Map<string, { name: string; required: boolean }[]>();
+  private readonly statements = new Map<string, { statement: StatementSync; names: string[] }>();
+
+  private readonly db: DatabaseSync;
+
+  constructor(db: DatabaseSync) {
+    this.db = db;
+  }
+
+  insert(table: string, row: Record<string, unknown>): void {
+    const signature = `${table}:${Object.keys(row).join(",")}`;
+    let prepared = this.statements.get(signature);
+    if (!prepared) {
+      const columns = this.columnsOf(table);
+      const missing = columns.filter((c) => c.required && row[c.name] === undefined).map((c) => `${table}.${c.name}`);
+      if (missing.length) throw new Error(`bench/seed.ts does not fill ${missing.join(", ")}, which the schema now requires: add it there.`);
+      const names = columns.map((c) => c.name).filter((n) => row[n] !== undefined);
+      const sql = `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
+      prepared = { statement: this.db.prepare(sql), names };
+      this.statements.set(signature, prepared);
+    }
+    prepared.statement.run(...prepared.names.map((n) => sqlValue(row[n])));
+  }
+
+  private columnsOf(table: string) {
+    let cols = this.columns.get(table);
+    if (!cols) {
+      const info = this.db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; notnull: number; dflt_value: unknown; pk: number }[];
+      if (info.length === 0) throw new Error(`bench/seed.ts writes table ${table}, which the schema no longer has.`);
+      cols = info.map((c) => ({ name: c.name, required: c.notnull === 1 && c.dflt_value === null }));
+      this.columns.set(table, cols);
+    }
+    return cols;
+  }
+}
+
+function sqlValue(v: unknown): SQLInputValue {
+  if (typeof v === "boolean") return v ? 1 : 0;
+  if (v !== null && typeof v === "object") return JSON.stringify(v);
+  return v as SQLInputValue;
+}
+
+/**
+ * The tables the API keeps from other rows, which must agree with the seeded rows exactly: the one place
+ * to change when the schema grows another. `vuln_counts` is kept by triggers on `vulns`, so seeding fills
+ * it as it goes; this checks every bucket against the rows, and stops the seeder if they ever disagree
+ * (say, once counts are written by the application instead: then recount them here). A table whose name
+ * says it counts something and that is not listed here stops the seeder too.
+ */
+export function checkDerived(db: DatabaseSync): void {
+  const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as { name: string }[]).map((t) => t.name);
+  const kept: Record<string, (db: DatabaseSync) => void> = { vuln_counts: checkVulnCounts };
+  const unknown = tables.filter((t) => /count/i.test(t) && !kept[t]);
+  if (unknown.length) throw new Error(`bench/seed.ts does not keep ${unknown.join(", ")} exact: add it to checkDerived.`);
+  for (const t of tables) kept[t]?.(db);
+}
+
+/** Buckets are "all" or "<column>:<value>", per organization and for "*" (every organization). */
+function checkVulnCounts(db: DatabaseSync): void {
+  const columns = new Set((db.prepare(`PRAGMA table_info("vulns")`).all() as { name: string }[]).map((c) => c.name));
+  const buckets = db.prepare("SELECT organization_id, bucket, count FROM vuln_counts").all() as { organization_id: string; bucket: string; count: number }[];
+  const organizations = db.prepare("SELECT organization_id, count(*) AS n FROM vulns GROUP BY 1").all() as { organization_id: string; n: number }[];
+  const wrong: string[] = [];
+  for (const { organization_id, n } of organizations) {
+    if (!buckets.some((b) => b.organization_id === organization_id && b.bucket === "all")) wrong.push(`${organization_id}/all missing (${n} vulns)`);
+  }
+  for (const b of buckets) {
+    const [column, value] = b.bucket === "all" ? [null, null] : [b.bucket.slice(0, b.bucket.indexOf(":")), b.bucket.slice(b.bucket.indexOf(":") + 1)];
+    if (column !== null && !columns.has(column)) throw new Error(`vuln_counts bucket ${b.bucket} names no column of vulns: update bench/seed.ts.`);
+    const where = [b.organization_id === "*" ? null : "organization_id = ?", column === null ? null : `"${column}" = ?`].filter(Boolean);
+    const params = [b.organization_id === "*" ? null : b.organization_id, value].filter((p): p is string => p !== null);
+    const actual = (db.prepare(`SELECT count(*) AS n FROM vulns${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`).get(...params) as { n: number }).n;
+    if (actual !== b.count) wrong.push(`${b.organization_id}/${b.bucket} is ${b.count}, rows say ${actual}`);
+  }
+  if (wrong.length) throw new Error(`vuln_counts disagrees with the seeded vulns (${wrong.slice(0, 5).join("; ")}): recount it in bench/seed.ts.`);
+}
+
+/** One organization with a published policy and brief, domain assets, keys, and `plan.vulns` stored vulns. */
+async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: number): Promise<SeededOrganization & { policyId: string }> {
+  const at = new Date(now - 400 * DAY).toISOString();
+  const published = new Date(now - 30 * DAY).toISOString();
+  const id = uuidv7();
+  w.insert("organizations", { id, name: `Bench ${plan.slug}`, slug: plan.slug, website_url: `https://${plan.slug}.example`, claimed: true, created_at: at, updated_at: at });
+
+  const domains = Array.from({ length: DOMAINS_PER_ORGANIZATION }, (_, i) => ({ id: uuidv7(), value: `app${i}.${plan.slug}.example` }));
+  for (const d of domains) w.insert("assets", { id: d.id, organization_id: id, kind: "domain", value: d.value, short_description: null, created_at: at, updated_at: at });
+  const scope = domains.map((d) => ({ id: uuidv7(), kind: "domain", value: d.value, short_description: null }));
+
+  const policyId = uuidv7();
+  w.insert("policies", {
+    id: policyId, organization_id: id, name: `${plan.slug} disclosure policy`, short_description: "Report issues in our web properties.",
+    point_of_contact: `security@${plan.slug}.example`, cvd_timeline: 90, safe_harbor: "full", offers_bounty: false, offers_swag: true,
+    hall_of_fame: true, contact_url: `https://${plan.slug}.example/security`, securitytxt_url: null, public_disclosure: true,
+    published_at: published, shortcode: shortcode(), in_scope_assets: scope, out_of_scope_assets: [], created_at: at, updated_at: at,
+  });
+  const briefId = uuidv7();
+  const briefShortcode = shortcode();
+  w.insert("briefs", {
+    id: briefId, organization_id: id, policy_id: policyId, name: "Report a vulnerability", short_description: `Found an issue in ${plan.slug}?`,
+    shortcode: briefShortcode, published_at: published, in_scope_assets: scope, out_of_scope_assets: [], created_at: at, updated_at: at,
+  });
+
+  const keys: string[] = [];
+  for (let i = 0; i < plan.keys; i++) {
+    const key = generateApiKey();
+    keys.push(key);
+    w.insert("api_keys", { id: uuidv7(), organization_id: id, kind: "organization", name: `bench ${i}`, key_hash: await sha256Hex(key), key_prefix: key.slice(0, 8), revoked_at: null, created_at: at, updated_at: at });
+  }
+
+  const idAt = idsAt();
+  const codeAt = vulnCodes();
+  // One a minute back from now: the newest page is the most recent, as in a live inbox.
+  for (let i = 0; i < plan.vulns; i++) {
+    const ms = now - (plan.vulns - i) * 60_000;
+    const created = new Date(ms).toISOString();
+    const domain = domains[i % domains.length]!;
+    const vulnId = idAt(ms);
+    const title = `Bench vuln ${i} in ${plan.slug}`;
+    const description = `Reflected XSS in the search form of ${domain.value} (seeded report ${i}).`;
+    const contact = `researcher${i % 97}@example.net`;
+    const submission = { title, description, contact_email: contact, domains: [domain.value], received_at: created };
+    w.insert("vulns", {
+      id: vulnId, organization_id: id, brief_id: briefId, shortcode: codeAt(i), title, description, contact_email: contact,
+      tags: i % 3 === 0 ? ["xss"] : [], inbox_state: "stored", processing_state: i % 5 === 0 ? "closed" : "open",
+      read_at: i % 2 === 0 ? created : null, revision: 0, submission, created_at: created, updated_at: created,
+    });
+    w.insert("vuln_assets", { vuln_id: vulnId, asset_id: domain.id });
+    w.insert("vuln_records", {
+      vuln_id: vulnId, title, description, contact_email: contact, domains: [domain.value], received_at: created,
+      sha256: createHash("sha256").update(JSON.stringify(submission)).digest("hex"), stored_at: created,
+    });
+  }
+  return { id, slug: plan.slug, vulns: plan.vulns, keys, briefId, briefShortcode, policyId };
+}
+
+/** Seeds the organizations and one directory listing them all (policy and brief), in one transaction. */
+export async function seed(db: DatabaseSync, plans: OrganizationPlan[], now = Date.now()): Promise<Seeded> {
+  const w = new RowWriter(db);
+  const directorySlug = "bench-directory";
+  // The rows are consistent by construction (the test checks them with foreign_key_check); checking
+  // each reference on insert would double the time.
+  db.exec("PRAGMA foreign_keys = OFF");
+  db.exec("BEGIN");
+  try {
+    const at = new Date(now - 400 * DAY).toISOString();
+    const directoryId = uuidv7();
+    w.insert("directories", { id: directoryId, name: "Bench directory", slug: directorySlug, description: "Organizations under load", min_maturity_rating: 1, created_at: at, updated_at: at });
+    const organizations: SeededOrganization[] = [];
+    for (const plan of plans) {
+      const { policyId, ...org } = await seedOrganization(w, plan, now);
+      organizations.push(org);
+      const listingId = uuidv7();
+      w.insert("directory_listings", { id: listingId, directory_id: directoryId, organization_id: org.id, visible: true, customized: false, created_at: at, updated_at: at });
+      w.insert("directory_listing_items", { id: uuidv7(), listing_id: listingId, listable_type: "Policy", listable_id: policyId, position: 1, created_at: at, updated_at: at });
+      w.insert("directory_listing_items", { id: uuidv7(), listing_id: listingId, listable_type: "Brief", listable_id: org.briefId, position: 2, created_at: at, updated_at: at });
+    }
+    checkDerived(db);
+    db.exec("COMMIT");
+    return { organizations, directorySlug };
+  } catch (err) {
+    db.exec("ROLLBACK");
+    throw err;
+  } finally {
+    db.exec("PRAGMA foreign_keys = ON");
+  }
+}
+
+/** The SQLite file behind local D1 under a `--persist-to` folder (the one database wrangler made there). */
+export function localD1File(persistTo: string): string {
+  const dir = path.join(persistTo, "v3", "d1", "miniflare-D1DatabaseObject");
+  const files = readdirSync(dir).filter((f) => f.endsWith(".sqlite") && f !== "metadata.sqlite");
+  if (files.length !== 1) throw new Error(`Expected one D1 database in ${dir}, found ${files.length}.`);
+  return path.join(dir, files[0]!);
+}
