@@ -1,12 +1,15 @@
-import { app } from "./app";
 import { primaryDb } from "./db";
 import { consume } from "./events/consumer";
 import { sweepOutbox, type QueueMessage } from "./events/outbox";
 import { purgeExpiredIdempotencyKeys } from "./services/idempotency";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
 
+// The HTTP app (every route and its zod schemas) is built on the first request of an isolate, not
+// at start-up: isolates that only consume the queue or run the cron never build it.
+let app: Promise<typeof import("./app")["app"]> | undefined;
+
 export default {
-  fetch: app.fetch,
+  fetch: async (request, env, ctx) => (await (app ??= import("./app").then((m) => m.app))).fetch(request, env, ctx),
 
   // Outbox events (through Vuln::Created, the intake pipeline) and webhook deliveries.
   queue: (batch, env) => consume(batch as MessageBatch<QueueMessage>, env),
