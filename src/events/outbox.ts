@@ -3,19 +3,14 @@ import type { Db } from "../db";
 import { events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../services/listing";
+import { QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import type { EventType } from "./types";
 
-/** What the queue carries: an event id or a webhook delivery id; the consumer reads the rest from D1. */
-export interface EventMessage {
-  event_id: string;
-}
-export interface DeliveryMessage {
-  delivery_id: string;
-}
-export type QueueMessage = EventMessage | DeliveryMessage;
+// The queue's messages and senders live in lib/queue.ts; re-exported for the modules that use them from here.
+export { publishDeliveries, publishEvents, type DeliveryMessage, type EventMessage, type QueueMessage } from "../lib/queue";
 
 /**
- * The spec's webhook body for a vuln, built by SQLite from the row `v` as it stands at that point of
+ * The webhook body of a vuln event, built by SQLite from the row `v` as it stands at that point of
  * the batch, so the payload is exactly the state the change produced.
  */
 const VULN_PAYLOAD = sql.raw(`json_object('vuln', json_object(
@@ -73,33 +68,9 @@ export function writtenEvents(planned: { event: PlannedEvent; index: number }[],
   return planned.filter(({ index }) => ((results[index] as D1Result | undefined)?.meta?.changes ?? 0) > 0).map(({ event }) => event);
 }
 
-/**
- * Hands committed events to the queue. A failure here loses nothing: the events are in the outbox,
- * and the sweep sends whatever the queue did not take.
- */
-export async function publishEvents(queue: Queue<QueueMessage>, eventIds: string[]): Promise<void> {
-  await publish(queue, eventIds.map((event_id) => ({ event_id })));
-}
-
-/** Hands webhook deliveries to the queue (after a delay, for a retry); the sweep re-sends any that stay pending. */
-export async function publishDeliveries(queue: Queue<QueueMessage>, deliveryIds: string[], delaySeconds?: number): Promise<void> {
-  await publish(queue, deliveryIds.map((delivery_id) => ({ delivery_id })), delaySeconds);
-}
-
-async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[], delaySeconds?: number): Promise<void> {
-  for (let i = 0; i < bodies.length; i += SWEEP_LIMIT) {
-    const chunk = bodies.slice(i, i + SWEEP_LIMIT);
-    try {
-      await queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const, ...(delaySeconds ? { delaySeconds } : {}) })));
-    } catch (err) {
-      console.error(JSON.stringify({ level: "warn", message: "queue send failed; the sweep will resend", messages: chunk, error: String(err) }));
-    }
-  }
-}
-
 export const SWEEP_AFTER_MS = 60_000;
 export const MAX_SWEEP_SENDS = 10;
-const SWEEP_LIMIT = 100; // a sendBatch takes at most 100 messages
+const SWEEP_LIMIT = QUEUE_BATCH_LIMIT;
 
 /**
  * The cron sweep: re-sends events still unprocessed a minute after they were made. Each re-send

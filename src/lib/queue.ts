@@ -33,7 +33,7 @@ async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[], delay
     try {
       await queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const, ...(delaySeconds ? { delaySeconds } : {}) })));
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", message: "queue send failed; the outbox sweep will resend", messages: chunk, error: String(err) }));
+      console.error(JSON.stringify({ level: "warn", message: "queue send failed; the sweep will resend", messages: chunk, error: String(err) }));
     }
   }
 }
