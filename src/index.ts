@@ -1,6 +1,8 @@
 import { primaryDb } from "./db";
 import { consume } from "./events/consumer";
 import { sweepOutbox, type QueueMessage } from "./events/outbox";
+import { purgeOrphanObjects } from "./services/attachment-objects";
+import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./services/idempotency";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
 
@@ -15,7 +17,7 @@ export default {
   queue: (batch, env) => consume(batch as MessageBatch<QueueMessage>, env),
 
   // Every minute: re-send events and deliveries whose messages were lost, forget what expired, and
-  // keep webhook secrets sealed under the newest key.
+  // keep webhook secrets sealed under the newest key, and delete attachment objects no row names.
   // Each step on its own: a queue that is down must not stop the purges, nor one sweep the other.
   async scheduled(_controller, env) {
     const db = primaryDb(env.DB);
@@ -26,6 +28,7 @@ export default {
       purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
       purgeDeliveries: () => purgeDeliveries(db),
       resealWebhookSecrets: () => resealWebhookSecrets(db),
+      purgeOrphanAttachments: () => purgeOrphanObjects(db, env.ATTACHMENTS, OBJECT_PREFIX),
     };
     const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
     results.forEach((r, i) => {

@@ -1,9 +1,11 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { sha256Hex } from "../lib/crypto";
 import { clientIp } from "./rate-limit";
 import { IdempotencyUnit } from "../services/idempotency";
+import { MAX_FILE_BYTES } from "../services/attachments";
 import { ApiError } from "./errors";
+import { isRawUpload } from "./media-type";
 
 /**
  * `Idempotency-Key` on every POST (API.md section 10). This middleware only prepares the request's
@@ -22,7 +24,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
       throw new ApiError("bad_request", { detail: "Idempotency-Key must be 1 to 255 characters.", source: { header: "Idempotency-Key" } });
     }
     const scope = c.var.caller ? c.var.caller.keyId : `ip:${clientIp(c.req)}`;
-    const requestHash = await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
+    const requestHash = isRawUpload(c.req.method, c.req.path) ? await uploadRequestHash(c) : await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
     const unit = new IdempotencyUnit(c.var.database.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
@@ -41,4 +43,29 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
 /** What "the same request" means for a key: the same method, path and body, byte for byte. */
 export function idempotencyRequestHash(method: string, path: string, body: string): Promise<string> {
   return sha256Hex(`${method} ${path}\n${body}`);
+}
+
+/**
+ * For an attachment upload, the key covers the file's bytes and its name (the query). The body is read
+ * once, here, up to the file limit (a bigger one is refused before any D1 work), and handed on as the
+ * request's body with its length, so the upload streams from this copy instead of buffering again.
+ */
+async function uploadRequestHash(c: Context): Promise<string> {
+  const url = new URL(c.req.url);
+  const declared = Number(c.req.header("content-length") ?? NaN);
+  const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (10 MiB).` });
+  if (declared > MAX_FILE_BYTES) throw tooLarge();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of c.req.raw.body ?? []) {
+    size += chunk.byteLength;
+    if (size > MAX_FILE_BYTES) throw tooLarge();
+    chunks.push(chunk);
+  }
+  const bytes = new Uint8Array(size);
+  chunks.reduce((offset, chunk) => (bytes.set(chunk, offset), offset + chunk.byteLength), 0);
+  const headers = new Headers(c.req.raw.headers);
+  headers.set("Content-Length", String(size));
+  c.req.raw = new Request(c.req.raw, { body: bytes, headers });
+  return idempotencyRequestHash(c.req.method, `${url.pathname}${url.search}`, `sha256:${await sha256Hex(bytes)}`);
 }

@@ -27,16 +27,27 @@ export function respond<T, S extends ContentfulStatusCode = 200>(c: Context, doc
 
 const METHODS_WITH_BODY = new Set(["POST", "PATCH", "PUT"]);
 
+// The one route whose body is not a JSON document: an attachment upload is the file itself, of any
+// type and up to 10 MiB, streamed to storage. The JSON checks (media type, scan) and the 1 MiB limit
+// do not apply to it; the upload enforces its own limit as it streams, and the idempotency layer
+// hashes its bytes. Every exception to the JSON rules is decided by this one test.
+const RAW_UPLOAD = /^\/v1\/vulns\/[^/]+\/attachments\/?$/;
+
+export function isRawUpload(method: string, path: string): boolean {
+  return method === "POST" && RAW_UPLOAD.test(path);
+}
+
 /**
  * Checks the request body's media type before any route sees it (API.md section 1):
  * `application/json` (with any parameters, e.g. charset) or `application/vnd.api+json` with no
- * parameters other than `ext` and `profile`. A POST with no body at all (e.g. an action) passes.
+ * parameters other than `ext` and `profile`. A POST with no body at all (e.g. an action) passes, and so
+ * does an attachment upload (see isRawUpload).
  *
  * @example app.use("/v1/*", requestMediaType())
  */
 export function requestMediaType(): MiddlewareHandler {
   return async function requestMediaTypeMiddleware(c, next) {
-    if (!METHODS_WITH_BODY.has(c.req.method)) return next();
+    if (!METHODS_WITH_BODY.has(c.req.method) || isRawUpload(c.req.method, c.req.path)) return next();
     const header = c.req.header("content-type");
     if (!header) {
       if (c.req.raw.body === null || c.req.header("content-length") === "0") return next();

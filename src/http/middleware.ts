@@ -3,6 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
+import { isRawUpload } from "./media-type";
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -34,17 +35,22 @@ export function database(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Rejects bodies over 1 MiB with the API's 413 document, before anything parses them.
+ * Rejects bodies over 1 MiB with the API's 413 document, before anything parses them. Attachment
+ * uploads are the exception (isRawUpload): they stream up to 10 MiB and count as they go, where this
+ * limit would gather a chunked body in memory first.
  *
  * @example app.use("/v1/*", limitBody())
  */
 export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
-  return bodyLimit({
+  const limit = bodyLimit({
     maxSize,
     onError: () => {
       throw new ApiError("payload_too_large", { detail: `The request body is larger than ${maxSize} bytes.` });
     },
   });
+  return function limitBodyMiddleware(c, next) {
+    return isRawUpload(c.req.method, c.req.path) ? next() : limit(c, next);
+  };
 }
 
 /**

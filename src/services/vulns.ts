@@ -1,13 +1,16 @@
-import { and, eq, getTableColumns, gte, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { assets, briefs, vulnAssets, vulnCounts, vulns, type ProcessingState, type Submission, type VulnRow } from "../db/schema";
+import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Severity, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
 import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
-import { inList, listPage, where, whenRefused, type Sort } from "./listing";
+import type { CvssRating } from "../lib/cvss";
+import { severityOf } from "../lib/cvss";
+import { deleteObjectsLater, vulnObjectKeys } from "./attachments";
+import { inList, where, whenRefused } from "./listing";
 import { changedRows, commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface VulnInput {
@@ -16,57 +19,42 @@ export interface VulnInput {
   contact_email?: string | null;
   domains?: string[];
   tags?: string[];
+  severity?: Severity | null;
+  /** The vector, already parsed and scored (null clears it). */
+  cvss_vector?: CvssRating | null;
+  cwe_ids?: string[];
 }
 
-export interface VulnFilters {
-  processingState?: string;
-  inboxState?: string;
-  briefId?: string;
-  createdFrom?: string;
-  createdTo?: string;
-}
-
-/** A vuln with the values of its domain assets. */
-export type VulnRecord = VulnRow & { domains: string[] };
+/** A vuln with the values of its domain assets (the sort keys SQLite computes are left out). */
+export type VulnRecord = Omit<VulnRow, "cvssRankDesc" | "cvssRankAsc"> & { domains: string[] };
 
 const notFound = () => new ApiError("vuln_not_found", { detail: "No vuln has that id." });
 
 // See policies.ts: name the outer column in full inside a correlated subquery.
-const domainsColumn = {
+export const domainsColumn = {
   domainsJson: sql<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} = ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${sql.raw(`"vulns"."id"`)})`,
 };
 
-function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
-  const { domainsJson, ...vuln } = row;
+export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
+  const { domainsJson, cvssRankDesc: _desc, cvssRankAsc: _asc, ...vuln } = row;
   return { ...vuln, domains: (JSON.parse(domainsJson) as string[]).sort() };
 }
 
-export async function listVulns(ctx: ServiceContext, page: Page, sort: Sort | undefined, f: VulnFilters) {
-  const filter = where(
-    tenantFilter(ctx, vulns.organizationId),
-    f.processingState ? eq(vulns.processingState, f.processingState as ProcessingState) : undefined,
-    f.inboxState ? eq(vulns.inboxState, f.inboxState as VulnRow["inboxState"]) : undefined,
-    f.briefId ? eq(vulns.briefId, f.briefId) : undefined,
-    f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
-    f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
-  );
-  const { rows, total } = await listPage(ctx.db, vulns, filter, sort, page, domainsColumn, countedTotal(ctx, f));
-  return { rows: rows.map(toRecord), total };
-}
+type Triage = Pick<VulnRecord, "severity" | "cvssVector" | "cvssScore" | "cvssVersion" | "cweIds">;
 
 /**
- * The list's total from vuln_counts (one row) when the filters are at most one state; other filters
- * (a brief, a time range) count the matching rows on their index.
+ * The triage columns after a create or an update. A member left out keeps its value (`existing`;
+ * nothing on create), null clears it. A vector given without a severity sets the severity to the
+ * score's qualitative rating; a severity given with it wins, as an analyst's judgement may.
  */
-function countedTotal(ctx: ServiceContext, f: VulnFilters) {
-  if (f.briefId || f.createdFrom || f.createdTo || (f.processingState && f.inboxState)) return undefined;
-  if (ctx.caller.kind === "public") return undefined;
-  const bucket = f.processingState ? `processing_state:${f.processingState}` : f.inboxState ? `inbox_state:${f.inboxState}` : "all";
-  const organizationId = ctx.caller.kind === "operator" ? "*" : ctx.caller.organizationId!;
-  return ctx.db
-    .select({ total: vulnCounts.count })
-    .from(vulnCounts)
-    .where(and(eq(vulnCounts.organizationId, organizationId), eq(vulnCounts.bucket, bucket)));
+function triageOf(input: Partial<VulnInput>, existing?: Triage): Triage {
+  const rating = input.cvss_vector;
+  const cvss =
+    rating === undefined
+      ? { cvssVector: existing?.cvssVector ?? null, cvssScore: existing?.cvssScore ?? null, cvssVersion: existing?.cvssVersion ?? null }
+      : { cvssVector: rating?.vector ?? null, cvssScore: rating?.score ?? null, cvssVersion: rating?.version ?? null };
+  const severity = input.severity !== undefined ? input.severity : rating ? severityOf(rating.score) : (existing?.severity ?? null);
+  return { ...cvss, severity, cweIds: input.cwe_ids === undefined ? (existing?.cweIds ?? []) : unique(input.cwe_ids) };
 }
 
 /**
@@ -170,7 +158,7 @@ export async function createVuln(
     throw invalid("/data/relationships/brief/data/id", row ? "brief is not published." : "brief does not exist.");
   }
   const domains = unique(input.domains);
-  const vuln: VulnRow = {
+  const vuln: Omit<VulnRecord, "domains"> = {
     revision: 0,
     id: uuidv7(),
     organizationId: row.organizationId,
@@ -183,6 +171,7 @@ export async function createVuln(
     inboxState: "dispatching",
     processingState: "open",
     readAt: null,
+    ...triageOf(input),
     submission: { ...raw, received_at: now },
     createdAt: now,
     updatedAt: now,
@@ -204,46 +193,45 @@ export async function createVuln(
   return record;
 }
 
-export interface VulnUpdate extends VulnInput {
-  briefId: string;
+/** A PATCH: every member optional (left out: unchanged), plus processing_state. */
+export interface VulnUpdate extends Partial<VulnInput> {
+  briefId?: string;
   processing_state?: ProcessingState;
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
+const sameList = (a: string[], b: string[]) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
- * Updates a vuln: one read (the vuln and the named brief), then one batch. Every statement is guarded
- * by the revision it read (which only edits bump, not intake), and the events are chained on
- * changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
+ * Updates a vuln: one read (the vuln, and the brief if one is named), then one batch. Every statement
+ * is guarded by the revision it read (which only edits bump, not intake), and the events are chained
+ * on changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
  */
 export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
-  const [vulnRows, briefRows] = await readBatch(ctx, [
-    ctx.db.select({ ...getTableColumns(vulns), ...domainsColumn }).from(vulns).where(where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId))),
-    ctx.db.select({ organizationId: briefs.organizationId }).from(briefs).where(eq(briefs.id, input.briefId)),
-  ]);
+  const vulnRead = ctx.db.select({ ...getTableColumns(vulns), ...domainsColumn }).from(vulns).where(where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId)));
+  const briefRead = ctx.db.select({ organizationId: briefs.organizationId }).from(briefs).where(eq(briefs.id, input.briefId ?? ""));
+  const [vulnRows, briefRows] = input.briefId === undefined ? [...(await readBatch(ctx, [vulnRead])), []] : await readBatch(ctx, [vulnRead, briefRead]);
   const existing = vulnRows[0] ? toRecord(vulnRows[0]) : null;
   if (!existing) throw notFound();
-  if (briefRows[0]?.organizationId !== existing.organizationId) throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
+  if (input.briefId !== undefined && briefRows[0]?.organizationId !== existing.organizationId) throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
 
   const next: VulnRecord = {
     ...existing,
-    title: input.title,
-    description: input.description,
-    briefId: input.briefId,
+    title: input.title ?? existing.title,
+    description: input.description ?? existing.description,
+    briefId: input.briefId ?? existing.briefId,
     contactEmail: input.contact_email === undefined ? existing.contactEmail : input.contact_email,
     tags: input.tags === undefined ? existing.tags : unique(input.tags),
     processingState: input.processing_state ?? existing.processingState,
     domains: input.domains === undefined ? existing.domains : unique(input.domains).sort(),
+    ...triageOf(input, existing),
   };
   const domainsChanged = !sameSet(next.domains, existing.domains);
   const changed =
     domainsChanged ||
-    next.title !== existing.title ||
-    next.description !== existing.description ||
-    next.briefId !== existing.briefId ||
-    next.contactEmail !== existing.contactEmail ||
-    next.processingState !== existing.processingState ||
-    JSON.stringify(next.tags) !== JSON.stringify(existing.tags);
+    (["title", "description", "briefId", "contactEmail", "processingState", "severity", "cvssVector", "cvssScore", "cvssVersion"] as const).some((k) => next[k] !== existing[k]) ||
+    !sameList(next.tags, existing.tags) ||
+    !sameList(next.cweIds, existing.cweIds);
   if (!changed) return existing;
 
   const now = nowIso();
@@ -261,6 +249,11 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
         contactEmail: next.contactEmail,
         tags: next.tags,
         processingState: next.processingState,
+        severity: next.severity,
+        cvssVector: next.cvssVector,
+        cvssScore: next.cvssScore,
+        cvssVersion: next.cvssVersion,
+        cweIds: next.cweIds,
         revision: next.revision,
         updatedAt: now,
       })
@@ -285,14 +278,19 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
   return next;
 }
 
-/** Deletes a vuln; Vuln::Destroyed is written first in the same batch, from the row about to go. */
-export async function deleteVuln(ctx: ServiceContext, id: string): Promise<void> {
+/**
+ * Deletes a vuln; Vuln::Destroyed is written first in the same batch, from the row about to go, and
+ * its attachments' rows go with it (cascade). Their objects, read in the same batch, are deleted after
+ * the answer; unreadable from the moment the rows are gone, any left behind are the cron's to purge.
+ */
+export async function deleteVuln(ctx: ServiceContext, id: string, objects: R2Bucket): Promise<void> {
   const now = nowIso();
   const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
   const destroyed = vulnEvent(ctx.db, "Vuln::Destroyed", id, now, { organizationId: ctx.caller.organizationId ?? undefined });
-  const p = new Plan(null).add(destroyed.statement, destroyed.event).add(ctx.db.delete(vulns).where(scoped));
+  const p = new Plan(null).add(vulnObjectKeys(ctx, id)).add(destroyed.statement, destroyed.event).add(ctx.db.delete(vulns).where(scoped));
   const { results } = await commit(ctx, p);
-  if (changedRows(results[1]) === 0) throw notFound();
+  if (changedRows(results[2]) === 0) throw notFound();
+  deleteObjectsLater(ctx, objects, (results[0] as { objectKey: string }[]).map((r) => r.objectKey));
 }
 
 /**

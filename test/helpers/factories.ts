@@ -2,7 +2,9 @@ import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db";
 import { apiKeys } from "../../src/db/schema";
 import { newKeyRecord } from "../../src/services/api-keys";
-import { post } from "./api";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import worker from "../../src/index";
+import { api, BASE, post } from "./api";
 
 let sequence = 0;
 const unique = () => `${Date.now().toString(36)}${(sequence++).toString(36)}${Math.random().toString(36).slice(2, 6)}`;
@@ -94,4 +96,34 @@ export async function listing(operatorKey: string, directoryId: string, organiza
   });
   if (res.status !== 201) throw new Error(`listing factory: ${res.status} ${res.text}`);
   return res.body.data;
+}
+
+/** Bytes that are not text, so a test can tell them apart from any JSON document. */
+export function attachmentBytes(size: number, seed = 7): Uint8Array {
+  const bytes = new Uint8Array(size);
+  for (let i = 0; i < size; i++) bytes[i] = (i * 31 + seed) & 0xff;
+  return bytes;
+}
+
+/** An attachment upload as a client sends it: the file as the body, its name in ?filename=. */
+export function upload(key: string | null, vulnId: string, bytes: Uint8Array | string, opts: { filename?: string; contentType?: string | null; headers?: Record<string, string>; env?: Partial<Env> } = {}) {
+  const query = opts.filename === undefined ? "" : `?filename=${encodeURIComponent(opts.filename)}`;
+  const length = typeof bytes === "string" ? new TextEncoder().encode(bytes).byteLength : bytes.byteLength;
+  return api("POST", `/v1/vulns/${vulnId}/attachments${query}`, {
+    key,
+    rawBody: bytes,
+    contentType: opts.contentType === undefined ? "application/octet-stream" : opts.contentType,
+    headers: { "Content-Length": String(length), ...opts.headers },
+    env: opts.env,
+  });
+}
+
+/** A download: the answer's bytes as they are (the api helper parses JSON). */
+export async function download(key: string | null, path: string, opts: { method?: string; env?: Partial<Env> } = {}) {
+  const ctx = createExecutionContext();
+  const headers = key ? { Authorization: `Bearer ${key}` } : undefined;
+  const res = await worker.fetch(new Request(`${BASE}${path}`, { method: opts.method ?? "GET", headers }), { ...env, ...opts.env }, ctx);
+  const bytes = new Uint8Array(await res.arrayBuffer());
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, headers: res.headers, bytes };
 }

@@ -4,7 +4,9 @@ import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { requireOrganizationKey } from "../../../http/auth";
 import { collectionDocument, errorResponses, IdParam, jsonContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import { createVuln, deleteVuln, listVulns, showVuln, updateVuln } from "../../../services/vulns";
+import { listVulns } from "../../../services/vuln-list";
+import { createVuln, deleteVuln, showVuln, updateVuln } from "../../../services/vulns";
+import { attachmentsRouter } from "./attachments";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
 import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
 
@@ -32,6 +34,7 @@ export const vulnsRouter = createRouter()
       const { rows, total } = await listVulns(serviceContext(c), page, query.sort, {
         processingState: query["q[processing_state_eq]"],
         inboxState: query["q[inbox_state_eq]"],
+        severity: query["q[severity_eq]"],
         briefId: query["q[brief_id_eq]"],
         createdFrom: query["q[created_at_gteq]"],
         createdTo: query["q[created_at_lteq]"],
@@ -74,7 +77,8 @@ export const vulnsRouter = createRouter()
       method: "patch",
       path: "/{id}",
       tags,
-      summary: "Update a vuln (every create member is required, as the spec draws it); processing_state closes or reopens (organization key only)",
+      summary:
+        "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); processing_state closes or reopens; fires Vuln::Updated on a change (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
       responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...writeErrors },
@@ -83,7 +87,7 @@ export const vulnsRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "vuln", id);
-      const record = await updateVuln(serviceContext(c), id, { ...data.attributes, briefId: data.relationships.brief.data.id });
+      const record = await updateVuln(serviceContext(c), id, { ...data.attributes, briefId: data.relationships?.brief?.data.id });
       return respond(c, single(serializeVuln(record)));
     },
   )
@@ -92,13 +96,15 @@ export const vulnsRouter = createRouter()
       method: "delete",
       path: "/{id}",
       tags,
-      summary: "Delete a vuln; fires Vuln::Destroyed (organization key only)",
+      summary: "Delete a vuln and its attachments; fires Vuln::Destroyed (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
       responses: { 204: { description: "Deleted" }, ...deleteErrors },
     }),
     async (c) => {
-      await deleteVuln(serviceContext(c), c.req.valid("param").id);
+      await deleteVuln(serviceContext(c), c.req.valid("param").id, c.env.ATTACHMENTS);
       return noContent(c);
     },
   );
+
+vulnsRouter.route("/", attachmentsRouter);

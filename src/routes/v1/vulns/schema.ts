@@ -1,9 +1,10 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { INBOX_STATES, PROCESSING_STATES, type Submission } from "../../../db/schema";
+import { CVSS_VERSIONS, INBOX_STATES, PROCESSING_STATES, SEVERITIES, type Submission } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
+import { listQuery, uuidQuery, requestDocument, resourceSchema, SORTS, Timestamp, toOneSchema } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
+import { rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
 
@@ -30,18 +31,60 @@ export const SubmissionAttributes = z.strictObject({
   domains: Domains.optional(),
 });
 
-const CreateAttributes = SubmissionAttributes.extend({ tags: Tags.optional() });
+// Triage (the organization's, never the public submission's): parsed and scored as they come in.
+const Severity = z.enum(SEVERITIES);
+const CvssVector = z
+  .string()
+  .max(300, "must be at most 300 characters")
+  .transform((v, ctx) => {
+    const rated = rateCvss(v);
+    if (rated.ok) return rated.rating;
+    ctx.addIssue({ code: "custom", message: rated.reason });
+    return z.NEVER;
+  })
+  .openapi({ type: "string", example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N", description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric." });
+const CweIds = z
+  .array(
+    z
+      .string()
+      .regex(/^CWE-[1-9]\d{0,5}$/i, "must be a CWE id such as CWE-79")
+      .transform((v) => v.toUpperCase()),
+  )
+  .max(10, "at most 10 CWE ids");
+const TriageAttributes = {
+  severity: Severity.nullable().optional().openapi({ description: "Left out with a cvss_vector: the score's rating (0 none, 0.1-3.9 low, 4-6.9 medium, 7-8.9 high, 9-10 critical)." }),
+  cvss_vector: CvssVector.nullable().optional(),
+  cwe_ids: CweIds.optional(),
+};
+
+const CreateAttributes = SubmissionAttributes.extend({ tags: Tags.optional(), ...TriageAttributes });
 const BriefRelationship = z.strictObject({ brief: relationshipInput("brief") });
 
 export const CreateVulnInput = requestDocument(CreateAttributes, BriefRelationship).openapi("CreateVulnInput");
 
-// The spec requires every create member on PATCH too; processing_state closes and reopens.
-export const UpdateVulnInput = updateDocument(
-  CreateAttributes.extend({ processing_state: z.enum(PROCESSING_STATES).optional() }),
-  BriefRelationship,
-).openapi("UpdateVulnInput");
+// Every member optional: one left out is unchanged, null clears a nullable one. Clients that send
+// every create member (as the original draft of the API drew PATCH) work the same.
+export const UpdateVulnInput = z
+  .strictObject({
+    data: z.strictObject({
+      type: z.string(),
+      id: z.string().optional(),
+      attributes: CreateAttributes.partial()
+        .extend({ processing_state: z.enum(PROCESSING_STATES).optional() })
+        .optional(),
+      relationships: BriefRelationship.partial().optional(),
+    }),
+  })
+  .openapi("UpdateVulnInput");
+
+export const VULN_SORTS = [...SORTS, "cvss_score", "-cvss_score"] as const;
 
 export const ListVulnsQuery = listQuery({
+  sort: z
+    .enum(VULN_SORTS)
+    .optional()
+    .openapi({ param: { name: "sort", in: "query", description: "cvss_score and -cvss_score put vulns without a score last either way." }, example: "-created_at" }),
+  "q[severity_eq]": Severity.optional().openapi({ param: { name: "q[severity_eq]", in: "query" } }),
   "q[processing_state_eq]": z.enum(PROCESSING_STATES).optional().openapi({ param: { name: "q[processing_state_eq]", in: "query" } }),
   "q[inbox_state_eq]": z.enum(INBOX_STATES).optional().openapi({ param: { name: "q[inbox_state_eq]", in: "query" } }),
   "q[brief_id_eq]": uuidQuery("q[brief_id_eq]"),
@@ -61,6 +104,11 @@ export const Vuln = resourceSchema(
     contact_email: z.string().nullable(),
     domains: z.array(z.string()),
     tags: z.array(z.string()),
+    severity: Severity.nullable(),
+    cvss_vector: z.string().nullable(),
+    cvss_score: z.number().min(0).max(10).nullable().openapi({ description: "Read-only: the vector's score, 0.0 to 10.0.", example: 6.1 }),
+    cvss_version: z.enum(CVSS_VERSIONS).nullable().openapi({ description: "Read-only." }),
+    cwe_ids: z.array(z.string()),
     read_at: Timestamp.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
@@ -95,6 +143,11 @@ export function serializeVuln(row: VulnRecord) {
       contact_email: row.contactEmail,
       domains: row.domains,
       tags: row.tags,
+      severity: row.severity,
+      cvss_vector: row.cvssVector,
+      cvss_score: row.cvssScore,
+      cvss_version: row.cvssVersion,
+      cwe_ids: row.cweIds,
       read_at: row.readAt,
       created_at: row.createdAt,
       updated_at: row.updatedAt,

@@ -1,0 +1,66 @@
+// Names and types of uploaded files: what is kept, and what a download may tell a browser.
+
+export const MAX_FILENAME_LENGTH = 255;
+
+// C0 and C1 controls and DEL, and the invisible format characters (bidi overrides such as U+202E,
+// zero-width joiners) that make "exe.txt" read as "txt.exe" or hide part of a name.
+const UNSAFE_CHARACTERS = /[\p{Cc}\p{Cf}\u2028\u2029]/gu;
+
+/**
+ * A filename as kept: the last segment of any path (separators `/` and `\` and the directories
+ * before them go, as browsers do with a download's name), without control or invisible format
+ * characters, NFC, trimmed. Null when nothing usable is left ("", ".", ".." or over 255 characters).
+ */
+export function cleanFilename(raw: string): string | null {
+  const withoutControls = raw.normalize("NFC").replace(UNSAFE_CHARACTERS, "");
+  const name = withoutControls.split(/[/\\]/).at(-1)!.trim();
+  if (name === "" || name === "." || name === ".." || [...name].length > MAX_FILENAME_LENGTH) return null;
+  return name;
+}
+
+const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/**
+ * The media type kept for an upload: the request's Content-Type reduced to `type/subtype` in lower
+ * case, with a `charset` for text types; application/octet-stream when it is missing or malformed.
+ */
+export function storedContentType(header: string | undefined): string {
+  if (!header) return "application/octet-stream";
+  const [essence = "", ...params] = header.split(";").map((p) => p.trim().toLowerCase());
+  const [type, subtype, ...extra] = essence.split("/");
+  if (!type || !subtype || extra.length || !TOKEN.test(type) || !TOKEN.test(subtype) || essence.length > 127) return "application/octet-stream";
+  const charset = params.map((p) => /^charset="?([a-z0-9._-]{1,40})"?$/.exec(p)?.[1]).find(Boolean);
+  return type === "text" && charset ? `${essence}; charset=${charset}` : essence;
+}
+
+/**
+ * Types a browser shows or saves without running anything as the API's origin. Markup (HTML, SVG,
+ * XML, XHTML), scripts, and anything else not listed are served as application/octet-stream.
+ */
+const INERT_TYPES = new Set([
+  "text/plain", "text/csv", "text/markdown",
+  "image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp",
+  "application/pdf", "application/json", "application/zip", "application/gzip", "application/x-tar",
+  "application/x-7z-compressed", "application/vnd.tcpdump.pcap",
+  "video/mp4", "video/webm", "video/quicktime", "audio/mpeg", "audio/wav",
+  "application/octet-stream",
+]);
+
+/** The Content-Type of a download: the stored type if inert, text always as UTF-8 unless it said otherwise. */
+export function servedContentType(stored: string): string {
+  const [essence = "", charset] = stored.split(/;\s*charset=/);
+  if (!INERT_TYPES.has(essence)) return "application/octet-stream";
+  if (essence.startsWith("text/")) return `${essence}; charset=${charset ?? "utf-8"}`;
+  return essence;
+}
+
+/**
+ * `attachment` (never `inline`), with the name twice: RFC 5987/6266 `filename*` in UTF-8 for clients
+ * that read it, and an ASCII `filename` for those that do not (non-ASCII, quotes, backslashes and
+ * `%` become "_", so no client can misread where the value ends).
+ */
+export function contentDisposition(filename: string): string {
+  const fallback = filename.replace(/[^\x20-\x7e]|["\\%]/g, "_");
+  const encoded = encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
+}

@@ -1,0 +1,216 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../../app-env";
+import { requireOrganizationKey } from "../../../http/auth";
+import { ApiError } from "../../../http/errors";
+import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
+import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
+import { collectionDocument, errorResponses, jsonContent, listQuery, OPERATOR_NEVER, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { contentDisposition, servedContentType } from "../../../lib/filenames";
+import { UPLOADERS } from "../../../db/schema";
+import {
+  deleteAttachment,
+  getAttachment,
+  listAttachments,
+  MAX_BYTES_PER_VULN,
+  MAX_FILE_BYTES,
+  MAX_FILES_PER_VULN,
+  openAttachmentContent,
+  uploadAttachment,
+  type AttachmentContext,
+  type AttachmentRecord,
+} from "../../../services/attachments";
+import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+
+const tags = ["Vuln attachments"];
+const organizationOnly = [requireOrganizationKey("vulns")];
+const errors = { notFound: "Vuln not found (vuln_not_found), or the vuln has no such attachment (not_found)", mediaType: JSON_MEDIA_TYPE };
+const readErrors = errorResponses("read", errors);
+const deleteErrors = errorResponses("read", { ...errors, forbidden: OPERATOR_NEVER });
+// Any Content-Type is a file's type here, so no 415; the 413 is the file limit, not the JSON one.
+const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = errorResponses("write", { ...errors, forbidden: OPERATOR_NEVER });
+const uploadErrors = {
+  ...uploadWriteErrors,
+  413: { ...tooLarge, description: "Payload too large: the file is over 10 MiB (by Content-Length or as streamed); nothing is stored" },
+  422: { ...invalidInput, description: "Validation error: filename (at source.parameter), an empty file, or the vuln's 20 files / 50 MiB; nothing is stored" },
+};
+
+const AttachmentParams = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
+  attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }),
+});
+const VulnParam = AttachmentParams.pick({ id: true });
+
+export const Attachment = resourceSchema(
+  "Attachment",
+  "attachment",
+  z.object({
+    filename: z.string().openapi({ example: "poc.txt" }),
+    content_type: z.string().openapi({ example: "text/plain" }),
+    byte_size: z.number().int().min(1).max(MAX_FILE_BYTES),
+    sha256: z.string().openapi({ description: "Lowercase hex SHA-256 of the bytes, computed as they were received.", example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" }),
+    uploaded_by: z.enum(UPLOADERS),
+    created_at: Timestamp,
+  }),
+  z.object({ vuln: toOneSchema("vuln") }),
+)
+  // The download link is in meta: JSON:API 1.1 allows only `self` among a resource's links.
+  .extend({ meta: z.object({ content_url: z.string().openapi({ description: "GET it for the bytes (with the same key)." }) }) })
+  .openapi("Attachment");
+
+const ListAttachmentsQuery = listQuery({
+  sort: z.enum(["created_at", "-created_at"]).optional().openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
+});
+const UploadQuery = z.strictObject({
+  filename: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "filename", in: "query", required: true },
+      description: "The file's name: path separators (and the directories before them) and control characters are removed; 1 to 255 characters must remain.",
+      example: "poc.txt",
+    }),
+});
+const Binary = z.string().openapi({ type: "string", format: "binary" });
+
+export function serializeAttachment(row: AttachmentRecord) {
+  const self = `/v1/vulns/${row.vulnId}/attachments/${row.id}`;
+  return {
+    ...resource(
+      "attachment",
+      row.id,
+      {
+        filename: row.filename,
+        content_type: row.contentType,
+        byte_size: row.byteSize,
+        sha256: row.sha256,
+        uploaded_by: row.uploadedBy,
+        created_at: row.createdAt,
+      },
+      self,
+      { vuln: toOne("vuln", row.vulnId) },
+    ),
+    meta: { content_url: `${self}/content` },
+  };
+}
+
+function attachmentContext(c: Context<AppEnv>): AttachmentContext {
+  return { ...serviceContext(c), objects: c.env.ATTACHMENTS };
+}
+
+function declaredLength(c: Context): number | null {
+  const header = c.req.header("content-length");
+  if (header === undefined) return null;
+  if (!/^\d{1,15}$/.test(header)) throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
+  return Number(header);
+}
+
+export const attachmentsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/attachments",
+      tags,
+      summary: "List a vuln's attachments, newest first",
+      request: { params: VulnParam, query: ListAttachmentsQuery },
+      responses: { 200: { description: "Attachments", content: jsonContent(collectionDocument(Attachment)) }, ...readErrors },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listAttachments(serviceContext(c), c.req.valid("param").id, page, query.sort);
+      return respond(c, collection(c, rows.map(serializeAttachment), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/attachments",
+      tags,
+      summary: `Attach a file: the body is the file, Content-Type its type (organization key only)`,
+      description:
+        `The raw bytes, streamed to storage while their SHA-256 is computed. At most ${MAX_FILE_BYTES} bytes (10 MiB) a file, ` +
+        `${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (50 MiB) a vuln. With an Idempotency-Key, the key covers the bytes and the filename. ` +
+        "Attaching does not change the vuln: no Vuln::Updated, updated_at unchanged.",
+      middleware: organizationOnly,
+      request: {
+        params: VulnParam,
+        query: UploadQuery,
+        body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } },
+      },
+      responses: { 201: { description: "Stored", content: jsonContent(singleDocument(Attachment)) }, ...uploadErrors },
+    }),
+    async (c) => {
+      const { filename } = c.req.valid("query");
+      const meta = { filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
+      const record = await uploadAttachment(attachmentContext(c), c.req.valid("param").id, c.req.raw.body, meta, "organization", (r) =>
+        storedCreated(c, single(serializeAttachment(r))),
+      );
+      return created(c, single(serializeAttachment(record)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/attachments/{attachment_id}",
+      tags,
+      summary: "Show an attachment's metadata",
+      request: { params: AttachmentParams },
+      responses: { 200: { description: "The attachment", content: jsonContent(singleDocument(Attachment)) }, ...readErrors },
+    }),
+    async (c) => {
+      const { id, attachment_id } = c.req.valid("param");
+      return respond(c, single(serializeAttachment(await getAttachment(serviceContext(c), id, attachment_id))));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/attachments/{attachment_id}/content",
+      tags,
+      summary: "Download an attachment's bytes (always as a download, never rendered as this API's origin)",
+      request: { params: AttachmentParams },
+      responses: {
+        200: {
+          description:
+            "The bytes. Content-Type is the stored type only if it is inert (plain text, images but SVG, PDF, JSON, archives, video); anything else is application/octet-stream.",
+          headers: {
+            "Content-Disposition": { description: "attachment, with an ASCII filename and an RFC 5987 filename*", schema: { type: "string" } },
+            "X-Content-Type-Options": { schema: { type: "string", enum: ["nosniff"] } },
+            "Content-Security-Policy": { schema: { type: "string", enum: ["sandbox"] } },
+          },
+          content: { "application/octet-stream": { schema: Binary } },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) => {
+      const { id, attachment_id } = c.req.valid("param");
+      const { record, body } = await openAttachmentContent(attachmentContext(c), id, attachment_id);
+      return c.body(body, 200, {
+        "Content-Type": servedContentType(record.contentType),
+        "Content-Length": String(record.byteSize),
+        "Content-Disposition": contentDisposition(record.filename),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox",
+        "Cache-Control": "no-store",
+      });
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "delete",
+      path: "/{id}/attachments/{attachment_id}",
+      tags,
+      summary: "Delete an attachment (organization key only)",
+      middleware: organizationOnly,
+      request: { params: AttachmentParams },
+      responses: { 204: { description: "Deleted" }, ...deleteErrors },
+    }),
+    async (c) => {
+      const { id, attachment_id } = c.req.valid("param");
+      await deleteAttachment(attachmentContext(c), id, attachment_id);
+      return noContent(c);
+    },
+  );

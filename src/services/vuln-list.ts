@@ -1,0 +1,69 @@
+import { and, count, eq, getTableColumns, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { vulnCounts, vulns, type ProcessingState, type Severity, type VulnRow } from "../db/schema";
+import type { Page } from "../http/jsonapi";
+import { tenantFilter, type ServiceContext } from "./context";
+import { batchOf, ordering, pageStatements, where, type Ordering, type Sort } from "./listing";
+import { domainsColumn, toRecord, type VulnRecord } from "./vulns";
+
+export type VulnSort = Sort | "cvss_score" | "-cvss_score";
+
+export interface VulnFilters {
+  processingState?: string;
+  inboxState?: string;
+  severity?: Severity;
+  briefId?: string;
+  createdFrom?: string;
+  createdTo?: string;
+}
+
+// By score with the unscored last in both directions: each direction orders by its own computed key
+// (see the vulns table), so a cursor is a plain keyset seek on an index, like the timestamps'.
+const BY_SCORE: Record<"cvss_score" | "-cvss_score", Ordering> = {
+  "-cvss_score": { name: "-cvss_score", column: vulns.cvssRankDesc, field: "cvssRankDesc", id: vulns.id, descending: true },
+  cvss_score: { name: "cvss_score", column: vulns.cvssRankAsc, field: "cvssRankAsc", id: vulns.id, descending: false },
+};
+
+export async function listVulns(ctx: ServiceContext, page: Page, sort: VulnSort | undefined, f: VulnFilters): Promise<{ rows: VulnRecord[]; total: number }> {
+  const filter = where(
+    tenantFilter(ctx, vulns.organizationId),
+    f.processingState ? eq(vulns.processingState, f.processingState as ProcessingState) : undefined,
+    f.inboxState ? eq(vulns.inboxState, f.inboxState as VulnRow["inboxState"]) : undefined,
+    f.severity ? eq(vulns.severity, f.severity) : undefined,
+    f.briefId ? eq(vulns.briefId, f.briefId) : undefined,
+    f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
+    f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
+  );
+  const columns = { ...getTableColumns(vulns), ...domainsColumn };
+  // As listPage does: the page's ids first, so the domains subquery runs for the page's rows only.
+  const spec = pageStatements<VulnRow & { domainsJson: string }>({
+    ordering: sort === "cvss_score" || sort === "-cvss_score" ? BY_SCORE[sort] : ordering(vulns, sort),
+    page,
+    rows: (seek, order, limit, offset) => {
+      const ids = ctx.db.select({ id: vulns.id }).from(vulns).where(and(filter, seek)).orderBy(...order).limit(limit).offset(offset);
+      return ctx.db.select(columns).from(vulns).where(inArray(vulns.id, ids)).orderBy(...order);
+    },
+    probe: (at: SQL) => ctx.db.select({ id: vulns.id }).from(vulns).where(and(filter, at)).limit(1),
+    total: countedTotal(ctx, f) ?? ctx.db.select({ total: count() }).from(vulns).where(filter),
+  });
+  const { rows, total } = spec.read(await batchOf(ctx.db, spec.statements));
+  return { rows: rows.map(toRecord), total };
+}
+
+/**
+ * The list's total from vuln_counts (one row) when the filters are at most one state or severity;
+ * other filters (a brief, a time range, two at once) count the matching rows on their index.
+ */
+function countedTotal(ctx: ServiceContext, f: VulnFilters) {
+  const buckets = [
+    f.processingState && `processing_state:${f.processingState}`,
+    f.inboxState && `inbox_state:${f.inboxState}`,
+    f.severity && `severity:${f.severity}`,
+  ].filter((b): b is string => Boolean(b));
+  if (f.briefId || f.createdFrom || f.createdTo || buckets.length > 1) return undefined;
+  if (ctx.caller.kind === "public") return undefined;
+  const organizationId = ctx.caller.kind === "operator" ? "*" : ctx.caller.organizationId!;
+  return ctx.db
+    .select({ total: vulnCounts.count })
+    .from(vulnCounts)
+    .where(and(eq(vulnCounts.organizationId, organizationId), eq(vulnCounts.bucket, buckets[0] ?? "all")));
+}
