@@ -12,10 +12,12 @@ const LARGE = 20_000;
 async function seedVulns(org: TestOrganization, n: number, prefix: string): Promise<void> {
   await env.DB.prepare(
     `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1 - 1)
-     INSERT INTO vulns (id, organization_id, brief_id, shortcode, title, description, contact_email, tags, inbox_state, processing_state, read_at, revision, submission, created_at, updated_at)
+     INSERT INTO vulns (id, organization_id, brief_id, shortcode, title, description, contact_email, tags, inbox_state, processing_state, read_at, revision, submission, severity, cvss_score, created_at, updated_at)
      SELECT printf('%s-0000-7000-8000-%012d', ?2, i), ?3, NULL, printf('%s-%d', ?2, i), 'Seeded', 'Seeded report', NULL, '[]',
             CASE i % 3 WHEN 0 THEN 'dispatching' WHEN 1 THEN 'received' ELSE 'stored' END,
             CASE i % 2 WHEN 0 THEN 'open' ELSE 'closed' END, NULL, 0, '{}',
+            CASE i % 4 WHEN 0 THEN NULL WHEN 1 THEN 'low' WHEN 2 THEN 'high' ELSE 'critical' END,
+            CASE i % 4 WHEN 0 THEN NULL WHEN 1 THEN 3.1 WHEN 2 THEN 7.5 ELSE 9.8 END,
             strftime('%Y-%m-%dT%H:%M:%S.000Z', 1600000000 + i, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%S.000Z', 1600000000 + i, 'unixepoch')
      FROM seq`,
   )
@@ -33,7 +35,7 @@ beforeAll(async () => {
 }, 60_000);
 
 describe("list cost at any size", () => {
-  it.each(["", "?q[processing_state_eq]=open", "?q[inbox_state_eq]=stored", "?sort=updated_at", "?page[after]="])(
+  it.each(["", "?q[processing_state_eq]=open", "?q[inbox_state_eq]=stored", "?q[severity_eq]=high", "?sort=updated_at", "?sort=-cvss_score", "?sort=cvss_score&page[after]=", "?page[after]="])(
     "GET /v1/vulns%s reads fewer than 200 rows, the same at 100 vulns and at 20,000, with an exact total",
     async (query) => {
       const a = await get(`/v1/vulns${query}`, small.key);
@@ -42,7 +44,7 @@ describe("list cost at any size", () => {
       expect(b.status).toBe(200);
       expect(b.rowsRead).toBeLessThan(200);
       expect(b.rowsRead).toBeLessThanOrEqual(a.rowsRead + 5);
-      const expected = query.includes("processing") ? LARGE / 2 : query.includes("inbox") ? Math.floor(LARGE / 3) : LARGE;
+      const expected = query.includes("processing") ? LARGE / 2 : query.includes("inbox") ? Math.floor(LARGE / 3) : query.includes("severity") ? LARGE / 4 : LARGE;
       expect(b.body.meta.page.total).toBe(expected);
     },
   );
@@ -75,7 +77,8 @@ describe("the counts behind the totals", () => {
       `SELECT bucket, count(*) AS count FROM (
          SELECT 'all' AS bucket FROM vulns WHERE organization_id = ?1
          UNION ALL SELECT 'processing_state:' || processing_state FROM vulns WHERE organization_id = ?1
-         UNION ALL SELECT 'inbox_state:' || inbox_state FROM vulns WHERE organization_id = ?1)
+         UNION ALL SELECT 'inbox_state:' || inbox_state FROM vulns WHERE organization_id = ?1
+         UNION ALL SELECT 'severity:' || severity FROM vulns WHERE organization_id = ?1 AND severity IS NOT NULL)
        GROUP BY bucket ORDER BY bucket`,
     )
       .bind(orgId)
@@ -83,13 +86,15 @@ describe("the counts behind the totals", () => {
     expect(kept.results).toEqual(real.results);
   }
 
-  it("stay exact through concurrent creates, closes, reopens, deletes and intake moves", async () => {
+  it("stay exact through concurrent creates, closes, reopens, re-ratings, deletes and intake moves", async () => {
     const org = await organization();
     const b = await brief(org, { published_at: PUBLISHED });
     const made = await Promise.all(Array.from({ length: 12 }, () => vuln(org, b.id)));
     const doc = (id: string, processing_state: string) => ({ data: { type: "vuln", id, attributes: { processing_state } } });
+    const rate = (id: string, severity: string | null) => ({ data: { type: "vuln", id, attributes: { severity } } });
     const results = await Promise.all([
       ...made.slice(0, 6).map((v) => patch(`/v1/vulns/${v.id}`, org.key, doc(v.id, "closed"))),
+      ...made.slice(9, 12).map((v, i) => patch(`/v1/vulns/${v.id}`, org.key, rate(v.id, ["high", "low", "critical"][i]!))),
       ...made.slice(6, 9).map((v) => del(`/v1/vulns/${v.id}`, org.key)),
       ...Array.from({ length: 4 }, (_, i) =>
         post("/v1/vulns", org.key, { data: { type: "vuln", attributes: { title: `Racing ${i}`, description: "d" }, relationships: { brief: { data: { type: "brief", id: b.id } } } } }),
@@ -98,6 +103,8 @@ describe("the counts behind the totals", () => {
     expect(results.map((r) => r.status).filter((s) => s >= 500)).toEqual([]);
     await patch(`/v1/vulns/${made[0]!.id}`, org.key, doc(made[0]!.id, "open"));
     await env.DB.prepare("UPDATE vulns SET inbox_state = 'stored' WHERE id = ?1").bind(made[1]!.id).run();
+    await patch(`/v1/vulns/${made[9]!.id}`, org.key, rate(made[9]!.id, "medium"));
+    await patch(`/v1/vulns/${made[10]!.id}`, org.key, rate(made[10]!.id, null));
     await countsMatch(org.id);
     expect((await get("/v1/vulns", org.key)).body.meta.page.total).toBe(12 - 3 + 4);
   });
