@@ -120,6 +120,26 @@ const CASES: Case[] = [
   },
   { name: "DELETE /v1/vulns/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, env: quiet }) },
   {
+    name: "PATCH /v1/vulns/{id} (triage alone, no brief named)",
+    trips: 3,
+    run: async (o) => api("PATCH", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, body: { data: { type: "vuln", attributes: { cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" } } }, env: quiet }),
+  },
+  {
+    name: "DELETE /v1/vulns/{id} (with attachments: their keys ride in the delete's batch)",
+    trips: 2,
+    run: async (o) => {
+      const v = await newVuln(o);
+      await attach(o, v.id);
+      return api("DELETE", `/v1/vulns/${v.id}`, { key: o.key, env: quiet });
+    },
+  },
+  { name: "POST /v1/vulns/{id}/attachments (the vuln and its usage, then the row)", trips: 3, run: async (o) => attach(o, (await newVuln(o)).id) },
+  { name: "POST /v1/vulns/{id}/attachments (with Idempotency-Key)", trips: 3, run: async (o) => attach(o, (await newVuln(o)).id, { "Idempotency-Key": crypto.randomUUID() }) },
+  { name: "GET /v1/vulns/{id}/attachments", trips: 2, run: async (o) => get(`/v1/vulns/${(await attachedVuln(o)).vulnId}/attachments`, o.key) },
+  { name: "GET /v1/vulns/{id}/attachments/{attachment_id}", trips: 2, run: async (o) => get((await attachedVuln(o)).self, o.key) },
+  { name: "GET /v1/vulns/{id}/attachments/{attachment_id}/content", trips: 2, run: async (o) => get(`${(await attachedVuln(o)).self}/content`, o.key) },
+  { name: "DELETE /v1/vulns/{id}/attachments/{attachment_id}", trips: 2, run: async (o) => api("DELETE", (await attachedVuln(o)).self, { key: o.key }) },
+  {
     name: "POST /v1/p/briefs/{shortcode}/vulns",
     trips: 2,
     run: async (o) => {
@@ -218,6 +238,14 @@ const publishedBrief = async (o: TestOrganization) => (await brief(o, { publishe
 const vulnDoc = (briefId: string, attributes: Record<string, unknown> = {}) => ({
   data: { type: "vuln", attributes: { title: "T", description: "D", ...attributes }, relationships: { brief: rel("brief", briefId) } },
 });
+/** An upload whose bytes are JSON text, so the download parses like any answer here. */
+function attach(o: TestOrganization, vulnId: string, headers: Record<string, string> = {}) {
+  return api("POST", `/v1/vulns/${vulnId}/attachments?filename=poc.json`, { key: o.key, rawBody: '{"poc":true}', contentType: "application/json", headers });
+}
+async function attachedVuln(o: TestOrganization) {
+  const vulnId = (await newVuln(o)).id;
+  return { vulnId, self: (await attach(o, vulnId)).body.data.links.self as string };
+}
 async function newVuln(o: TestOrganization, briefId?: string) {
   const res = await api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(briefId ?? (await publishedBrief(o))), env: quiet });
   return res.body.data as { id: string };
