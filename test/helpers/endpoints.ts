@@ -1,4 +1,4 @@
-import { post } from "./api";
+import { api, post } from "./api";
 import { asset, brief, directory, listing, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "./factories";
 
 /** What one organization owns, for endpoints that need ids. */
@@ -11,6 +11,8 @@ export interface Fixture {
   spareBriefId: string;
   apiKeyId: string;
   vulnId: string;
+  /** An attachment of the vuln, whose bytes are JSON text (the generators parse every answer). */
+  attachmentId: string;
   webhookId: string;
   deliveryId: string;
   directoryId: string;
@@ -29,6 +31,7 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
   const spare = await brief(org, { published_at: PUBLISHED });
   const k = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: {} } });
   const v = await vuln(org, b.id);
+  const file = await api("POST", `/v1/vulns/${v.id}/attachments?filename=poc.json`, { key: org.key, rawBody: '{"poc":true}', contentType: "application/json" });
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
   const dir = await directory(org.operatorKey);
@@ -36,7 +39,7 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
   const l = await listing(org.operatorKey, dir.id, org.id);
   const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: b.id } } });
   return {
-    org, policyId: p.id, assetId: a.id, briefId: b.id, spareBriefId: spare.id, apiKeyId: k.body.data.id, vulnId: v.id, webhookId: w.id, deliveryId: d.body.data.id,
+    org, policyId: p.id, assetId: a.id, briefId: b.id, spareBriefId: spare.id, apiKeyId: k.body.data.id, vulnId: v.id, attachmentId: file.body.data.id, webhookId: w.id, deliveryId: d.body.data.id,
     directoryId: dir.id, spareDirectoryId: spareDir.id, listingId: l.id, itemId: item.body.data.id,
   };
 }
@@ -56,6 +59,8 @@ export interface Endpoint {
    * only an "unclaimed" organization's (a claimed one's is 403), or "never" (403).
    */
   operator?: "any" | "unclaimed" | "never";
+  /** The code another organization gets where it is not "not_found" (routes under a vuln: "vuln_not_found"). */
+  notFound?: "vuln_not_found";
 }
 
 const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => () => ({
@@ -96,6 +101,19 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
   { method: "PATCH", path: (f) => `/v1/vulns/${f.vulnId}`, body: (f) => vulnDoc(f.briefId), owned: true, operator: "never" },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true, operator: "never" },
+  // Under another organization's vuln these answer vuln_not_found, as the vuln itself does.
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments`, ownedBy: (f) => `/v1/vulns/${f.vulnId}`, notFound: "vuln_not_found" },
+  {
+    method: "POST",
+    path: (f) => `/v1/vulns/${f.vulnId}/attachments?filename=proof.txt`,
+    body: () => "proof",
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+    operator: "never",
+  },
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}/content`, ownedBy: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, notFound: "vuln_not_found" },
+  { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true, operator: "never" },
   { method: "GET", path: () => "/v1/webhook_event_types" },
   { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
   { method: "GET", path: () => "/v1/webhooks" },
@@ -166,6 +184,7 @@ function vulnDoc(briefId: string) {
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
     // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
+    .replace(/\?.*$/, "")
     .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");
