@@ -82,7 +82,7 @@ describe("npm run dev", () => {
 });
 
 describe("a report through the demo brief, as the README walks it", () => {
-  it("is received with no key, reaches stored within seconds, closes and reopens", async () => {
+  it("is received with no key, reaches stored within seconds, is triaged, gets a file, closes and reopens", async () => {
     const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
     const auth = { Authorization: `Bearer ${key}` };
     const submitted = await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
@@ -102,13 +102,34 @@ describe("a report through the demo brief, as the README walks it", () => {
     }
     expect(state).toBe("stored");
 
+    // Triage: one member, the rest unchanged.
+    const vector = "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N";
+    const triaged = await fetch(`${base}/v1/vulns/${id}`, {
+      method: "PATCH",
+      headers: { ...auth, "Content-Type": "application/vnd.api+json" },
+      body: JSON.stringify({ data: { type: "vuln", id, attributes: { cvss_vector: vector, cwe_ids: ["CWE-79"] } } }),
+    });
+    expect((await json(triaged)).data.attributes).toMatchObject({ title: "Stored XSS", severity: "medium", cvss_score: 6.1, cvss_version: "3.1", cwe_ids: ["CWE-79"] });
+
+    // A file attached with --data-binary and downloaded with -OJ: the same bytes under the same name.
+    const poc = new TextEncoder().encode("POST /comments\ncomment=<script>alert(1)</script>\n");
+    const uploaded = await fetch(`${base}/v1/vulns/${id}/attachments?filename=poc.txt`, { method: "POST", headers: { ...auth, "Content-Type": "text/plain" }, body: poc });
+    expect(uploaded.status).toBe(201);
+    const file = (await json(uploaded)).data;
+    const listed = await json(await fetch(`${base}/v1/vulns/${id}/attachments`, { headers: auth }));
+    expect(listed.data.map((a: { id: string }) => a.id)).toEqual([file.id]);
+    const downloaded = await fetch(`${base}${file.meta.content_url}`, { headers: auth });
+    expect(downloaded.headers.get("Content-Disposition")).toBe(`attachment; filename="poc.txt"; filename*=UTF-8''poc.txt`);
+    expect(downloaded.headers.get("Content-Type")).toBe("text/plain; charset=utf-8");
+    expect(new Uint8Array(await downloaded.arrayBuffer())).toEqual(poc);
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", poc)), (b) => b.toString(16).padStart(2, "0")).join("");
+    expect(file.attributes.sha256).toBe(digest);
+
     for (const processing_state of ["closed", "open"]) {
       const res = await fetch(`${base}/v1/vulns/${id}`, {
         method: "PATCH",
-        headers: { ...auth, "Content-Type": "application/json" },
-        body: JSON.stringify({
-          data: { type: "vuln", id, attributes: { title: "Stored XSS", description: "Post a script as a comment.", processing_state }, relationships: { brief: { data: { type: "brief", id: "01900000-0000-7000-8000-000000000003" } } } },
-        }),
+        headers: { ...auth, "Content-Type": "application/vnd.api+json" },
+        body: JSON.stringify({ data: { type: "vuln", id, attributes: { processing_state } } }),
       });
       expect((await json(res)).data.attributes.processing_state).toBe(processing_state);
     }
