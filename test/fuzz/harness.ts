@@ -119,6 +119,9 @@ export function judge(c: FuzzCase, res: Answer, { ops, errorCodes, components }:
   } else if (status < 400) {
     const documented = op?.responses.get(status) ?? [];
     if (!documented.includes(essence(res.headers.get("Content-Type")))) add(`success Content-Type ${res.headers.get("Content-Type")}`, `documented: ${documented.join(", ")}`);
+    // A creation points at what it made, at the address the document itself gives.
+    const self = status === 201 ? selfLinkOf(res.text) : undefined;
+    if (self && !(res.headers.get("Location") ?? "").endsWith(self)) add("201 whose Location is not its links.self", `Location: ${res.headers.get("Location")}, links.self: ${self}`);
     const schema = op?.successSchemas.get(status);
     const where = schema && mismatchOf(schema, components, res.text);
     if (where) add(`${status} body departs from its documented schema at ${where.replace(/\/\d+(?=\/|$)/g, "/*")}`, res.text.slice(0, 300));
@@ -137,6 +140,15 @@ export function judge(c: FuzzCase, res: Answer, { ops, errorCodes, components }:
     }
   }
   return problems;
+}
+
+function selfLinkOf(text: string): string | undefined {
+  try {
+    const self = JSON.parse(text)?.data?.links?.self;
+    return typeof self === "string" ? self : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 function mismatchOf(schema: Schema, components: Components, text: string): string | undefined {
@@ -166,7 +178,10 @@ function errorDocumentProblem(res: Answer, codes: Set<string>): string | undefin
     if (e.detail !== undefined && typeof e.detail !== "string") return "detail not a string";
     if (e.source !== undefined) {
       const entries = Object.entries(e.source as object);
-      if (entries.length !== 1 || !["pointer", "parameter", "header"].includes(entries[0]![0]) || typeof entries[0]![1] !== "string") return "bad source";
+      const [member, value] = entries[0] ?? [];
+      if (entries.length !== 1 || !["pointer", "parameter", "header"].includes(member!) || typeof value !== "string") return "source is not one pointer, parameter or header";
+      if (member === "pointer" && !/^(\/([^~]|~[01])*)*$/.test(value)) return "source.pointer is not a JSON Pointer";
+      if (member !== "pointer" && value === "") return `source.${member} is empty`;
     }
   }
   return undefined;

@@ -14,6 +14,9 @@ export interface Operation {
   pathParams: { name: string; type: string }[];
   query: QueryParam[];
   body?: { schema: Schema; mediaTypes: string[] };
+  /** Takes a body of another media type than JSON (an upload): only junk is sent to it. */
+  upload: boolean;
+  requiredQuery: boolean;
   /** Documented statuses and the media types each may answer in. */
   responses: Map<number, string[]>;
   /** The documented body of each success status that has one. */
@@ -69,19 +72,24 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         const schema = Object.values(r.content ?? {})[0]?.schema;
         if (Number(status) < 400 && schema) successSchemas.set(Number(status), schema);
       }
+      // Only JSON bodies are generated from their schema; an upload (another media type) gets junk only.
       const content = op.requestBody?.content as Record<string, { schema: Schema }> | undefined;
-      const first = content && Object.values(content)[0];
+      const jsonType = Object.keys(content ?? {}).find((t) => /^application\/(vnd\.api\+)?json$/.test(t));
+      const first = jsonType ? content![jsonType] : undefined;
       ops.push({
         method: method.toUpperCase() as Operation["method"],
         template,
         pathParams,
         query: params.filter((p) => p.in === "query").map((p) => ({ name: p.name, schema: p.schema ?? {} })),
-        body: first ? { schema: first.schema, mediaTypes: Object.keys(content!) } : undefined,
+        body: first ? { schema: first.schema, mediaTypes: Object.keys(content!).filter((t) => /json$/.test(t)) } : undefined,
+        upload: content !== undefined && !jsonType,
+        requiredQuery: params.some((p) => p.in === "query" && p.required),
         responses,
         successSchemas,
         errorMediaType: responses.get(400)?.[0] ?? "application/vnd.api+json",
         resourceType: resourceTypeOf(op, doc.components.schemas) ?? COLLECTIONS[segments.filter((s) => !s.startsWith("{")).at(-1)!] ?? "unknown",
-        public: template.startsWith("/v1/p/"),
+        // An operation that overrides the document's bearer requirement with none needs no key.
+        public: Array.isArray(op.security) && op.security.length === 0,
         label: `${method.toUpperCase()} ${template}`,
       });
     }

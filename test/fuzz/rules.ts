@@ -44,7 +44,7 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
  */
 export function expectedStatuses(c: FuzzCase, key: KeyKind, operatorOnly: Set<string>): number[] | undefined {
   // Only where nothing else is wrong with the request: a bad body or query may rightly come first.
-  if (c.focus !== "path" || c.op.body || key === "literal" || c.method !== c.op.method) return undefined;
+  if (c.focus !== "path" || c.op.body || c.op.upload || c.op.requiredQuery || key === "literal" || c.method !== c.op.method) return undefined;
   if (!c.mustFail.every((why) => why.startsWith("the path names no"))) return undefined;
   if (key === "org" && operatorOnly.has(c.op.label)) return undefined;
   const foreign = key === "org" && pathOwners(c).has("B");
