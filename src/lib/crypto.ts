@@ -1,17 +1,28 @@
 const BASE62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
-/** `vdp_` and 43 base62 characters (~256 bits). Rejection sampling keeps every character equally likely. */
-export function generateApiKey(): string {
-  let out = "vdp_";
-  while (out.length < 4 + 43) {
+/**
+ * `prefix` and 43 base62 characters (~256 bits). Rejection sampling keeps every character equally
+ * likely: bytes 248..255 would favour the first eight characters, so they are drawn again.
+ */
+export function generateToken(prefix: string): string {
+  let out = prefix;
+  const length = prefix.length + 43;
+  while (out.length < length) {
     for (const b of crypto.getRandomValues(new Uint8Array(64))) {
-      if (b < 248 && out.length < 4 + 43) out += BASE62[b % 62];
+      if (b < 248 && out.length < length) out += BASE62[b % 62];
     }
   }
   return out;
 }
 
+/** An organization's or operator's API key: `vdp_` and 43 base62 characters. */
+export const generateApiKey = () => generateToken("vdp_");
+
+/** A reporter's follow-up token: `vdpr_` and 43 base62 characters. It acts on one report only. */
+export const generateReporterToken = () => generateToken("vdpr_");
+
 export const API_KEY_PATTERN = /^vdp_[0-9A-Za-z]{40,}$/;
+export const REPORTER_TOKEN_PATTERN = /^vdpr_[0-9A-Za-z]{40,}$/;
 
 export async function sha256Hex(input: string | ArrayBuffer | Uint8Array): Promise<string> {
   const data = typeof input === "string" ? new TextEncoder().encode(input) : input;

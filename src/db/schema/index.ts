@@ -9,3 +9,4 @@ export * from "./vulns";
 export * from "./webhooks";
 export * from "./directories";
 export * from "./attachments";
+export * from "./comments";

@@ -54,6 +54,9 @@ export const vulns = sqliteTable(
     // Bumped by every edit of what the organization owns (not by intake): PATCH guards on it.
     revision: integer("revision").notNull().default(0),
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
+    // SHA-256 (hex) of the reporter's follow-up token, for public submissions only; the token itself
+    // is shown once, in the submission's answer. Going with the row, it stops working with the vuln.
+    followUpTokenHash: text("follow_up_token_hash").unique(),
     ...timestamps,
   },
   // Every list order ends in the id, so a page (by number or by cursor) is a seek on one of these.
