@@ -1,6 +1,6 @@
 import { and, asc, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { events, vulns } from "../db/schema";
+import { comments, events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../services/listing";
 import { QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
@@ -59,6 +59,36 @@ export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, 
           opts.ifPreviousChanged ? sql`changes() > 0` : undefined,
         ),
       ),
+  );
+  return { event, statement };
+}
+
+const COMMENT_PAYLOAD = sql.raw(`json_object('comment', json_object(
+  'id', "comments"."id", 'vuln_id', "comments"."vuln_id", 'author', "comments"."author",
+  'visibility', "comments"."visibility", 'body', "comments"."body", 'created_at', "comments"."created_at"))`);
+
+/**
+ * Vuln::Comment::Created for the comment `commentId`, built by SQLite from the comment's row, so it
+ * belongs after the comment's INSERT in the same batch: a comment the batch did not write has no event.
+ */
+export function commentEvent(db: Db, commentId: string, now: string) {
+  const event: PlannedEvent = { id: uuidv7(), type: "Vuln::Comment::Created" };
+  const statement = db.insert(events).select(
+    db
+      .select({
+        id: sql<string>`${event.id}`.as("id"),
+        organizationId: comments.organizationId,
+        vulnId: comments.vulnId,
+        type: sql<string>`${event.type}`.as("type"),
+        payload: sql<string>`${COMMENT_PAYLOAD}`.as("payload"),
+        createdAt: sql<string>`${now}`.as("created_at"),
+        processedAt: sql<null>`null`.as("processed_at"),
+        lastSentAt: sql<null>`null`.as("last_sent_at"),
+        nextSendAt: sql<null>`null`.as("next_send_at"),
+        sendCount: sql<number>`0`.as("send_count"),
+      })
+      .from(comments)
+      .where(eq(comments.id, commentId)),
   );
   return { event, statement };
 }

@@ -1,5 +1,5 @@
 /**
- * The webhook event types of the spec. Their ids are constants, the same in every deployment and
+ * The webhook event types: the spec's eight, then Vuln::Comment::Created (a comment from either side). Their ids are constants, the same in every deployment and
  * database, so a client can keep them in configuration.
  */
 export const EVENT_TYPES = [
@@ -11,6 +11,7 @@ export const EVENT_TYPES = [
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000006", short_name: "Vuln::Inbox::Stored" },
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000007", short_name: "Vuln::Processing::Closed" },
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000008", short_name: "Vuln::Processing::Reopened" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000009", short_name: "Vuln::Comment::Created" },
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number]["short_name"];
