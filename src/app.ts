@@ -9,6 +9,9 @@ import { requestMediaType } from "./http/media-type";
 import { database, limitBody, noStoreByDefault, requestIdentity } from "./http/middleware";
 import { notFoundHandler } from "./http/not-found";
 import { validationHook } from "./http/openapi";
+import { errorsMarkdown, finishDocument } from "./http/openapi-document";
+import { docsRouter } from "./routes/docs";
+import { API_NAME, API_VERSION, homeRouter } from "./routes/home";
 import { apiKeysRouter, organizationApiKeysRouter } from "./routes/v1/api-keys";
 import { assetsRouter } from "./routes/v1/assets";
 import { briefsRouter } from "./routes/v1/briefs";
@@ -21,19 +24,23 @@ import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { publicRouter } from "./routes/public";
 
-const PUBLIC_PATHS = ["/v1/p/*", "/v1/openapi.json"];
+const PUBLIC_PATHS = ["/v1", "/v1/p/*", "/v1/openapi.json"];
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
 
   app.use("*", requestIdentity());
+  // JSON answers need no content at all; the reference pages set their own policy (src/routes/docs.ts).
   app.use(
     "*",
-    secureHeaders({
-      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-      crossOriginResourcePolicy: false,
-      crossOriginOpenerPolicy: false,
-    }),
+    except(
+      ["/docs", "/docs/*"],
+      secureHeaders({
+        contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+        crossOriginResourcePolicy: false,
+        crossOriginOpenerPolicy: false,
+      }),
+    ),
   );
   app.use("*", noStoreByDefault());
   app.use("/v1/*", limitBody());
@@ -42,6 +49,8 @@ export function createApp() {
   app.use("/v1/*", except(PUBLIC_PATHS, bearerAuth()));
   app.use("/v1/*", idempotency());
 
+  app.route("/", homeRouter);
+  app.route("/", docsRouter);
   app.route("/v1/organizations", organizationsRouter);
   app.route("/v1/organizations", organizationApiKeysRouter);
   app.route("/v1/api_keys", apiKeysRouter);
@@ -69,7 +78,8 @@ export function createApp() {
     let body = texts.get(origin);
     if (body === undefined) {
       document ??= openApiDocument(app);
-      body = JSON.stringify({ ...document, servers: [{ url: origin }] });
+      const info = { ...document.info, contact: { name: "The reference", url: `${origin}/docs` }, license: { name: "Proprietary: all rights reserved", url: `${origin}/` } };
+      body = JSON.stringify({ ...document, info, servers: [{ url: origin, description: "This deployment" }] });
       if (texts.size < 16) texts.set(origin, body);
     }
     c.header("Content-Type", "application/json");
@@ -84,39 +94,37 @@ export function createApp() {
 export type App = ReturnType<typeof createApp>;
 
 /**
- * The OpenAPI 3.0 document, generated from the same route definitions that validate requests. Two
- * things apply to many operations at once and are added here: the Idempotency-Key header of every
- * POST, and the bearer scheme.
+ * The OpenAPI 3.0 document, generated from the same route definitions that validate requests, then
+ * finished by finishDocument (src/http/openapi-document.ts) with what applies to many operations at
+ * once: headers, shared parameters, descriptions, tags.
  */
 function openApiDocument(app: OpenAPIHono<AppEnv>) {
   const doc = app.getOpenAPIDocument({
     openapi: "3.0.1",
     info: {
-      title: "Vulnerability Disclosure Platform API",
-      version: "1.0.0",
-      description:
-        "JSON:API 1.1 documents (`application/vnd.api+json`), except the vuln endpoints and the public submission, which answer `application/json` in the same shape. " +
-        "Every error is a JSON:API `errors` document. Request bodies may be sent as `application/vnd.api+json` or `application/json`. " +
-        "Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with `Idempotent-Replayed: true`.",
+      title: API_NAME,
+      version: API_VERSION,
+      description: [
+        "The API of a vulnerability disclosure platform: organizations publish disclosure policies and briefs, researchers report through them, and reports reach the organization's inbox and webhooks.",
+        "",
+        "**Documents.** JSON:API 1.1 (`application/vnd.api+json`), except the vuln endpoints and the public submission, which answer `application/json` in the same shape. Request bodies may be sent as either type.",
+        "",
+        "**Keys.** `Authorization: Bearer vdp_...`. An organization key acts for one organization; an operator key curates organizations and directories. The routes under `/v1/p/`, `/` and `/v1` need no key.",
+        "",
+        "**Repeats.** Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with `Idempotent-Replayed: true`.",
+        "",
+        "**Reading your writes.** Authenticated answers carry `X-D1-Bookmark`; send it back to read at least that answer's writes from any replica.",
+        "",
+        "## Errors",
+        "",
+        "Every error is a JSON:API `errors` document. Each error object has `status`, `code`, `title`, usually `detail` and `source`, `links.about` (its entry on the errors page) and `meta.request_id` (the answer's `X-Request-Id`).",
+        "",
+        errorsMarkdown(),
+      ].join("\n"),
     },
     security: [{ bearer: [] }],
   });
-  doc.components ??= {};
-  doc.components.parameters = {
-    ...doc.components.parameters,
-    IdempotencyKey: {
-      name: "Idempotency-Key",
-      in: "header",
-      required: false,
-      description:
-        "Up to 255 characters. The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); " +
-        "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key (public routes: the client IP).",
-      schema: { type: "string", maxLength: 255 },
-    },
-  };
-  for (const item of Object.values(doc.paths ?? {})) {
-    if (item?.post) item.post.parameters = [...(item.post.parameters ?? []), { $ref: "#/components/parameters/IdempotencyKey" }];
-  }
+  finishDocument(doc as never);
   return doc;
 }
 

@@ -3,25 +3,32 @@ import { HTTPException } from "hono/http-exception";
 import { IdempotentReplay } from "./replay";
 import { responseMediaType } from "./media-type";
 
-/** The closed list of error codes (API.md section 2); the status and title follow from the code. */
+/**
+ * The closed list of error codes; the status and title follow from the code. `about` is what the
+ * reference's errors page says of each (every error links to it), so it speaks to the client.
+ */
 export const ERROR_CODES = {
-  bad_request: { status: 400, title: "Bad request" },
-  unauthorized: { status: 401, title: "Unauthorized" },
-  forbidden: { status: 403, title: "Forbidden" },
-  not_found: { status: 404, title: "Not found" },
-  vuln_not_found: { status: 404, title: "Vuln not found" },
-  brief_not_found: { status: 404, title: "Brief not found" },
-  method_not_allowed: { status: 405, title: "Method not allowed" },
-  conflict: { status: 409, title: "Conflict" },
-  payload_too_large: { status: 413, title: "Payload too large" },
-  unsupported_media_type: { status: 415, title: "Unsupported media type" },
-  validation_error: { status: 422, title: "Validation error" },
-  unprocessable_entity: { status: 422, title: "Unprocessable entity" },
-  idempotency_key_reused: { status: 422, title: "Idempotency key reused" },
-  rate_limited: { status: 429, title: "Too many requests" },
-  internal_error: { status: 500, title: "Internal error" },
-  service_unavailable: { status: 503, title: "Service unavailable" },
+  bad_request: { status: 400, title: "Bad request", about: "The request is malformed: invalid JSON, an unknown or invalid query parameter, or a bad header. `source` names the parameter or header. Fix the request; retrying it unchanged fails again." },
+  unauthorized: { status: 401, title: "Unauthorized", about: "The `Authorization: Bearer` key is missing, malformed, unknown or revoked. Send a valid key. Repeated requests without a valid key are limited per client IP." },
+  forbidden: { status: 403, title: "Forbidden", about: "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where only the organization (or an unclaimed organization) may." },
+  not_found: { status: 404, title: "Not found", about: "No such route, or no such record for this key. Another organization's id answers exactly like an id that does not exist." },
+  vuln_not_found: { status: 404, title: "Vuln not found", about: "No vuln with this id belongs to the key's organization." },
+  brief_not_found: { status: 404, title: "Brief not found", about: "No brief with this id belongs to the key's organization, or (on the public read) no published brief has this shortcode." },
+  method_not_allowed: { status: 405, title: "Method not allowed", about: "The route exists, but not with this method. The `Allow` header lists the methods it takes." },
+  conflict: { status: 409, title: "Conflict", about: "`data.type` or `data.id` does not match the endpoint, the request lost a race with another change, or a request with the same `Idempotency-Key` is still in flight. Read the current state and retry." },
+  payload_too_large: { status: 413, title: "Payload too large", about: "The request body is over 1 MiB." },
+  unsupported_media_type: { status: 415, title: "Unsupported media type", about: "Send request bodies as `application/vnd.api+json` (parameters `ext` and `profile` only) or `application/json`." },
+  validation_error: { status: 422, title: "Validation error", about: "A member of the request document is invalid, missing, read-only or unknown. Each problem is its own error object, with `source.pointer` at the member." },
+  unprocessable_entity: { status: 422, title: "Unprocessable entity", about: "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead)." },
+  idempotency_key_reused: { status: 422, title: "Idempotency key reused", about: "This `Idempotency-Key` was used in the last 24 hours with a different request. Use a new key for a new request." },
+  rate_limited: { status: 429, title: "Too many requests", about: "Too many requests in the current minute for this key (or client IP). Wait the `Retry-After` seconds, then retry." },
+  internal_error: { status: 500, title: "Internal error", about: "Something failed on our side. Nothing internal is shown; quote `meta.request_id` (also the `X-Request-Id` header) when reporting it." },
+  service_unavailable: { status: 503, title: "Service unavailable", about: "Storage or the queue is briefly unavailable. Retry after the `Retry-After` seconds; with an `Idempotency-Key`, a retried write never happens twice." },
 } as const;
+
+/** Where the reference explains an error code: every error object links here (`links.about`). */
+export const ERRORS_PAGE = "/docs/errors";
+export const aboutError = (code: ErrorCode) => `${ERRORS_PAGE}#${code}`;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
@@ -35,6 +42,8 @@ export interface ErrorObject {
   title: string;
   detail?: string;
   source?: ErrorSource;
+  links: { about: string };
+  meta: { request_id: string };
 }
 
 export interface ProblemInput {
@@ -63,9 +72,13 @@ export class ApiError extends Error {
     return this;
   }
 
-  /** At most 25 error objects: a body with 60,000 bad members must not answer with megabytes. */
-  toDocument(): { errors: ErrorObject[]; meta?: { errors_omitted: number } } {
+  /**
+   * At most 25 error objects: a body with 60,000 bad members must not answer with megabytes. Each
+   * carries the request id (what the logs use) and the link to its code's explanation.
+   */
+  toDocument(requestId: string): { errors: ErrorObject[]; meta?: { errors_omitted: number } } {
     const { status, title } = ERROR_CODES[this.code];
+    const about = aboutError(this.code);
     const omitted = this.problems.length - MAX_ERRORS;
     return {
       errors: this.problems.slice(0, MAX_ERRORS).map((p) => ({
@@ -74,6 +87,8 @@ export class ApiError extends Error {
         title,
         ...(p.detail ? { detail: p.detail } : {}),
         ...(p.source ? { source: p.source } : {}),
+        links: { about },
+        meta: { request_id: requestId },
       })),
       ...(omitted > 0 ? { meta: { errors_omitted: omitted } } : {}),
     };
@@ -88,7 +103,7 @@ export function invalid(pointer: string, detail: string): ApiError {
 export function errorResponse(c: Context, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   c.header("Content-Type", responseMediaType(c.req.path));
-  return c.body(JSON.stringify(error.toDocument()), error.status);
+  return c.body(JSON.stringify(error.toDocument(c.get("requestId") ?? "unknown")), error.status);
 }
 
 /** The app's onError: every failure path ends here, so every error has the same shape. */
@@ -102,7 +117,7 @@ export function handleError(err: Error, c: Context): Response {
   }
   // Never answer with internals: the stack and driver text go to the log, tied to the request id.
   console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), ...loggable(err) }));
-  return errorResponse(c, new ApiError("internal_error", { detail: `Something went wrong. Request id: ${c.get("requestId") ?? "unknown"}` }));
+  return errorResponse(c, new ApiError("internal_error", { detail: "Something went wrong. Quote meta.request_id when reporting it." }));
 }
 
 function fromHttpException(err: HTTPException): ApiError {

@@ -19,6 +19,12 @@ export const ErrorObjectSchema = z
     source: z
       .object({ pointer: z.string().optional(), parameter: z.string().optional(), header: z.string().optional() })
       .optional(),
+    links: z.object({
+      about: z.string().openapi({ description: "The reference's entry for this code", example: "/docs/errors#validation_error" }),
+    }),
+    meta: z.object({
+      request_id: z.string().openapi({ format: "uuid", description: "The answer's X-Request-Id: quote it when asking about a failure" }),
+    }),
   })
   .openapi("Error");
 
@@ -93,12 +99,14 @@ export function updateDocument<A extends ZodType, R extends ZodType>(attributes:
   return z.strictObject({ data: z.strictObject({ type: z.string(), id: z.string().optional(), attributes, relationships }) });
 }
 
-// ---- Query parameters (API.md section 4) --------------------------------------------------------
+// ---- Query parameters ---------------------------------------------------------------------------
 
 export const SORTS = ["created_at", "-created_at", "updated_at", "-updated_at"] as const;
 
 // Digits only: "1e2", "0x10", "2.0" or " 2" are not page numbers, whatever Number() makes of them.
-const PositiveInteger = z.string().regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1").transform(Number);
+// Nine digits at most, so the largest page number is 999,999,999 (the document says so).
+export const MAX_PAGE_NUMBER = 999_999_999;
+const PositiveInteger = z.string().regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1 to 999999999").transform(Number);
 
 const CursorParam = (name: string, description: string) =>
   z.string().max(1024, "must be at most 1024 characters").optional().openapi({ param: { name, in: "query", description } });
@@ -109,7 +117,7 @@ export const pageQuery = {
     "Cursor pages: the page after this cursor (from links.next); empty for the first page. Not with page[number]. Every page by cursor costs what the first does.",
   ),
   "page[before]": CursorParam("page[before]", "Cursor pages: the page before this cursor (from links.prev)."),
-  "page[number]": PositiveInteger.optional().openapi({ param: { name: "page[number]", in: "query" }, type: "integer", minimum: 1, example: 1 }),
+  "page[number]": PositiveInteger.optional().openapi({ param: { name: "page[number]", in: "query" }, type: "integer", minimum: 1, maximum: MAX_PAGE_NUMBER, example: 1 }),
   "page[size]": PositiveInteger.pipe(z.number().max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`))
     .optional()
     .openapi({ param: { name: "page[size]", in: "query" }, type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, example: DEFAULT_PAGE_SIZE }),
@@ -144,12 +152,12 @@ export function jsonApiContent<T extends ZodType>(schema: T) {
   return { "application/vnd.api+json": { schema } } as const;
 }
 
-/** The vuln endpoints answer (and take) plain application/json, as the spec draws them. */
+/** The vuln endpoints answer (and take) plain application/json, in the same JSON:API shape. */
 export function jsonContent<T extends ZodType>(schema: T) {
   return { "application/json": { schema } } as const;
 }
 
-function errorResponse(description: string, mediaType: string) {
+export function errorResponse(description: string, mediaType: string = JSONAPI_MEDIA_TYPE) {
   return { description, content: { [mediaType]: { schema: ErrorDocumentSchema } } };
 }
 
@@ -164,6 +172,8 @@ export interface ErrorResponseOptions {
   forbidden?: string;
   /** No key: no 401. */
   public?: boolean;
+  /** A read (GET, DELETE) that can also refuse with a 422: when, e.g. "a brief that reports came through". */
+  unprocessable?: string;
 }
 
 /** 403 on writes that only the organization's own key makes (vulns, webhooks). */
@@ -172,7 +182,7 @@ export const OPERATOR_NEVER = "an operator key; only the organization's own key 
 export const OPERATOR_UNCLAIMED = "an operator key on a claimed organization; operators change the policies, assets, briefs and directory items of unclaimed organizations only";
 
 /**
- * The errors an operation can answer, declared once (STYLE habit 4): reads (GET, DELETE) can be
+ * The errors an operation can answer, declared once: reads (GET, DELETE) can be
  * 400, 401, 404, 429, 500 and 503; writes (POST, PATCH) also 409, 413, 415 and 422.
  */
 export function errorResponses(kind: "read" | "write", opts: ErrorResponseOptions = {}) {
@@ -192,13 +202,14 @@ export function errorResponses(kind: "read" | "write", opts: ErrorResponseOption
           422: e("Validation error"),
         }
       : {}),
+    ...(kind === "read" && opts.unprocessable ? { 422: e(`Unprocessable entity: ${opts.unprocessable}`) } : {}),
     429: e("Too many requests (see Retry-After)"),
     500: e("Internal error"),
     503: e("Service unavailable (see Retry-After)"),
   };
 }
 
-/** A request body accepted as JSON:API's media type or as plain JSON (API.md section 1). */
+/** A request body accepted as JSON:API's media type or as plain JSON. */
 export function jsonApiBody<T extends ZodType>(schema: T) {
   return { required: true, content: { "application/vnd.api+json": { schema }, "application/json": { schema } } } as const;
 }
@@ -207,7 +218,7 @@ export function jsonApiBody<T extends ZodType>(schema: T) {
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
 
-// Attributes the server owns. Naming them in a request is a 422 that says so (API.md section 1).
+// Attributes the server owns. Naming them in a request is a 422 that says so.
 const READ_ONLY = new Set([
   "id", "shortcode", "inbox_state", "created_at", "updated_at", "maturity_rating", "customized", "secret",
   "read_at", "disabled_reason", "key", "key_prefix", "revoked_at",

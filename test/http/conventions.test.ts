@@ -1,4 +1,6 @@
+import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
+import worker from "../../src/index";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post, untilLimited } from "../helpers/api";
 import { unavailable } from "../helpers/d1-faults";
@@ -8,6 +10,12 @@ let org: TestOrganization;
 beforeAll(async () => {
   org = await organization();
 });
+
+/** An HTML page through the Worker's fetch handler (the api helper parses JSON). */
+async function page(path: string) {
+  const res = await worker.fetch(new Request(`https://api.vdp.test${path}`), env, createExecutionContext());
+  return { status: res.status, headers: res.headers, text: await res.text() };
+}
 
 const policyDoc = (attributes: Record<string, unknown> = {}) => ({ data: { type: "policy", attributes } });
 
@@ -124,7 +132,7 @@ describe("routes", () => {
   });
 
   it("answers an unknown route outside /v1 with a JSON:API 404 too", async () => {
-    const res = await get("/");
+    const res = await get("/nowhere");
     expect(res.status).toBe(404);
     expect(res.body.errors[0].code).toBe("not_found");
   });
@@ -148,7 +156,7 @@ describe("failures", () => {
     expect(res.status).toBe(500);
     expect(res.body.errors[0]).toMatchObject({ status: "500", code: "internal_error", title: "Internal error" });
     expect(res.text).not.toMatch(/SQLITE|secret_column|select|at \w+ \(/i);
-    expect(res.body.errors[0].detail).toContain(res.headers.get("X-Request-Id"));
+    expect(res.body.errors[0].meta).toEqual({ request_id: res.headers.get("X-Request-Id") });
   });
 
   it("answers D1 being unavailable with 503 and Retry-After", async () => {
@@ -199,4 +207,74 @@ describe("rate limits", () => {
     // Other keys have their own budget.
     expect((await get("/v1/organizations", org.key)).status).toBe(200);
   }, 60_000);
+});
+
+describe("error objects: the request id and a link to their explanation", () => {
+  // One answer of each path to an error: validation hook, middleware, onError, notFound, auth.
+  const answers = () => [
+    get("/v1/policies?sort=name", org.key),
+    get("/v1/policies"),
+    get("/v1/nowhere", org.key),
+    api("PUT", "/v1/policies", { key: org.key }),
+    post("/v1/policies", org.key, policyDoc({ cvd_timeline: 999, name: "" })),
+    get("/v1/policies", org.key, { env: { DB: unavailable("D1_ERROR: Network connection lost.", { spareKeyLookup: true }) } }),
+  ];
+
+  it("carries meta.request_id (the X-Request-Id) and links.about to its code's entry on every error object", async () => {
+    for (const res of await Promise.all(answers())) {
+      expect(res.status).toBeGreaterThanOrEqual(400);
+      const id = res.headers.get("X-Request-Id");
+      expect(id).toMatch(/^[0-9a-f-]{36}$/);
+      for (const error of res.body.errors) {
+        expect(error.meta).toEqual({ request_id: id });
+        expect(error.links).toEqual({ about: `/docs/errors#${error.code}` });
+      }
+    }
+  });
+
+  it("links to an entry that exists: the errors page has an anchor for every code", async () => {
+    const errors = await page("/docs/errors");
+    expect(errors.status).toBe(200);
+    expect(errors.headers.get("Content-Type")).toMatch(/^text\/html/);
+    const anchors = new Set([...errors.text.matchAll(/id="([a-z_]+)"/g)].map((m) => m[1]));
+    const doc = (await get("/v1/openapi.json")).body;
+    const codes: string[] = doc.components.schemas.Error.properties.code.enum;
+    expect(codes.length).toBeGreaterThan(10);
+    expect(codes.filter((code) => !anchors.has(code))).toEqual([]);
+  });
+});
+
+describe("the index and the reference", () => {
+  it.each(["/", "/v1"])("GET %s answers a small JSON index with no key", async (path) => {
+    const res = await get(path);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
+    expect(res.body.meta).toMatchObject({ name: expect.any(String), version: expect.any(String) });
+    expect(res.body.links).toMatchObject({ self: path, docs: "/docs", describedby: "/v1/openapi.json", errors: "/docs/errors" });
+    expect(res.body.meta.public_routes.map((r: { path: string }) => r.path)).toEqual(
+      expect.arrayContaining(["/v1/p/briefs/{shortcode}", "/v1/p/briefs/{shortcode}/vulns", "/v1/p/directories/{slug}"]),
+    );
+  });
+
+  it("still refuses every other /v1 path without a key", async () => {
+    expect((await get("/v1/")).status).toBe(401);
+    expect((await get("/v1/nowhere")).status).toBe(401);
+  });
+
+  it("serves /docs as HTML under a CSP that allows only same-origin scripts, with its configuration in a data attribute", async () => {
+    const res = await page("/docs");
+    expect(res.status).toBe(200);
+    const csp = res.headers.get("Content-Security-Policy") ?? "";
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toMatch(/script-src[^;]*(unsafe-inline|unsafe-eval|https?:)/);
+    expect(res.headers.get("X-Request-Id")).toBeTruthy();
+    // No inline script: every <script> has a same-origin src and no body.
+    const scripts = [...res.text.matchAll(/<script([^>]*)>([\s\S]*?)<\/script>/g)];
+    expect(scripts.length).toBe(1);
+    for (const [, attrs, body] of scripts) {
+      expect(attrs).toMatch(/src="\/[^/]/);
+      expect(body!.trim()).toBe("");
+    }
+    expect(res.text).toContain('data-configuration=');
+  });
 });

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
+import { isRawUpload } from "../../src/http/media-type";
 import { get } from "../helpers/api";
 import { ENDPOINTS, label } from "../helpers/endpoints";
+import { organization } from "../helpers/factories";
 
 const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 
@@ -18,7 +20,8 @@ async function documented(): Promise<Set<string>> {
 function served(): Set<string> {
   return new Set(
     createApp()
-      .routes.filter((r) => r.method !== "ALL" && r.path !== "/v1/openapi.json")
+      // Pages for people (/docs) are HTML, not operations of the API.
+      .routes.filter((r) => r.method !== "ALL" && r.path !== "/v1/openapi.json" && !r.path.startsWith("/docs"))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );
 }
@@ -41,7 +44,7 @@ describe("GET /v1/openapi.json", () => {
   });
 
   it("runs the tenancy generator against every authenticated route", async () => {
-    const docs = [...(await documented())].filter((r) => !r.includes(" /v1/p/"));
+    const docs = [...(await documented())].filter((r) => !r.includes(" /v1/p/") && !/^GET \/(v1)?$/.test(r));
     const covered = new Set(ENDPOINTS.map((e) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}")));
     expect(docs.filter((r) => !covered.has(r))).toEqual([]);
   });
@@ -57,12 +60,19 @@ describe("GET /v1/openapi.json", () => {
         const statuses = Object.keys(op.responses).filter((s) => Number(s) >= 400).sort();
         const isPublic = path.startsWith("/v1/p/");
         const write = method === "post" || method === "patch";
+        if (path === "/" || path === "/v1") {
+          expect([where, statuses]).toEqual([where, ["429", "500"]]);
+          expect(op.security).toEqual([]);
+          continue;
+        }
         const expected = [
           "400",
           ...(isPublic ? [] : ["401"]),
           ...(operatorOnly.has(where) ? ["403"] : []),
           "404",
-          ...(write ? ["409", "413", "415", "422"] : []),
+          ...(write ? ["409", "413", ...(isRawUpload(method.toUpperCase(), path) ? [] : ["415"]), "422"] : []),
+          // A brief that reports came through is not deleted: unpublish it instead.
+          ...(where === "DELETE /v1/briefs/{id}" ? ["422"] : []),
           "429",
           "500",
           "503",
@@ -89,5 +99,90 @@ describe("Idempotency-Key in the document", () => {
         expect([method, path, has]).toEqual([method, path, method === "post"]);
       }
     }
+  });
+});
+
+// The operationIds are a contract with every generated client: renaming one is a deliberate act that
+// edits this list too.
+const OPERATION_IDS = [
+  "getIndex", "getV1Index",
+  "listOrganizations", "createOrganization", "showOrganization", "updateOrganization",
+  "createOrganizationApiKey", "listOrganizationApiKeys", "showApiKey", "revokeApiKey",
+  "listPolicies", "createPolicy", "showPolicy", "updatePolicy", "deletePolicy",
+  "listAssets", "createAsset", "showAsset", "updateAsset", "deleteAsset",
+  "listBriefs", "createBrief", "showBrief", "updateBrief", "deleteBrief",
+  "listVulns", "createVuln", "showVuln", "updateVuln", "deleteVuln",
+  "listVulnAttachments", "createVulnAttachment", "showVulnAttachment", "deleteVulnAttachment", "downloadVulnAttachment",
+  "listWebhooks", "createWebhook", "showWebhook", "updateWebhook", "deleteWebhook", "rotateWebhookSecret",
+  "listWebhookDeliveries", "showWebhookDelivery", "redeliverWebhookDelivery", "pingWebhook",
+  "listWebhookEventTypes", "showWebhookEventType",
+  "listDirectories", "createDirectory", "showDirectory", "updateDirectory",
+  "listDirectoryListings", "createDirectoryListing", "showDirectoryListing", "updateDirectoryListing", "deleteDirectoryListing",
+  "listDirectoryListingItems", "createDirectoryListingItem", "reorderDirectoryListingItems", "deleteDirectoryListingItem",
+  "showPublicBrief", "createPublicVuln", "showPublicDirectory",
+];
+
+describe("operationIds", () => {
+  it("every operation has one, unique, and the set is exactly the committed list", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const ids: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>)) {
+      for (const method of METHODS) {
+        if (!item[method]) continue;
+        expect([method, path, typeof item[method].operationId]).toEqual([method, path, "string"]);
+        ids.push(item[method].operationId!);
+      }
+    }
+    expect(new Set(ids).size).toBe(ids.length);
+    expect([...ids].sort()).toEqual([...OPERATION_IDS].sort());
+  });
+});
+
+describe("what the document adds to every operation", () => {
+  it("documents the headers each answer carries, and the request headers the API reads", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; parameters?: { $ref?: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>)) {
+      for (const method of METHODS) {
+        const op = item[method];
+        if (!op) continue;
+        const authenticated = !(Array.isArray(op.security) && op.security.length === 0);
+        const refs = (op.parameters ?? []).map((p) => p.$ref);
+        expect([method, path, refs.includes("#/components/parameters/D1Bookmark")]).toEqual([method, path, authenticated]);
+        for (const [status, response] of Object.entries(op.responses)) {
+          const names = Object.keys(response.headers ?? {});
+          const where = `${method.toUpperCase()} ${path} ${status}`;
+          const expected = ["X-Request-Id", "X-Client-Request-Id"];
+          if (status === "201") expected.push("Location");
+          if (status === "429" || status === "503") expected.push("Retry-After");
+          if (status === "401") expected.push("WWW-Authenticate");
+          if (method === "post" && status.startsWith("2")) expected.push("Idempotent-Replayed");
+          if (authenticated && status !== "401") expected.push("X-D1-Bookmark");
+          if (method === "get" && path.startsWith("/v1/p/") && (status === "200" || status === "304")) expected.push("ETag", "X-Cache");
+          expect([where, expected.filter((h) => !names.includes(h))]).toEqual([where, []]);
+        }
+      }
+    }
+  });
+
+  it("declares every tag it uses, each with a description", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const declared = new Map((doc.tags as { name: string; description: string }[]).map((t) => [t.name, t.description]));
+    for (const item of Object.values(doc.paths as Record<string, Record<string, { tags?: string[] }>>)) {
+      for (const method of METHODS) for (const tag of item[method]?.tags ?? []) expect([tag, !!declared.get(tag)]).toEqual([tag, true]);
+    }
+  });
+
+  it("types the nullable inputs nullable, and the limits the server enforces", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const attrs = doc.components.schemas.UpdatePolicyInput.properties.data.properties.attributes.properties;
+    for (const name of ["published_at", "launch_date", "custom_domain"]) expect([name, attrs[name].nullable]).toEqual([name, true]);
+    expect(doc.components.schemas.Branding.nullable).toBe(true);
+    expect(doc.components.parameters.IdempotencyKey.schema).toMatchObject({ minLength: 1, maxLength: 255 });
+    const pageNumber = doc.paths["/v1/policies"].get.parameters.find((p: { name?: string }) => p.name === "page[number]");
+    expect(pageNumber.schema).toMatchObject({ minimum: 1, maximum: 999_999_999 });
+    // The documented maximum is the server's: one past it is a 400.
+    const org = await organization();
+    expect((await get("/v1/policies?page[number]=999999999", org.key)).status).toBe(200);
+    expect((await get("/v1/policies?page[number]=1000000000", org.key)).body.errors[0].source).toEqual({ parameter: "page[number]" });
   });
 });

@@ -3,6 +3,9 @@ import { api, del, get, post } from "../helpers/api";
 import { ENDPOINTS, fixture, label, type Fixture } from "../helpers/endpoints";
 import { organization } from "../helpers/factories";
 
+// Two answers are the same but for their request ids, which every answer has its own of.
+const sameAnswer = (body: { errors: { meta?: unknown }[] }) => body.errors.map(({ meta: _meta, ...error }) => error);
+
 // The shared no-key / bad-key / revoked-key / other-organization generator, run against every endpoint.
 let mine: Fixture;
 let other: Fixture;
@@ -62,7 +65,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_name, endpoi
         body: endpoint.body?.(mine),
       });
       expect(foreign.status).toBe(404);
-      expect(foreign.body).toEqual(missing.body);
+      expect(sameAnswer(foreign.body)).toEqual(sameAnswer(missing.body));
       expect((await get(endpoint.path(mine), mine.org.key)).status).toBe(200);
     });
   }
@@ -92,7 +95,7 @@ describe("relationships", () => {
     const missing = await post("/v1/briefs", mine.org.key, body("01900000-0000-7000-8000-00000000dead"));
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors[0].source).toEqual({ pointer: "/data/relationships/policy/data/id" });
-    expect(foreign.body).toEqual(missing.body);
+    expect(sameAnswer(foreign.body)).toEqual(sameAnswer(missing.body));
   });
 
   it("treats another organization's asset in a policy like a missing one", async () => {

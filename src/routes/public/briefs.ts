@@ -19,7 +19,7 @@ const PublicOrganization = resourceSchema(
   z.object({}),
 );
 
-const PublicPolicy = resourceSchema(
+export const PublicPolicy = resourceSchema(
   "PublicPolicy",
   "policy",
   z.object({
@@ -107,6 +107,7 @@ export const publicBriefsRouter = createRouter().openapi(
   createRoute({
     method: "get",
     path: "/briefs/{shortcode}",
+    operationId: "showPublicBrief",
     tags: ["Public"],
     summary: "Read a published brief (no key). Served from the edge cache; ETag and If-None-Match supported",
     security: [],

@@ -3,12 +3,12 @@ import { cachedPublicDocument, publicDirectoryPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
 import { JSONAPI_VERSION, resource, toMany } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toManySchema } from "../../http/openapi";
+import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toManySchema, Uuid } from "../../http/openapi";
 import { createRouter } from "../../http/router";
 import { nowIso } from "../../lib/ids";
 import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
-import { briefAttributes } from "../v1/briefs/schema";
-import { publicPolicy } from "./briefs";
+import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
+import { publicPolicy, PublicPolicy } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
 
 const PublicDirectory = resourceSchema(
@@ -18,12 +18,29 @@ const PublicDirectory = resourceSchema(
   z.object({ organizations: toManySchema("organization") }),
 );
 
+const DirectoryOrganization = resourceSchema(
+  "PublicDirectoryOrganization",
+  "organization",
+  z.object({
+    name: z.string(),
+    slug: z.string(),
+    website_url: z.string().nullable(),
+    claimed: z.boolean(),
+    maturity_rating: z.number().int().openapi({ description: "Its best published policy's rating, 0..5" }),
+    claim: z.object({ status: z.literal("coming_soon") }).optional().openapi({ description: "Unclaimed organizations only: claiming is announced, not yet offered" }),
+  }),
+  z.object({
+    items: z.object({ data: z.array(z.object({ type: z.enum(["policy", "brief"]), id: Uuid })) }).openapi({ description: "What the organization shows, in position order" }),
+  }),
+);
+
+const DirectoryBrief = resourceSchema("PublicDirectoryBrief", "brief", BriefAttributes, z.object({}));
+
 const PublicDirectoryDocument = z.object({
   jsonapi: z.object({ version: z.literal("1.1") }),
   data: PublicDirectory,
-  included: z.array(z.record(z.string(), z.unknown())).openapi({
-    description:
-      "The organizations (name, slug, website_url, claimed, maturity_rating, and claim {status: coming_soon} when unclaimed; an items relationship in position order), and the public fields of the policies and briefs they show",
+  included: z.array(z.union([DirectoryOrganization, PublicPolicy, DirectoryBrief])).openapi({
+    description: "The organizations listed, then the public fields of the policies and briefs they show",
   }),
   links: z.object({ self: z.string() }),
 });
@@ -51,6 +68,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
   createRoute({
     method: "get",
     path: "/directories/{slug}",
+    operationId: "showPublicDirectory",
     tags: ["Public"],
     summary: "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
     security: [],

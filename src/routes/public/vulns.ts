@@ -3,6 +3,7 @@ import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../http/media-type";
 import { errorResponses, jsonContent, requestDocument, Timestamp } from "../../http/openapi";
 import { createRouter } from "../../http/router";
+import { generateReporterToken, sha256Hex } from "../../lib/crypto";
 import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
 import { createVuln } from "../../services/vulns";
@@ -19,19 +20,32 @@ const Receipt = z
     data: z.object({
       type: z.literal("vuln"),
       id: z.string().openapi({ format: "uuid" }),
-      attributes: z.object({ shortcode: z.string(), title: z.string(), inbox_state: z.string(), created_at: Timestamp }),
+      attributes: z.object({
+        shortcode: z.string(),
+        title: z.string(),
+        inbox_state: z.string(),
+        created_at: Timestamp,
+        follow_up_token: z.string().nullable().openapi({
+          description:
+            "The reporter's key to this report (`vdpr_` and 43 base62 characters): send it as `Authorization: Bearer` to the `/v1/p/report` routes to follow the report, read the organization's replies, answer and add files. Shown only in this answer and never again (a replay by Idempotency-Key shows null); keep it like a password.",
+          example: "vdpr_3kQ9ZrT0bXc1LmN2oP4qR5sT6uV7wX8yZ9aB0cD1eF2",
+        }),
+      }),
     }),
   })
   .openapi("SubmissionReceipt");
 
-/** What a researcher gets back: the report's shortcode to quote, and nothing of the organization's. */
-function receipt(record: VulnRecord) {
+/**
+ * What a researcher gets back: the report's shortcode to quote, the follow-up token (or null where it
+ * must not be shown again), and nothing of the organization's.
+ */
+function receipt(record: VulnRecord, followUpToken: string | null) {
   return {
     jsonapi: JSONAPI_VERSION,
     data: {
       type: "vuln" as const,
       id: record.id,
-      attributes: { shortcode: record.shortcode, title: record.title, inbox_state: record.inboxState, created_at: record.createdAt },
+      attributes: { shortcode: record.shortcode, title: record.title, inbox_state: record.inboxState, created_at: record.createdAt, follow_up_token: followUpToken },
     },
   };
 }
@@ -40,8 +54,9 @@ export const publicVulnsRouter = createRouter().openapi(
   createRoute({
     method: "post",
     path: "/briefs/{shortcode}/vulns",
+    operationId: "createPublicVuln",
     tags: ["Public"],
-    summary: "Submit a report through a published brief (no key; 5 a minute per client IP)",
+    summary: "Submit a report through a published brief (no key; 5 a minute per client IP); the answer carries the reporter's follow-up token, once",
     security: [],
     middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
     request: {
@@ -55,7 +70,9 @@ export const publicVulnsRouter = createRouter().openapi(
     assertDocumentMatches(data, "vuln");
     const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
     if (!shortcode) throw briefNotFound();
-    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, await rawSubmission(c), (r) => storedResponse(c, receipt(r), 201));
-    return respond(c, receipt(record), 201);
+    // Only the token's hash is stored, and the answer kept for a replay has null in its place.
+    const token = generateReporterToken();
+    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, await rawSubmission(c), (r) => storedResponse(c, receipt(r, null), 201), await sha256Hex(token));
+    return respond(c, receipt(record, token), 201);
   },
 );

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 
-// Field schemas shared by the request documents of several resources (API.md section 5 limits).
+// Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
 export const Name = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
 export const ShortDescription = z.string().max(1000, "must be at most 1000 characters");
@@ -25,10 +25,11 @@ export const HttpUrl = z
  * ("+010000-...") that would sort before today and publish a record meant for the far future.
  */
 export const DateTimeInput = z.iso
-  .datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-21T09:30:00Z" })
-  .transform((v) => new Date(v).toISOString())
-  .refine((v) => /^\d{4}-/.test(v) && !v.startsWith("0000"), "must be between the years 0001 and 9999 in UTC")
-  .openapi({ type: "string", format: "date-time" });
+  .datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-21T09:30:00Z", abort: true })
+  // overwrite, not transform: the schema stays a string, so the document types it (and its nullable
+  // variants) without an override that would hide `nullable`.
+  .overwrite((v) => new Date(v).toISOString())
+  .refine((v) => /^\d{4}-/.test(v) && !v.startsWith("0000"), "must be between the years 0001 and 9999 in UTC");
 
 export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
 

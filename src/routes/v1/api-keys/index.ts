@@ -18,6 +18,7 @@ export const organizationApiKeysRouter = createRouter()
     createRoute({
       method: "post",
       path: "/{id}/api_keys",
+      operationId: "createOrganizationApiKey",
       tags,
       summary: "Make an API key for an organization (operator). The key is in this response only.",
       middleware,
@@ -42,6 +43,7 @@ export const organizationApiKeysRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/api_keys",
+      operationId: "listOrganizationApiKeys",
       tags,
       summary: "List an organization's API keys (operator); keys themselves are never shown again",
       middleware,
@@ -61,6 +63,7 @@ export const apiKeysRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showApiKey",
       tags,
       summary: "Show an API key (operator), without the key itself",
       middleware,
@@ -73,6 +76,7 @@ export const apiKeysRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "revokeApiKey",
       tags,
       summary: "Revoke an API key (operator); it stops working at once",
       middleware,

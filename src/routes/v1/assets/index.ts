@@ -15,6 +15,7 @@ export const assetsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listAssets",
       tags,
       summary: "List assets",
       request: { query: ListAssetsQuery },
@@ -31,6 +32,7 @@ export const assetsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showAsset",
       tags,
       summary: "Show an asset",
       request: { params: IdParam },
@@ -42,6 +44,7 @@ export const assetsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createAsset",
       tags,
       summary: "Create an asset; its value is checked against its kind, and (kind, value) is unique per organization",
       request: { body: jsonApiBody(CreateAssetInput) },
@@ -58,6 +61,7 @@ export const assetsRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateAsset",
       tags,
       summary: "Update an asset",
       request: { params: IdParam, body: jsonApiBody(UpdateAssetInput) },
@@ -74,6 +78,7 @@ export const assetsRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "deleteAsset",
       tags,
       summary: "Delete an asset",
       request: { params: IdParam },

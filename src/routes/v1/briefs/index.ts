@@ -12,13 +12,18 @@ const tags = ["Briefs"];
 const BriefDocument = singleDocument(Brief);
 const readErrors = errorResponses("read", { notFound: "Brief not found" });
 const writeErrors = errorResponses("write", { notFound: "Brief not found", forbidden: OPERATOR_UNCLAIMED });
-const deleteErrors = errorResponses("read", { notFound: "Brief not found", forbidden: OPERATOR_UNCLAIMED });
+const deleteErrors = errorResponses("read", {
+  notFound: "Brief not found",
+  forbidden: OPERATOR_UNCLAIMED,
+  unprocessable: "reports came through this brief; unpublish it (published_at: null) to close it instead",
+});
 
 export const briefsRouter = createRouter()
   .openapi(
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listBriefs",
       tags,
       summary: "List briefs",
       request: { query: ListBriefsQuery },
@@ -35,8 +40,9 @@ export const briefsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showBrief",
       tags,
-      summary: "Show a brief (served as { data: resource }; the spec's doubly nested drawing is a known slip)",
+      summary: "Show a brief",
       request: { params: IdParam },
       responses: { 200: { description: "The brief", content: jsonApiContent(BriefDocument) }, ...readErrors },
     }),
@@ -46,6 +52,7 @@ export const briefsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createBrief",
       tags,
       summary: "Create a brief, optionally linked to a policy of the same organization",
       request: { body: jsonApiBody(CreateBriefInput) },
@@ -70,6 +77,7 @@ export const briefsRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateBrief",
       tags,
       summary: "Update a brief; its public page is evicted from the edge cache",
       request: { params: IdParam, body: jsonApiBody(UpdateBriefInput) },
@@ -90,6 +98,7 @@ export const briefsRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "deleteBrief",
       tags,
       summary: "Delete a brief",
       request: { params: IdParam },

@@ -46,6 +46,7 @@ export const directoriesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listDirectories",
       tags,
       summary: "List directories (any key)",
       request: { query: ListDirectoriesQuery },
@@ -62,6 +63,7 @@ export const directoriesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showDirectory",
       tags,
       summary: "Show a directory (any key)",
       request: { params: IdParam },
@@ -73,6 +75,7 @@ export const directoriesRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createDirectory",
       tags,
       summary: "Create a directory (operator)",
       middleware: [requireOperator()],
@@ -90,6 +93,7 @@ export const directoriesRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateDirectory",
       tags,
       summary: "Update a directory (operator); its public page is evicted",
       middleware: [requireOperator()],

@@ -21,6 +21,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listDirectoryListings",
       tags,
       summary: "List the organization's directory listings (an operator sees all)",
       request: { query: ListListingsQuery },
@@ -37,6 +38,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showDirectoryListing",
       tags,
       summary: "Show a directory listing",
       request: { params: IdParam },
@@ -48,6 +50,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createDirectoryListing",
       tags,
       summary: "List an organization in a directory (operator; also organizations nobody has claimed)",
       middleware: [requireOperator()],
@@ -68,6 +71,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateDirectoryListing",
       tags,
       summary: "Show or hide the organization in the directory (the body carries data.id); the organization's key, or an operator, for any organization",
       request: { params: IdParam, body: jsonApiBody(UpdateListingInput) },
@@ -86,6 +90,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "deleteDirectoryListing",
       tags,
       summary: "Remove an organization from a directory (operator)",
       middleware: [requireOperator()],
@@ -102,6 +107,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{directory_listing_id}/items",
+      operationId: "listDirectoryListingItems",
       tags,
       summary: "The listing's items, in position order",
       request: { params: ListingParam, query: ItemsQuery },
@@ -117,6 +123,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/{directory_listing_id}/items",
+      operationId: "createDirectoryListingItem",
       tags,
       summary: "Display a published Policy or Brief of the organization, at the end (422 Unprocessable entity otherwise)",
       request: { params: ListingParam, body: jsonApiBody(CreateItemInput) },
@@ -136,6 +143,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{directory_listing_id}/items/reorder",
+      operationId: "reorderDirectoryListingItems",
       tags,
       summary: "Put the items in this order; name every item exactly once. Answers the items in their new order",
       request: { params: ListingParam, body: jsonApiBody(ReorderItemsInput) },
@@ -160,6 +168,7 @@ export const directoryListingsRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{directory_listing_id}/items/{id}",
+      operationId: "deleteDirectoryListingItem",
       tags,
       summary: "Remove an item; the positions after it close up",
       request: { params: ItemParams },

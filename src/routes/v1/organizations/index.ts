@@ -23,6 +23,7 @@ export const organizationsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listOrganizations",
       tags,
       summary: "List organizations (an organization key sees its own; an operator key sees all)",
       request: { query: ListOrganizationsQuery },
@@ -39,6 +40,7 @@ export const organizationsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showOrganization",
       tags,
       summary: "Show an organization",
       request: { params: IdParam },
@@ -53,6 +55,7 @@ export const organizationsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createOrganization",
       tags,
       summary: "Create an organization (operator)",
       middleware: [requireOperator()],
@@ -70,6 +73,7 @@ export const organizationsRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateOrganization",
       tags,
       summary: "Update an organization (operator)",
       middleware: [requireOperator()],

@@ -17,6 +17,7 @@ export const policiesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listPolicies",
       tags,
       summary: "List policies",
       request: { query: ListPoliciesQuery },
@@ -34,6 +35,7 @@ export const policiesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showPolicy",
       tags,
       summary: "Show a policy",
       request: { params: IdParam },
@@ -45,6 +47,7 @@ export const policiesRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createPolicy",
       tags,
       summary: "Create a policy",
       request: { body: jsonApiBody(CreatePolicyInput) },
@@ -67,6 +70,7 @@ export const policiesRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updatePolicy",
       tags,
       summary: "Update a policy; attributes not sent are kept, scope arrays are replaced whole",
       request: { params: IdParam, body: jsonApiBody(UpdatePolicyInput) },
@@ -87,6 +91,7 @@ export const policiesRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "deletePolicy",
       tags,
       summary: "Delete a policy; its briefs stay, detached from it",
       request: { params: IdParam },

@@ -25,8 +25,9 @@ const Branding = z
 const Hostname = z
   .string()
   .trim()
-  .transform((v, ctx) => normalizeHostname(v) ?? (ctx.addIssue({ code: "custom", message: "must be a hostname such as security.example.com" }), z.NEVER))
-  .openapi({ type: "string", format: "hostname" });
+  .refine((v) => normalizeHostname(v) !== null, "must be a hostname such as security.example.com")
+  .overwrite((v) => normalizeHostname(v)!)
+  .openapi({ format: "hostname" });
 
 /** Every writable policy attribute; null clears one. Scope arrays replace the whole array. */
 const PolicyAttributesInput = z

@@ -23,6 +23,7 @@ export const webhookEventTypesRouter = createRouter()
   createRoute({
     method: "get",
     path: "/",
+    operationId: "listWebhookEventTypes",
     tags: ["Webhooks"],
     summary: "The event types a webhook can subscribe to; their ids never change",
     request: { query: z.strictObject({ ...pageQuery }) },
@@ -38,6 +39,7 @@ export const webhookEventTypesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showWebhookEventType",
       tags: ["Webhooks"],
       summary: "One event type",
       request: { params: IdParam },

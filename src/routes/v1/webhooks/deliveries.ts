@@ -30,6 +30,7 @@ export const deliveriesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/deliveries",
+      operationId: "listWebhookDeliveries",
       tags,
       summary: "The webhook's delivery log, newest first (kept 30 days)",
       request: { params: IdParam, query: ListDeliveriesQuery },
@@ -46,6 +47,7 @@ export const deliveriesRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/deliveries/{delivery_id}",
+      operationId: "showWebhookDelivery",
       tags,
       summary: "One delivery with the body sent and every attempt (the receiver's body is never stored)",
       request: { params: DeliveryParams },
@@ -61,6 +63,7 @@ export const deliveriesRouter = createRouter()
     createRoute({
       method: "post",
       path: "/{id}/deliveries/{delivery_id}/redeliver",
+      operationId: "redeliverWebhookDelivery",
       tags,
       summary: "Deliver the same event again (same webhook-id and body), as a new delivery (organization key only)",
       middleware: organizationOnly,
@@ -77,6 +80,7 @@ export const deliveriesRouter = createRouter()
     createRoute({
       method: "post",
       path: "/{id}/ping",
+      operationId: "pingWebhook",
       tags,
       summary: 'Send a Webhook::Ping: {"ping":{"webhook_id":"...","sent_at":"..."}}, even to a disabled webhook (organization key only)',
       middleware: organizationOnly,

@@ -30,6 +30,7 @@ export const webhooksRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listWebhooks",
       tags,
       summary: "List webhooks",
       request: { query: ListWebhooksQuery },
@@ -46,6 +47,7 @@ export const webhooksRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showWebhook",
       tags,
       summary: "Show a webhook (never its secret)",
       request: { params: IdParam },
@@ -57,6 +59,7 @@ export const webhooksRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createWebhook",
       tags,
       summary: "Create a webhook; the response shows its signing secret, once (organization key only)",
       middleware: organizationOnly,
@@ -82,6 +85,7 @@ export const webhooksRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateWebhook",
       tags,
       summary: "Update a webhook; enabled: true turns a disabled one back on (organization key only)",
       middleware: organizationOnly,
@@ -102,6 +106,7 @@ export const webhooksRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "deleteWebhook",
       tags,
       summary: "Delete a webhook and its delivery log (organization key only)",
       middleware: organizationOnly,
@@ -117,6 +122,7 @@ export const webhooksRouter = createRouter()
     createRoute({
       method: "post",
       path: "/{id}/rotate_secret",
+      operationId: "rotateWebhookSecret",
       tags,
       summary: "Make a new signing secret; the old one keeps signing beside it for 24 hours (organization key only)",
       middleware: organizationOnly,

@@ -1,0 +1,176 @@
+import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
+
+// What applies to many operations at once is added here, once, so every route (and every route still
+// to come) gets it without declaring it: response headers, the Idempotency-Key and X-D1-Bookmark
+// parameters, parameter and operation descriptions, the 304 of cached public reads, declared tags.
+// A route declares only what is its own: operationId, tags, summary, request, its responses.
+
+/** Every tag an operation may use, in the reference's order. A route with another tag fails the lint test. */
+export const TAGS = [
+  { name: "Index", description: "Where to start: the API's name, version and links, with no key." },
+  { name: "Organizations", description: "The organizations on the platform. Operators create and update them; an organization key reads its own." },
+  { name: "API keys", description: "Keys are made by operators for an organization and shown once, in the create response. Only their SHA-256 is stored." },
+  { name: "Policies", description: "Disclosure policies: contact, terms (safe harbor, disclosure timeline, bounty), scope and branding. `published_at: null` keeps or makes one a draft." },
+  { name: "Assets", description: "The organization's assets (domains, URLs, IP ranges, apps, ...), checked and stored canonically per kind." },
+  { name: "Briefs", description: "The public entry points researchers report through, each optionally under a policy." },
+  { name: "Vulns", description: "Reports in the organization's inbox. These endpoints answer `application/json` in the JSON:API shape." },
+  { name: "Vuln attachments", description: "Files attached to a report, stored in R2 and always served as downloads." },
+  { name: "Webhooks", description: "Signed event deliveries (Standard Webhooks) to the organization's endpoints, and the event types to subscribe to." },
+  { name: "Webhook deliveries", description: "The delivery log of a webhook: every attempt, kept 30 days; redeliveries and pings." },
+  { name: "Directories", description: "Public directories of organizations, curated by operators and readable with any key." },
+  { name: "Directory listings", description: "An organization's place in a directory: whether it shows, and which of its published policies and briefs, in which order." },
+  { name: "Public", description: "No key: published briefs and directories (cached at the edge) and report submission." },
+] as const;
+
+type Json = Record<string, unknown>;
+type Operation = {
+  operationId?: string;
+  summary?: string;
+  description?: string;
+  tags?: string[];
+  security?: unknown[];
+  parameters?: Json[];
+  responses: Record<string, Json & { headers?: Record<string, unknown> }>;
+};
+
+const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema });
+
+const HEADERS = {
+  RequestId: header("The server's id for this request, the id its logs use; also `meta.request_id` of every error.", { type: "string", format: "uuid" }),
+  ClientRequestId: header("The client's own `X-Request-Id`, echoed when well-formed (1 to 255 of `A-Za-z0-9_-=.:`); never used as the request id."),
+  D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica."),
+  Location: header("The created resource (its `links.self`)."),
+  RetryAfter: header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
+  IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] }),
+  WWWAuthenticate: header("`Bearer`: the scheme this API takes.", { type: "string", example: "Bearer" }),
+  ETag: header("A strong validator of the document; send it as `If-None-Match` for a 304."),
+  XCache: header("`HIT` when served from the edge cache without touching the database, else `MISS`.", { type: "string", enum: ["HIT", "MISS"] }),
+  CacheControl: header("How long shared caches may keep the answer."),
+  AccessControlAllowOrigin: header("`*`: public reads and submissions may be made from any web page.", { type: "string", enum: ["*"] }),
+} as const;
+
+const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
+
+const PARAMETERS = {
+  IdempotencyKey: {
+    name: "Idempotency-Key",
+    in: "header",
+    required: false,
+    description:
+      "1 to 255 characters. The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); " +
+      "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key (public routes: the client IP).",
+    schema: { type: "string", minLength: 1, maxLength: 255 },
+  },
+  D1Bookmark: {
+    name: "X-D1-Bookmark",
+    in: "header",
+    required: false,
+    description: "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else is a 400.",
+    schema: { type: "string", pattern: "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$" },
+  },
+  ClientRequestId: {
+    name: "X-Request-Id",
+    in: "header",
+    required: false,
+    description: "Your own id for the request, echoed as `X-Client-Request-Id`; the server always makes its own `X-Request-Id`.",
+    schema: { type: "string", maxLength: 255 },
+  },
+  IfNoneMatch: {
+    name: "If-None-Match",
+    in: "header",
+    required: false,
+    description: "The `ETag` of a copy you hold: a 304 with no body if it is still current.",
+    schema: { type: "string" },
+  },
+} as const;
+
+/** Descriptions of parameters by name, for the routes that declare none of their own. */
+function parameterDescription(name: string, location: string): string | undefined {
+  const known: Record<string, string> = {
+    "page[number]": "Pages by number: which page, from 1.",
+    "page[size]": "How many items per page, 1 to 100 (default 25).",
+    sort: "Order: `created_at`, `updated_at`, or either with `-` for newest first (default `-created_at`).",
+    id: "The resource's id.",
+    shortcode: "The public shortcode, e.g. `DEMX-0001`.",
+    slug: "The directory's slug.",
+  };
+  if (known[name]) return known[name];
+  if (location === "path" && name.endsWith("_id")) return `The ${name.slice(0, -3).replaceAll("_", " ")}'s id.`;
+  const filter = /^q\[(\w+?)_(eq|gteq|lteq)\]$/.exec(name);
+  if (filter) {
+    const [, field, op] = filter;
+    const relation = { eq: "equals", gteq: "is at or after", lteq: "is at or before" }[op as "eq" | "gteq" | "lteq"];
+    return `Filter: only items whose \`${field}\` ${relation} this value.`;
+  }
+  return undefined;
+}
+
+/** Who may call an operation, said from what it declares (security, 403). */
+function accessSentence(op: Operation): string {
+  if (Array.isArray(op.security) && op.security.length === 0) return "No key needed.";
+  const forbidden = op.responses["403"]?.description;
+  if (typeof forbidden === "string" && /operator-only/.test(forbidden)) return "Needs an operator key.";
+  if (forbidden) return `Needs an API key; 403 for ${String(forbidden).replace(/^Forbidden: /, "")}.`;
+  return "Needs an API key (organization or operator).";
+}
+
+/** The errors section of the reference: every code, its status and meaning, each with its anchor. */
+export function errorsMarkdown(): string {
+  const rows = (Object.keys(ERROR_CODES) as ErrorCode[]).map((code) => {
+    const { status, title, about } = ERROR_CODES[code];
+    return `| ${status} | [\`${code}\`](${aboutError(code)}) | ${title} | ${about} |`;
+  });
+  return ["| status | code | title | meaning |", "|---|---|---|---|", ...rows].join("\n");
+}
+
+const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const;
+
+/** Applies the rules above to every operation of a generated document, in place. */
+export function finishDocument(doc: { paths?: Record<string, Record<string, unknown>>; components?: Json; tags?: unknown[] }) {
+  doc.tags = TAGS.map((t) => ({ ...t }));
+  const components = (doc.components ??= {}) as Json & { parameters?: Json; headers?: Json };
+  components.parameters = { ...(components.parameters ?? {}), ...PARAMETERS };
+  components.headers = { ...(components.headers ?? {}), ...HEADERS };
+
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const method of METHODS) {
+      const op = item[method] as Operation | undefined;
+      if (!op) continue;
+      const isPublic = Array.isArray(op.security) && op.security.length === 0;
+      const cachedRead = method === "get" && path.startsWith("/v1/p/");
+      const under = (p: string) => path === p || path.startsWith(`${p}/`);
+
+      op.description ??= `${op.summary ?? ""}${op.summary?.endsWith(".") ? "" : "."} ${accessSentence(op)}`.trim();
+      for (const p of op.parameters ?? []) {
+        if (!p.description && typeof p.name === "string") {
+          const text = parameterDescription(p.name, String(p.in));
+          if (text) p.description = text;
+        }
+      }
+      const extra: Json[] = [{ $ref: "#/components/parameters/ClientRequestId" }];
+      if (method === "post") extra.push({ $ref: "#/components/parameters/IdempotencyKey" });
+      if (!isPublic && under("/v1")) extra.push({ $ref: "#/components/parameters/D1Bookmark" });
+      if (cachedRead) extra.push({ $ref: "#/components/parameters/IfNoneMatch" });
+      op.parameters = [...(op.parameters ?? []), ...extra];
+
+      if (cachedRead && !op.responses["304"]) {
+        op.responses["304"] = { description: "Not modified: the copy named by If-None-Match is current (no body)." };
+      }
+      for (const [status, response] of Object.entries(op.responses)) {
+        const code = Number(status);
+        const headers: Record<string, unknown> = { "X-Request-Id": ref("RequestId"), "X-Client-Request-Id": ref("ClientRequestId") };
+        if (code === 201) headers.Location = ref("Location");
+        if (code === 429 || code === 503) headers["Retry-After"] = ref("RetryAfter");
+        if (code === 401) headers["WWW-Authenticate"] = ref("WWWAuthenticate");
+        if (method === "post" && code >= 200 && code < 300) headers["Idempotent-Replayed"] = ref("IdempotentReplayed");
+        if (!isPublic && under("/v1") && code !== 401) headers["X-D1-Bookmark"] = ref("D1Bookmark");
+        if (cachedRead && (code === 200 || code === 304)) {
+          Object.assign(headers, { ETag: ref("ETag"), "X-Cache": ref("XCache"), "Cache-Control": ref("CacheControl") });
+        }
+        if (path.startsWith("/v1/p/")) headers["Access-Control-Allow-Origin"] = ref("AccessControlAllowOrigin");
+        response.headers = { ...(response.headers ?? {}), ...headers };
+      }
+    }
+  }
+  return doc;
+}
