@@ -47,7 +47,8 @@ const CweIds = z
   .array(
     z
       .string()
-      .regex(/^CWE-[1-9]\d{0,5}$/i, "must be a CWE id such as CWE-79")
+      // Any case in ("cwe-79"), upper case out; no regex flag, so the pattern reads the same in OpenAPI.
+      .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
       .transform((v) => v.toUpperCase()),
   )
   .max(10, "at most 10 CWE ids");
