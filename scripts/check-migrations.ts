@@ -1,5 +1,6 @@
 // Fails when src/db/schema has changes that no migration captures: drizzle-kit generates into a
 // scratch copy of migrations/, and any new file there means `npm run db:generate` was forgotten.
+// Run by `npm run check` (and so by `npm test`).
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, readdirSync, rmSync } from "node:fs";
 

@@ -1,5 +1,6 @@
 // `npm run dev`: migrates local D1, seeds a demo organization (idempotently), prints a key and curls
-// to try, then serves with `wrangler dev`. Arguments after `--` go to wrangler dev (e.g. --port 8788).
+// to try, then serves with `wrangler dev` and fires the scheduled handler every minute, as the deployed
+// cron trigger would. Arguments after `--` go to wrangler dev: `npm run dev -- --port 8788`.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
@@ -21,12 +22,37 @@ console.log(`
   Public brief:  curl -s ${base}/v1/p/briefs/${DEMO.briefShortcode}
   Directory:     curl -s ${base}/v1/p/directories/${DEMO.directorySlug}
   OpenAPI:       curl -s ${base}/v1/openapi.json
+  Reference:     ${base}/docs
+
+  The scheduled handler (outbox sweep, retries, purges) runs every minute, as the deployed cron would.
 `);
 
 // The dev configuration: webhooks may target a receiver on 127.0.0.1 (never a default elsewhere), and
 // their secrets are sealed under the development key of .dev.vars.example unless .dev.vars sets one.
 const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
 const devKey = vars(".dev.vars").WEBHOOK_SECRET_KEY ? [] : ["--var", `WEBHOOK_SECRET_KEY:${vars(".dev.vars.example").WEBHOOK_SECRET_KEY}`];
-const child = spawnWrangler(["dev", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKey, ...passthrough]);
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
+const child = spawnWrangler(["dev", "--test-scheduled", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKey, ...passthrough]);
+
+// The cron trigger does not fire under wrangler dev; --test-scheduled exposes /__scheduled, called
+// here once the server answers and then every minute.
+const local = `http://${flagValue(passthrough, "--ip") ?? "127.0.0.1"}:${flagValue(passthrough, "--port") ?? "8787"}`;
+const fire = () =>
+  fetch(`${local}/__scheduled?cron=${encodeURIComponent("* * * * *")}`)
+    .then((res) => res.arrayBuffer().then(() => res.ok))
+    .catch(() => false);
+const firstFire = setInterval(async () => {
+  if (await fire()) {
+    clearInterval(firstFire);
+    console.log("[dev] scheduled handler fired; again every minute");
+  }
+}, 1000);
+const cron = setInterval(fire, 60_000);
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    clearInterval(firstFire);
+    clearInterval(cron);
+    child.kill(signal);
+  });
+}
 child.on("exit", (code) => process.exit(code ?? 0));

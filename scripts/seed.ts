@@ -1,6 +1,6 @@
 // Seeds local D1 with the demo organization, idempotently: migrations first, then rows with fixed ids
 // (INSERT OR IGNORE), and the demo key, kept beside local D1 so the printed curl survives restarts.
-// `node scripts/seed.ts [--persist-to DIR]` prints the demo key alone on its last line.
+// `npm run --silent seed [-- --persist-to DIR]` prints the demo key alone on its last line.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API_KEY_PATTERN, generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
