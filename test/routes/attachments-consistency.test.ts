@@ -1,4 +1,4 @@
-import { createExecutionContext, createScheduledController, waitOnExecutionContext } from "cloudflare:test";
+import { createScheduledController } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import worker from "../../src/index";
@@ -40,9 +40,7 @@ const discard = { send: async () => {}, sendBatch: async () => {} } as unknown a
 
 /** The Worker's cron, as Cloudflare runs it each minute. */
 async function cron() {
-  const ctx = createExecutionContext();
-  await worker.scheduled!(createScheduledController(), { ...env, EVENTS: discard } as never, ctx as never);
-  await waitOnExecutionContext(ctx);
+  await worker.scheduled!(createScheduledController(), { ...env, EVENTS: discard } as never);
 }
 
 afterEach(() => vi.useRealTimers());

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, patch, post } from "../helpers/api";
+import { get, patch, type ApiResponse } from "../helpers/api";
 import { eventsOf } from "../helpers/events";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
@@ -140,7 +140,7 @@ describe("filter and sort", () => {
     let link: string | null = `/v1/vulns?sort=${sort}&page[size]=2&page[after]=`;
     let last: { links: { prev: string | null } } | undefined;
     while (link) {
-      const page = await get(link, rated.key);
+      const page: ApiResponse = await get(link, rated.key);
       expect(page.status).toBe(200);
       byCursor.push(...names(page.body.data));
       last = page.body;
