@@ -52,7 +52,7 @@ describe.each(ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_name, endpoi
     it("answers another organization's record like a missing one", async () => {
       const foreign = await api(endpoint.method, endpoint.path(mine), { key: other.org.key, body: endpoint.body?.(mine) });
       expect(foreign.status).toBe(404);
-      expect(foreign.body.errors[0].code).toBe("not_found");
+      expect(foreign.body.errors[0].code).toBe(endpoint.notFound ?? "not_found");
       expect((await get(endpoint.ownedBy!(mine), mine.org.key)).status).toBe(200);
     });
   }
