@@ -136,6 +136,7 @@ function unique(values: string[] | undefined): string[] {
  * Creates a vuln through a brief: the vuln (inbox dispatching, processing open), its domain assets,
  * and Vuln::Created, all in one batch. The submission is kept as received for the intake record.
  * `brief` is checked to be the caller's and published (API) or found by its public shortcode.
+ * `followUpTokenHash` (public submissions) is the SHA-256 of the reporter's follow-up token.
  */
 export async function createVuln(
   ctx: ServiceContext,
@@ -143,6 +144,7 @@ export async function createVuln(
   brief: { id: string } | { shortcode: string },
   raw: Omit<Submission, "received_at">,
   respond: Responder<VulnRecord>,
+  followUpTokenHash: string | null = null,
 ): Promise<VulnRecord> {
   const now = nowIso();
   const byId = "id" in brief;
@@ -173,6 +175,7 @@ export async function createVuln(
     readAt: null,
     ...triageOf(input),
     submission: { ...raw, received_at: now },
+    followUpTokenHash,
     createdAt: now,
     updatedAt: now,
   };

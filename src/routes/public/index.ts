@@ -2,6 +2,7 @@ import { cors } from "hono/cors";
 import { createRouter } from "../../http/router";
 import { publicBriefsRouter } from "./briefs";
 import { publicDirectoriesRouter } from "./directories";
+import { reportRouter } from "./report";
 import { publicVulnsRouter } from "./vulns";
 
 /** The routes under /v1/p: no key, CORS open to any origin (and only here). */
@@ -13,3 +14,4 @@ publicRouter.use(
 publicRouter.route("/", publicBriefsRouter);
 publicRouter.route("/", publicVulnsRouter);
 publicRouter.route("/", publicDirectoriesRouter);
+publicRouter.route("/report", reportRouter);

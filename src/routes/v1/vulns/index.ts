@@ -7,6 +7,7 @@ import { createRouter } from "../../../http/router";
 import { listVulns } from "../../../services/vuln-list";
 import { createVuln, deleteVuln, showVuln, updateVuln } from "../../../services/vulns";
 import { attachmentsRouter } from "./attachments";
+import { commentsRouter } from "./comments";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
 import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
 
@@ -108,3 +109,4 @@ export const vulnsRouter = createRouter()
   );
 
 vulnsRouter.route("/", attachmentsRouter);
+vulnsRouter.route("/", commentsRouter);

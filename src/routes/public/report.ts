@@ -1,0 +1,247 @@
+import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import type { Context, MiddlewareHandler } from "hono";
+import type { AppEnv } from "../../app-env";
+import { ApiError } from "../../http/errors";
+import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
+import { respond } from "../../http/media-type";
+import { collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
+import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv } from "../../http/reporter-auth";
+import { contentDisposition, servedContentType } from "../../lib/filenames";
+import { COMMENT_VISIBILITIES, UPLOADERS } from "../../db/schema";
+import { getAttachment, listAttachments, MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, openAttachmentContent, uploadAttachment, type AttachmentRecord } from "../../services/attachments";
+import { createComment, getReporterComment, listComments, type CommentRecord } from "../../services/comments";
+import { reportScopedCaller, reporterUploaded, type Report } from "../../services/report";
+import { created, serviceContext, storedCreated } from "../v1/handler-helpers";
+import { CommentBody } from "../v1/vulns/comments";
+
+const tags = ["Reporter"];
+// The reporter's answers are its own: never kept by a browser or a shared cache, whatever else ran.
+const noStore: MiddlewareHandler = async function noStoreMiddleware(c, next) {
+  await next();
+  c.res.headers.set("Cache-Control", "no-store");
+};
+const auth = [noStore, reporterAuth()];
+const security = [{ reporterToken: [] }];
+const notFound = "Not found: the report has no such comment or attachment";
+const readErrors = errorResponses("read", { notFound });
+const writeErrors = errorResponses("write", { notFound: "Not found" });
+const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = writeErrors;
+const uploadErrors = {
+  ...uploadWriteErrors,
+  413: { ...tooLarge, description: "Payload too large: the file is over 10 MiB; nothing is stored" },
+  422: { ...invalidInput, description: "Validation error: filename (at source.parameter), an empty file, or the report's 20 files / 50 MiB; nothing is stored" },
+};
+
+const ReportResource = z
+  .object({
+    type: z.literal("report"),
+    id: z.string().openapi({ format: "uuid" }),
+    attributes: z.object({
+      shortcode: z.string(),
+      title: z.string(),
+      inbox_state: z.string(),
+      processing_state: z.string().openapi({ description: "open, or closed once the organization closed the report (it may reopen it). A closed report still takes comments." }),
+      severity: z.string().nullable(),
+      created_at: Timestamp,
+      updated_at: Timestamp,
+      brief_name: z.string().nullable().openapi({ description: "null if the brief was deleted since." }),
+      organization_name: z.string(),
+    }),
+    relationships: z.object({}),
+    links: z.object({ self: z.string() }),
+  })
+  .openapi("Report");
+
+const ReporterComment = resourceSchema(
+  "ReporterComment",
+  "comment",
+  z.object({ body: z.string(), visibility: z.enum(COMMENT_VISIBILITIES), author: z.enum(["organization", "reporter"]), created_at: Timestamp }),
+  z.object({ report: toOneSchema("report") }),
+);
+const ReporterAttachment = resourceSchema(
+  "ReporterAttachment",
+  "attachment",
+  z.object({ filename: z.string(), content_type: z.string(), byte_size: z.number().int(), sha256: z.string(), uploaded_by: z.enum(UPLOADERS), created_at: Timestamp }),
+  z.object({ report: toOneSchema("report") }),
+)
+  .extend({ meta: z.object({ content_url: z.string() }) })
+  .openapi("ReporterAttachment");
+
+const CreateReporterCommentInput = requestDocument(z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi("CreateReporterCommentInput");
+const PageQuery = z.strictObject(pageQuery);
+const CommentParam = z.object({ comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }) });
+const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }) });
+const UploadQuery = z.strictObject({
+  filename: z.string().optional().openapi({ param: { name: "filename", in: "query", required: true }, description: "The file's name (1 to 255 characters once path separators and control characters are removed).", example: "poc.txt" }),
+});
+const Binary = z.string().openapi({ type: "string", format: "binary" });
+
+function serializeReport(r: Report) {
+  const attributes = {
+    shortcode: r.shortcode,
+    title: r.title,
+    inbox_state: r.inboxState,
+    processing_state: r.processingState,
+    severity: r.severity,
+    created_at: r.createdAt,
+    updated_at: r.updatedAt,
+    brief_name: r.briefName,
+    organization_name: r.organizationName,
+  };
+  return { ...resource("report", r.id, attributes, "/v1/p/report"), type: "report" as const };
+}
+
+function serializeComment(row: CommentRecord) {
+  return resource("comment", row.id, { body: row.body, visibility: row.visibility, author: row.author, created_at: row.createdAt }, `/v1/p/report/comments/${row.id}`, {
+    report: toOne("report", row.vulnId),
+  });
+}
+
+function serializeAttachment(row: AttachmentRecord) {
+  const self = `/v1/p/report/attachments/${row.id}`;
+  const attributes = { filename: row.filename, content_type: row.contentType, byte_size: row.byteSize, sha256: row.sha256, uploaded_by: row.uploadedBy, created_at: row.createdAt };
+  return { ...resource("attachment", row.id, attributes, self, { report: toOne("report", row.vulnId) }), meta: { content_url: `${self}/content` } };
+}
+
+// The app's context with one variable more; Hono's setter makes the types invariant, hence the cast.
+const context = (c: Context<ReporterEnv>) => serviceContext(c as unknown as Context<AppEnv>);
+
+/** The reporter's side of the services: its own vuln, and for files the organization that owns it. */
+const reporterSide = (c: Context<ReporterEnv>) => ({ author: "reporter" as const, vulnId: c.var.report.id, organizationId: c.var.report.organizationId });
+const fileContext = (c: Context<ReporterEnv>) => ({ ...context(c), caller: reportScopedCaller(c.var.report), objects: c.env.ATTACHMENTS });
+
+function declaredLength(c: Context): number | null {
+  const header = c.req.header("content-length");
+  if (header === undefined) return null;
+  if (!/^\d{1,15}$/.test(header)) throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
+  return Number(header);
+}
+
+const route = <R extends Parameters<typeof createRoute>[0]>(r: R) => createRoute({ tags, security, middleware: auth, ...r });
+const limits = `${REPORTER_PER_MINUTE} requests a minute per token; answers are never cached`;
+
+/** The reporter's API under /v1/p/report: the follow-up token as a Bearer, one report, no organization key. */
+export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validationHook as never })
+  .openapi(
+    route({
+      method: "get",
+      path: "/",
+      operationId: "getReport",
+      summary: `The report as its reporter sees it: state, severity, and the brief and organization it went to (${limits})`,
+      responses: { 200: { description: "The report", content: jsonApiContent(singleDocument(ReportResource)) }, ...readErrors },
+    }),
+    (c) => respond(c, single(serializeReport(c.var.report))),
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/comments",
+      operationId: "listReportComments",
+      summary: "The conversation: the organization's replies to the reporter and the reporter's own comments, oldest first (never the organization's internal notes)",
+      request: { query: PageQuery },
+      responses: { 200: { description: "Comments", content: jsonApiContent(collectionDocument(ReporterComment)) }, ...readErrors },
+    }),
+    async (c) => {
+      const page = pageOf(c.req.valid("query"));
+      const { rows, total } = await listComments(context(c), reporterSide(c), page);
+      return respond(c, collection(c, rows.map(serializeComment), page, total));
+    },
+  )
+  .openapi(
+    route({
+      method: "post",
+      path: "/comments",
+      operationId: "createReportComment",
+      summary: "Answer the organization (also on a closed report); its webhooks get Vuln::Comment::Created",
+      request: { body: jsonApiBody(CreateReporterCommentInput) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(ReporterComment)) }, ...writeErrors },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "comment");
+      const record = await createComment(context(c), reporterSide(c), { body: data.attributes.body, visibility: "reporter" }, (r) => storedCreated(c, single(serializeComment(r))));
+      return created(c, single(serializeComment(record)));
+    },
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/comments/{comment_id}",
+      operationId: "getReportComment",
+      summary: "One comment of the conversation",
+      request: { params: CommentParam },
+      responses: { 200: { description: "The comment", content: jsonApiContent(singleDocument(ReporterComment)) }, ...readErrors },
+    }),
+    async (c) => respond(c, single(serializeComment(await getReporterComment(context(c), c.var.report.id, c.req.valid("param").comment_id)))),
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/attachments",
+      operationId: "listReportAttachments",
+      summary: "Every file of the report, the reporter's and the organization's, newest first",
+      request: { query: PageQuery },
+      responses: { 200: { description: "Attachments", content: jsonApiContent(collectionDocument(ReporterAttachment)) }, ...readErrors },
+    }),
+    async (c) => {
+      const page = pageOf(c.req.valid("query"));
+      const { rows, total } = await listAttachments(fileContext(c), c.var.report.id, page);
+      return respond(c, collection(c, rows.map(serializeAttachment), page, total));
+    },
+  )
+  .openapi(
+    route({
+      method: "post",
+      path: "/attachments",
+      operationId: "createReportAttachment",
+      summary: "Add a file to the report: the body is the file, Content-Type its type; the organization's webhooks get Vuln::Updated",
+      description: `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (10 MiB) a file, ${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (50 MiB) a report, counting both sides' files.`,
+      request: { query: UploadQuery, body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } } },
+      responses: { 201: { description: "Stored", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...uploadErrors },
+    }),
+    async (c) => {
+      const meta = { filename: c.req.valid("query").filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
+      const ctx = fileContext(c);
+      const record = await uploadAttachment(ctx, c.var.report.id, c.req.raw.body, meta, "reporter", (r) => storedCreated(c, single(serializeAttachment(r))));
+      await reporterUploaded(ctx, c.var.report.id);
+      return created(c, single(serializeAttachment(record)));
+    },
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/attachments/{attachment_id}",
+      operationId: "getReportAttachment",
+      summary: "One file's metadata",
+      request: { params: AttachmentParam },
+      responses: { 200: { description: "The attachment", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...readErrors },
+    }),
+    async (c) => respond(c, single(serializeAttachment(await getAttachment(fileContext(c), c.var.report.id, c.req.valid("param").attachment_id)))),
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/attachments/{attachment_id}/content",
+      operationId: "getReportAttachmentContent",
+      summary: "Download a file's bytes (always as a download)",
+      request: { params: AttachmentParam },
+      responses: { 200: { description: "The bytes; Content-Type only from an allow-list of inert types, else application/octet-stream", content: { "application/octet-stream": { schema: Binary } } }, ...readErrors },
+    }),
+    async (c) => {
+      const { record, body } = await openAttachmentContent(fileContext(c), c.var.report.id, c.req.valid("param").attachment_id);
+      return c.body(body, 200, {
+        "Content-Type": servedContentType(record.contentType),
+        "Content-Length": String(record.byteSize),
+        "Content-Disposition": contentDisposition(record.filename),
+        "X-Content-Type-Options": "nosniff",
+        "Content-Security-Policy": "sandbox",
+      });
+    },
+  );
+
+reportRouter.openAPIRegistry.registerComponent("securitySchemes", "reporterToken", {
+  type: "http",
+  scheme: "bearer",
+  description:
+    "A reporter's follow-up token: `vdpr_` and 43 base62 characters, shown once in the answer to a public submission. It opens that one report (the routes under `/v1/p/report`) and nothing else; an API key is refused there, and the token is refused everywhere else.",
+});

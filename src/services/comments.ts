@@ -1,0 +1,135 @@
+import { and, count, eq, sql } from "drizzle-orm";
+import { comments, vulns, type CommentAuthor, type CommentRow, type CommentVisibility } from "../db/schema";
+import { commentEvent } from "../events/outbox";
+import { ApiError } from "../http/errors";
+import type { Page } from "../http/jsonapi";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { tenantFilter, type ServiceContext } from "./context";
+import { batchOf, pageStatements, where, whenRefused, type Ordering } from "./listing";
+import { changedRows, commit, Plan, type Responder } from "./unit-of-work";
+
+export const MAX_COMMENT_LENGTH = 20_000;
+
+export type CommentRecord = CommentRow;
+
+/**
+ * Whose comment this is and which vuln it is on. The organization's side names a vuln its key can
+ * see; the reporter's side is the one vuln its token opened, in that vuln's organization.
+ */
+export interface CommentSide {
+  author: CommentAuthor;
+  vulnId: string;
+  /** The reporter's side only: the organization of the token's vuln. */
+  organizationId?: string;
+}
+
+const vulnNotFound = () => new ApiError("vuln_not_found", { detail: "No vuln has that id." });
+const commentNotFound = () => new ApiError("not_found", { detail: "The vuln has no comment with that id." });
+
+/** The vuln, scoped to the caller (the organization's side). */
+function vulnRead(ctx: ServiceContext, vulnId: string) {
+  return ctx.db.select({ id: vulns.id }).from(vulns).where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId)));
+}
+
+/**
+ * Adds a comment and its Vuln::Comment::Created in one batch, with no read before it: the vuln's
+ * organization comes from a subquery that is NULL unless the vuln is there (and the caller's) when
+ * the batch runs, so a comment on a vuln that is gone, or not the caller's, is refused by NOT NULL
+ * with its event and the Idempotency-Key's stored answer.
+ */
+export async function createComment(
+  ctx: ServiceContext,
+  side: CommentSide,
+  input: { body: string; visibility: CommentVisibility },
+  respond?: Responder<CommentRecord>,
+): Promise<CommentRecord> {
+  const organizationId = side.organizationId ?? ctx.caller.organizationId;
+  if (!organizationId) throw vulnNotFound();
+  const now = nowIso();
+  const record: CommentRecord = {
+    id: uuidv7(),
+    vulnId: side.vulnId,
+    organizationId,
+    author: side.author,
+    // The reporter has no internal notes: what it writes is the conversation.
+    visibility: side.author === "reporter" ? "reporter" : input.visibility,
+    body: input.body,
+    createdAt: now,
+  };
+  const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId})`;
+  const created = commentEvent(ctx.db, record.id, now);
+  const p = new Plan(record).add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization })).add(created.statement, created.event);
+  await whenRefused(
+    () => commit(ctx, p, respond),
+    () => {
+      throw vulnNotFound();
+    },
+  );
+  return record;
+}
+
+const ORDERINGS: Record<"created_at" | "-created_at", Ordering> = {
+  created_at: { name: "created_at", column: comments.createdAt, field: "createdAt", id: comments.id, descending: false },
+  "-created_at": { name: "-created_at", column: comments.createdAt, field: "createdAt", id: comments.id, descending: true },
+};
+
+/**
+ * A page of a vuln's comments and their total, with the vuln's existence, in one round trip. The
+ * reporter's side sees `reporter` comments only; its vuln was found by its token in this request.
+ */
+export async function listComments(ctx: ServiceContext, side: CommentSide, page: Page, sort: "created_at" | "-created_at" = "created_at") {
+  const reporter = side.author === "reporter";
+  const ofVuln = and(
+    eq(comments.vulnId, side.vulnId),
+    reporter ? eq(comments.visibility, "reporter") : tenantFilter(ctx, comments.organizationId),
+  );
+  const spec = pageStatements<CommentRecord>({
+    ordering: ORDERINGS[sort],
+    page,
+    rows: (seek, order, limit, offset) => ctx.db.select().from(comments).where(and(ofVuln, seek)).orderBy(...order).limit(limit).offset(offset),
+    probe: (at) => ctx.db.select({ id: comments.id }).from(comments).where(and(ofVuln, at)).limit(1),
+    total: ctx.db.select({ total: count() }).from(comments).where(ofVuln),
+  });
+  if (reporter) return spec.read(await batchOf(ctx.db, spec.statements));
+  const [found, ...results] = await batchOf(ctx.db, [vulnRead(ctx, side.vulnId), ...spec.statements]);
+  if (!(found as unknown[]).length) throw vulnNotFound();
+  return spec.read(results);
+}
+
+/** One comment of a vuln the caller can see: 404 vuln_not_found for the vuln, not_found for the comment. */
+export async function getComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<CommentRecord> {
+  const [found, rows] = await ctx.db.batch([
+    vulnRead(ctx, vulnId),
+    ctx.db
+      .select()
+      .from(comments)
+      .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), tenantFilter(ctx, comments.organizationId))),
+  ]);
+  if (!found[0]) throw vulnNotFound();
+  if (!rows[0]) throw commentNotFound();
+  return rows[0];
+}
+
+/** One comment of the reporter's conversation: an internal note answers exactly like no comment. */
+export async function getReporterComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<CommentRecord> {
+  const row = await ctx.db
+    .select()
+    .from(comments)
+    .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), eq(comments.visibility, "reporter")))
+    .get();
+  if (!row) throw commentNotFound();
+  return row;
+}
+
+/**
+ * Deletes a comment (the organization's side only). Once a reporter-visible reply is gone, the
+ * reporter no longer sees it; a webhook that already carried it is not called back.
+ */
+export async function deleteComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<void> {
+  const [found, deleted] = await ctx.db.batch([
+    vulnRead(ctx, vulnId),
+    ctx.db.delete(comments).where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), tenantFilter(ctx, comments.organizationId))),
+  ]);
+  if (!found[0]) throw vulnNotFound();
+  if (changedRows(deleted) === 0) throw commentNotFound();
+}

@@ -1,0 +1,84 @@
+import { api, type RequestOptions } from "./api";
+import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "./factories";
+
+let ipCounter = 0;
+/** A fresh client address per submission: public submissions are limited to 5 a minute per address. */
+export const nextIp = () => `203.0.113.${(++ipCounter % 250) + 1}`;
+
+export interface SubmittedReport {
+  org: TestOrganization;
+  /** The vuln's id, which is also the report's. */
+  id: string;
+  shortcode: string;
+  token: string;
+  briefId: string;
+}
+
+/** A report as a researcher makes one: through a published brief's shortcode, keeping the token. */
+export async function submitReport(org?: TestOrganization, attributes: Record<string, unknown> = {}, opts: { briefId?: string; shortcode?: string } = {}): Promise<SubmittedReport> {
+  const owner = org ?? (await organization());
+  let briefId = opts.briefId;
+  let code = opts.shortcode;
+  if (!briefId || !code) {
+    const b = await brief(owner, { published_at: PUBLISHED });
+    briefId = b.id;
+    code = b.attributes.shortcode;
+  }
+  const res = await api("POST", `/v1/p/briefs/${code}/vulns`, {
+    body: { data: { type: "vuln", attributes: { title: "Stored XSS in the profile name", description: "Set the name to <img src=x onerror=alert(1)>.", ...attributes } } },
+    contentType: "application/json",
+    headers: { "CF-Connecting-IP": nextIp() },
+  });
+  if (res.status !== 201) throw new Error(`report factory: ${res.status} ${res.text}`);
+  return { org: owner, id: res.body.data.id, shortcode: res.body.data.attributes.shortcode, token: res.body.data.attributes.follow_up_token, briefId: briefId! };
+}
+
+/** A request with the follow-up token as the Bearer (as a reporter's client sends it). */
+export const asReporter = (method: string, path: string, token: string | null, opts: RequestOptions = {}) => api(method, path, { ...opts, key: token });
+
+/** A reporter upload: the file as the body, its name in ?filename=. */
+export function reporterUpload(token: string | null, bytes: Uint8Array | string, filename = "poc.txt", opts: RequestOptions = {}) {
+  const length = typeof bytes === "string" ? new TextEncoder().encode(bytes).byteLength : bytes.byteLength;
+  return api("POST", `/v1/p/report/attachments?filename=${encodeURIComponent(filename)}`, {
+    ...opts,
+    key: token,
+    rawBody: bytes,
+    contentType: "text/plain",
+    headers: { "Content-Length": String(length), ...opts.headers },
+  });
+}
+
+/** What a reporter's endpoint needs: its report, and the ids of a comment and a file on it. */
+export interface ReporterFixture {
+  report: SubmittedReport;
+  commentId: string;
+  attachmentId: string;
+}
+
+/**
+ * Every endpoint of the reporter's API. The generator in test/routes/reporter-access.test.ts runs each
+ * without a token, with a malformed one, with a well-formed unknown one, with an API key, and with the
+ * token of another report; the OpenAPI test checks this list against the document.
+ */
+export const REPORTER_ENDPOINTS: { method: "GET" | "POST"; path: (f: ReporterFixture) => string; body?: () => unknown; raw?: boolean }[] = [
+  { method: "GET", path: () => "/v1/p/report" },
+  { method: "GET", path: () => "/v1/p/report/comments" },
+  { method: "POST", path: () => "/v1/p/report/comments", body: () => ({ data: { type: "comment", attributes: { body: "Any news?" } } }) },
+  { method: "GET", path: (f) => `/v1/p/report/comments/${f.commentId}` },
+  { method: "GET", path: () => "/v1/p/report/attachments" },
+  { method: "POST", path: () => "/v1/p/report/attachments?filename=more.txt", raw: true },
+  { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}` },
+  { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}/content` },
+];
+
+/** A report with a reporter-visible reply and an internal note of the organization, and a file. */
+export async function reporterFixture(org?: TestOrganization): Promise<ReporterFixture & { internalId: string }> {
+  const report = await submitReport(org);
+  const reply = await api("POST", `/v1/vulns/${report.id}/comments`, { key: report.org.key, body: { data: { type: "comment", attributes: { body: "Thanks, we are looking.", visibility: "reporter" } } } });
+  const note = await api("POST", `/v1/vulns/${report.id}/comments`, { key: report.org.key, body: { data: { type: "comment", attributes: { body: "INTERNAL: looks like a dupe of #12" } } } });
+  const file = await api("POST", `/v1/vulns/${report.id}/attachments?filename=fix-plan.json`, { key: report.org.key, rawBody: '{"plan":1}', contentType: "application/json" });
+  if (reply.status !== 201 || note.status !== 201 || file.status !== 201) throw new Error(`reporter fixture: ${reply.status} ${note.status} ${file.status}`);
+  return { report, commentId: reply.body.data.id, internalId: note.body.data.id, attachmentId: file.body.data.id };
+}
+
+export { vuln };
