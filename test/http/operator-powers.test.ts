@@ -9,9 +9,12 @@ import { ENDPOINTS, fixture, label, type Endpoint, type Fixture } from "../helpe
 const WRITES = ENDPOINTS.filter((e) => e.method !== "GET");
 
 let claimed: Fixture;
+let unclaimed: Fixture;
 let other: Fixture;
 beforeAll(async () => {
   claimed = await fixture();
+  // Shared by the refusals, which change nothing; a write that is allowed gets a fixture of its own.
+  unclaimed = await fixture({ claimed: false });
   other = await fixture();
 });
 
@@ -74,7 +77,7 @@ describe.each(WRITES.map((e) => [label(e), e] as const))("%s", (_name, e) => {
   for (const isClaimed of [true, false]) {
     const status = operatorExpected(e, isClaimed);
     it(`an operator on ${isClaimed ? "a claimed" : "an unclaimed"} organization: ${status}`, async () => {
-      if (status === 403) await expectRefused(isClaimed ? claimed : await fixture({ claimed: false }), claimed.org.operatorKey, 403);
+      if (status === 403) await expectRefused(isClaimed ? claimed : unclaimed, claimed.org.operatorKey, 403);
       else await expectAllowed(isClaimed);
     });
   }
