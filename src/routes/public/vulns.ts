@@ -54,6 +54,7 @@ export const publicVulnsRouter = createRouter().openapi(
   createRoute({
     method: "post",
     path: "/briefs/{shortcode}/vulns",
+    operationId: "createPublicVuln",
     tags: ["Public"],
     summary: "Submit a report through a published brief (no key; 5 a minute per client IP); the answer carries the reporter's follow-up token, once",
     security: [],
