@@ -168,6 +168,7 @@ const cutShort = runs.filter((r) => !r.complete);
 rows.push({
   what: deliveryWhat, unit: "s", api: runs.map((r) => r.seconds),
   baseline: { label: "6-connection ideal", samples: [idealSeconds(deliveryCount)] }, ratio: true, target: { of: "ratio", op: "<=", value: 1.5 },
+  lowerBound: cutShort.length > 0,
   note: notes(
     ...refusedCreates,
     cutShort.length

@@ -32,6 +32,8 @@ export interface Row {
   ratio?: boolean;
   target?: Target;
   note?: string;
+  /** Some samples stopped at a time limit: the true figures are at least these (printed with "≥"). */
+  lowerBound?: boolean;
 }
 
 function ratios(row: Row): number[] {
@@ -49,7 +51,9 @@ export function met(row: Row): boolean | null {
   const s = spread(row.target.of === "ratio" ? ratios(row) : row.api);
   if (!s) return null;
   const { op, value } = row.target;
-  return op === "<" ? s.median < value : op === "<=" ? s.median <= value : s.median >= value;
+  const ok = op === "<" ? s.median < value : op === "<=" ? s.median <= value : s.median >= value;
+  // A lower bound under a ceiling says nothing about the true figure; above it, it already fails.
+  return ok && row.lowerBound && op !== ">=" ? null : ok;
 }
 
 export function formatNumber(n: number): string {
@@ -79,9 +83,10 @@ const cell = (text: string) => text.replaceAll("|", "\\|");
 export function renderTable(rows: readonly Row[]): string {
   const lines = ["| what | API | baseline | ratio | target | met? |", "|---|---|---|---|---|---|"];
   for (const row of rows) {
-    const api = figure(row.api, row.unit) + (row.note ? ` — ${row.note}` : "");
+    const atLeast = row.lowerBound && row.api.length ? "≥ " : "";
+    const api = atLeast + figure(row.api, row.unit) + (row.note ? ` — ${row.note}` : "");
     const baseline = row.baseline ? `${row.baseline.label}: ${figure(row.baseline.samples, row.unit)}` : "—";
-    const ratio = row.ratio ? figure(ratios(row), "", true) : "—";
+    const ratio = row.ratio ? atLeast + figure(ratios(row), "", true) : "—";
     const verdict = met(row);
     lines.push(`| ${[row.what, api, baseline, ratio, targetText(row), verdict === null ? "n/a" : verdict ? "yes" : "no"].map(cell).join(" | ")} |`);
   }

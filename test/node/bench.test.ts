@@ -123,5 +123,9 @@ describe("the bench table", () => {
     expect(lines[4]).toContain("| 1.35x (1.20–1.50) | <= 1.50x | yes |");
     expect(lines[5]).toBe("| startup | 24 ms (20–30) | — | — | <= 25 ms | yes |");
     expect(lines[7]).toBe("| skipped | n/a — skipped: time budget | — | — | < 1 ms | n/a |");
+    // Runs cut short at a time limit make the figure and its ratio lower bounds.
+    const cut = renderTable([{ ...rows[2]!, lowerBound: true }]).split("\n")[2];
+    expect(cut).toBe("| deliveries | ≥ 11.3 s (10–12.5) | ideal: 8.33 s | ≥ 1.35x (1.20–1.50) | <= 1.50x | n/a |");
+    expect(met({ ...rows[1]!, lowerBound: true })).toBe(false);
   });
 });
