@@ -38,6 +38,8 @@ export default defineConfig(async () => {
             root,
             environment: "node",
             include: ["test/node/**/*.test.ts"],
+            // One npm run dev shared by every file (see global-setup.ts).
+            globalSetup: ["test/node/global-setup.ts"],
             testTimeout: 120_000,
             hookTimeout: 180_000,
           },

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 
 /**
- * The edge cache of public reads (API.md section 8), on the Cache API. Entries live in the data center
+ * The edge cache of public reads, on the Cache API. Entries live in the data center
  * that made them; a write evicts them there, and elsewhere they expire within `max-age`.
  * (The Cache API does nothing on *.workers.dev hosts: serve the API from a custom domain.)
  */

@@ -8,7 +8,7 @@ import { ApiError } from "./errors";
 import { isRawUpload } from "./media-type";
 
 /**
- * `Idempotency-Key` on every POST (API.md section 10). This middleware only prepares the request's
+ * `Idempotency-Key` on every POST. This middleware only prepares the request's
  * unit (scope, key, hash of method, path and body); the services reserve the key in their first
  * batch and seal it with the response in the change's batch. Failed requests free the key again.
  * Keys are scoped to the API key, or to the client IP on routes without one.

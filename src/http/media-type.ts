@@ -8,7 +8,7 @@ import { MAX_JSON_DEPTH, scanJson } from "./json-scan";
 export const JSONAPI_MEDIA_TYPE = "application/vnd.api+json";
 export const JSON_MEDIA_TYPE = "application/json";
 
-// The spec draws the vuln endpoints (and so the public submission, which makes a vuln) with
+// The API answers the vuln endpoints (and so the public submission, which makes a vuln) with
 // application/json; everything else is JSON:API's own media type. Errors follow their route.
 const PLAIN_JSON_PATHS = [/^\/v1\/vulns(\/|$)/, /^\/v1\/p\/briefs\/[^/]+\/vulns\/?$/];
 
@@ -38,7 +38,7 @@ export function isRawUpload(method: string, path: string): boolean {
 }
 
 /**
- * Checks the request body's media type before any route sees it (API.md section 1):
+ * Checks the request body's media type before any route sees it:
  * `application/json` (with any parameters, e.g. charset) or `application/vnd.api+json` with no
  * parameters other than `ext` and `profile`. A POST with no body at all (e.g. an action) passes, and so
  * does an attachment upload (see isRawUpload).

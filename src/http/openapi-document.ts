@@ -14,11 +14,13 @@ export const TAGS = [
   { name: "Assets", description: "The organization's assets (domains, URLs, IP ranges, apps, ...), checked and stored canonically per kind." },
   { name: "Briefs", description: "The public entry points researchers report through, each optionally under a policy." },
   { name: "Vulns", description: "Reports in the organization's inbox. These endpoints answer `application/json` in the JSON:API shape." },
+  { name: "Vuln comments", description: "The conversation on a report: internal notes, and replies the reporter sees." },
   { name: "Vuln attachments", description: "Files attached to a report, stored in R2 and always served as downloads." },
   { name: "Webhooks", description: "Signed event deliveries (Standard Webhooks) to the organization's endpoints, and the event types to subscribe to." },
   { name: "Webhook deliveries", description: "The delivery log of a webhook: every attempt, kept 30 days; redeliveries and pings." },
   { name: "Directories", description: "Public directories of organizations, curated by operators and readable with any key." },
   { name: "Directory listings", description: "An organization's place in a directory: whether it shows, and which of its published policies and briefs, in which order." },
+  { name: "Reporter", description: "The reporter's own view of a report, by the token they were given at submission: its state, the conversation and files." },
   { name: "Public", description: "No key: published briefs and directories (cached at the edge) and report submission." },
 ] as const;
 

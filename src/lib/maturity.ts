@@ -10,7 +10,7 @@ export function isPublished(publishedAt: string | null, now: string): boolean {
 }
 
 /**
- * The disclose.io ladder (API.md section 9): each rung needs every rung below it.
+ * The disclose.io ladder: each rung needs every rung below it.
  * 0 unpublished or no contact; 1 published with a contact channel; 2 at least one in-scope asset;
  * 3 safe harbor partial or full; 4 safe harbor full; 5 public disclosure within a 1..90 day timeline.
  * Computed on read rather than stored, because publication can be scheduled: time alone changes it.

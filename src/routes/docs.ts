@@ -14,6 +14,8 @@ const CONFIGURATION = JSON.stringify({
   hideClientButton: true,
   defaultOpenAllTags: true,
   hideDarkModeToggle: false,
+  agent: { disabled: true }, // the assistant talks to a third-party service
+  showDeveloperTools: "never",
 });
 
 // Scripts from this origin only, and no inline script; the reference's components set inline styles.

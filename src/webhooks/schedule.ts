@@ -1,5 +1,5 @@
 /**
- * The retry schedule of API.md section 7: after a failed attempt n (1..7) the next comes after
+ * The retry schedule of webhook deliveries: after a failed attempt n (1..7) the next comes after
  * STEPS[n-1], with +-20% jitter; a Retry-After from the receiver is honoured within one to two times
  * the step. Eight attempts in all; then the delivery has failed.
  */

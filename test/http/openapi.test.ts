@@ -120,6 +120,9 @@ const OPERATION_IDS = [
   "listDirectoryListings", "createDirectoryListing", "showDirectoryListing", "updateDirectoryListing", "deleteDirectoryListing",
   "listDirectoryListingItems", "createDirectoryListingItem", "reorderDirectoryListingItems", "deleteDirectoryListingItem",
   "showPublicBrief", "createPublicVuln", "showPublicDirectory",
+  "listVulnComments", "createVulnComment", "getVulnComment", "deleteVulnComment",
+  "getReport", "listReportComments", "createReportComment", "getReportComment",
+  "listReportAttachments", "createReportAttachment", "getReportAttachment", "getReportAttachmentContent",
 ];
 
 describe("operationIds", () => {

@@ -1,42 +1,16 @@
-import { execFile, spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { execFile, spawn } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { jsonApiValidator } from "./jsonapi-schema";
 
 // The README's commands, run as a new user runs them: `npm run dev` serves a seeded demo organization
 // and prints a key and a curl that work; `npm run operator-key` makes a key that works until revoked.
-// Each run gets its own local D1 (--persist-to) and port, so it never touches a developer's state.
+// The server is the one global-setup.ts starts for every Node-side file.
 
 const root = path.resolve(import.meta.dirname, "../..");
 const run = promisify(execFile);
-const persistTo = mkdtempSync(path.join(tmpdir(), "vdp-dev-"));
-const port = 20000 + Math.floor(Math.random() * 20000);
-const base = `http://127.0.0.1:${port}`;
-let dev: ChildProcess;
-let output = "";
-
-beforeAll(async () => {
-  dev = spawn(process.execPath, ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo], {
-    cwd: root,
-    detached: true,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-  });
-  dev.stdout!.on("data", (chunk) => (output += chunk));
-  dev.stderr!.on("data", (chunk) => (output += chunk));
-  const deadline = Date.now() + 150_000;
-  while (!/Ready on/.test(output)) {
-    if (Date.now() > deadline || dev.exitCode !== null) throw new Error(`npm run dev did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
-});
-
-afterAll(() => {
-  if (dev?.pid) process.kill(-dev.pid, "SIGTERM");
-  rmSync(persistTo, { recursive: true, force: true });
-});
+const { base, port, persistTo, banner: output } = inject("dev");
 
 async function operatorKey(): Promise<{ id: string; key: string }> {
   const { stdout } = await run(process.execPath, ["scripts/operator-key.ts", "--local", "--persist-to", persistTo], { cwd: root });
@@ -51,6 +25,11 @@ const jsonApi = { "Content-Type": "application/vnd.api+json" };
 const json = async (res: Response): Promise<any> => res.json();
 
 describe("npm run dev", () => {
+  it("says it fires the scheduled handler every minute, and has fired it once it serves", () => {
+    expect(output).toMatch(/scheduled handler .* runs every minute/i);
+    expect(output).toContain("[dev] scheduled handler fired");
+  });
+
   it("prints a demo key and a curl that works as printed", async () => {
     const key = /API key:\s+(vdp_\S+)/.exec(output)?.[1];
     expect(key).toMatch(/^vdp_[0-9A-Za-z]{43}$/);

@@ -18,7 +18,7 @@ const tags = ["Webhooks"];
 const organizationOnly = [requireOrganizationKey("webhooks")];
 const writeErrors = errorResponses("write", { forbidden: OPERATOR_NEVER });
 
-/** The URL rules of API.md section 7; loopback only where the dev configuration allows it. */
+/** The rules for webhook URLs; loopback only where the dev configuration allows it. */
 function checkedUrl(c: Context<AppEnv>, url: string): string {
   const check = checkWebhookUrl(url, { allowLoopback: c.env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" });
   if (!check.ok) throw invalid("/data/attributes/url", `url ${check.reason}.`);

@@ -1,0 +1,50 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import type { TestProject } from "vitest/node";
+
+// One `npm run dev` for every Node-side test file: starting wrangler costs seconds of CPU, and the
+// files only read from it or make their own records. It runs on a free port with a scratch local D1
+// (--persist-to), so it never touches a developer's state.
+
+export interface DevServer {
+  base: string;
+  port: number;
+  persistTo: string;
+  /** What npm run dev printed up to the first scheduled run: the banner, the key, wrangler's ready line. */
+  banner: string;
+}
+
+declare module "vitest" {
+  export interface ProvidedContext {
+    dev: DevServer;
+  }
+}
+
+const root = path.resolve(import.meta.dirname, "../..");
+let dev: ChildProcess | undefined;
+let persistTo = "";
+
+export default async function setup(project: TestProject) {
+  persistTo = mkdtempSync(path.join(tmpdir(), "vdp-dev-"));
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  let output = "";
+  dev = spawn(process.execPath, ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo], {
+    cwd: root,
+    detached: true,
+    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+  });
+  dev.stdout!.on("data", (chunk) => (output += chunk));
+  dev.stderr!.on("data", (chunk) => (output += chunk));
+  const deadline = Date.now() + 150_000;
+  while (!/Ready on/.test(output) || !/scheduled handler fired/.test(output)) {
+    if (Date.now() > deadline || dev.exitCode !== null) throw new Error(`npm run dev did not start:\n${output}`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  project.provide("dev", { base: `http://127.0.0.1:${port}`, port, persistTo, banner: output });
+  return () => {
+    if (dev?.pid) process.kill(-dev.pid, "SIGTERM");
+    rmSync(persistTo, { recursive: true, force: true });
+  };
+}

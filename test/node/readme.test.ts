@@ -1,0 +1,52 @@
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, inject, it } from "vitest";
+
+// The README's walkthroughs, run as written against the shared `npm run dev`: every ```sh block of the
+// Walkthroughs section, in order, in one bash with `set -euo pipefail`, so any command that fails (an
+// HTTP error through --fail-with-body, a missing id through jq -e) fails this test. Blocks fenced
+// ```shell are for people only (a long-running receiver). Three things are adapted: the base URL, and
+// the scratch local D1 of the shared server for the two commands that write to D1 directly.
+
+const root = path.resolve(import.meta.dirname, "../..");
+const { base, persistTo } = inject("dev");
+
+export function walkthroughScript(readme: string): string {
+  const section = readme.slice(readme.indexOf("## Walkthroughs"), readme.indexOf("\n## ", readme.indexOf("## Walkthroughs") + 5));
+  const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
+  return blocks
+    .join("\n")
+    .replaceAll("http://localhost:8787", base)
+    .replaceAll("npm run --silent seed", `npm run --silent seed -- --persist-to ${persistTo}`)
+    .replaceAll("operator-key -- --local", `operator-key -- --local --persist-to ${persistTo}`);
+}
+
+describe("the README's walkthroughs", () => {
+  it("run as written, stopping at nothing", async () => {
+    const script = walkthroughScript(readFileSync(path.join(root, "README.md"), "utf8"));
+    expect(script).toContain("jq -er .data.id");
+    expect(script.split("\n").length).toBeGreaterThan(40);
+    const { stdout } = await promisify(execFile)("bash", ["-c", `set -euo pipefail\n${script}`], {
+      cwd: root,
+      env: { ...process.env, CI: "true" },
+      maxBuffer: 10 * 1024 * 1024,
+      timeout: 100_000,
+    });
+    // A few results a reader is told to expect.
+    expect(stdout).toContain('"stored"');
+    expect(stdout).toMatch(/"published_at": null/);
+    expect(stdout).toContain("202");
+    expect(stdout).toMatch(/"key": "vdp_[0-9A-Za-z]{40,}"/);
+  });
+
+  it("would stop at the first error: a failing request fails the script", async () => {
+    const failing = `set -euo pipefail\nBASE=${base}\nKEY=vdp_nope\napi() { curl -sS --fail-with-body -H "Authorization: Bearer $KEY" "$@"; }\nID=$(api $BASE/v1/policies | jq -er .data.id) && echo "should not print"`;
+    const result = await promisify(execFile)("bash", ["-c", failing]).then(
+      () => "ran on",
+      (err: { stdout: string }) => err.stdout,
+    );
+    expect(result).not.toContain("should not print");
+  });
+});
