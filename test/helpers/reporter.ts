@@ -1,5 +1,5 @@
 import { api, type RequestOptions } from "./api";
-import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "./factories";
+import { brief, organization, PUBLISHED, type TestOrganization } from "./factories";
 
 let ipCounter = 0;
 /** A fresh client address per submission: public submissions are limited to 5 a minute per address. */
@@ -43,7 +43,7 @@ export function reporterUpload(token: string | null, bytes: Uint8Array | string,
     ...opts,
     key: token,
     rawBody: bytes,
-    contentType: "text/plain",
+    contentType: opts.contentType ?? "text/plain",
     headers: { "Content-Length": String(length), ...opts.headers },
   });
 }
@@ -80,5 +80,3 @@ export async function reporterFixture(org?: TestOrganization): Promise<ReporterF
   if (reply.status !== 201 || note.status !== 201 || file.status !== 201) throw new Error(`reporter fixture: ${reply.status} ${note.status} ${file.status}`);
   return { report, commentId: reply.body.data.id, internalId: note.body.data.id, attachmentId: file.body.data.id };
 }
-
-export { vuln };

@@ -202,7 +202,10 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     async (c) => {
       const meta = { filename: c.req.valid("query").filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
       const ctx = fileContext(c);
-      const record = await uploadAttachment(ctx, c.var.report.id, c.req.raw.body, meta, "reporter", (r) => storedCreated(c, single(serializeAttachment(r))));
+      // Until the JSON checks treat this path as a raw upload (as they do the organization's), a JSON
+      // file arrives already read by them: take their copy rather than the spent stream.
+      const body = c.req.raw.bodyUsed ? new Blob([await c.req.arrayBuffer()]).stream() : c.req.raw.body;
+      const record = await uploadAttachment(ctx, c.var.report.id, body, meta, "reporter", (r) => storedCreated(c, single(serializeAttachment(r))));
       await reporterUploaded(ctx, c.var.report.id);
       return created(c, single(serializeAttachment(record)));
     },
