@@ -13,6 +13,8 @@ export interface Fixture {
   vulnId: string;
   /** An attachment of the vuln, whose bytes are JSON text (the generators parse every answer). */
   attachmentId: string;
+  /** A comment on the vuln. */
+  commentId: string;
   webhookId: string;
   deliveryId: string;
   directoryId: string;
@@ -32,6 +34,7 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
   const k = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: {} } });
   const v = await vuln(org, b.id);
   const file = await api("POST", `/v1/vulns/${v.id}/attachments?filename=poc.json`, { key: org.key, rawBody: '{"poc":true}', contentType: "application/json" });
+  const note = await post(`/v1/vulns/${v.id}/comments`, org.key, { data: { type: "comment", attributes: { body: "Triage note" } } });
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
   const dir = await directory(org.operatorKey);
@@ -39,7 +42,7 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
   const l = await listing(org.operatorKey, dir.id, org.id);
   const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: b.id } } });
   return {
-    org, policyId: p.id, assetId: a.id, briefId: b.id, spareBriefId: spare.id, apiKeyId: k.body.data.id, vulnId: v.id, attachmentId: file.body.data.id, webhookId: w.id, deliveryId: d.body.data.id,
+    org, policyId: p.id, assetId: a.id, briefId: b.id, spareBriefId: spare.id, apiKeyId: k.body.data.id, vulnId: v.id, attachmentId: file.body.data.id, commentId: note.body.data.id, webhookId: w.id, deliveryId: d.body.data.id,
     directoryId: dir.id, spareDirectoryId: spareDir.id, listingId: l.id, itemId: item.body.data.id,
   };
 }
@@ -114,6 +117,17 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}/content`, ownedBy: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, notFound: "vuln_not_found" },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true, operator: "never" },
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments`, ownedBy: (f) => `/v1/vulns/${f.vulnId}`, notFound: "vuln_not_found" },
+  {
+    method: "POST",
+    path: (f) => `/v1/vulns/${f.vulnId}/comments`,
+    body: () => ({ data: { type: "comment", attributes: { body: "Reply", visibility: "reporter" } } }),
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+    operator: "never",
+  },
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
+  { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true, operator: "never" },
   { method: "GET", path: () => "/v1/webhook_event_types" },
   { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
   { method: "GET", path: () => "/v1/webhooks" },
@@ -184,7 +198,7 @@ function vulnDoc(briefId: string) {
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
     // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
     .replace(/\?.*$/, "")
     .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");
