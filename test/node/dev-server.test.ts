@@ -148,6 +148,25 @@ describe("webhooks to npm run webhook-receiver", () => {
         }),
       );
       for (const event of ["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]) await until(`── ${event}  ✔ signature verified`);
+      // The reporter's way back, as the README walks it: keep the token, the organization replies to the
+      // reporter, the reporter reads the reply (not the internal note) and answers; both comments arrive.
+      const token = submitted.data.attributes.follow_up_token as string;
+      expect(token).toMatch(/^vdpr_[0-9A-Za-z]{43}$/);
+      const asReporter = { Authorization: `Bearer ${token}`, ...jsonApi };
+      const comments = `${base}/v1/vulns/${submitted.data.id}/comments`;
+      const comment = (body: string, visibility?: string) => JSON.stringify({ data: { type: "comment", attributes: { body, ...(visibility ? { visibility } : {}) } } });
+      expect((await fetch(comments, { method: "POST", headers: { ...auth, ...jsonApi }, body: comment("Duplicate of an internal ticket?") })).status).toBe(201);
+      expect((await fetch(comments, { method: "POST", headers: { ...auth, ...jsonApi }, body: comment("Thanks! Which browsers did you try?", "reporter") })).status).toBe(201);
+      const report = await json(await fetch(`${base}/v1/p/report`, { headers: asReporter }));
+      expect(report.data.attributes).toMatchObject({ shortcode: submitted.data.attributes.shortcode, processing_state: "open", organization_name: expect.any(String) });
+      const thread = await json(await fetch(`${base}/v1/p/report/comments`, { headers: asReporter }));
+      expect(thread.data.map((c: { attributes: { body: string } }) => c.attributes.body)).toEqual(["Thanks! Which browsers did you try?"]);
+      const answered = await fetch(`${base}/v1/p/report/comments`, { method: "POST", headers: asReporter, body: comment("Firefox 140 and Chromium 156.") });
+      expect((await json(answered)).data.attributes.author).toBe("reporter");
+      await until("── Vuln::Comment::Created  ✔ signature verified");
+      const deadline = Date.now() + 20_000;
+      while ((printed.match(/── Vuln::Comment::Created {2}✔ signature verified/g) ?? []).length < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+      expect(printed.match(/── Vuln::Comment::Created {2}✔ signature verified/g)).toHaveLength(3);
       await fetch(`${base}/v1/vulns/${submitted.data.id}`, { method: "DELETE", headers: auth });
       await until("── Vuln::Destroyed  ✔ signature verified");
       expect(printed).not.toContain("NOT VERIFIED");
