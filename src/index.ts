@@ -1,4 +1,5 @@
 import { primaryDb } from "./db";
+import { publicReadFromCache } from "./http/public-hit";
 import { consume } from "./events/consumer";
 import { sweepOutbox, type QueueMessage } from "./events/outbox";
 import { purgeOrphanObjects } from "./services/attachment-objects";
@@ -11,7 +12,8 @@ import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhoo
 let app: Promise<typeof import("./app")["app"]> | undefined;
 
 export default {
-  fetch: async (request, env, ctx) => (await (app ??= import("./app").then((m) => m.app))).fetch(request, env, ctx),
+  fetch: async (request, env, ctx) =>
+    (await publicReadFromCache(request, env)) ?? (await (app ??= import("./app").then((m) => m.app))).fetch(request, env, ctx),
 
   // Outbox events (through Vuln::Created, the intake pipeline) and webhook deliveries.
   queue: (batch, env) => consume(batch as MessageBatch<QueueMessage>, env),

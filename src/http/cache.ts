@@ -54,17 +54,11 @@ export async function cachedPublicDocument(
   mediaType: string,
   load: () => Promise<unknown | null>,
 ): Promise<Response | null> {
+  const ifNoneMatch = c.req.header("if-none-match");
+  const hit = await publicHit(path, ifNoneMatch);
+  if (hit) return hit;
   const cache = await caches.open(CACHE_NAME);
   const key = cacheKey(path);
-  const ifNoneMatch = c.req.header("if-none-match");
-  const hit = await cache.match(key);
-  if (hit) {
-    const etag = hit.headers.get("ETag") ?? "";
-    if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "HIT");
-    const response = new Response(hit.body, hit);
-    response.headers.set("X-Cache", "HIT");
-    return response;
-  }
   const document = await load();
   if (document === null) return null;
   const body = JSON.stringify(document);
@@ -75,6 +69,18 @@ export async function cachedPublicDocument(
   await cache.put(key, new Response(body, { headers }));
   if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "MISS");
   return new Response(body, { headers: { ...headers, "X-Cache": "MISS" } });
+}
+
+/** The cached answer for a public path (304 when If-None-Match matches), or null on a miss. */
+export async function publicHit(path: string, ifNoneMatch: string | undefined): Promise<Response | null> {
+  const cache = await caches.open(CACHE_NAME);
+  const hit = await cache.match(cacheKey(path));
+  if (!hit) return null;
+  const etag = hit.headers.get("ETag") ?? "";
+  if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "HIT");
+  const response = new Response(hit.body, hit);
+  response.headers.set("X-Cache", "HIT");
+  return response;
 }
 
 /** Evicts public entries in this data center; awaited so the writer's next read is already fresh. */

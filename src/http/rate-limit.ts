@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "./errors";
+import { counted } from "./public-hit";
 
 type IpLimiter = "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER" | "UNAUTHENTICATED_RATE_LIMITER";
 
@@ -20,7 +21,8 @@ export function rateLimited(detail: string): ApiError {
  */
 export function publicRateLimit(binding: IpLimiter, perMinute: number): MiddlewareHandler<AppEnv> {
   return async function publicRateLimitMiddleware(c, next) {
-    const { success } = await c.env[binding].limit({ key: clientIp(c.req) });
+    // A public read that missed the cache was counted already, on its way through publicReadFromCache.
+    const success = (binding === "PUBLIC_READ_RATE_LIMITER" ? counted.get(c.req.raw) : undefined) ?? (await c.env[binding].limit({ key: clientIp(c.req) })).success;
     if (!success) throw rateLimited(`More than ${perMinute} requests in a minute from this address.`);
     await next();
   };

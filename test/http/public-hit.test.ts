@@ -1,0 +1,75 @@
+import { beforeAll, describe, expect, it } from "vitest";
+import { api, get } from "../helpers/api";
+import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+
+// Public reads are answered from the edge cache before the app is built or routed. What a client
+// sees must not tell the two paths apart, except that a hit is cheaper.
+
+let org: TestOrganization;
+let shortcode: string;
+let slug: string;
+beforeAll(async () => {
+  org = await organization();
+  const p = await policy(org, { published_at: PUBLISHED, point_of_contact: "sec@example.com" });
+  shortcode = (await brief(org, { published_at: PUBLISHED }, p.id)).attributes.shortcode;
+  const dir = await directory(org.operatorKey);
+  slug = dir.attributes.slug;
+  await listing(org.operatorKey, dir.id, org.id);
+});
+
+/** A rate limiter that counts what it is asked, and lets everything through (or nothing). */
+function countingLimiter(allow = true) {
+  const calls: string[] = [];
+  return { calls, limiter: { limit: async ({ key }: { key: string }) => (calls.push(key), { success: allow }) } as RateLimit };
+}
+
+const VARYING = new Set(["x-cache", "x-request-id", "date", "age", "cf-cache-status", "content-length"]);
+const stable = (h: Headers) => [...h.entries()].filter(([name]) => !VARYING.has(name)).sort();
+
+describe.each([
+  ["brief", () => `/v1/p/briefs/${shortcode}`, () => `/v1/p/briefs/${shortcode.toLowerCase()}`],
+  ["directory", () => `/v1/p/directories/${slug}`, () => `/v1/p/directories/${slug}`],
+] as const)("a cached public %s", (_kind, path, typed) => {
+  it("answers a hit with the app's headers, the same body, no database, and one count against the limit", async () => {
+    const miss = await get(path(), null, { headers: { "X-Request-Id": "mine" } });
+    const counting = countingLimiter();
+    const hit = await api("GET", typed(), { headers: { "X-Request-Id": "mine", "CF-Connecting-IP": "192.0.2.7" }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
+    expect(hit.status).toBe(200);
+    expect(hit.headers.get("X-Cache")).toBe("HIT");
+    expect(hit.roundTrips).toBe(0);
+    expect(hit.text).toBe(miss.text);
+    expect(stable(hit.headers)).toEqual(stable(miss.headers));
+    expect(hit.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
+    expect(hit.headers.get("X-Request-Id")).not.toBe(miss.headers.get("X-Request-Id"));
+    expect(hit.headers.get("X-Client-Request-Id")).toBe("mine");
+    expect(counting.calls).toEqual(["192.0.2.7"]);
+  });
+
+  it("answers If-None-Match with a 304 and HEAD with no body", async () => {
+    const first = await get(path(), null);
+    const etag = first.headers.get("ETag")!;
+    const notModified = await get(path(), null, { headers: { "If-None-Match": etag } });
+    expect(notModified.status).toBe(304);
+    expect(notModified.headers.get("ETag")).toBe(etag);
+    const head = await api("HEAD", path());
+    expect(head.status).toBe(200);
+    expect(head.text).toBe("");
+  });
+
+  it("counts a miss once, not once on the way in and again in the app", async () => {
+    const other = await organization();
+    const code = (await brief(other, { published_at: PUBLISHED })).attributes.shortcode;
+    const counting = countingLimiter();
+    const res = await api("GET", `/v1/p/briefs/${code}`, { headers: { "CF-Connecting-IP": "192.0.2.8" }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
+    expect(res.headers.get("X-Cache")).toBe("MISS");
+    expect(counting.calls).toEqual(["192.0.2.8"]);
+  });
+
+  it("leaves a limited client to the app's 429, with its error document", async () => {
+    await get(path(), null);
+    const res = await api("GET", path(), { env: { PUBLIC_READ_RATE_LIMITER: countingLimiter(false).limiter } });
+    expect(res.status).toBe(429);
+    expect(res.headers.get("Retry-After")).toBe("60");
+    expect(res.body.errors[0]).toMatchObject({ code: "rate_limited" });
+  });
+});
