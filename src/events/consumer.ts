@@ -13,7 +13,7 @@ export function retryDelaySeconds(attempts: number): number {
   return Math.min(600, 10 * 2 ** Math.max(0, attempts - 1));
 }
 
-// At most this many webhook requests in flight per consumer invocation (API.md section 7).
+// At most this many webhook requests in flight per consumer invocation, so no receiver is flooded.
 export const MAX_CONCURRENT_DELIVERIES = 6;
 
 /**

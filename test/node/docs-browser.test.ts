@@ -29,7 +29,7 @@ async function open(width: number) {
 
 describe("GET /docs in Chromium", () => {
   it("renders every operation of the served document, offline and under its CSP", async () => {
-    const doc = await (await fetch(`${base}/v1/openapi.json`)).json();
+    const doc = (await (await fetch(`${base}/v1/openapi.json`)).json()) as { paths: unknown };
     const operations: { id: string; summary: string }[] = [];
     for (const item of Object.values(doc.paths as Record<string, Record<string, { operationId: string; summary: string }>>)) {
       for (const op of Object.values(item)) operations.push({ id: op.operationId, summary: op.summary });
@@ -38,7 +38,7 @@ describe("GET /docs in Chromium", () => {
 
     const { context, page, problems, foreign } = await open(1280);
     await page.getByText(operations[0]!.summary, { exact: false }).first().waitFor({ timeout: 30_000 });
-    const text = await page.evaluate(() => document.body.innerText);
+    const text = (await page.evaluate("document.body.innerText")) as string;
     const html = await page.content();
     const missing = operations.filter((op) => !text.includes(op.summary) && !html.includes(op.id));
     expect(missing).toEqual([]);
@@ -52,7 +52,7 @@ describe("GET /docs in Chromium", () => {
   it("is usable at a phone's width", async () => {
     const { context, page } = await open(375);
     await page.getByText("Vulnerability Disclosure Platform API").first().waitFor({ timeout: 30_000 });
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    const overflow = (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number;
     expect(overflow).toBeLessThanOrEqual(1);
     mkdirSync(screens, { recursive: true });
     await page.screenshot({ path: path.join(screens, "docs-375.png") });
@@ -65,7 +65,7 @@ describe("GET /docs in Chromium", () => {
     await page.goto(`${base}/docs/errors#validation_error`);
     expect(await page.locator("#validation_error h2").innerText()).toContain("422");
     const res = await fetch(`${base}/v1/policies`);
-    const about = (await res.json()).errors[0].links.about as string;
+    const about = ((await res.json()) as { errors: { links: { about: string } }[] }).errors[0]!.links.about;
     await page.goto(`${base}${about}`);
     expect(await page.locator(`#${about.split("#")[1]}`).count()).toBe(1);
     await context.close();

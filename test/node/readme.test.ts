@@ -28,7 +28,8 @@ describe("the README's walkthroughs", () => {
     const script = walkthroughScript(readFileSync(path.join(root, "README.md"), "utf8"));
     expect(script).toContain("jq -er .data.id");
     expect(script.split("\n").length).toBeGreaterThan(40);
-    const { stdout } = await promisify(execFile)("bash", ["-c", `set -euo pipefail\n${script}`], {
+    // In the project, as a reader runs it (it calls npm run); what it writes there is removed after.
+    const { stdout } = await promisify(execFile)("bash", ["-c", `set -euo pipefail\ntrap 'rm -rf poc.txt downloads' EXIT\n${script}`], {
       cwd: root,
       env: { ...process.env, CI: "true" },
       maxBuffer: 10 * 1024 * 1024,

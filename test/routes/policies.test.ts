@@ -32,7 +32,7 @@ const FULL = {
 };
 
 describe("policies", () => {
-  it("stores every attribute of the spec and answers them back, normalized", async () => {
+  it("stores every policy attribute and answers them back, normalized", async () => {
     const res = await post("/v1/policies", org.key, { data: { type: "policy", attributes: FULL } });
     expect(res.status).toBe(201);
     const a = res.body.data.attributes;

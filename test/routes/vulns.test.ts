@@ -37,7 +37,7 @@ describe("POST /v1/vulns", () => {
     expect(res.body.data.relationships).toEqual({ organization: { data: { type: "organization", id: org.id } }, brief: { data: { type: "brief", id: briefId } } });
   });
 
-  it("writes Vuln::Created with the spec's payload in the same batch, and queues its id", async () => {
+  it("writes Vuln::Created with the webhook payload in the same batch, and queues its id", async () => {
     const before = q.sent.length;
     const res = await post("/v1/vulns", org.key, vulnDoc({ domains: ["pay.example.com"], tags: ["a"] }), quiet);
     const v = res.body.data;
@@ -45,7 +45,7 @@ describe("POST /v1/vulns", () => {
     expect(created!.type).toBe("Vuln::Created");
     const assets = (await get("/v1/assets?q[kind_eq]=domain&page[size]=100", org.key)).body.data;
     const asset = assets.find((a: { attributes: { value: string } }) => a.attributes.value === "pay.example.com");
-    // Exactly the spec's members, in the spec's order.
+    // Exactly the payload's members, in their documented order.
     expect(created!.payload).toBe(
       JSON.stringify({
         vuln: {
@@ -120,7 +120,7 @@ describe("POST /v1/vulns", () => {
 });
 
 describe("GET /v1/vulns", () => {
-  it("lists only the caller's vulns, with the spec's filters", async () => {
+  it("lists only the caller's vulns, with the documented filters", async () => {
     const fresh = await organization();
     const b1 = (await brief(fresh, { published_at: PUBLISHED })).id;
     const b2 = (await brief(fresh, { published_at: PUBLISHED })).id;

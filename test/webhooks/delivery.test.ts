@@ -50,7 +50,7 @@ async function pinged(types: string[] = ALL) {
 }
 
 describe("delivering an event", () => {
-  it("POSTs the event's body, byte for byte, with the spec's headers and a signature the reference library verifies", async () => {
+  it("POSTs the event's body, byte for byte, with the documented headers and a signature the reference library verifies", async () => {
     const h = await hook(org);
     const r = receiver();
     restore = r.restore;
@@ -69,7 +69,7 @@ describe("delivering an event", () => {
     });
     expect(Math.abs(Number(sent!.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
     expect(new Webhook(h.secret).verify(sent!.body, sent!.headers)).toEqual(JSON.parse(created!.payload));
-    // The spec's body for a created vuln.
+    // The documented body for a created vuln.
     expect(Object.keys(JSON.parse(sent!.body).vuln)).toEqual(["id", "shortcode", "title", "description", "inbox_state", "processing_state", "organization_id", "tags", "assets", "created_at", "updated_at"]);
     expect(sent!.init.redirect).toBe("manual");
     expect(sent!.init.signal).toBeInstanceOf(AbortSignal);
@@ -416,7 +416,7 @@ describe("what review of the webhooks found", () => {
     expect((await get(`/v1/webhooks/${h.id}`, o.key)).status).toBe(404);
   });
 
-  it("sends the spec's values for a created vuln: tags and domain assets as arrays of the right shape", async () => {
+  it("sends the documented values for a created vuln: tags and domain assets as arrays of the right shape", async () => {
     const o = await organization();
     await hook(o, ["Vuln::Created"]);
     const b = (await brief(o, { published_at: PUBLISHED })).id;

@@ -111,6 +111,7 @@ export const attachmentsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/attachments",
+      operationId: "listVulnAttachments",
       tags,
       summary: "List a vuln's attachments, newest first",
       request: { params: VulnParam, query: ListAttachmentsQuery },
@@ -127,6 +128,7 @@ export const attachmentsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/{id}/attachments",
+      operationId: "createVulnAttachment",
       tags,
       summary: `Attach a file: the body is the file, Content-Type its type (organization key only)`,
       description:
@@ -154,6 +156,7 @@ export const attachmentsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/attachments/{attachment_id}",
+      operationId: "showVulnAttachment",
       tags,
       summary: "Show an attachment's metadata",
       request: { params: AttachmentParams },
@@ -168,6 +171,7 @@ export const attachmentsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/attachments/{attachment_id}/content",
+      operationId: "downloadVulnAttachment",
       tags,
       summary: "Download an attachment's bytes (always as a download, never rendered as this API's origin)",
       request: { params: AttachmentParams },
@@ -202,6 +206,7 @@ export const attachmentsRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}/attachments/{attachment_id}",
+      operationId: "deleteVulnAttachment",
       tags,
       summary: "Delete an attachment (organization key only)",
       middleware: organizationOnly,

@@ -24,6 +24,7 @@ export const vulnsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/",
+      operationId: "listVulns",
       tags,
       summary: "List the vulns the key can access (application/json)",
       request: { query: ListVulnsQuery },
@@ -47,6 +48,7 @@ export const vulnsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}",
+      operationId: "showVuln",
       tags,
       summary: "Show a vuln. The organization's first read sets read_at and fires Vuln::Read",
       request: { params: IdParam },
@@ -58,6 +60,7 @@ export const vulnsRouter = createRouter()
     createRoute({
       method: "post",
       path: "/",
+      operationId: "createVuln",
       tags,
       summary: "Create a vuln through one of the organization's published briefs; fires Vuln::Created (organization key only)",
       middleware: organizationOnly,
@@ -77,6 +80,7 @@ export const vulnsRouter = createRouter()
     createRoute({
       method: "patch",
       path: "/{id}",
+      operationId: "updateVuln",
       tags,
       summary:
         "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); processing_state closes or reopens; fires Vuln::Updated on a change (organization key only)",
@@ -96,6 +100,7 @@ export const vulnsRouter = createRouter()
     createRoute({
       method: "delete",
       path: "/{id}",
+      operationId: "deleteVuln",
       tags,
       summary: "Delete a vuln and its attachments; fires Vuln::Destroyed (organization key only)",
       middleware: organizationOnly,

@@ -8,7 +8,7 @@ import { rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
 
-// API.md section 5: title <= 300, description <= 100,000, up to 50 domains and 20 tags.
+// Limits: title <= 300, description <= 100,000, up to 50 domains and 20 tags.
 const Title = z.string().trim().min(1, "must not be empty").max(300, "must be at most 300 characters");
 const Description = z
   .string()
