@@ -39,6 +39,8 @@ export function createApp() {
         contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
         crossOriginResourcePolicy: false,
         crossOriginOpenerPolicy: false,
+        // A route that sets its own header keeps it (attachment downloads answer CSP: sandbox).
+        overwrite: false,
       }),
     ),
   );
