@@ -8,8 +8,8 @@ import { nextIp, REPORTER_ENDPOINTS, reporterFixture, type ReporterFixture } fro
 // The reporter's generator: every /v1/p/report endpoint without a token, with a malformed, unknown or
 // organization's one, and with the token of another report; and the token against every /v1 endpoint.
 
-let mine: ReporterFixture;
-let theirs: ReporterFixture;
+let mine: ReporterFixture & { internalId: string };
+let theirs: ReporterFixture & { internalId: string };
 let org: Fixture;
 
 beforeAll(async () => {
