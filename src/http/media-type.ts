@@ -27,11 +27,11 @@ export function respond<T, S extends ContentfulStatusCode = 200>(c: Context, doc
 
 const METHODS_WITH_BODY = new Set(["POST", "PATCH", "PUT"]);
 
-// The one route whose body is not a JSON document: an attachment upload is the file itself, of any
-// type and up to 10 MiB, streamed to storage. The JSON checks (media type, scan) and the 1 MiB limit
+// The routes whose body is not a JSON document: an attachment upload (the organization's, or the
+// reporter's) is the file itself, of any type and up to 10 MiB, streamed to storage. The JSON checks (media type, scan) and the 1 MiB limit
 // do not apply to it; the upload enforces its own limit as it streams, and the idempotency layer
 // hashes its bytes. Every exception to the JSON rules is decided by this one test.
-const RAW_UPLOAD = /^\/v1\/vulns\/[^/]+\/attachments\/?$/;
+const RAW_UPLOAD = /^\/v1\/(vulns\/[^/]+|p\/report)\/attachments\/?$/;
 
 export function isRawUpload(method: string, path: string): boolean {
   return method === "POST" && RAW_UPLOAD.test(path);

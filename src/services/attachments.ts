@@ -71,6 +71,8 @@ export async function uploadAttachment(
   meta: UploadMeta,
   uploadedBy: Uploader,
   respond?: Responder<AttachmentRecord>,
+  /** More of the same change, in the row's own batch (a reporter's file also touches the vuln and fires Vuln::Updated). */
+  also?: (p: Plan<AttachmentRecord>) => void,
 ): Promise<AttachmentRecord> {
   // Refusals that need no I/O come first: nothing is read, nothing is stored.
   if (meta.declaredLength !== null && meta.declaredLength > MAX_FILE_BYTES) throw tooLarge();
@@ -117,6 +119,7 @@ export async function uploadAttachment(
       AND (SELECT count(*) FROM ${attachments} WHERE ${attachments.vulnId} = ${vulnId}) < ${MAX_FILES_PER_VULN}
       AND (SELECT coalesce(sum(${attachments.byteSize}), 0) FROM ${attachments} WHERE ${attachments.vulnId} = ${vulnId}) + ${record.byteSize} <= ${MAX_BYTES_PER_VULN})`;
     const p = new Plan(record).add(ctx.db.insert(attachments).values({ ...record, vulnId: guardedVuln }));
+    also?.(p);
     await whenRefused(
       () => commit(ctx, p, respond),
       async () => {

@@ -3,7 +3,7 @@ import type { Db } from "../db";
 import { briefs, organizations, vulns } from "../db/schema";
 import { nowIso } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
-import { commit, Plan } from "./unit-of-work";
+import type { Plan } from "./unit-of-work";
 import { touchVulns } from "./vulns";
 
 /**
@@ -70,11 +70,9 @@ export function reportScopedCaller(report: Pick<Report, "id" | "organizationId">
 
 /**
  * A file from the reporter is news to the organization: the vuln's updated_at moves and its webhooks
- * get Vuln::Updated at once (files the organization attaches itself change nothing). It follows the
- * upload's own batch; if it fails, the file is stored all the same and the answer is the error.
+ * get Vuln::Updated at once (files the organization attaches itself change nothing), in the file
+ * row's own batch.
  */
-export async function reporterUploaded(ctx: ServiceContext, vulnId: string): Promise<void> {
-  const p = new Plan(null);
-  touchVulns(ctx, [vulnId], nowIso(), p);
-  await commit(ctx, p);
+export function reporterUploaded(ctx: ServiceContext, vulnId: string) {
+  return (p: Plan<unknown>) => touchVulns(ctx, [vulnId], nowIso(), p);
 }

@@ -58,7 +58,9 @@ describe("GET /v1/openapi.json", () => {
         if (!op) continue;
         const where = `${method.toUpperCase()} ${path}`;
         const statuses = Object.keys(op.responses).filter((s) => Number(s) >= 400).sort();
-        const isPublic = path.startsWith("/v1/p/");
+        // The reporter's routes sit under /v1/p/ but take the reporter's token, not no key.
+        const isReporter = path.startsWith("/v1/p/report");
+        const isPublic = path.startsWith("/v1/p/") && !isReporter;
         const write = method === "post" || method === "patch";
         if (path === "/" || path === "/v1") {
           expect([where, statuses]).toEqual([where, ["429", "500"]]);
@@ -79,7 +81,8 @@ describe("GET /v1/openapi.json", () => {
         ].sort();
         expect([where, statuses]).toEqual([where, expected]);
         if (isPublic) expect(op.security).toEqual([]);
-        if (write && op.requestBody && !path.startsWith("/v1/vulns") && !isPublic) {
+        if (isReporter) expect(op.security).toEqual([{ reporterToken: [] }]);
+        if (write && op.requestBody && !path.startsWith("/v1/vulns") && !isPublic && !isRawUpload(method.toUpperCase(), path)) {
           expect([where, Object.keys(op.requestBody!.content).sort()]).toEqual([where, ["application/json", "application/vnd.api+json"]]);
         }
       }
@@ -120,9 +123,9 @@ const OPERATION_IDS = [
   "listDirectoryListings", "createDirectoryListing", "showDirectoryListing", "updateDirectoryListing", "deleteDirectoryListing",
   "listDirectoryListingItems", "createDirectoryListingItem", "reorderDirectoryListingItems", "deleteDirectoryListingItem",
   "showPublicBrief", "createPublicVuln", "showPublicDirectory",
-  "listVulnComments", "createVulnComment", "getVulnComment", "deleteVulnComment",
-  "getReport", "listReportComments", "createReportComment", "getReportComment",
-  "listReportAttachments", "createReportAttachment", "getReportAttachment", "getReportAttachmentContent",
+  "listVulnComments", "createVulnComment", "showVulnComment", "deleteVulnComment",
+  "showReport", "listReportComments", "createReportComment", "showReportComment",
+  "listReportAttachments", "createReportAttachment", "showReportAttachment", "downloadReportAttachment",
 ];
 
 describe("operationIds", () => {

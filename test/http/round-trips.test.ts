@@ -251,10 +251,9 @@ const CASES: Case[] = [
   },
   { name: "GET /v1/p/report/attachments", trips: 2, run: async (o) => asReporter("GET", "/v1/p/report/attachments", (await submitReport(o)).token) },
   {
-    name: "POST /v1/p/report/attachments (then Vuln::Updated in a batch of its own)",
-    trips: 4,
-    budget: 4,
-    run: async (o) => reporterUpload((await submitReport(o)).token, '{"poc":true}', "poc.json", { contentType: "application/json", env: quiet }),
+    name: "POST /v1/p/report/attachments (Vuln::Updated in the file's batch)",
+    trips: 3,
+    run: async (o) => reporterUpload((await submitReport(o)).token, "print('poc')\n", "poc.py", { contentType: "text/x-python", env: quiet }),
   },
   {
     name: "GET /v1/p/report/attachments/{attachment_id}",

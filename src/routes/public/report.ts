@@ -126,7 +126,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     route({
       method: "get",
       path: "/",
-      operationId: "getReport",
+      operationId: "showReport",
       summary: `The report as its reporter sees it: state, severity, and the brief and organization it went to (${limits})`,
       responses: { 200: { description: "The report", content: jsonApiContent(singleDocument(ReportResource)) }, ...readErrors },
     }),
@@ -167,7 +167,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     route({
       method: "get",
       path: "/comments/{comment_id}",
-      operationId: "getReportComment",
+      operationId: "showReportComment",
       summary: "One comment of the conversation",
       request: { params: CommentParam },
       responses: { 200: { description: "The comment", content: jsonApiContent(singleDocument(ReporterComment)) }, ...readErrors },
@@ -202,11 +202,9 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     async (c) => {
       const meta = { filename: c.req.valid("query").filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
       const ctx = fileContext(c);
-      // Until the JSON checks treat this path as a raw upload (as they do the organization's), a JSON
-      // file arrives already read by them: take their copy rather than the spent stream.
+      // A body already read on the way here (to hash it for an Idempotency-Key) streams from Hono's copy.
       const body = c.req.raw.bodyUsed ? new Blob([await c.req.arrayBuffer()]).stream() : c.req.raw.body;
-      const record = await uploadAttachment(ctx, c.var.report.id, body, meta, "reporter", (r) => storedCreated(c, single(serializeAttachment(r))));
-      await reporterUploaded(ctx, c.var.report.id);
+      const record = await uploadAttachment(ctx, c.var.report.id, body, meta, "reporter", (r) => storedCreated(c, single(serializeAttachment(r))), reporterUploaded(ctx, c.var.report.id));
       return created(c, single(serializeAttachment(record)));
     },
   )
@@ -214,7 +212,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     route({
       method: "get",
       path: "/attachments/{attachment_id}",
-      operationId: "getReportAttachment",
+      operationId: "showReportAttachment",
       summary: "One file's metadata",
       request: { params: AttachmentParam },
       responses: { 200: { description: "The attachment", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...readErrors },
@@ -225,7 +223,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     route({
       method: "get",
       path: "/attachments/{attachment_id}/content",
-      operationId: "getReportAttachmentContent",
+      operationId: "downloadReportAttachment",
       summary: "Download a file's bytes (always as a download)",
       request: { params: AttachmentParam },
       responses: { 200: { description: "The bytes; Content-Type only from an allow-list of inert types, else application/octet-stream", content: { "application/octet-stream": { schema: Binary } } }, ...readErrors },

@@ -102,7 +102,7 @@ export const commentsRouter = createRouter()
     createRoute({
       method: "get",
       path: "/{id}/comments/{comment_id}",
-      operationId: "getVulnComment",
+      operationId: "showVulnComment",
       tags,
       summary: "Show a comment",
       request: { params: CommentParams },
