@@ -26,6 +26,8 @@ export interface Operation {
   /** The `type` of the resource it returns, which a request document must repeat. */
   resourceType: string;
   public: boolean;
+  /** Takes the reporter's vdpr_ token (the /v1/p/report routes), never an API key. */
+  reporter: boolean;
   label: string;
 }
 
@@ -90,6 +92,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         resourceType: resourceTypeOf(op, doc.components.schemas) ?? COLLECTIONS[segments.filter((s) => !s.startsWith("{")).at(-1)!] ?? "unknown",
         // An operation that overrides the document's bearer requirement with none needs no key.
         public: Array.isArray(op.security) && op.security.length === 0,
+        reporter: Array.isArray(op.security) && op.security.some((r: Record<string, unknown>) => "reporterToken" in r),
         label: `${method.toUpperCase()} ${template}`,
       });
     }
