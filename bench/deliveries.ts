@@ -11,6 +11,8 @@ export const idealSeconds = (count: number) => (count * RECEIVER_DELAY_MS) / 6 /
 export interface DeliveryRun {
   /** Seconds from the first create to the last delivery; a lower bound when not `complete` (time ran out). */
   seconds: number;
+  /** Seconds spent creating the reports (the API's POSTs), inside `seconds`. */
+  createSeconds: number;
   complete: boolean;
   delivered: number;
   created: number;
@@ -58,11 +60,12 @@ export async function deliveryRun(base: string, org: Org, receiver: Receiver, ta
     }
   };
   await Promise.all(Array.from({ length: 10 }, creator));
+  const createSeconds = (performance.now() - started) / 1000;
   while (receiver.count(tag) < made && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
   const delivered = receiver.count(tag);
   const seconds = (performance.now() - started) / 1000;
   await fetch(`${base}/v1/webhooks/${webhookId}`, { method: "DELETE", headers: bearer(key()) }).then((r) => r.arrayBuffer());
-  return { seconds, complete: delivered >= count, delivered, created: made, refused };
+  return { seconds, createSeconds, complete: delivered >= count, delivered, created: made, refused };
 }
 
 /** Waits until the organization's reports have left the intake pipeline, so the next run starts on a quiet queue. */
