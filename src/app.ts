@@ -23,6 +23,7 @@ import { vulnsRouter } from "./routes/v1/vulns";
 import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { publicRouter } from "./routes/public";
+import { pagesRouter } from "./routes/pages";
 
 const PUBLIC_PATHS = ["/v1", "/v1/p/*", "/v1/openapi.json"];
 
@@ -53,6 +54,8 @@ export function createApp() {
 
   app.route("/", homeRouter);
   app.route("/", docsRouter);
+  // The pages for people, outside /v1: their own policy, limits and error pages (src/routes/pages).
+  app.route("/", pagesRouter);
   app.route("/v1/organizations", organizationsRouter);
   app.route("/v1/organizations", organizationApiKeysRouter);
   app.route("/v1/api_keys", apiKeysRouter);

@@ -16,6 +16,19 @@ export function publicBriefPath(shortcode: string): string {
   return `/v1/p/briefs/${encodeURIComponent(shortcode)}`;
 }
 
+// One cache, two representations: the JSON read and the page for people, each under its own path.
+// Writers name the JSON path only; evictPublic drops the page beside it, so no writer can forget it.
+const PAGE_OF: [RegExp, string][] = [
+  [/^\/v1\/p\/briefs\//, "/b/"],
+  [/^\/v1\/p\/directories\//, "/d/"],
+];
+
+/** The page's cache path beside a public JSON path (`/v1/p/briefs/X` → `/b/X`), or null. */
+export function publicPagePath(path: string): string | null {
+  for (const [json, page] of PAGE_OF) if (json.test(path)) return path.replace(json, page);
+  return null;
+}
+
 // One key per public path, whatever hostname the request came in on (a Worker may serve several
 // routes or custom domains): a write through any of them evicts what a read through another stored.
 // Query strings and request headers never split the cache either.
@@ -48,22 +61,37 @@ function notModified(etag: string, cacheState: "HIT" | "MISS"): Response {
  * Serves a public document from the cache, or builds it with `load` (which may query D1), stores it,
  * and serves it. A hit touches no database. `load` returns null for "not found", which is not cached.
  */
-export async function cachedPublicDocument(
+export function cachedPublicDocument(
   c: Context,
   path: string,
   mediaType: string,
   load: () => Promise<unknown | null>,
+): Promise<Response | null> {
+  return cachedPublicBody(c, path, mediaType, async () => {
+    const document = await load();
+    return document === null ? null : JSON.stringify(document);
+  });
+}
+
+/**
+ * cachedPublicDocument for a body that is already text (the pages: `load` renders the HTML). The
+ * same entry rules: stored before answering, strong ETag, `null` (not found) never cached.
+ */
+export async function cachedPublicBody(
+  c: Context,
+  path: string,
+  contentType: string,
+  load: () => Promise<string | null>,
 ): Promise<Response | null> {
   const ifNoneMatch = c.req.header("if-none-match");
   const hit = await publicHit(path, ifNoneMatch);
   if (hit) return hit;
   const cache = await caches.open(CACHE_NAME);
   const key = cacheKey(path);
-  const document = await load();
-  if (document === null) return null;
-  const body = JSON.stringify(document);
+  const body = await load();
+  if (body === null) return null;
   const etag = await etagOf(body);
-  const headers = { "Content-Type": mediaType, "Cache-Control": PUBLIC_CACHE_CONTROL, ETag: etag };
+  const headers = { "Content-Type": contentType, "Cache-Control": PUBLIC_CACHE_CONTROL, ETag: etag };
   // Stored before answering, not in waitUntil: a write that evicts right after this response must
   // find the entry already there, or a stale copy could land after the eviction.
   await cache.put(key, new Response(body, { headers }));
@@ -83,9 +111,13 @@ export async function publicHit(path: string, ifNoneMatch: string | undefined): 
   return response;
 }
 
-/** Evicts public entries in this data center; awaited so the writer's next read is already fresh. */
+/**
+ * Evicts public entries in this data center, each JSON path with its page (publicPagePath); awaited
+ * so the writer's next read is already fresh.
+ */
 export async function evictPublic(paths: readonly string[]): Promise<void> {
   if (paths.length === 0) return;
   const cache = await caches.open(CACHE_NAME);
-  await Promise.all(paths.map((path) => cache.delete(cacheKey(path))));
+  const all = paths.flatMap((path) => [path, publicPagePath(path) ?? []].flat());
+  await Promise.all(all.map((path) => cache.delete(cacheKey(path))));
 }

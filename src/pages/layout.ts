@@ -1,0 +1,64 @@
+import { html } from "hono/html";
+import { PAGES_CSS_PATH } from "./styles";
+
+/** A piece of markup: `html` results stay synchronous here (no promise is ever interpolated). */
+export type Html = ReturnType<typeof html>;
+
+/**
+ * The pages' policy: this origin's stylesheet and nothing else, forms posting back here only. No
+ * script at all: every page works without one.
+ */
+export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/**
+ * A whole page. `html` escapes every interpolated string, so user text can only ever be text; the
+ * only markup is this file's and its callers' templates.
+ */
+export function document(title: string, main: Html | Html[], opts: { heading?: string } = {}): string {
+  return String(html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${title}</title>
+<link rel="stylesheet" href="${PAGES_CSS_PATH}">
+</head>
+<body>
+<header class="site"><div class="wrap"><p>${opts.heading ?? "Vulnerability disclosure"}</p></div></header>
+<main id="main" class="wrap">
+${main}
+</main>
+<footer class="site"><div class="wrap">
+<p>Reports sent here go to the organization named on the page, through its disclosure program. Nothing on these pages runs a script or loads anything from another site.</p>
+</div></footer>
+</body>
+</html>
+`);
+}
+
+export function notFoundPage(what = "page"): string {
+  return document(
+    "Not found",
+    html`<h1>Not found</h1>
+<p class="lead">There is no ${what} at this address.</p>
+<p>If someone gave you this link, check that it was copied in full. A disclosure program that was withdrawn is no longer shown here; a report link that does not open any more belongs to a report that was deleted.</p>`,
+  );
+}
+
+export function tooManyPage(retryAfter: number): string {
+  return document(
+    "Too many requests",
+    html`<h1>Too many requests</h1>
+<p class="lead">This address sent too many requests in the last minute.</p>
+<p>Nothing you typed was sent to anyone by this answer. Wait ${retryAfter} seconds, then go back and send the form again: most browsers keep what you typed when you go back.</p>`,
+  );
+}
+
+export function problemPage(title: string, text: string): string {
+  return document(title, html`<h1>${title}</h1><p class="lead">${text}</p>`);
+}
+
+/** A date-time as people read it, in UTC so the cached page is the same for everyone. */
+export function when(iso: string): string {
+  return `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
+}

@@ -1,0 +1,90 @@
+import { html } from "hono/html";
+import type { AttachmentRecord } from "../services/attachments";
+import type { CommentRecord } from "../services/comments";
+import type { Report } from "../services/report";
+import { document, when, type Html } from "./layout";
+
+export interface ReportView {
+  report: Report;
+  token: string;
+  comments: CommentRecord[];
+  commentsTotal: number;
+  files: AttachmentRecord[];
+  /** A reply kept after a refusal, with its message. */
+  reply?: { body: string; error?: string };
+  fileError?: string;
+  notice?: string;
+}
+
+const INBOX: Record<string, string> = {
+  dispatching: "Received, being delivered to the organization",
+  new: "Delivered, not yet read",
+  read: "Read by the organization",
+};
+
+const PROCESSING: Record<string, string> = { open: "Open", closed: "Closed by the organization (you can still write)" };
+
+function sizeOf(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MiB`;
+}
+
+function conversation(v: ReportView): Html {
+  if (v.comments.length === 0) return html`<p class="muted">No messages yet. The organization's replies appear here.</p>`;
+  return html`${v.commentsTotal > v.comments.length ? html`<p class="muted">The first ${v.comments.length} of ${v.commentsTotal} messages.</p>` : ""}
+<ol class="conversation">${v.comments.map(
+    (c) => html`<li class="${c.author}"><p class="who">${c.author === "organization" ? v.report.organizationName : "You"} <span class="muted">· ${when(c.createdAt)}</span></p><p class="body">${c.body}</p></li>`,
+  )}</ol>`;
+}
+
+function files(v: ReportView): Html {
+  if (v.files.length === 0) return html`<p class="muted">No files yet.</p>`;
+  return html`<table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">From</th></tr></thead><tbody>
+${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${f.filename}</a></td><td>${sizeOf(f.byteSize)}</td><td>${f.uploadedBy === "reporter" ? "You" : v.report.organizationName}</td></tr>`)}
+</tbody></table>`;
+}
+
+/** GET /r/{token}: the reporter's page. Never cached: the address is the key to the report. */
+export function reportPage(v: ReportView): string {
+  const r = v.report;
+  const replyError = v.reply?.error;
+  return document(
+    `Your report: ${r.title}`,
+    html`${v.notice ? html`<div class="notice" role="status"><p>${v.notice}</p></div>` : ""}
+<div class="warning"><p><strong>Keep this page's address.</strong> It is the only way back to your report: bookmark it or save it somewhere private. Anyone with the link can read and answer this report, so do not share it.</p></div>
+<p class="muted">${r.organizationName}${r.briefName ? ` · ${r.briefName}` : ""}</p>
+<h1>${r.title}</h1>
+<h2>Status</h2>
+<dl class="terms">
+<dt>Reference</dt><dd><span class="mono">${r.shortcode}</span></dd>
+<dt>Delivery</dt><dd>${INBOX[r.inboxState] ?? r.inboxState}</dd>
+<dt>State</dt><dd>${PROCESSING[r.processingState] ?? r.processingState}</dd>
+<dt>Severity</dt><dd>${r.severity ? r.severity[0]!.toUpperCase() + r.severity.slice(1) : "Not assessed yet"}</dd>
+<dt>Sent</dt><dd>${when(r.createdAt)}</dd>
+</dl>
+<h2 id="conversation">Conversation</h2>
+${conversation(v)}
+<form method="post" action="/r/${v.token}/comments">
+<div class="field">
+<label for="body">Your reply</label>
+<span class="hint" id="body-hint">Plain text, at most 20,000 characters. The organization is told at once.</span>
+${replyError ? html`<span class="message" id="body-error">${replyError}</span>` : ""}
+<textarea id="body" name="body" rows="5" required aria-describedby="${replyError ? "body-error body-hint" : "body-hint"}"${replyError ? html` aria-invalid="true"` : ""}>${v.reply?.body ?? ""}</textarea>
+</div>
+<button type="submit">Send the reply</button>
+</form>
+<h2 id="files">Files</h2>
+${files(v)}
+<form method="post" action="/r/${v.token}/attachments" enctype="multipart/form-data">
+<div class="field">
+<label for="file">Add a file</label>
+<span class="hint" id="file-hint">At most 10 MiB; a report holds at most 20 files and 50 MiB.</span>
+${v.fileError ? html`<span class="message" id="file-error">${v.fileError}</span>` : ""}
+<input type="file" id="file" name="file" required aria-describedby="${v.fileError ? "file-error file-hint" : "file-hint"}"${v.fileError ? html` aria-invalid="true"` : ""}>
+</div>
+<button type="submit">Upload the file</button>
+</form>`,
+    { heading: `${r.organizationName} · Your report` },
+  );
+}

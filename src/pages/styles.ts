@@ -1,0 +1,59 @@
+// The pages' one stylesheet, served by the Worker from this string under a name that carries its
+// hash, so it can be cached for a year and a change is a new URL. System fonts: nothing from another host.
+export const PAGES_CSS = `*,*::before,*::after{box-sizing:border-box}
+html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff;-webkit-text-size-adjust:100%}
+body{margin:0}
+.wrap{max-width:46rem;margin:0 auto;padding:0 1rem}
+header.site{background:#0b3d59;color:#fff}
+header.site .wrap{display:flex;justify-content:space-between;align-items:baseline;gap:1rem;padding-top:.75rem;padding-bottom:.75rem}
+header.site a{color:#fff}
+header.site p{margin:0;font-weight:600}
+main{padding-top:1rem;padding-bottom:2rem}
+footer.site{border-top:1px solid #ccc;color:#444;font-size:.9rem;padding:1rem 0 2rem}
+h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0}
+h2{font-size:1.25rem;margin:2rem 0 .5rem}
+h3{font-size:1.05rem;margin:1.25rem 0 .25rem}
+a{color:#0a4f86}
+a:hover{color:#06365d}
+:focus-visible{outline:3px solid #c25e00;outline-offset:2px}
+.lead{font-size:1.1rem}
+.muted{color:#4a4a4a}
+.card{border:1px solid #c8c8c8;border-radius:6px;padding:1rem;margin:1rem 0;background:#fafafa}
+.notice{border-left:5px solid #0a4f86;background:#eef5fb;padding:.75rem 1rem;margin:1rem 0}
+.warning{border-left:5px solid #9a5b00;background:#fff6e5;padding:.75rem 1rem;margin:1rem 0}
+.error-summary{border-left:5px solid #b00020;background:#fdecee;padding:.75rem 1rem;margin:1rem 0}
+dl.terms{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:.5rem 0}
+dl.terms dt{font-weight:600}
+dl.terms dd{margin:0;overflow-wrap:anywhere}
+ul.scope{padding-left:1.25rem;margin:.25rem 0}
+ul.scope li{overflow-wrap:anywhere}
+code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em;overflow-wrap:anywhere}
+form .field{margin:1rem 0}
+label{display:block;font-weight:600;margin-bottom:.25rem}
+.hint{display:block;color:#4a4a4a;font-size:.9rem;margin:.1rem 0 .35rem}
+.message{display:block;color:#b00020;font-weight:600;margin:.25rem 0}
+input[type=text],input[type=email],textarea{width:100%;font:inherit;padding:.5rem;border:2px solid #5c5c5c;border-radius:4px;background:#fff;color:#1a1a1a}
+input[type=file]{font:inherit;max-width:100%}
+textarea{min-height:8rem;resize:vertical}
+[aria-invalid=true]{border-color:#b00020}
+button{font:inherit;font-weight:600;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#0a4f86;color:#fff;cursor:pointer}
+button:hover{background:#06365d}
+ol.conversation{list-style:none;padding:0}
+ol.conversation li{border:1px solid #c8c8c8;border-radius:6px;padding:.75rem 1rem;margin:.75rem 0}
+ol.conversation li.organization{background:#eef5fb}
+.who{font-weight:600;margin:0 0 .25rem}
+.body{white-space:pre-wrap;overflow-wrap:anywhere;margin:0}
+.badge{display:inline-block;border:1px solid #5c5c5c;border-radius:3px;padding:0 .4rem;font-size:.9rem;font-weight:600}
+table{border-collapse:collapse;width:100%}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:anywhere}
+@media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
+`;
+
+// FNV-1a, enough to tell versions of one file apart (not a security boundary).
+function fnv1a(text: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
+  return h.toString(16).padStart(8, "0");
+}
+
+export const PAGES_CSS_PATH = `/styles/pages-${fnv1a(PAGES_CSS)}.css`;

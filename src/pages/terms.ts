@@ -1,0 +1,48 @@
+import { html } from "hono/html";
+import type { PolicyRow, ScopeAsset } from "../db/schema";
+import type { Html } from "./layout";
+
+const SAFE_HARBOR: Record<string, string> = {
+  full: "Full: the organization will not pursue legal action for good-faith research within this policy.",
+  partial: "Partial: some research within this policy is covered; read the organization's full policy.",
+  none: "None: the organization offers no safe harbor. Take care.",
+};
+
+export function scopeList(assets: ScopeAsset[], empty: string): Html {
+  if (assets.length === 0) return html`<p class="muted">${empty}</p>`;
+  return html`<ul class="scope">${assets.map((a) => html`<li><code>${a.value}</code> <span class="muted">(${a.kind})</span>${a.short_description ? html`: ${a.short_description}` : ""}</li>`)}</ul>`;
+}
+
+/** Only http(s) links become links: a stored value is never trusted to be a safe URL. */
+function link(url: string | null): Html | string {
+  if (!url) return "";
+  return /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="nofollow noopener">${url}</a>` : url;
+}
+
+function contact(p: PolicyRow): Html {
+  const ways = [
+    p.pointOfContact ? html`<li>${p.pointOfContact}</li>` : null,
+    p.contactUrl ? html`<li>${link(p.contactUrl)}</li>` : null,
+    p.securitytxtUrl ? html`<li>security.txt: ${link(p.securitytxtUrl)}</li>` : null,
+  ].filter((w) => w !== null);
+  return ways.length ? html`<ul class="scope">${ways}</ul>` : html`<span class="muted">Not given: use the form on this page.</span>`;
+}
+
+/** A policy's terms, in the order a researcher weighs them: scope, safe harbor, disclosure, timeline, contact. */
+export function policyTerms(p: PolicyRow, rating: number | null, headingLevel: 2 | 3 = 2): Html {
+  const h = (text: string) => (headingLevel === 2 ? html`<h2>${text}</h2>` : html`<h3>${text}</h3>`);
+  const yesNo = (v: boolean | null) => (v === null ? "Not stated" : v ? "Yes" : "No");
+  return html`${h(p.name ? `Policy: ${p.name}` : "The disclosure policy")}
+${p.shortDescription ? html`<p>${p.shortDescription}</p>` : ""}
+<dl class="terms">
+${rating === null ? "" : html`<dt>Maturity rating</dt><dd><span class="badge">${rating} of 5</span></dd>`}
+<dt>In scope</dt><dd>${scopeList(p.inScopeAssets, "None listed.")}</dd>
+<dt>Out of scope</dt><dd>${scopeList(p.outOfScopeAssets, "None listed.")}</dd>
+<dt>Safe harbor</dt><dd>${p.safeHarbor ? (SAFE_HARBOR[p.safeHarbor] ?? p.safeHarbor) : "Not stated."}</dd>
+<dt>Public disclosure</dt><dd>${p.publicDisclosure === null ? "Not stated." : p.publicDisclosure ? "Allowed, in coordination with the organization." : "Not allowed: do not publish findings."}</dd>
+<dt>Timeline</dt><dd>${p.cvdTimeline ? `${p.cvdTimeline} days to fix before coordinated disclosure.` : "Not stated."}</dd>
+<dt>Contact</dt><dd>${contact(p)}</dd>
+<dt>Bounty</dt><dd>${yesNo(p.offersBounty)}</dd>
+${p.hostedPolicyUrl ? html`<dt>Full policy</dt><dd>${link(p.hostedPolicyUrl)}</dd>` : ""}
+</dl>`;
+}

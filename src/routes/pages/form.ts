@@ -1,0 +1,97 @@
+import { and, eq, lt } from "drizzle-orm";
+import type { Submission } from "../../db/schema";
+import { idempotencyKeys } from "../../db/schema";
+import type { Db } from "../../db";
+import { ApiError } from "../../http/errors";
+import { IdempotentReplay } from "../../http/replay";
+import { sha256Hex } from "../../lib/crypto";
+import { cleanFilename } from "../../lib/filenames";
+import { FIELD_NAMES, type FormField, type FormState } from "../../pages/brief";
+import { MAX_FILE_BYTES } from "../../services/attachments";
+import { IdempotencyUnit } from "../../services/idempotency";
+import type { VulnInput } from "../../services/vulns";
+import { SubmissionAttributes } from "../v1/vulns/schema";
+
+export const MAX_FORM_FILES = 5;
+/** The form's body: five files of 10 MiB and 1 MiB for the text fields and the multipart framing. */
+export const MAX_FORM_BYTES = MAX_FORM_FILES * MAX_FILE_BYTES + 1024 * 1024;
+/** How long the same content from the same address counts as a repeat (a double click, a resent form). */
+export const REPEAT_WINDOW_MS = 10 * 60 * 1000;
+
+export interface FormFile {
+  file: File;
+  sha256: string;
+}
+
+export type ReadForm =
+  | { ok: true; input: VulnInput; raw: Omit<Submission, "received_at">; files: FormFile[]; state: FormState; contentHash: string }
+  | { ok: false; state: FormState };
+
+const text = (fd: FormData, name: string) => {
+  const v = fd.get(name);
+  return typeof v === "string" ? v : "";
+};
+
+/**
+ * The form as typed, checked by the same schema as the JSON submission (so the same messages), and
+ * the files by the same limits as every upload. Nothing is stored here.
+ */
+export async function readReportForm(fd: FormData): Promise<ReadForm> {
+  const values = { title: text(fd, "title"), description: text(fd, "description"), contact_email: text(fd, "contact_email"), domains: text(fd, "domains") };
+  const domains = values.domains.split(/[\s,]+/).filter(Boolean);
+  const contact = values.contact_email.trim();
+  const candidate = { title: values.title, description: values.description, contact_email: contact === "" ? null : contact, domains };
+  const parsed = SubmissionAttributes.safeParse(candidate);
+  const errors: Partial<Record<FormField, string[]>> = {};
+  const add = (f: FormField, m: string) => (errors[f] ??= []).push(m);
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) {
+      const f = issue.path[0] as FormField;
+      const at = issue.path[1];
+      if (f === "domains" && typeof at === "number") add(f, `“${domains[at]}” ${issue.message}.`);
+      else add(f, `${FIELD_NAMES[f] ?? "The form"} ${issue.message}.`);
+    }
+  }
+  // A file input left empty still sends one part, with no name and no bytes.
+  const chosen = fd.getAll("files").filter((v): v is File => typeof v !== "string" && (v.size > 0 || v.name !== ""));
+  if (chosen.length > MAX_FORM_FILES) add("files", `At most ${MAX_FORM_FILES} files can be sent with the form; add more on the report's page afterwards.`);
+  const files: FormFile[] = [];
+  for (const file of chosen.slice(0, MAX_FORM_FILES)) {
+    if (file.size > MAX_FILE_BYTES) add("files", `${file.name} is over 10 MiB.`);
+    else if (file.size === 0) add("files", `${file.name} is empty.`);
+    else if (cleanFilename(file.name) === null) add("files", "A file has no usable name.");
+    else files.push({ file, sha256: await sha256Hex(await file.arrayBuffer()) });
+  }
+  const state: FormState = { values, errors };
+  if (Object.keys(errors).length || !parsed.success) {
+    if (chosen.length && !errors.files) add("files", "Choose your files again: browsers do not keep them when a form comes back.");
+    return { ok: false, state };
+  }
+  const contentHash = await sha256Hex(JSON.stringify([values.title, values.description, contact, domains, files.map((f) => f.sha256)]));
+  return { ok: true, input: parsed.data, raw: { title: values.title, description: values.description, contact_email: candidate.contact_email, domains }, files, state, contentHash };
+}
+
+export type Repeat = { repeat: true; shortcode: string | null } | { repeat: false; unit: IdempotencyUnit };
+
+/**
+ * The cached page carries no per-visitor key, so the content is the key: an Idempotency-Key scoped to
+ * the client address, reserved in one round trip with the removal of an entry older than the window
+ * (the keys' own expiry is a day). A completed entry is a repeat; one still in flight is the first
+ * send of a double click, a repeat too.
+ */
+export async function reserveForm(db: Db, ip: string, contentHash: string, now = Date.now()): Promise<Repeat> {
+  const unit = new IdempotencyUnit(db, `form:${ip}`, contentHash, contentHash);
+  const [upsert, select] = unit.reserveStatements();
+  const stale = db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.scope, unit.scope), eq(idempotencyKeys.key, unit.key), lt(idempotencyKeys.createdAt, new Date(now - REPEAT_WINDOW_MS).toISOString())));
+  const [, , rows] = await db.batch([stale, upsert, select]);
+  try {
+    unit.settle(rows);
+    return { repeat: false, unit };
+  } catch (err) {
+    if (err instanceof IdempotentReplay) return { repeat: true, shortcode: (JSON.parse(err.stored.body) as { shortcode?: string }).shortcode ?? null };
+    if (err instanceof ApiError && err.code === "conflict") return { repeat: true, shortcode: null };
+    throw err;
+  }
+}

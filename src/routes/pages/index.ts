@@ -1,0 +1,38 @@
+import { Hono } from "hono";
+import type { AppEnv } from "../../app-env";
+import { cachedPublicBody, publicDirectoryPath, publicPagePath } from "../../http/cache";
+import { database } from "../../http/middleware";
+import { nowIso } from "../../lib/ids";
+import { directoryPage } from "../../pages/directory";
+import { notFoundPage } from "../../pages/layout";
+import { PAGES_CSS, PAGES_CSS_PATH } from "../../pages/styles";
+import { findPublicDirectory } from "../../services/public-directories";
+import { briefPageRouter } from "./brief";
+import { reportPageRouter } from "./report";
+import { HTML, limitAddress, page, pageError, pageHeaders } from "./shared";
+
+/**
+ * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
+ * directory), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * answer as pages.
+ */
+export const pagesRouter = new Hono<AppEnv>();
+for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeaders);
+pagesRouter.get(PAGES_CSS_PATH, (c) => c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }));
+pagesRouter.route("/", briefPageRouter);
+pagesRouter.route("/", reportPageRouter);
+pagesRouter.get("/d/:slug", database(), async (c) => {
+  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+  const slug = c.req.param("slug").toLowerCase();
+  const response = await cachedPublicBody(c, publicPagePath(publicDirectoryPath(slug))!, HTML, async () => {
+    const now = nowIso();
+    const found = await findPublicDirectory(c.var.database.db, slug, now);
+    return found && directoryPage(found.directory, found.entries, now);
+  });
+  return response ?? page(c, notFoundPage("directory"), 404);
+});
+// Any other address under the pages' prefixes: the pages' 404, not the API's JSON one.
+pagesRouter.all("/b/*", (c) => page(c, notFoundPage(), 404));
+pagesRouter.all("/r/*", (c) => page(c, notFoundPage(), 404));
+pagesRouter.all("/d/*", (c) => page(c, notFoundPage(), 404));
+pagesRouter.onError(pageError);

@@ -1,0 +1,64 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { bodyLimit } from "hono/body-limit";
+import type { AppEnv } from "../../app-env";
+import { ApiError } from "../../http/errors";
+import { clientIp } from "../../http/rate-limit";
+import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../pages/layout";
+
+export const HTML = "text/html; charset=utf-8";
+
+export function page(c: Context, body: string, status = 200): Response {
+  return c.body(body, status as never, { "Content-Type": HTML });
+}
+
+/** Every page answer carries the pages' policy (the app's JSON policy would block the stylesheet). */
+export const pageHeaders: MiddlewareHandler = async function pageHeadersMiddleware(c, next) {
+  await next();
+  c.res.headers.set("Content-Security-Policy", PAGE_CSP);
+};
+
+/** The reporter's pages: the address is the key, so nothing keeps or passes it on. */
+export const privatePage: MiddlewareHandler = async function privatePageMiddleware(c, next) {
+  await next();
+  c.res.headers.set("Cache-Control", "no-store");
+  c.res.headers.set("Referrer-Policy", "no-referrer");
+  c.res.headers.set("X-Robots-Tag", "noindex, nofollow");
+};
+
+/** A page request's per-address limit (the same limiters and budgets as the JSON routes). */
+export async function limitAddress(c: Context<AppEnv>, binding: "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER"): Promise<void> {
+  const { success } = await c.env[binding].limit({ key: clientIp(c.req) });
+  if (!success) throw new ApiError("rate_limited", { detail: "Too many requests from this address." }).withHeaders({ "Retry-After": "60" });
+}
+
+/** A body limit for a form, checked on Content-Length and again while the body is read. */
+export function limitFormBody(maxSize: number): MiddlewareHandler {
+  return bodyLimit({
+    maxSize,
+    onError: () => {
+      throw new ApiError("payload_too_large", { detail: `The form is larger than ${maxSize} bytes.` });
+    },
+  });
+}
+
+/** Errors of the page routes answer as pages, never as the API's JSON documents. */
+export function pageError(err: Error, c: Context): Response {
+  c.res.headers.set("Content-Security-Policy", PAGE_CSP);
+  const respond = (body: string, status: number) => {
+    const res = page(c, body, status);
+    res.headers.set("Content-Security-Policy", PAGE_CSP);
+    return res;
+  };
+  if (err instanceof ApiError) {
+    if (err.status === 429) {
+      const res = respond(tooManyPage(60), 429);
+      res.headers.set("Retry-After", "60");
+      return res;
+    }
+    if (err.status === 404) return respond(notFoundPage(), 404);
+    if (err.status === 413) return respond(problemPage("Too large", "The form is larger than this page accepts: files may be at most 10 MiB each, five with the report. Nothing was stored."), 413);
+    if (err.status < 500) return respond(problemPage("Not sent", err.message), err.status);
+  }
+  console.error(JSON.stringify({ level: "error", message: "page failed", path: c.req.path, error: String(err) }));
+  return respond(problemPage("Something went wrong", "Nothing was lost on our side that you need to redo, unless the page says otherwise: try again in a moment."), 500);
+}
