@@ -38,7 +38,7 @@ const text = (fd: FormData, name: string) => {
  */
 export async function readReportForm(fd: FormData): Promise<ReadForm> {
   const values = { title: text(fd, "title"), description: text(fd, "description"), contact_email: text(fd, "contact_email"), domains: text(fd, "domains") };
-  const domains = values.domains.split(/[\s,]+/).filter(Boolean);
+  const domains = values.domains.split(/[\r\n,]+/).map((d) => d.trim()).filter(Boolean);
   const contact = values.contact_email.trim();
   const candidate = { title: values.title, description: values.description, contact_email: contact === "" ? null : contact, domains };
   const parsed = SubmissionAttributes.safeParse(candidate);

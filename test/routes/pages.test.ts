@@ -1,0 +1,273 @@
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { beforeAll, describe, expect, it } from "vitest";
+import worker from "../../src/index";
+import { MAX_FORM_BYTES } from "../../src/routes/pages/form";
+import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/pages/styles";
+import { BASE, get, patch, post } from "../helpers/api";
+import { countingD1 } from "../helpers/d1-counter";
+import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { nextIp } from "../helpers/reporter";
+
+const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+const discard = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue;
+
+/** A request as a browser sends it, through the Worker's fetch handler, counting D1 round trips. */
+async function browse(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
+  const counter = countingD1(env.DB);
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }), { ...env, EVENTS: discard, DB: counter.db }, ctx);
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
+}
+
+function reportForm(fields: Record<string, string> = {}, files: File[] = []) {
+  const fd = new FormData();
+  const values = { title: "SQL injection in search", description: "GET /search?q=' OR 1=1-- lists every order.", contact_email: "r@example.org", domains: "shop.example.com\nAPI.example.com, cdn.example.com", ...fields };
+  for (const [k, v] of Object.entries(values)) fd.set(k, v);
+  if (files.length === 0) fd.append("files", new File([], ""));
+  for (const f of files) fd.append("files", f);
+  return fd;
+}
+
+const send = (shortcode: string, fd: FormData, ip: string) => browse("POST", `/b/${shortcode}`, { body: fd, headers: { "CF-Connecting-IP": ip } });
+
+let org: TestOrganization;
+let shortcode: string;
+let briefId: string;
+beforeAll(async () => {
+  org = await organization({ name: "Acme <Security> & Co" });
+  const p = await policy(org, { published_at: PUBLISHED, point_of_contact: "security@acme.example", safe_harbor: "full", public_disclosure: true, cvd_timeline: 90, in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] });
+  const b = await brief(org, { published_at: PUBLISHED, name: "Acme shop", in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] }, p.id);
+  shortcode = b.attributes.shortcode;
+  briefId = b.id;
+});
+
+describe("GET /b/{shortcode}", () => {
+  it("shows the terms before the form, under the pages' own policy, and is cached like the JSON read", async () => {
+    const miss = await browse("GET", `/b/${shortcode}`);
+    expect(miss.status).toBe(200);
+    expect(miss.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+    expect(miss.headers.get("Content-Security-Policy")).toBe(CSP);
+    expect(miss.headers.get("X-Cache")).toBe("MISS");
+    expect(miss.headers.get("Cache-Control")).toBe("public, max-age=60, s-maxage=60");
+    expect(miss.text).toContain('<html lang="en">');
+    expect(miss.text).toContain("Acme &lt;Security&gt; &amp; Co");
+    expect(miss.text.indexOf("Safe harbor")).toBeLessThan(miss.text.indexOf("<form"));
+    for (const field of ['name="title"', 'name="description"', 'name="contact_email"', 'name="domains"', 'name="files"', 'enctype="multipart/form-data"']) expect(miss.text).toContain(field);
+    expect(miss.text).toContain(`href="${PAGES_CSS_PATH}"`);
+    expect(miss.text).not.toMatch(/<script|style=/i);
+
+    const hit = await browse("GET", `/b/${shortcode}`);
+    expect(hit.headers.get("X-Cache")).toBe("HIT");
+    expect(hit.roundTrips).toBe(0);
+    expect(hit.text).toBe(miss.text);
+    expect(hit.headers.get("Content-Security-Policy")).toBe(CSP);
+    const conditional = await browse("GET", `/b/${shortcode}`, { headers: { "If-None-Match": miss.headers.get("ETag")! } });
+    expect(conditional.status).toBe(304);
+  });
+
+  it("is evicted with the JSON read by a change to the brief: both show the new name at once", async () => {
+    await browse("GET", `/b/${shortcode}`);
+    await get(`/v1/p/briefs/${shortcode}`);
+    expect((await patch(`/v1/briefs/${briefId}`, org.key, { data: { type: "brief", id: briefId, attributes: { name: "Acme shop <script>alert(1)</script>" } } })).status).toBe(200);
+    const page = await browse("GET", `/b/${shortcode}`);
+    expect(page.headers.get("X-Cache")).toBe("MISS");
+    expect(page.text).toContain("Acme shop &lt;script&gt;alert(1)&lt;/script&gt;");
+    expect(page.text).not.toContain("<script>");
+    expect((await get(`/v1/p/briefs/${shortcode}`)).headers.get("X-Cache")).toBe("MISS");
+  });
+
+  it("answers a draft, an unknown shortcode and any other /b, /r or /d address with the 404 page", async () => {
+    const draft = await brief(org, {});
+    for (const path of [`/b/${draft.attributes.shortcode}`, "/b/ZZZZ-ZZZZ", "/b/not-a-code", `/b/${shortcode}/more`, "/r/vdpr_unknown", "/d/no-such-directory", "/d/a/b"]) {
+      const res = await browse("GET", path);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+      expect(res.headers.get("Content-Security-Policy")).toBe(CSP);
+      expect(res.text).toContain("<h1>Not found</h1>");
+    }
+  });
+});
+
+describe("POST /b/{shortcode}", () => {
+  it("makes the report through the same services, stores the files as the reporter's, and sends the browser to /r/{token}", async () => {
+    const bytes = new TextEncoder().encode("poc bytes ✓");
+    const res = await send(shortcode, reportForm({}, [new File([bytes], "poc.txt", { type: "text/plain" })]), nextIp());
+    expect(res.status).toBe(303);
+    const location = res.headers.get("Location")!;
+    expect(location).toMatch(/^\/r\/vdpr_[0-9A-Za-z]{40,}\?sent=1$/);
+    const list = await get(`/v1/vulns?q[brief_id_eq]=${briefId}&sort=-created_at`, org.key);
+    const v = list.body.data[0];
+    expect(v.attributes).toMatchObject({ title: "SQL injection in search", contact_email: "r@example.org", domains: ["api.example.com", "cdn.example.com", "shop.example.com"] });
+    const files = await get(`/v1/vulns/${v.id}/attachments`, org.key);
+    expect(files.body.data).toHaveLength(1);
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+    expect(files.body.data[0].attributes).toMatchObject({ filename: "poc.txt", byte_size: bytes.byteLength, sha256: digest, uploaded_by: "reporter" });
+
+    const page = await browse("GET", location);
+    expect(page.status).toBe(200);
+    expect(page.text).toContain("Your report was sent to Acme &lt;Security&gt; &amp; Co.");
+    expect(page.text).toContain("poc.txt");
+  });
+
+  it("makes no second report for the same content from the same address within 10 minutes", async () => {
+    const ip = nextIp();
+    const title = `Repeat ${crypto.randomUUID()}`;
+    const first = await send(shortcode, reportForm({ title }), ip);
+    expect(first.status).toBe(303);
+    const again = await send(shortcode, reportForm({ title }), ip);
+    expect(again.status).toBe(200);
+    expect(again.text).toContain("This report was already received");
+    const count = async () => (await env.DB.prepare("SELECT count(*) AS n FROM vulns WHERE title = ?").bind(title).first<{ n: number }>())!.n;
+    expect(await count()).toBe(1);
+    // Another address, or other content, is another report.
+    expect((await send(shortcode, reportForm({ title }), nextIp())).status).toBe(303);
+    expect((await send(shortcode, reportForm({ title, description: "Different steps." }), ip)).status).toBe(303);
+    expect(await count()).toBe(3);
+    // Past the window, the same content is a new report.
+    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE scope = ?").bind(new Date(Date.now() - 11 * 60_000).toISOString(), `form:${ip}`).run();
+    expect((await send(shortcode, reportForm({ title }), ip)).status).toBe(303);
+    expect(await count()).toBe(4);
+  });
+
+  it("re-renders the form (422) with each message beside its field and everything typed kept, escaped", async () => {
+    const res = await send(shortcode, reportForm({ title: "   ", description: 'Kept "as typed" <b>', contact_email: "not-an-address", domains: "ok.example.com\nnot a domain!" }, [new File(["x"], "a.txt")]), nextIp());
+    expect(res.status).toBe(422);
+    expect(res.headers.get("Content-Security-Policy")).toBe(CSP);
+    expect(res.text).toMatch(/<span class="message" id="title-error">Title must not be empty\.<\/span>\s*<input type="text" id="title" name="title" aria-describedby="title-error title-hint" aria-invalid="true"/);
+    expect(res.text).toContain('id="contact_email-error">E-mail address must be a valid e-mail address.');
+    expect(res.text).toContain("“not a domain!” must be a domain name such as app.example.com.");
+    expect(res.text).toContain("Choose your files again");
+    expect(res.text).toContain("Kept &quot;as typed&quot; &lt;b&gt;</textarea>");
+    expect(res.text).toContain('value="not-an-address"');
+    expect(res.text).toContain("ok.example.com\nnot a domain!</textarea>");
+    expect(res.text).not.toContain('aria-invalid="true" id="description"');
+  });
+
+  it("refuses a body over five files of 10 MiB before reading it, with the page", async () => {
+    const res = await browse("POST", `/b/${shortcode}`, { body: "x", headers: { "Content-Type": "multipart/form-data; boundary=b", "Content-Length": String(MAX_FORM_BYTES + 1), "CF-Connecting-IP": nextIp() } });
+    expect(res.status).toBe(413);
+    expect(res.text).toContain("<h1>Too large</h1>");
+  });
+
+  it("answers the 429 page past 5 sends a minute from one address", async () => {
+    const ip = nextIp();
+    let last = await send(shortcode, reportForm({ title: "" }), ip);
+    for (let i = 0; i < 12 && last.status !== 429; i++) last = await send(shortcode, reportForm({ title: "" }), ip);
+    expect(last.status).toBe(429);
+    expect(last.headers.get("Retry-After")).toBe("60");
+    expect(last.text).toContain("<h1>Too many requests</h1>");
+  });
+});
+
+describe("the reporter's page", () => {
+  async function report() {
+    const res = await send(shortcode, reportForm({ title: `Reporter ${crypto.randomUUID()}` }), nextIp());
+    const path = res.headers.get("Location")!.split("?")[0]!;
+    const list = await get(`/v1/vulns?q[brief_id_eq]=${briefId}&sort=-created_at`, org.key);
+    return { path, vulnId: list.body.data[0].id as string };
+  }
+
+  it("is private to its link, shows the organization's replies but never its internal notes, and takes replies and files", async () => {
+    const { path, vulnId } = await report();
+    await post(`/v1/vulns/${vulnId}/comments`, org.key, { data: { type: "comment", attributes: { body: "Thanks: <b>confirmed</b>.", visibility: "reporter" } } });
+    await post(`/v1/vulns/${vulnId}/comments`, org.key, { data: { type: "comment", attributes: { body: "INTERNAL triage note" } } });
+    const page = await browse("GET", path);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("Cache-Control")).toBe("no-store");
+    expect(page.headers.get("Referrer-Policy")).toBe("no-referrer");
+    expect(page.headers.get("X-Robots-Tag")).toContain("noindex");
+    expect(page.headers.get("Content-Security-Policy")).toBe(CSP);
+    expect(page.text).toContain("Keep this page's address.");
+    expect(page.text).toContain("Thanks: &lt;b&gt;confirmed&lt;/b&gt;.");
+    expect(page.text).not.toContain("INTERNAL");
+
+    const reply = await browse("POST", `${path}/comments`, { body: new URLSearchParams({ body: "Happy to help." }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(reply.status).toBe(303);
+    expect(reply.headers.get("Location")).toBe(`${path}#conversation`);
+    const empty = await browse("POST", `${path}/comments`, { body: new URLSearchParams({ body: "  " }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    expect(empty.status).toBe(422);
+    expect(empty.text).toContain('id="body-error">The reply must not be empty.');
+
+    const fd = new FormData();
+    fd.set("file", new File(["second file"], "more.log", { type: "text/plain" }));
+    const upload = await browse("POST", `${path}/attachments`, { body: fd });
+    expect(upload.status).toBe(303);
+    const comments = await get(`/v1/vulns/${vulnId}/comments`, org.key);
+    expect(comments.body.data.map((c: { attributes: { body: string; author: string } }) => [c.attributes.author, c.attributes.body])).toContainEqual(["reporter", "Happy to help."]);
+    const files = await get(`/v1/vulns/${vulnId}/attachments`, org.key);
+    expect(files.body.data[0].attributes).toMatchObject({ filename: "more.log", uploaded_by: "reporter" });
+    const after = await browse("GET", path);
+    expect(after.text.indexOf("Thanks: &lt;b&gt;")).toBeLessThan(after.text.indexOf("Happy to help."));
+    const download = await browse("GET", `${path}/attachments/${files.body.data[0].id}`);
+    expect(download.text).toBe("second file");
+    expect(download.headers.get("Content-Disposition")).toContain("attachment");
+  });
+
+  it("answers an unknown or malformed token with the 404 page, privately", async () => {
+    for (const path of [`/r/vdpr_${"A".repeat(43)}`, "/r/vdpr_short", `/r/vdp_${"A".repeat(43)}`]) {
+      const res = await browse("GET", path, { headers: { "CF-Connecting-IP": nextIp() } });
+      expect(res.status).toBe(404);
+      expect(res.headers.get("Cache-Control")).toBe("no-store");
+      expect(res.text).toContain("<h1>Not found</h1>");
+    }
+  });
+});
+
+describe("GET /d/{slug}", () => {
+  it("lists the organizations with their terms and briefs' links, cached and evicted with the JSON read", async () => {
+    const operator = org.operatorKey;
+    const dir = await directory(operator, { min_maturity_rating: 1 });
+    const l = await listing(operator, dir.id, org.id);
+    const p = await policy(org, { published_at: PUBLISHED, point_of_contact: "security@acme.example" });
+    await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: p.id } } });
+    await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: briefId } } });
+    const first = await browse("GET", `/d/${dir.attributes.slug}`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("X-Cache")).toBe("MISS");
+    expect(first.text).toContain(`href="/b/${shortcode}"`);
+    expect(first.text).toContain("security@acme.example");
+    expect((await browse("GET", `/d/${dir.attributes.slug}`)).headers.get("X-Cache")).toBe("HIT");
+    await patch(`/v1/directory_listings/${l.id}`, org.key, { data: { type: "directory_listing", id: l.id, attributes: { visible: false } } });
+    const after = await browse("GET", `/d/${dir.attributes.slug}`);
+    expect(after.headers.get("X-Cache")).toBe("MISS");
+    expect(after.text).not.toContain(`href="/b/${shortcode}"`);
+  });
+});
+
+describe("the stylesheet", () => {
+  it("is served under its hash for a year", async () => {
+    const res = await browse("GET", PAGES_CSS_PATH);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("text/css; charset=utf-8");
+    expect(res.headers.get("Cache-Control")).toContain("immutable");
+    expect(res.text).toBe(PAGES_CSS);
+  });
+});
+
+describe("D1 round trips and weight per page", () => {
+  it("costs nothing on a hit; a miss costs its services' reads; the table goes in the closing note", async () => {
+    const css = new TextEncoder().encode(PAGES_CSS).byteLength;
+    const rows: string[] = [];
+    const measure = async (name: string, path: string, expected: { miss: number; hit: number | null }, init?: Parameters<typeof browse>[2]) => {
+      const miss = await browse(init?.body ? "POST" : "GET", path, init);
+      const hit = expected.hit === null ? null : await browse("GET", path);
+      expect([name, miss.roundTrips, hit?.roundTrips ?? null]).toEqual([name, expected.miss, expected.hit]);
+      rows.push(`| ${name} | ${miss.roundTrips} | ${hit?.roundTrips ?? "never cached"} | ${new TextEncoder().encode(miss.text).byteLength} + ${css} |`);
+      return miss;
+    };
+    const fresh = await brief(org, { published_at: PUBLISHED });
+    await measure("GET /b/{shortcode}", `/b/${fresh.attributes.shortcode}`, { miss: 1, hit: 0 });
+    const dir = await directory(org.operatorKey, { min_maturity_rating: 0 });
+    await listing(org.operatorKey, dir.id, org.id);
+    await measure("GET /d/{slug}", `/d/${dir.attributes.slug}`, { miss: 1, hit: 0 });
+    const sent = await measure("POST /b/{shortcode} (one file)", `/b/${shortcode}`, { miss: 6, hit: null }, { body: reportForm({ title: "Weighed" }, [new File(["f"], "f.txt")]), headers: { "CF-Connecting-IP": nextIp() } });
+    const path = sent.headers.get("Location")!.split("?")[0]!;
+    await measure("GET /r/{token}", path, { miss: 3, hit: null });
+    await measure("POST /r/{token}/comments", `${path}/comments`, { miss: 2, hit: null }, { body: new URLSearchParams({ body: "x" }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    await measure("404 page", "/b/ZZZZ-ZZZZ", { miss: 1, hit: null });
+    console.log(["| page | D1 round trips, miss | hit | bytes (HTML + CSS) |", "|---|---|---|---|", ...rows].join("\n"));
+  });
+});
