@@ -16,6 +16,9 @@ const key = await seedDemo(flagValue(passthrough, "--persist-to"));
 const base = `http://localhost:${flagValue(passthrough, "--port") ?? "8787"}`;
 console.log(`
   Demo organization "Demo Security Co" is ready.
+  Report a vulnerability in your browser: ${base}/b/${DEMO.briefShortcode}
+  Directory page:                         ${base}/d/${DEMO.directorySlug}
+
   API key:       ${key}
 
   Try:           curl -s ${base}/v1/policies -H "Authorization: Bearer ${key}"
