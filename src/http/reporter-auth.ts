@@ -46,7 +46,8 @@ export function reporterAuth(): MiddlewareHandler<ReporterEnv> {
     const hash = await sha256Hex(token);
     if (!gate.mayLookUp(ip, hash)) throw tooManyFailures();
     const report = await findReport(c.var.database.db, hash);
-    if (!report) return refuse("The follow-up token is unknown, or its report was deleted.");
+    if (report === "deleted") throw new ApiError("not_found", { detail: "The organization deleted this report; the follow-up token reaches nothing any more." });
+    if (!report) return refuse("The follow-up token is unknown.");
     gate.succeeded(hash);
     const { success } = await c.env.REPORTER_RATE_LIMITER.limit({ key: report.id });
     if (!success) throw rateLimited(`More than ${REPORTER_PER_MINUTE} requests in a minute with this follow-up token.`);

@@ -1,6 +1,6 @@
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, organizations, vulns } from "../db/schema";
+import { briefs, deletedReportTokens, organizations, vulns } from "../db/schema";
 import { nowIso } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
 import type { Plan } from "./unit-of-work";
@@ -25,31 +25,34 @@ export interface Report {
 }
 
 /**
- * The one query behind every reporter request, by the follow-up token's SHA-256 (hex). It reads the
- * whole report, so `GET /v1/p/report` costs this query and nothing more. A deleted vuln takes its
- * token's hash with it: its token is then unknown like any other.
+ * The one round trip behind every reporter request, by the follow-up token's SHA-256 (hex): the whole
+ * report (so `GET /v1/p/report` costs this and nothing more), and in the same batch whether the token
+ * was a deleted report's. Returns the report, "deleted", or null for a token nobody was given.
  */
-export async function findReport(db: Db, tokenHash: string): Promise<Report | null> {
-  const row = await db
-    .select({
-      id: vulns.id,
-      organizationId: vulns.organizationId,
-      shortcode: vulns.shortcode,
-      title: vulns.title,
-      inboxState: vulns.inboxState,
-      processingState: vulns.processingState,
-      severity: vulns.severity,
-      createdAt: vulns.createdAt,
-      updatedAt: vulns.updatedAt,
-      briefName: briefs.name,
-      organizationName: organizations.name,
-    })
-    .from(vulns)
-    .innerJoin(organizations, eq(organizations.id, vulns.organizationId))
-    .leftJoin(briefs, eq(briefs.id, vulns.briefId))
-    .where(eq(vulns.followUpTokenHash, tokenHash))
-    .get();
-  return row ?? null;
+export async function findReport(db: Db, tokenHash: string): Promise<Report | "deleted" | null> {
+  const [rows, deleted] = await db.batch([
+    db
+      .select({
+        id: vulns.id,
+        organizationId: vulns.organizationId,
+        shortcode: vulns.shortcode,
+        title: vulns.title,
+        inboxState: vulns.inboxState,
+        processingState: vulns.processingState,
+        severity: vulns.severity,
+        createdAt: vulns.createdAt,
+        updatedAt: vulns.updatedAt,
+        // Aliased: rows of a D1 batch are keyed by column name, and both tables call theirs "name".
+        briefName: sql<string | null>`${briefs.name}`.as("brief_name"),
+        organizationName: sql<string>`${organizations.name}`.as("organization_name"),
+      })
+      .from(vulns)
+      .innerJoin(organizations, eq(organizations.id, vulns.organizationId))
+      .leftJoin(briefs, eq(briefs.id, vulns.briefId))
+      .where(eq(vulns.followUpTokenHash, tokenHash)),
+    db.select({ tokenHash: deletedReportTokens.tokenHash }).from(deletedReportTokens).where(eq(deletedReportTokens.tokenHash, tokenHash)),
+  ]);
+  return rows[0] ?? (deleted.length ? "deleted" : null);
 }
 
 /**

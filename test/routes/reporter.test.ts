@@ -198,14 +198,17 @@ describe("bad input writes nothing", () => {
     expect(await commentsOf(r.id)).toBe(1);
   });
 
-  it("a deleted vuln: its token is unknown on every route (401), and the organization's comment on it is a 404", async () => {
+  it("a deleted vuln: its token answers 404 on every route and writes nothing; the organization's comment on it is a 404", async () => {
     const r = await submitReport();
     expect((await del(`/v1/vulns/${r.id}`, r.org.key)).status).toBe(204);
-    for (const [method, path] of [["GET", "/v1/p/report"], ["GET", "/v1/p/report/comments"], ["POST", "/v1/p/report/comments"], ["GET", "/v1/p/report/attachments"]] as const) {
+    for (const [method, path] of [["GET", "/v1/p/report"], ["GET", "/v1/p/report/comments"], ["POST", "/v1/p/report/comments"], ["GET", "/v1/p/report/attachments"], ["POST", "/v1/p/report/attachments"]] as const) {
       const res = await asReporter(method, path, r.token, { body: method === "POST" ? comment("still there?") : undefined, headers: { "CF-Connecting-IP": nextIp() } });
-      expect([path, res.status]).toEqual([path, 401]);
-      expect(res.body.errors[0].detail).toMatch(/unknown, or its report was deleted/);
+      expect([path, res.status]).toEqual([path, 404]);
+      expect(res.body.errors[0]).toMatchObject({ code: "not_found", detail: expect.stringMatching(/deleted this report/) });
     }
+    // A token nobody was given is still a 401.
+    const random = await asReporter("GET", "/v1/p/report", `vdpr_${"Z".repeat(43)}`, { headers: { "CF-Connecting-IP": nextIp() } });
+    expect(random.status).toBe(401);
     const late = await post(`/v1/vulns/${r.id}/comments`, r.org.key, comment("too late"), { headers: { "Idempotency-Key": "late-1" } });
     expect(late.status).toBe(404);
     expect(late.body.errors[0].code).toBe("vuln_not_found");

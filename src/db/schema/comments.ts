@@ -33,3 +33,13 @@ export const comments = sqliteTable(
 );
 
 export type CommentRow = typeof comments.$inferSelect;
+
+/**
+ * The follow-up tokens of deleted reports (their SHA-256), written by a trigger on vulns
+ * (migration 0013) on every delete, cascades included, so a reporter whose report the organization
+ * deleted is told so (404) rather than that the token is wrong (401).
+ */
+export const deletedReportTokens = sqliteTable("deleted_report_tokens", {
+  tokenHash: text("token_hash").primaryKey(),
+  deletedAt: text("deleted_at").notNull(),
+});
