@@ -31,7 +31,8 @@ async function openReport(c: Context<AppEnv>): Promise<{ report: Report; token: 
   const hash = await sha256Hex(token);
   if (!gate.mayLookUp(ip, hash)) throw rateLimited("Too many unknown report links from this address.");
   const report = await findReport(c.var.database.db, hash);
-  if (!report) return unknown();
+  // A deleted report's page is a 404 page too, like an unknown link's.
+  if (!report || report === "deleted") return unknown();
   gate.succeeded(hash);
   if (!(await c.env.REPORTER_RATE_LIMITER.limit({ key: report.id })).success) throw rateLimited("Too many requests for this report.");
   return { report, token };
