@@ -27,10 +27,12 @@ export type ReadForm =
   | { ok: true; input: VulnInput; raw: Omit<Submission, "received_at">; files: FormFile[]; state: FormState; contentHash: string }
   | { ok: false; state: FormState };
 
-const text = (fd: FormData, name: string) => {
-  const v = fd.get(name);
-  return typeof v === "string" ? v : "";
+/** A field's text. Browsers send a textarea's line breaks as CRLF: the text typed has LF, as the API's. */
+export const formText = (fd: FormData | Record<string, unknown>, name: string) => {
+  const v = fd instanceof FormData ? fd.get(name) : fd[name];
+  return typeof v === "string" ? v.replace(/\r\n?/g, "\n") : "";
 };
+const text = formText;
 
 /**
  * The form as typed, checked by the same schema as the JSON submission (so the same messages), and

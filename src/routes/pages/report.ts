@@ -12,6 +12,7 @@ import { listAttachments, MAX_FILE_BYTES, openAttachmentContent, uploadAttachmen
 import { createComment, listComments, MAX_COMMENT_LENGTH } from "../../services/comments";
 import { findReport, reportScopedCaller, reporterCaller, reporterUploaded, type Report } from "../../services/report";
 import { serviceContext } from "../v1/handler-helpers";
+import { formText } from "./form";
 import { limitFormBody, page, privatePage } from "./shared";
 
 const SHOWN = { number: 1, size: 100 };
@@ -70,8 +71,7 @@ export const reportPageRouter = new Hono<AppEnv>()
   .post("/r/:token/comments", limitFormBody(1024 * 1024), database(), async (c) => {
     const opened = await openReport(c);
     if (!opened) return missing(c);
-    const form = await c.req.parseBody();
-    const body = typeof form.body === "string" ? form.body : "";
+    const body = formText(await c.req.parseBody(), "body");
     const error = body.trim() === "" ? "The reply must not be empty." : body.length > MAX_COMMENT_LENGTH ? `The reply must be at most ${MAX_COMMENT_LENGTH} characters; it has ${body.length}.` : undefined;
     if (error) return render(c, opened, { reply: { body, error } }, 422);
     const { report } = opened;

@@ -1,0 +1,136 @@
+import { createHash } from "node:crypto";
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+
+// The pages as a researcher uses them, in Debian's Chromium against the shared npm run dev: the demo
+// brief's page, the form, the reporter's page; the organization's side through its API. A machine
+// without Chromium fails here, it does not skip.
+const root = path.resolve(import.meta.dirname, "../..");
+const { base, banner } = inject("dev");
+const screens = path.join(root, "test-results", "screens");
+const key = /API key:\s+(vdp_\S+)/.exec(banner)![1]!;
+const directoryPath = new URL(/Directory page:\s+(\S+)/.exec(banner)![1]!).pathname;
+let browser: Browser;
+let reportPath = "";
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+  mkdirSync(screens, { recursive: true });
+});
+afterAll(async () => browser?.close());
+
+const orgApi = async (method: string, p: string, body?: unknown) => {
+  const res = await fetch(`${base}${p}`, { method, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/vnd.api+json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as any };
+};
+
+async function open(width: number) {
+  const context = await browser.newContext({ viewport: { width, height: 900 } });
+  const page = await context.newPage();
+  const foreign: string[] = [];
+  const problems: string[] = [];
+  page.on("request", (r) => !r.url().startsWith(base) && foreign.push(r.url()));
+  // Chromium asks for /favicon.ico on its own; the pages name no icon.
+  page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && problems.push(`${r.status()} ${r.url()}`));
+  page.on("console", (m) => m.type() === "error" && !/Failed to load resource/.test(m.text()) && problems.push(m.text()));
+  return { context, page, foreign, problems };
+}
+
+/** No serious or critical axe violation, no sideways scrolling, and a screenshot to look at. */
+async function check(page: Page, name: string, width: number) {
+  const { violations } = await new AxeBuilder({ page }).analyze();
+  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${name}@${width}: ${v.id} ${v.nodes[0]?.target}`)).toEqual([]);
+  expect((await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number).toBeLessThanOrEqual(1);
+  await page.screenshot({ path: path.join(screens, `page-${name}-${width}.png`), fullPage: true });
+}
+
+const sha256 = (bytes: Buffer) => createHash("sha256").update(bytes).digest("hex");
+
+describe("a researcher in Chromium", () => {
+  it("reads the terms, reports with a file, follows the report, answers the organization and adds a file", async () => {
+    const { context, page, foreign, problems } = await open(1280);
+    await page.goto(`${base}/b/DEMX-0001`);
+    expect(await page.locator("h1").innerText()).not.toBe("");
+    const terms = await page.locator("dl.terms").last().innerText();
+    expect(terms).toContain("Safe harbor");
+    expect(terms).toContain("In scope");
+
+    const title = `Stored XSS <img> in the profile ${Date.now()}`;
+    const description = "1. Set the display name to <img src=x onerror=alert(1)>\n2. Open /team: the script runs.\n«ünïcode» kept";
+    const poc = Buffer.from("<html><script>alert(document.domain)</script></html>\n");
+    await page.fill("#title", title);
+    await page.fill("#description", description);
+    await page.fill("#contact_email", "researcher@example.org");
+    await page.fill("#domains", "app.example.com\nteam.example.com, api.example.com");
+    await page.setInputFiles("#files", { name: "poc.html", mimeType: "text/html", buffer: poc });
+    await Promise.all([page.waitForURL(/\/r\/vdpr_/), page.click("button[type=submit]")]);
+    reportPath = new URL(page.url()).pathname;
+    expect(await page.locator("h1").innerText()).toBe(title);
+    expect(await page.getByText("Keep this page's address.").count()).toBe(1);
+    expect(await page.locator("table").innerText()).toContain("poc.html");
+
+    // The organization sees exactly what the browser sent.
+    const vulns = await orgApi("GET", "/v1/vulns?sort=-created_at&page[size]=50");
+    const vuln = vulns.body.data.find((v: { attributes: { title: string } }) => v.attributes.title === title);
+    expect(vuln.attributes).toMatchObject({ description, contact_email: "researcher@example.org", domains: ["api.example.com", "app.example.com", "team.example.com"] });
+    const files = await orgApi("GET", `/v1/vulns/${vuln.id}/attachments`);
+    expect(files.body.data.map((f: { attributes: object }) => f.attributes)).toEqual([expect.objectContaining({ filename: "poc.html", byte_size: poc.byteLength, sha256: sha256(poc), uploaded_by: "reporter" })]);
+
+    // The organization answers through its API; the reporter sees it on reload and replies.
+    expect((await orgApi("POST", `/v1/vulns/${vuln.id}/comments`, { data: { type: "comment", attributes: { body: "Confirmed, thank you. Which browser did you use?", visibility: "reporter" } } })).status).toBe(201);
+    await page.reload();
+    expect(await page.locator("ol.conversation").innerText()).toContain("Which browser did you use?");
+    await page.fill("#body", "Chromium 130 on Debian.");
+    await Promise.all([page.waitForURL(/#conversation$/), page.click("text=Send the reply")]);
+    expect(await page.locator("ol.conversation li").last().innerText()).toContain("Chromium 130 on Debian.");
+    const log = Buffer.from("GET /team 200\n");
+    await page.setInputFiles("#file", { name: "server.log", mimeType: "text/plain", buffer: log });
+    await Promise.all([page.waitForURL(/#files$/), page.click("text=Upload the file")]);
+    expect(await page.locator("table").innerText()).toContain("server.log");
+
+    const comments = await orgApi("GET", `/v1/vulns/${vuln.id}/comments`);
+    expect(comments.body.data.map((c: { attributes: { author: string; body: string } }) => [c.attributes.author, c.attributes.body])).toContainEqual(["reporter", "Chromium 130 on Debian."]);
+    const after = await orgApi("GET", `/v1/vulns/${vuln.id}/attachments`);
+    expect(after.body.data.find((f: { attributes: { filename: string } }) => f.attributes.filename === "server.log").attributes.sha256).toBe(sha256(log));
+    expect(foreign).toEqual([]);
+    expect(problems).toEqual([]);
+    await context.close();
+  });
+
+  it("keeps what was typed when the form comes back, with each message beside its field", async () => {
+    const { context, page } = await open(375);
+    await page.goto(`${base}/b/DEMX-0001`);
+    await page.fill("#title", "Open redirect");
+    await page.fill("#description", "Kept exactly:\n<b>bold</b> & more");
+    await page.fill("#contact_email", "me@localhost");
+    await page.fill("#domains", "good.example.com\nnot a domain!");
+    await page.click("button[type=submit]");
+    await page.locator(".error-summary").waitFor();
+    expect(await page.locator("#domains-error").innerText()).toContain("“not a domain!” must be a domain name");
+    expect(await page.locator("#contact_email-error").innerText()).toContain("must be a valid e-mail address");
+    expect(await page.locator("#domains").getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator("#domains").getAttribute("aria-describedby")).toContain("domains-error");
+    expect(await page.inputValue("#title")).toBe("Open redirect");
+    expect(await page.inputValue("#description")).toBe("Kept exactly:\n<b>bold</b> & more");
+    expect(await page.inputValue("#contact_email")).toBe("me@localhost");
+    expect(await page.inputValue("#domains")).toBe("good.example.com\nnot a domain!");
+    await check(page, "brief-invalid", 375);
+    await context.close();
+  });
+
+  it("every page passes axe with no serious or critical violation and fits at 375 and 1280 px", async () => {
+    expect(reportPath).toMatch(/^\/r\/vdpr_/);
+    for (const width of [375, 1280]) {
+      const { context, page, foreign } = await open(width);
+      for (const [name, p] of [["brief", "/b/DEMX-0001"], ["report", reportPath], ["directory", directoryPath], ["not-found", "/b/ZZZZ-ZZZZ"]] as const) {
+        await page.goto(`${base}${p}`);
+        await check(page, name, width);
+      }
+      expect(foreign).toEqual([]);
+      await context.close();
+    }
+  });
+});
