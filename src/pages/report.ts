@@ -17,9 +17,9 @@ export interface ReportView {
 }
 
 const INBOX: Record<string, string> = {
-  dispatching: "Received, being delivered to the organization",
-  new: "Delivered, not yet read",
-  read: "Read by the organization",
+  dispatching: "Sent; being delivered to the organization's inbox",
+  received: "In the organization's inbox",
+  stored: "In the organization's inbox, with a sealed record of what you sent",
 };
 
 const PROCESSING: Record<string, string> = { open: "Open", closed: "Closed by the organization (you can still write)" };

@@ -8,7 +8,7 @@ header.site{background:#0b3d59;color:#fff}
 header.site .wrap{display:flex;justify-content:space-between;align-items:baseline;gap:1rem;padding-top:.75rem;padding-bottom:.75rem}
 header.site a{color:#fff}
 header.site p{margin:0;font-weight:600}
-main{padding-top:1rem;padding-bottom:2rem}
+main.wrap{padding-top:1rem;padding-bottom:2.5rem}
 footer.site{border-top:1px solid #ccc;color:#444;font-size:.9rem;padding:1rem 0 2rem}
 h1{font-size:1.6rem;line-height:1.25;margin:.5rem 0}
 h2{font-size:1.25rem;margin:2rem 0 .5rem}
@@ -19,12 +19,14 @@ a:hover{color:#06365d}
 .lead{font-size:1.1rem}
 .muted{color:#4a4a4a}
 .card{border:1px solid #c8c8c8;border-radius:6px;padding:1rem;margin:1rem 0;background:#fafafa}
+.card h2{margin-top:0}
 .notice{border-left:5px solid #0a4f86;background:#eef5fb;padding:.75rem 1rem;margin:1rem 0}
 .warning{border-left:5px solid #9a5b00;background:#fff6e5;padding:.75rem 1rem;margin:1rem 0}
 .error-summary{border-left:5px solid #b00020;background:#fdecee;padding:.75rem 1rem;margin:1rem 0}
 dl.terms{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:.5rem 0}
 dl.terms dt{font-weight:600}
 dl.terms dd{margin:0;overflow-wrap:anywhere}
+dl.terms dd p{margin:0}
 ul.scope{padding-left:1.25rem;margin:.25rem 0}
 ul.scope li{overflow-wrap:anywhere}
 code,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.95em;overflow-wrap:anywhere}
