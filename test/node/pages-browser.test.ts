@@ -4,6 +4,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { PAGE_CSP, tooManyPage } from "../../src/pages/layout";
 
 // The pages as a researcher uses them, in Debian's Chromium against the shared npm run dev: the demo
 // brief's page, the form, the reporter's page; the organization's side through its API. A machine
@@ -125,7 +126,9 @@ describe("a researcher in Chromium", () => {
     expect(reportPath).toMatch(/^\/r\/vdpr_/);
     for (const width of [375, 1280]) {
       const { context, page, foreign } = await open(width);
-      for (const [name, p] of [["brief", "/b/DEMX-0001"], ["report", reportPath], ["directory", directoryPath], ["not-found", "/b/ZZZZ-ZZZZ"]] as const) {
+      // The 429 page exactly as the Worker renders it (the shared server's limits are not spent for a picture).
+      await context.route(`${base}/__429`, (r) => r.fulfill({ status: 429, contentType: "text/html; charset=utf-8", headers: { "Content-Security-Policy": PAGE_CSP }, body: tooManyPage(60) }));
+      for (const [name, p] of [["brief", "/b/DEMX-0001"], ["report", reportPath], ["directory", directoryPath], ["not-found", "/b/ZZZZ-ZZZZ"], ["too-many", "/__429"]] as const) {
         await page.goto(`${base}${p}`);
         await check(page, name, width);
       }
