@@ -20,8 +20,8 @@ async function documented(): Promise<Set<string>> {
 function served(): Set<string> {
   return new Set(
     createApp()
-      // Pages for people (/docs) are HTML, not operations of the API.
-      .routes.filter((r) => r.method !== "ALL" && r.path !== "/v1/openapi.json" && !r.path.startsWith("/docs"))
+      // Pages for people (/docs, the brief, report and directory pages, their stylesheet) are HTML, not operations of the API.
+      .routes.filter((r) => r.method !== "ALL" && r.path !== "/v1/openapi.json" && !/^\/(docs|b|r|d|styles)(\/|$)/.test(r.path))
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );
 }
