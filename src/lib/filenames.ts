@@ -64,3 +64,18 @@ export function contentDisposition(filename: string): string {
   const encoded = encodeURIComponent(filename).replace(/['()*]/g, (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
+
+/**
+ * The headers of every attachment download, whoever asks (the organization, the reporter's API, the
+ * reporter's page): always a download, never sniffed, never run as a page of this origin, never stored.
+ */
+export function downloadHeaders(file: { contentType: string; byteSize: number; filename: string }): Record<string, string> {
+  return {
+    "Content-Type": servedContentType(file.contentType),
+    "Content-Length": String(file.byteSize),
+    "Content-Disposition": contentDisposition(file.filename),
+    "X-Content-Type-Options": "nosniff",
+    "Content-Security-Policy": "sandbox",
+    "Cache-Control": "no-store",
+  };
+}

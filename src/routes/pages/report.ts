@@ -5,7 +5,7 @@ import { ApiError } from "../../http/errors";
 import { database } from "../../http/middleware";
 import { clientIp, rateLimited, UnauthenticatedLimit } from "../../http/rate-limit";
 import { REPORTER_TOKEN_PATTERN, sha256Hex } from "../../lib/crypto";
-import { contentDisposition, servedContentType } from "../../lib/filenames";
+import { downloadHeaders } from "../../lib/filenames";
 import { notFoundPage } from "../../pages/layout";
 import { reportPage, type ReportView } from "../../pages/report";
 import { listAttachments, MAX_FILE_BYTES, openAttachmentContent, uploadAttachment } from "../../services/attachments";
@@ -97,11 +97,5 @@ export const reportPageRouter = new Hono<AppEnv>()
     const opened = await openReport(c);
     if (!opened) return missing(c);
     const { record, body } = await openAttachmentContent(contexts(c, opened.report).files, opened.report.id, c.req.param("id"));
-    return c.body(body, 200, {
-      "Content-Type": servedContentType(record.contentType),
-      "Content-Length": String(record.byteSize),
-      "Content-Disposition": contentDisposition(record.filename),
-      "X-Content-Type-Options": "nosniff",
-      "Content-Security-Policy": "sandbox",
-    });
+    return c.body(body, 200, downloadHeaders(record));
   });

@@ -6,7 +6,7 @@ import { assertDocumentMatches, collection, pageOf, resource, single, toOne } fr
 import { respond } from "../../http/media-type";
 import { collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv } from "../../http/reporter-auth";
-import { contentDisposition, servedContentType } from "../../lib/filenames";
+import { downloadHeaders } from "../../lib/filenames";
 import { COMMENT_VISIBILITIES, UPLOADERS } from "../../db/schema";
 import { getAttachment, listAttachments, MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, openAttachmentContent, uploadAttachment, type AttachmentRecord } from "../../services/attachments";
 import { createComment, getReporterComment, listComments, type CommentRecord } from "../../services/comments";
@@ -230,13 +230,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     }),
     async (c) => {
       const { record, body } = await openAttachmentContent(fileContext(c), c.var.report.id, c.req.valid("param").attachment_id);
-      return c.body(body, 200, {
-        "Content-Type": servedContentType(record.contentType),
-        "Content-Length": String(record.byteSize),
-        "Content-Disposition": contentDisposition(record.filename),
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "sandbox",
-      });
+      return c.body(body, 200, downloadHeaders(record));
     },
   );
 

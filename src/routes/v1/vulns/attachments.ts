@@ -7,7 +7,7 @@ import { collection, pageOf, resource, single, toOne } from "../../../http/jsona
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, jsonContent, listQuery, OPERATOR_NEVER, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import { contentDisposition, servedContentType } from "../../../lib/filenames";
+import { downloadHeaders } from "../../../lib/filenames";
 import { UPLOADERS } from "../../../db/schema";
 import {
   deleteAttachment,
@@ -192,14 +192,7 @@ export const attachmentsRouter = createRouter()
     async (c) => {
       const { id, attachment_id } = c.req.valid("param");
       const { record, body } = await openAttachmentContent(attachmentContext(c), id, attachment_id);
-      return c.body(body, 200, {
-        "Content-Type": servedContentType(record.contentType),
-        "Content-Length": String(record.byteSize),
-        "Content-Disposition": contentDisposition(record.filename),
-        "X-Content-Type-Options": "nosniff",
-        "Content-Security-Policy": "sandbox",
-        "Cache-Control": "no-store",
-      });
+      return c.body(body, 200, downloadHeaders(record));
     },
   )
   .openapi(
