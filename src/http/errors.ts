@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { IdempotentReplay } from "./replay";
-import { responseMediaType } from "./media-type";
+import { responseMediaType } from "./response-type";
 
 /**
  * The closed list of error codes; the status and title follow from the code. `about` is what the

@@ -5,16 +5,9 @@ import type { JSONParsed } from "hono/utils/types";
 import { ApiError } from "./errors";
 import { MAX_JSON_DEPTH, scanJson } from "./json-scan";
 
-export const JSONAPI_MEDIA_TYPE = "application/vnd.api+json";
-export const JSON_MEDIA_TYPE = "application/json";
+import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType } from "./response-type";
 
-// The API answers the vuln endpoints (and so the public submission, which makes a vuln) with
-// application/json; everything else is JSON:API's own media type. Errors follow their route.
-const PLAIN_JSON_PATHS = [/^\/v1\/vulns(\/|$)/, /^\/v1\/p\/briefs\/[^/]+\/vulns\/?$/];
-
-export function responseMediaType(path: string): string {
-  return PLAIN_JSON_PATHS.some((re) => re.test(path)) ? JSON_MEDIA_TYPE : JSONAPI_MEDIA_TYPE;
-}
+export { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType };
 
 /**
  * Serializes a document with the media type of the route it answers. Typed like `c.json`, so a

@@ -1,6 +1,6 @@
 import { normalizeShortcode } from "../lib/ids";
 import { publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
-import { clientIp } from "./rate-limit";
+import { clientIp, counted } from "./rate-limit";
 
 // The public brief and directory reads, answered from the edge cache before the app is built or a
 // router runs: a hit costs a rate-limit count and a cache match, as little as a bare Worker's
@@ -9,8 +9,6 @@ import { clientIp } from "./rate-limit";
 // request against the limit a second time).
 const PUBLIC_READ = /^\/v1\/p\/(briefs|directories)\/([^/]+)$/;
 
-/** The limit results already taken for a request, so the app's limiter does not count it twice. */
-export const counted = new WeakMap<Request, boolean>();
 
 /**
  * What every answer of the app carries besides its own headers (security headers and the public

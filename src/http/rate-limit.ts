@@ -1,9 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "./errors";
-import { counted } from "./public-hit";
 
 type IpLimiter = "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER" | "UNAUTHENTICATED_RATE_LIMITER";
+
+/** The read-limit results already taken for a request (see public-hit.ts), so the app does not count it twice. */
+export const counted = new WeakMap<Request, boolean>();
 
 /** The client IP as Cloudflare saw it; local runs without the header share one bucket. */
 export function clientIp(headers: { header(name: string): string | undefined }): string {
