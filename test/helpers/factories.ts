@@ -72,6 +72,14 @@ export function vuln(org: TestOrganization, briefId: string, attributes: Record<
   });
 }
 
+/** A fresh organization with one report, through a published brief: what the attachment tests start from. */
+export async function organizationWithVuln(): Promise<{ org: TestOrganization; vulnId: string }> {
+  const org = await organization();
+  const b = await brief(org, { published_at: PUBLISHED });
+  const v = await vuln(org, b.id);
+  return { org, vulnId: v.id as string };
+}
+
 export async function webhook(org: TestOrganization, attributes: Record<string, unknown> = {}, eventTypeIds: string[] = ["0b1e7f1a-5c52-5d7e-9a01-000000000001"]) {
   const res = await post("/v1/webhooks", org.key, {
     data: {

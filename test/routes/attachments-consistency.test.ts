@@ -6,7 +6,7 @@ import { createDb } from "../../src/db";
 import { attachments } from "../../src/db/schema";
 import { del, get } from "../helpers/api";
 import { failingBatch, interleaved } from "../helpers/d1-faults";
-import { brief, download, organization, PUBLISHED, upload, vuln } from "../helpers/factories";
+import { download, organization, organizationWithVuln, upload } from "../helpers/factories";
 
 // R2 and D1 are two stores with no transaction between them. The rule: no row without its object, and
 // no object readable without its row; what a failure between the two leaves is an orphan object that
@@ -15,12 +15,7 @@ import { brief, download, organization, PUBLISHED, upload, vuln } from "../helpe
 // The first request of a file starts the Worker and migrates its D1: not part of any one test's time.
 beforeAll(() => organization(), 30_000);
 
-async function setup() {
-  const org = await organization();
-  const b = await brief(org, { published_at: PUBLISHED });
-  const v = await vuln(org, b.id);
-  return { org, vulnId: v.id as string };
-}
+const setup = organizationWithVuln;
 
 const objectKeys = async (vulnId: string) => (await env.ATTACHMENTS.list({ prefix: `attachments/${vulnId}/` })).objects.map((o) => o.key);
 const rowCount = async (vulnId: string) => (await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?").bind(vulnId).first<{ n: number }>())!.n;

@@ -5,19 +5,14 @@ import worker from "../../src/index";
 import { createDb } from "../../src/db";
 import { attachments } from "../../src/db/schema";
 import { api, BASE, del, get } from "../helpers/api";
-import { attachmentBytes, brief, download, organization, PUBLISHED, upload, vuln } from "../helpers/factories";
+import { attachmentBytes, download, organization, organizationWithVuln, upload } from "../helpers/factories";
 
 const MiB = 1024 * 1024;
 
 // The first request of a file starts the Worker and migrates its D1: not part of any one test's time.
 beforeAll(() => organization(), 30_000);
 
-async function setup() {
-  const org = await organization();
-  const b = await brief(org, { published_at: PUBLISHED });
-  const v = await vuln(org, b.id);
-  return { org, vulnId: v.id as string };
-}
+const setup = organizationWithVuln;
 
 const sha256 = async (bytes: Uint8Array) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const objectKeys = async (vulnId: string) => (await env.ATTACHMENTS.list({ prefix: `attachments/${vulnId}/` })).objects.map((o) => o.key);
