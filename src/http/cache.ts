@@ -33,11 +33,34 @@ export function publicPagePath(path: string): string | null {
 // routes or custom domains): a write through any of them evicts what a read through another stored.
 // Query strings and request headers never split the cache either.
 const CACHE_ORIGIN = "https://public-cache.vdp-api.internal";
-const CACHE_NAME = "vdp-public";
+// v2: JSON entries carry their answer's final headers (PUBLIC_JSON_HEADERS); entries of the old form,
+// under the old name, expire unread.
+const CACHE_NAME = "vdp-public-v2";
 
-function cacheKey(path: string): Request {
-  return new Request(`${CACHE_ORIGIN}${path}`, { method: "GET" });
+function cacheKey(path: string): string {
+  return `${CACHE_ORIGIN}${path}`;
 }
+
+/**
+ * What every answer of the public JSON routes carries besides its own headers: the app's security
+ * headers and the public routes' CORS. They are stored with each JSON entry, so a hit answered before
+ * the app (src/http/public-hit.ts) returns the entry nearly as stored; a test compares such a hit with
+ * the app's own answer header by header.
+ */
+export const PUBLIC_JSON_HEADERS: Readonly<Record<string, string>> = {
+  "Access-Control-Allow-Origin": "*",
+  "Access-Control-Expose-Headers": "ETag,X-Cache,X-Request-Id,Retry-After",
+  "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
+  "Origin-Agent-Cluster": "?1",
+  "Referrer-Policy": "no-referrer",
+  "Strict-Transport-Security": "max-age=15552000; includeSubDomains",
+  "X-Content-Type-Options": "nosniff",
+  "X-DNS-Prefetch-Control": "off",
+  "X-Download-Options": "noopen",
+  "X-Frame-Options": "SAMEORIGIN",
+  "X-Permitted-Cross-Domain-Policies": "none",
+  "X-XSS-Protection": "0",
+};
 
 async function etagOf(body: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
@@ -67,10 +90,16 @@ export function cachedPublicDocument(
   mediaType: string,
   load: () => Promise<unknown | null>,
 ): Promise<Response | null> {
-  return cachedPublicBody(c, path, mediaType, async () => {
-    const document = await load();
-    return document === null ? null : JSON.stringify(document);
-  });
+  return cachedPublicBody(
+    c,
+    path,
+    mediaType,
+    async () => {
+      const document = await load();
+      return document === null ? null : JSON.stringify(document);
+    },
+    PUBLIC_JSON_HEADERS,
+  );
 }
 
 /**
@@ -82,6 +111,7 @@ export async function cachedPublicBody(
   path: string,
   contentType: string,
   load: () => Promise<string | null>,
+  stored: Readonly<Record<string, string>> = {},
 ): Promise<Response | null> {
   const ifNoneMatch = c.req.header("if-none-match");
   const hit = await publicHit(path, ifNoneMatch);
@@ -91,10 +121,11 @@ export async function cachedPublicBody(
   const body = await load();
   if (body === null) return null;
   const etag = await etagOf(body);
-  const headers = { "Content-Type": contentType, "Cache-Control": PUBLIC_CACHE_CONTROL, ETag: etag };
+  const headers = { ...stored, "Content-Type": contentType, "Cache-Control": PUBLIC_CACHE_CONTROL, ETag: etag };
   // Stored before answering, not in waitUntil: a write that evicts right after this response must
-  // find the entry already there, or a stale copy could land after the eviction.
-  await cache.put(key, new Response(body, { headers }));
+  // find the entry already there, or a stale copy could land after the eviction. Stored as a hit is
+  // answered, X-Cache included, so a hit changes nothing but the request's own id.
+  await cache.put(key, new Response(body, { headers: { ...headers, "X-Cache": "HIT" } }));
   if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "MISS");
   return new Response(body, { headers: { ...headers, "X-Cache": "MISS" } });
 }
@@ -106,9 +137,8 @@ export async function publicHit(path: string, ifNoneMatch: string | undefined): 
   if (!hit) return null;
   const etag = hit.headers.get("ETag") ?? "";
   if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "HIT");
-  const response = new Response(hit.body, hit);
-  response.headers.set("X-Cache", "HIT");
-  return response;
+  // A copy: what the cache hands out may not be changed, and callers add the request's id.
+  return new Response(hit.body, hit);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
+import { LOCAL_READS_PER_MINUTE } from "../../src/http/rate-limit";
 import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 // Public reads are answered from the edge cache before the app is built or routed. What a client
@@ -17,6 +18,16 @@ beforeAll(async () => {
   await listing(org.operatorKey, dir.id, org.id);
 });
 
+let addresses = 0;
+/** An address no other test has read from, so its budget is whole. */
+const freshAddress = () => `198.51.100.${++addresses}`;
+
+/** Budgets are per minute window; a test that counts through one starts far from its end. */
+async function atWindowStart(): Promise<void> {
+  const left = 60_000 - (Date.now() % 60_000);
+  if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 10));
+}
+
 /** A rate limiter that counts what it is asked, and lets everything through (or nothing). */
 function countingLimiter(allow = true) {
   const calls: string[] = [];
@@ -30,10 +41,10 @@ describe.each([
   ["brief", () => `/v1/p/briefs/${shortcode}`, () => `/v1/p/briefs/${shortcode.toLowerCase()}`],
   ["directory", () => `/v1/p/directories/${slug}`, () => `/v1/p/directories/${slug}`],
 ] as const)("a cached public %s", (_kind, path, typed) => {
-  it("answers a hit with the app's headers, the same body, no database, and one count against the limit", async () => {
+  it("answers a hit with the app's headers, the same body, no database, and no call to the limiter", async () => {
     const miss = await get(path(), null, { headers: { "X-Request-Id": "mine" } });
     const counting = countingLimiter();
-    const hit = await api("GET", typed(), { headers: { "X-Request-Id": "mine", "CF-Connecting-IP": "192.0.2.7" }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
+    const hit = await api("GET", typed(), { headers: { "X-Request-Id": "mine", "CF-Connecting-IP": freshAddress() }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
     expect(hit.status).toBe(200);
     expect(hit.headers.get("X-Cache")).toBe("HIT");
     expect(hit.roundTrips).toBe(0);
@@ -42,7 +53,8 @@ describe.each([
     expect(hit.headers.get("X-Request-Id")).toMatch(/^[0-9a-f-]{36}$/);
     expect(hit.headers.get("X-Request-Id")).not.toBe(miss.headers.get("X-Request-Id"));
     expect(hit.headers.get("X-Client-Request-Id")).toBe("mine");
-    expect(counting.calls).toEqual(["192.0.2.7"]);
+    // An address's first reads of a minute are counted in the isolate (ReadBudget), not by the limiter.
+    expect(counting.calls).toEqual([]);
   });
 
   it("answers If-None-Match with a 304 and HEAD with no body", async () => {
@@ -59,17 +71,31 @@ describe.each([
   it("counts a miss once, not once on the way in and again in the app", async () => {
     const other = await organization();
     const code = (await brief(other, { published_at: PUBLISHED })).attributes.shortcode;
+    await atWindowStart();
+    const ip = freshAddress();
     const counting = countingLimiter();
-    const res = await api("GET", `/v1/p/briefs/${code}`, { headers: { "CF-Connecting-IP": "192.0.2.8" }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
-    expect(res.headers.get("X-Cache")).toBe("MISS");
-    expect(counting.calls).toEqual(["192.0.2.8"]);
+    const read = (p: string) => api("GET", p, { headers: { "CF-Connecting-IP": ip }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
+    for (let i = 1; i < LOCAL_READS_PER_MINUTE; i++) expect((await read(path())).headers.get("X-Cache")).toBe("HIT");
+    // The address's last read counted in the isolate: a miss counted twice would reach the limiter here.
+    expect((await read(`/v1/p/briefs/${code}`)).headers.get("X-Cache")).toBe("MISS");
+    expect(counting.calls).toEqual([]);
+    expect((await read(path())).status).toBe(200);
+    expect(counting.calls).toEqual([ip]);
   });
 
-  it("leaves a limited client to the app's 429, with its error document", async () => {
+  it("leaves a limited client to the app's 429, with its error document, and asks the limiter once a minute", async () => {
     await get(path(), null);
-    const res = await api("GET", path(), { env: { PUBLIC_READ_RATE_LIMITER: countingLimiter(false).limiter } });
+    await atWindowStart();
+    const ip = freshAddress();
+    const refusing = countingLimiter(false);
+    const read = () => api("GET", path(), { headers: { "CF-Connecting-IP": ip }, env: { PUBLIC_READ_RATE_LIMITER: refusing.limiter } });
+    for (let i = 0; i < LOCAL_READS_PER_MINUTE; i++) expect((await read()).status).toBe(200);
+    const res = await read();
     expect(res.status).toBe(429);
     expect(res.headers.get("Retry-After")).toBe("60");
     expect(res.body.errors[0]).toMatchObject({ code: "rate_limited" });
+    // Refused once, the address is refused by the isolate until the minute ends, with no more calls.
+    expect((await read()).status).toBe(429);
+    expect(refusing.calls).toEqual([ip]);
   });
 });
