@@ -57,7 +57,8 @@ export class ReadBudget {
 
   constructor(
     private readonly localReads = LOCAL_READS_PER_MINUTE,
-    private readonly maxTracked = 10_000,
+    // About 100 bytes an address: 50,000 addresses a minute in one isolate is a few MB.
+    private readonly maxTracked = 50_000,
   ) {}
 
   /** Counts one read from `ip`; false when the address is over its budget for this minute. */
