@@ -2,12 +2,12 @@
 // and one table of ratios taken within this run. A benchmark, not a test: figures move with the machine;
 // the ratios are what to read. Bounded by BENCH_BUDGET (seconds, default 560); see the README for the
 // other knobs. Everything it starts is stopped, and its temporary folder removed, however it ends.
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { runWrangler } from "../scripts/wrangler.ts";
-import { deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
+import { backlogRun, deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
 import { lastPage, listSpec, probeRowsRead } from "./lists.ts";
 import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
 import { localD1File, seed, type SeededOrganization } from "./seed.ts";
@@ -20,6 +20,9 @@ const remaining = () => budgetMs - (performance.now() - began);
 const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
 const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
 const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 120) * 1000;
+// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deliveries, creates) runs those parts alone.
+const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
+const part = (name: "startup" | "reads" | "lists" | "deliveries" | "creates") => !only || only.includes(name);
 const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 const tmp = mkdtempSync(path.join(tmpdir(), "vdp-bench-"));
@@ -42,12 +45,12 @@ const step = (text: string) => console.error(`[${((performance.now() - began) / 
 // ---- Startup CPU and bundle, before anything else loads the machine ---------------------------------
 step("wrangler check startup (×3) and deploy --dry-run");
 const startupMs: number[] = [];
-for (let i = 0; i < settings.reps; i++) {
+for (let i = 0; i < (part("startup") ? settings.reps : 0); i++) {
   const out = runWrangler(["check", "startup", "--outfile", path.join(tmp, "startup.cpuprofile")]);
   const active = /Active:\s*([\d.]+)\s*ms/.exec(out)?.[1];
   if (active) startupMs.push(Number(active));
 }
-const dryRun = runWrangler(["deploy", "--dry-run", "--outdir", path.join(tmp, "dist")]);
+const dryRun = part("startup") ? runWrangler(["deploy", "--dry-run", "--outdir", path.join(tmp, "dist")]) : "";
 const upload = /Total Upload:\s*([\d.]+)\s*KiB\s*\/\s*gzip:\s*([\d.]+)\s*KiB/.exec(dryRun);
 // The API is served from a bundle made now, not from src/ under watch: an edit saved during the run
 // would reload the Worker mid-measurement.
@@ -59,10 +62,14 @@ const apiEntry = path.join(apiBundle, readdirSync(apiBundle).find((f) => f.endsW
 step(`seeding ${sizeName(small)} and ${sizeName(large)} vulns`);
 const persist = path.join(tmp, "api");
 runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist]);
+// An empty migrated D1 for the delivery runs, each of which gets a copy with its own backlog.
+const deliveryTemplate = path.join(tmp, "deliveries-template");
+if (part("deliveries")) runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", deliveryTemplate]);
 const db = new DatabaseSync(localD1File(persist));
+const reads = part("reads") || part("lists");
 const seeded = await seed(db, [
-  { slug: "bench-small", vulns: small, keys: 64 },
-  { slug: "bench-large", vulns: large, keys: 64 },
+  { slug: "bench-small", vulns: reads ? small : 0, keys: 64 },
+  { slug: "bench-large", vulns: reads ? large : 0, keys: 64 },
   // Creates go to an organization of their own, so the list figures keep their sizes.
   { slug: "bench-writes", vulns: 0, keys: 64 },
 ]);
@@ -98,6 +105,7 @@ for (const [name, pathname] of [
   ["directory", `/v1/p/directories/${seeded.directorySlug}`],
 ] as const) {
   const what = `public ${name}, cache HIT: throughput`;
+  if (!part("reads")) continue;
   if (!enough(settings.reps)) {
     rows.push(skipped(what, "req/s"));
     continue;
@@ -118,7 +126,9 @@ for (const [name, pathname] of [
 }
 
 // ---- Lists: page 1 at both sizes, and the last page ----------------------------------------------
-if (enough(settings.reps * 2)) {
+if (!part("lists")) {
+  // not asked for (BENCH_ONLY)
+} else if (enough(settings.reps * 2)) {
   step(`GET /v1/vulns page 1 at ${sizeName(large)} vs ${sizeName(small)}`);
   const r = await paired(listSpec(api.url, "/v1/vulns", largeOrg.keys), listSpec(api.url, "/v1/vulns", smallOrg.keys));
   const [atLarge, atSmall] = [await probeRowsRead(`${api.url}/v1/vulns`, bearer(largeOrg.keys[0]!)), await probeRowsRead(`${api.url}/v1/vulns`, bearer(smallOrg.keys[0]!))];
@@ -148,40 +158,72 @@ if (enough(settings.reps * 2)) {
 }
 
 // ---- Webhook deliveries to a 50 ms receiver ------------------------------------------------------
+// The timed runs each get an API of their own (the same bundle, started after seeding) whose D1 holds a
+// backlog of `deliveryCount` created vulns with their Vuln::Created events unsent, so nothing but the
+// cron the run fires can start them. Those APIs stay up, idle, until the bench ends.
 const deliveryWhat = `${deliveryCount.toLocaleString("en-US")} webhook deliveries to a ${RECEIVER_DELAY_MS} ms receiver`;
-const runs: DeliveryRun[] = [];
-const postReserve = settings.reps * 2 * (settings.duration + 1) * 1000 + 20_000;
-const quietMs = 20_000;
-for (let i = 0; i < settings.reps; i++) {
-  // The runs left share what the budget leaves them; one that runs out of time reports a lower bound.
-  const share = (remaining() - postReserve) / (settings.reps - i) - quietMs;
-  if (share < 15_000) break;
-  const timeout = Math.min(deliveryTimeoutMs, share);
-  step(`deliveries, run ${i + 1} of ${settings.reps} (at most ${Math.round(timeout / 1000)} s)`);
-  await waitForQuietQueue(api.url, writesOrg.keys, quietMs);
-  const tag = `bench-delivery-${process.pid}-${i}`;
-  tags.push(tag);
-  runs.push(await deliveryRun(api.url, writesOrg, receiver, tag, deliveryCount, timeout));
+const endToEndWhat = `${deliveryWhat}, creates included`;
+const ideal = { label: "6-connection ideal", samples: [idealSeconds(deliveryCount)] };
+const runsNote = (runs: DeliveryRun[], reps: number) => {
+  const cut = runs.filter((r) => !r.complete);
+  return [
+    cut.length ? `${cut.length} of ${runs.length} runs hit their time limit, so are lower bounds (delivered ${cut.map((r) => r.delivered).join(", ")} of ${deliveryCount})` : undefined,
+    runs.length < reps ? `${reps - runs.length} runs skipped: time budget (BENCH_BUDGET)` : undefined,
+  ];
+};
+if (part("deliveries")) {
+  const postReserve = part("creates") ? settings.reps * 2 * (settings.duration + 1) * 1000 + 20_000 : 0;
+  const startMs = 30_000;
+  const runs: DeliveryRun[] = [];
+  for (let i = 0; i < settings.reps; i++) {
+    // Each run shares what the budget leaves, keeping room for one end-to-end run after them.
+    const share = (remaining() - postReserve - deliveryTimeoutMs / 2) / (settings.reps - i) - startMs;
+    if (share < 15_000) break;
+    const timeout = Math.min(deliveryTimeoutMs, share);
+    const slug = `bench-backlog-run${i + 1}-${process.pid}`;
+    step(`deliveries, run ${i + 1} of ${settings.reps}: seeding ${deliveryCount} unsent events, starting their API`);
+    const dir = path.join(tmp, `deliveries-${i + 1}`);
+    cpSync(deliveryTemplate, dir, { recursive: true });
+    const backlogDb = new DatabaseSync(localD1File(dir));
+    const [org] = (await seed(backlogDb, [{ slug, vulns: deliveryCount, keys: 1, backlog: true }])).organizations;
+    backlogDb.close();
+    const server = await startWrangler(`deliveries-${i + 1}`, [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", dir, ...devVarArgs()], tmp);
+    tags.push(slug);
+    step(`deliveries, run ${i + 1}: cron fired, timing (at most ${Math.round(timeout / 1000)} s)`);
+    runs.push(await backlogRun(server.url, org!, receiver, deliveryCount, timeout));
+  }
+  rows.push({
+    what: deliveryWhat, unit: "s", api: runs.map((r) => r.seconds), baseline: ideal, ratio: true, target: { of: "ratio", op: "<=", value: 1.5 },
+    lowerBound: runs.some((r) => !r.complete),
+    note: notes("due at once: from the cron's outbox sweep to the last delivery", ...runsNote(runs, settings.reps)),
+  });
+
+  // The same, creates included, once: on a loaded machine the creates are most of it (see POST /v1/vulns).
+  const share = remaining() - postReserve;
+  if (share < 30_000) {
+    rows.push(skipped(endToEndWhat, "s"));
+  } else {
+    const timeout = Math.min(deliveryTimeoutMs, share);
+    step(`deliveries with their creates, one run (at most ${Math.round(timeout / 1000)} s)`);
+    const tag = `bench-delivery-${process.pid}`;
+    tags.push(tag);
+    const run = await deliveryRun(api.url, writesOrg, receiver, tag, deliveryCount, timeout);
+    await waitForQuietQueue(api.url, writesOrg.keys, 20_000);
+    rows.push({
+      what: endToEndWhat, unit: "s", api: [run.seconds], baseline: ideal, ratio: true, lowerBound: !run.complete,
+      note: notes(
+        `of which creating the ${deliveryCount} reports through POST /v1/vulns, 10 in flight: ${run.createSeconds.toFixed(1)} s`,
+        ...Object.entries(run.refused).map(([code, n]) => `${code} ×${n} on create`),
+        ...runsNote([run], 1),
+      ),
+    });
+  }
 }
-const refusedCreates = runs.flatMap((r) => Object.entries(r.refused).map(([code, n]) => `${code} ×${n} on create`));
-const cutShort = runs.filter((r) => !r.complete);
-rows.push({
-  what: deliveryWhat, unit: "s", api: runs.map((r) => r.seconds),
-  baseline: { label: "6-connection ideal", samples: [idealSeconds(deliveryCount)] }, ratio: true, target: { of: "ratio", op: "<=", value: 1.5 },
-  lowerBound: cutShort.length > 0,
-  note: notes(
-    // Creating the reports is part of the run and, on a loaded machine, most of it.
-    `of which creating the ${deliveryCount} reports: ${runs.map((r) => r.createSeconds.toFixed(1)).join(", ")} s`,
-    ...refusedCreates,
-    cutShort.length
-      ? `${cutShort.length} of ${runs.length} runs hit their time limit, so are lower bounds (delivered ${cutShort.map((r) => r.delivered).join(", ")} of ${deliveryCount})`
-      : undefined,
-    runs.length < settings.reps ? `${settings.reps - runs.length} runs skipped: time budget (BENCH_BUDGET)` : undefined,
-  ),
-});
 
 // ---- Creates vs a bare POST (last: what they leave on the queue slows nothing measured after) ------
-if (enough(settings.reps)) {
+if (!part("creates")) {
+  // not asked for (BENCH_ONLY)
+} else if (enough(settings.reps)) {
   step("POST /v1/vulns vs bare POST");
   let n = 0;
   const body = () =>
@@ -196,8 +238,8 @@ if (enough(settings.reps)) {
   rows.push(skipped("POST /v1/vulns: throughput", "req/s"));
 }
 
-rows.push({ what: "startup CPU (wrangler check startup)", unit: "ms", api: startupMs, target: { of: "value", op: "<=", value: 25 } });
-rows.push({
+if (part("startup")) rows.push({ what: "startup CPU (wrangler check startup)", unit: "ms", api: startupMs, target: { of: "value", op: "<=", value: 25 } });
+if (part("startup")) rows.push({
   what: "bundle, gzip (wrangler deploy --dry-run)", unit: "KiB", api: upload ? [Number(upload[2])] : [], target: { of: "value", op: "<=", value: 150 },
   note: upload ? `${upload[1]} KiB before gzip` : "size not found in wrangler's output",
 });

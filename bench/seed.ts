@@ -16,6 +16,13 @@ export interface OrganizationPlan {
   vulns: number;
   /** API keys to make: the per-key rate limit is per minute, so load spreads over several. */
   keys: number;
+  /**
+   * The vulns as the API leaves them the moment it has created them: inbox dispatching, no intake
+   * record yet, each with its Vuln::Created event in the outbox, unprocessed and never sent. The
+   * cron's outbox sweep then hands them all to the queue at once, which is how the bench makes many
+   * webhook deliveries due at one moment without timing the creates. Their titles hold the slug.
+   */
+  backlog?: boolean;
 }
 
 export interface SeededOrganization {
@@ -168,10 +175,13 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
   }
 
   const idAt = idsAt();
+  const eventIdAt = idsAt();
   const codeAt = vulnCodes();
-  // One a minute back from now: the newest page is the most recent, as in a live inbox.
+  // One a minute back from now: the newest page is the most recent, as in a live inbox. A backlog is
+  // one a millisecond, ending two minutes ago, so the sweep (which leaves the last minute's events to
+  // the messages the API sent) takes all of it.
   for (let i = 0; i < plan.vulns; i++) {
-    const ms = now - (plan.vulns - i) * 60_000;
+    const ms = plan.backlog ? now - 120_000 - (plan.vulns - i) : now - (plan.vulns - i) * 60_000;
     const created = new Date(ms).toISOString();
     const domain = domains[i % domains.length]!;
     const vulnId = idAt(ms);
@@ -179,12 +189,25 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
     const description = `Reflected XSS in the search form of ${domain.value} (seeded report ${i}).`;
     const contact = `researcher${i % 97}@example.net`;
     const submission = { title, description, contact_email: contact, domains: [domain.value], received_at: created };
+    const tags = i % 3 === 0 ? ["xss"] : [];
+    const shortcode = codeAt(i);
     w.insert("vulns", {
-      id: vulnId, organization_id: id, brief_id: briefId, shortcode: codeAt(i), title, description, contact_email: contact,
-      tags: i % 3 === 0 ? ["xss"] : [], inbox_state: "stored", processing_state: i % 5 === 0 ? "closed" : "open",
-      read_at: i % 2 === 0 ? created : null, revision: 0, submission, created_at: created, updated_at: created,
+      id: vulnId, organization_id: id, brief_id: briefId, shortcode, title, description, contact_email: contact, tags,
+      inbox_state: plan.backlog ? "dispatching" : "stored", processing_state: i % 5 === 0 && !plan.backlog ? "closed" : "open",
+      read_at: i % 2 === 0 && !plan.backlog ? created : null, revision: 0, submission, created_at: created, updated_at: created,
     });
     w.insert("vuln_assets", { vuln_id: vulnId, asset_id: domain.id });
+    if (plan.backlog) {
+      // The body the API's outbox builds for Vuln::Created, key for key, from the row just written.
+      const payload = {
+        vuln: {
+          id: vulnId, shortcode, title, description, inbox_state: "dispatching", processing_state: "open", organization_id: id, tags,
+          assets: [{ id: domain.id, kind: "domain", value: domain.value }], created_at: created, updated_at: created,
+        },
+      };
+      w.insert("events", { id: eventIdAt(ms), organization_id: id, vuln_id: vulnId, type: "Vuln::Created", payload, created_at: created, send_count: 0 });
+      continue;
+    }
     w.insert("vuln_records", {
       vuln_id: vulnId, title, description, contact_email: contact, domains: [domain.value], received_at: created,
       sha256: createHash("sha256").update(JSON.stringify(submission)).digest("hex"), stored_at: created,

@@ -100,16 +100,30 @@ export function writtenEvents(planned: { event: PlannedEvent; index: number }[],
 
 export const SWEEP_AFTER_MS = 60_000;
 export const MAX_SWEEP_SENDS = 10;
-const SWEEP_LIMIT = QUEUE_BATCH_LIMIT;
+const SWEEP_PAGE = QUEUE_BATCH_LIMIT;
+// Pages a sweep takes at most: a backlog left by a queue outage (or events handed over in bulk)
+// goes to the queue in one run, not a hundred a minute.
+export const SWEEP_MAX_PAGES = 20;
 
 /**
- * The cron sweep: re-sends events still unprocessed a minute after they were made. Each re-send
- * waits twice as long as the one before (1, 2, 4 ... minutes), and after MAX_SWEEP_SENDS the sweep
- * gives up: such an event failed every time the consumer took it (see the dead-letter queue and the
- * logs) and stays in the outbox, unprocessed, for an operator. Sending twice is harmless: the
- * consumer processes an event once.
+ * The cron sweep: re-sends events still unprocessed a minute after they were made, a page of 100 at
+ * a time until none are due (at most SWEEP_MAX_PAGES). Each re-send waits twice as long as the one
+ * before (1, 2, 4 ... minutes), and after MAX_SWEEP_SENDS the sweep gives up: such an event failed
+ * every time the consumer took it (see the dead-letter queue and the logs) and stays in the outbox,
+ * unprocessed, for an operator. Sending twice is harmless: the consumer processes an event once.
+ * A page the queue refuses stops the sweep; its events stay due for the next run.
  */
 export async function sweepOutbox(db: Db, queue: Queue<QueueMessage>, now = Date.now()): Promise<number> {
+  let sent = 0;
+  for (let page = 0; page < SWEEP_MAX_PAGES; page++) {
+    const n = await sweepPage(db, queue, now);
+    sent += n;
+    if (n < SWEEP_PAGE) break;
+  }
+  return sent;
+}
+
+async function sweepPage(db: Db, queue: Queue<QueueMessage>, now: number): Promise<number> {
   const nowIso = new Date(now).toISOString();
   const due = await db
     .select({ id: events.id, sendCount: events.sendCount })
@@ -123,10 +137,11 @@ export async function sweepOutbox(db: Db, queue: Queue<QueueMessage>, now = Date
       ),
     )
     .orderBy(asc(events.createdAt))
-    .limit(SWEEP_LIMIT);
+    .limit(SWEEP_PAGE);
   if (due.length === 0) return 0;
   await queue.sendBatch(due.map((e) => ({ body: { event_id: e.id }, contentType: "json" as const })));
-  // One statement for all: the backoff grows with each event's own send count.
+  // One statement for all: the backoff grows with each event's own send count. It also takes the
+  // page out of the next page's select.
   await db
     .update(events)
     .set({

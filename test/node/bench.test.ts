@@ -68,6 +68,31 @@ describe("the bench seeder", () => {
     expect(vulns.map((v) => v.id)).toEqual([...vulns.map((v) => v.id)].sort());
   });
 
+  it("writes a backlog as the API leaves fresh creates: dispatching, no intake record, one unsent Vuln::Created each", async () => {
+    const db = migrated();
+    const now = Date.now();
+    const [org] = (await seed(db, [{ slug: "backlog-org", vulns: 30, keys: 1, backlog: true }], now)).organizations;
+    expect(db.prepare("PRAGMA foreign_key_check").all()).toEqual([]);
+    expect(count(db, "SELECT count(*) n FROM vulns WHERE organization_id = ? AND inbox_state = 'dispatching' AND processing_state = 'open' AND read_at IS NULL", org!.id)).toBe(30);
+    expect(count(db, "SELECT count(*) n FROM vuln_records")).toBe(0);
+    const events = db.prepare("SELECT e.*, v.title, v.shortcode, v.created_at AS vuln_created_at FROM events e JOIN vulns v ON v.id = e.vuln_id ORDER BY e.created_at").all() as Record<string, string | number | null>[];
+    expect(events).toHaveLength(30);
+    // Unsent and unprocessed, and old enough for the sweep, which leaves the last minute to the API's messages.
+    for (const e of events) {
+      expect(e).toMatchObject({ type: "Vuln::Created", organization_id: org!.id, processed_at: null, last_sent_at: null, next_send_at: null, send_count: 0, created_at: e.vuln_created_at });
+      expect(Date.parse(String(e.created_at))).toBeLessThan(now - 60_000);
+      // The receiver counts deliveries by the slug their body carries.
+      expect(String(e.title)).toContain("backlog-org");
+      // The documented body of Vuln::Created, key for key, describing the row.
+      const { vuln } = JSON.parse(String(e.payload));
+      expect(Object.keys(vuln)).toEqual(["id", "shortcode", "title", "description", "inbox_state", "processing_state", "organization_id", "tags", "assets", "created_at", "updated_at"]);
+      expect(vuln).toMatchObject({ id: e.vuln_id, shortcode: e.shortcode, title: e.title, inbox_state: "dispatching", organization_id: org!.id });
+      expect(vuln.assets).toHaveLength(1);
+    }
+    expect(new Set(events.map((e) => e.id)).size).toBe(30);
+    expect(count(db, "SELECT count AS n FROM vuln_counts WHERE organization_id = ? AND bucket = 'all'", org!.id)).toBe(30);
+  });
+
   it("stops, naming the column, when the schema requires one it does not fill", () => {
     const db = migrated();
     db.exec("CREATE TABLE scratch (a text NOT NULL, b text NOT NULL, c text)");
