@@ -3,9 +3,10 @@ import { primaryDb, type Db } from "../db";
 import { events } from "../db/schema";
 import { loggable } from "../http/errors";
 import { runIntake } from "../intake/intake";
-import { attemptDelivery, type DeliveryContext } from "../webhooks/deliver";
+import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
 import { fanOut } from "../webhooks/fanout";
 import { publishDeliveries, publishEvents, type QueueMessage } from "./outbox";
+import { processEventBatch, type LeasedDelivery } from "./process-batch";
 
 // A message whose processing failed comes back after 10 s, 20 s, 40 s ... up to 10 minutes; after
 // max_retries (wrangler.toml) it goes to the dead-letter queue, never to nowhere.
@@ -30,20 +31,26 @@ export async function processEvent(db: Db, eventId: string): Promise<{ events: s
   return { events: produced.events, deliveries };
 }
 
-/** Runs at most `limit` of the works given to it at once. */
+/** Runs at most `limit` of the works given to it at once; a work may give its place up early (`release`). */
 function limiter(limit: number) {
   let active = 0;
   const waiting: (() => void)[] = [];
-  return async function run<T>(work: () => Promise<T>): Promise<T> {
+  return async function run<T>(work: (release: () => void) => Promise<T>): Promise<T> {
     // A finishing work hands its place straight to the next waiting one, so none can slip in between.
     if (active < limit) active++;
     else await new Promise<void>((resolve) => waiting.push(resolve));
-    try {
-      return await work();
-    } finally {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       const next = waiting.shift();
       if (next) next();
       else active--;
+    };
+    try {
+      return await work(release);
+    } finally {
+      release();
     }
   };
 }
@@ -85,10 +92,10 @@ async function processChain(db: Db, queue: Queue<QueueMessage>, eventId: string)
  * committed, so nothing is lost if this invocation dies: the delivery sweep re-sends pending
  * deliveries whose time has passed. A failed attempt is re-queued after its scheduled delay.
  */
-async function deliverNow(ctx: DeliveryContext, queue: Queue<QueueMessage>, deliveryId: string): Promise<void> {
+async function deliverNow(ctx: DeliveryContext, queue: Queue<QueueMessage>, deliveryId: string, leased?: LeasedDelivery): Promise<void> {
   let delaySeconds: number;
   try {
-    const outcome = await attemptDelivery(ctx, deliveryId);
+    const outcome = leased ? await attemptLeased(ctx, leased.delivery, leased.webhook) : await attemptDelivery(ctx, deliveryId);
     if (outcome.ack) return;
     delaySeconds = outcome.delaySeconds;
   } catch (err) {
@@ -97,6 +104,8 @@ async function deliverNow(ctx: DeliveryContext, queue: Queue<QueueMessage>, deli
   }
   await publishDeliveries(queue, [deliveryId], delaySeconds);
 }
+
+const deliverLeased = (ctx: DeliveryContext, queue: Queue<QueueMessage>, leased: LeasedDelivery) => deliverNow(ctx, queue, leased.delivery.id, leased);
 
 /**
  * The queue consumer. Outbox events and webhook deliveries share the queue. An event's message is
@@ -108,18 +117,36 @@ async function deliverNow(ctx: DeliveryContext, queue: Queue<QueueMessage>, deli
 export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
-  const deliveryCtx: DeliveryContext = { db, serviceName: env.SERVICE_NAME, allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" };
+  const deliveryCtx: DeliveryContext = { db, serviceName: env.SERVICE_NAME, allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true", record: groupCommit(db) };
   const sending = limiter(MAX_CONCURRENT_DELIVERIES);
   const processing = limiter(MAX_CONCURRENT_EVENTS);
 
-  await Promise.all(
-    batch.messages.map(async (message) => {
+  // The events of the batch together first (src/events/process-batch.ts); if that fails, each
+  // message below takes its own path, so a failure retries its own message alone.
+  const eventMessages = batch.messages.filter((m) => typeof (m.body as { event_id?: unknown } | null)?.event_id === "string");
+  const sends: Promise<void>[] = [];
+  let together = false;
+  if (eventMessages.length > 0) {
+    try {
+      const send = (deliveries: LeasedDelivery[]) => sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
+      await processEventBatch(db, eventMessages.map((m) => (m.body as { event_id: string }).event_id), send);
+      together = true;
+    } catch (err) {
+      console.error(JSON.stringify({ level: "warn", message: "events processed one by one: processing them together failed", events: eventMessages.length, ...loggable(err as Error) }));
+    }
+  }
+  const handled = new Set(together ? eventMessages : []);
+  for (const message of handled) message.ack();
+
+  await Promise.all([
+    ...sends,
+    ...batch.messages.filter((m) => !handled.has(m)).map(async (message) => {
       const body = message.body as Partial<{ event_id: string; delivery_id: string }> | null;
       if (typeof body?.delivery_id === "string") {
         const deliveryId = body.delivery_id;
-        await sending(async () => {
+        await sending(async (sent) => {
           try {
-            const outcome = await attemptDelivery(deliveryCtx, deliveryId);
+            const outcome = await attemptDelivery({ ...deliveryCtx, sent }, deliveryId);
             if (outcome.ack) message.ack();
             else message.retry({ delaySeconds: outcome.delaySeconds });
           } catch (err) {
@@ -138,7 +165,7 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
         fail(message, err, { event_id: body?.event_id });
         return;
       }
-      await Promise.all(deliveries.map((id) => sending(() => deliverNow(deliveryCtx, queue, id))));
+      await Promise.all(deliveries.map((id) => sending((sent) => deliverNow({ ...deliveryCtx, sent }, queue, id))));
     }),
-  );
+  ]);
 }

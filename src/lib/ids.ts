@@ -4,24 +4,24 @@
 let lastMs = 0;
 let counter = 0;
 
-/** A time-ordered UUID (version 7), monotonic within an isolate. */
+/**
+ * A time-ordered UUID (version 7), monotonic within an isolate: 48 bits of milliseconds, the version,
+ * 12 bits of counter, then the variant and 62 random bits, taken from crypto.randomUUID (whose last
+ * 17 characters are exactly that) rather than built byte by byte (a delivery makes two of these, and
+ * the BigInt arithmetic was a tenth of the consumer's time).
+ */
 export function uuidv7(): string {
   const now = Date.now();
   if (now > lastMs) {
     lastMs = now;
-    counter = crypto.getRandomValues(new Uint16Array(1))[0]! & 0x7ff;
+    // A random start in the lower half leaves room to count up within the millisecond.
+    counter = Math.floor(Math.random() * 0x800);
   } else if (++counter > 0xfff) {
     lastMs++;
     counter = 0;
   }
-  const bytes = crypto.getRandomValues(new Uint8Array(16));
-  const ms = BigInt(lastMs);
-  for (let i = 0; i < 6; i++) bytes[i] = Number((ms >> BigInt(8 * (5 - i))) & 0xffn);
-  bytes[6] = 0x70 | (counter >> 8);
-  bytes[7] = counter & 0xff;
-  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
-  const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  const ms = lastMs.toString(16).padStart(12, "0");
+  return `${ms.slice(0, 8)}-${ms.slice(8)}-7${counter.toString(16).padStart(3, "0")}-${crypto.randomUUID().slice(19)}`;
 }
 
 // Crockford's base32 without I, L, O and U: no two characters sound or look alike when read aloud.

@@ -1,6 +1,7 @@
 import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
+import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
-import { webhookAttempts, webhookDeliveries, webhooks, type WebhookRow } from "../db/schema";
+import { webhookAttempts, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { isForeignKeyViolation } from "../services/listing";
 import { nextDelaySeconds, parseRetryAfter } from "./schedule";
@@ -20,12 +21,78 @@ export interface DeliveryContext {
   allowLoopback: boolean;
   fetch?: typeof fetch;
   random?: () => number;
+  /** Records an attempt's statements, as one transaction (default: a D1 batch of its own; see groupCommit). */
+  record?: (statements: Statement[]) => Promise<void>;
+  /**
+   * Called once the request is answered (or known not to go out), before the attempt is recorded:
+   * the consumer's count of requests in flight drops then, not a D1 round trip later.
+   */
+  sent?: () => void;
+}
+
+type Statement = BatchItem<"sqlite">;
+
+/**
+ * Group commit for the attempts of one invocation: an attempt's record joins the D1 batch about to
+ * go out, or the next one, rather than taking a round trip of its own (at 6 requests in flight, a
+ * thousand deliveries were a thousand small transactions queued behind each other). Each batch is
+ * one transaction, so every attempt in it is recorded or none is; if a batch fails, its attempts
+ * are recorded one by one, so only the attempt at fault sees the error (a webhook deleted while its
+ * request was out). Nobody is answered before their own record is committed.
+ */
+export function groupCommit(db: Db): (statements: Statement[]) => Promise<void> {
+  type Entry = { statements: Statement[]; done: (err?: unknown) => void };
+  let queued: Entry[] = [];
+  let flushing = false;
+  const alone = (e: Entry) => db.batch(e.statements as [Statement, ...Statement[]]).then(() => e.done(), e.done);
+  async function flush(): Promise<void> {
+    flushing = true;
+    while (queued.length > 0) {
+      const group = queued;
+      queued = [];
+      try {
+        await db.batch(group.flatMap((e) => e.statements) as [Statement, ...Statement[]]);
+        for (const e of group) e.done();
+      } catch {
+        await Promise.all(group.map(alone));
+      }
+    }
+    flushing = false;
+  }
+  return (statements) =>
+    new Promise<void>((resolve, reject) => {
+      queued.push({ statements, done: (err) => (err === undefined ? resolve() : reject(err)) });
+      if (!flushing) void flush();
+    });
 }
 
 /** What the consumer does with the message: acknowledge it, or retry it after a delay. */
 export type Outcome = { ack: true } | { ack: false; delaySeconds: number };
 
 type Result = { statusCode: number | null; error: string | null; retryAfter: number | null; durationMs: number };
+
+const DRAIN_LIMIT = 64 * 1024;
+
+/**
+ * The receiver's body is never stored or shown, but a short one (most send none, or "ok") is read
+ * to its end: a body cancelled half-read closes the connection, where a drained one leaves it open
+ * for the next delivery, and opening a connection per delivery was the largest part of sending.
+ * Past 64 KiB it is cancelled.
+ */
+export async function drain(body: ReadableStream<Uint8Array> | null): Promise<void> {
+  if (!body) return;
+  const reader = body.getReader();
+  let read = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    read += value.byteLength;
+    if (read > DRAIN_LIMIT) {
+      await reader.cancel();
+      return;
+    }
+  }
+}
 
 async function send(ctx: DeliveryContext, url: string, headers: Record<string, string>, body: string, now: number): Promise<Result> {
   const started = Date.now();
@@ -37,8 +104,7 @@ async function send(ctx: DeliveryContext, url: string, headers: Record<string, s
       redirect: "manual",
       signal: AbortSignal.timeout(ATTEMPT_TIMEOUT_MS),
     });
-    // The receiver's body is never read, stored or shown.
-    await res.body?.cancel();
+    await drain(res.body);
     const redirect = res.status >= 300 && res.status < 400;
     return {
       statusCode: res.status,
@@ -110,8 +176,31 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     }
     return { ack: true };
   }
-  const webhook = hooks[0] ?? null;
+  return sendAndRecord(ctx, delivery, hooks[0] ?? null, now);
+}
 
+/**
+ * A delivery this invocation inserted already leased (see src/events/process-batch.ts), attempted
+ * without the lease round trip: the fan-out that wrote the row is what leased it. Once the lease is
+ * nearly over (a long wait behind other deliveries), it is attempted the ordinary way instead, which
+ * waits for the lease to end rather than risk sending it twice.
+ */
+export async function attemptLeased(ctx: DeliveryContext, delivery: WebhookDeliveryRow, webhook: WebhookRow): Promise<Outcome> {
+  const now = Date.now();
+  if (delivery.leaseUntil === null || Date.parse(delivery.leaseUntil) - now < LEASE_MS / 4) return attemptDelivery(ctx, delivery.id);
+  return sendAndRecord(ctx, delivery, webhook, now);
+}
+
+/** The fields of a fanned-out delivery row that this invocation writes leased. */
+export function leasedUntil(now: number): string {
+  return new Date(now + LEASE_MS).toISOString();
+}
+
+/** Sends a leased delivery to its webhook (or records why not) and records the attempt. */
+async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow, webhook: WebhookRow | null, now: number): Promise<Outcome> {
+  const { db } = ctx;
+  const deliveryId = delivery.id;
+  const nowIso = new Date(now).toISOString();
   const check = webhook ? checkWebhookUrl(webhook.url, { allowLoopback: ctx.allowLoopback }) : null;
   // A ping or a redelivery is something the owner asked for: it goes out even while the webhook is disabled.
   const active = webhook !== null && (webhook.enabled || delivery.eventType === "Webhook::Ping" || delivery.redeliveryOf !== null);
@@ -133,6 +222,7 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     };
     result = await send(ctx, check!.url, headers, delivery.requestBody, now);
   }
+  ctx.sent?.();
 
   const attempt = delivery.attemptCount + 1;
   const succeeded = result.statusCode !== null && result.statusCode >= 200 && result.statusCode < 300;
@@ -174,8 +264,8 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
               .where(eq(webhooks.id, webhook.id))
           : null;
   try {
-    if (webhookUpdate) await db.batch([...statements, webhookUpdate]);
-    else await db.batch(statements);
+    const record: Statement[] = webhookUpdate ? [...statements, webhookUpdate] : [...statements];
+    await (ctx.record ? ctx.record(record) : db.batch(record as [Statement, ...Statement[]]));
   } catch (err) {
     // The webhook (and with it this delivery) was deleted while the request was out: nothing to record.
     if (isForeignKeyViolation(err)) return { ack: true };
