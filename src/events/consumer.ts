@@ -1,12 +1,9 @@
-import { eq } from "drizzle-orm";
-import { primaryDb, type Db } from "../db";
-import { events } from "../db/schema";
+import { primaryDb } from "../db";
 import { loggable } from "../http/errors";
-import { runIntake } from "../intake/intake";
 import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
-import { fanOut } from "../webhooks/fanout";
-import { publishDeliveries, publishEvents, type QueueMessage } from "./outbox";
-import { processEventBatch, type LeasedDelivery } from "./process-batch";
+import type { LeasedDelivery } from "../webhooks/fanout";
+import { publishDeliveries, type QueueMessage } from "./outbox";
+import { processEventBatch } from "./process-batch";
 
 // A message whose processing failed comes back after 10 s, 20 s, 40 s ... up to 10 minutes; after
 // max_retries (wrangler.toml) it goes to the dead-letter queue, never to nowhere.
@@ -16,20 +13,6 @@ export function retryDelaySeconds(attempts: number): number {
 
 // At most this many webhook requests in flight per consumer invocation, so no receiver is flooded.
 export const MAX_CONCURRENT_DELIVERIES = 6;
-
-/**
- * Processes one outbox event: runs the intake for Vuln::Created, then fans the event out to the
- * organization's subscribed webhooks in the batch that marks it processed. An event already
- * processed, or gone, is a no-op. Returns the events and deliveries to hand to the queue.
- */
-export async function processEvent(db: Db, eventId: string): Promise<{ events: string[]; deliveries: string[] }> {
-  const event = await db.select().from(events).where(eq(events.id, eventId)).get();
-  if (!event || event.processedAt) return { events: [], deliveries: [] };
-  const produced = { events: [] as string[] };
-  if (event.type === "Vuln::Created" && event.vulnId) await runIntake(db, event.vulnId, produced);
-  const deliveries = await fanOut(db, event, new Date().toISOString());
-  return { events: produced.events, deliveries };
-}
 
 /** Runs at most `limit` of the works given to it at once; a work may give its place up early (`release`). */
 function limiter(limit: number) {
@@ -60,76 +43,50 @@ function fail(message: Message<unknown>, err: unknown, what: Record<string, unkn
   message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 }
 
-// Events of one invocation processed at once: each is a few D1 round trips, so they overlap.
-export const MAX_CONCURRENT_EVENTS = 10;
+// With a batch of events failing as a whole, each of its events is tried alone, this many at once.
+const MAX_EVENTS_ALONE = 10;
 
 /**
- * Processes an event, then the events it produced (the intake's Received and Stored) in the same
- * invocation rather than one queue hop each. Returns the deliveries fanned out on the way. A produced
- * event that fails here is handed to the queue instead; it is in the outbox either way, and the sweep
- * sends whatever the queue did not take.
+ * A delivery the consumer wrote leased, attempted in the invocation that fanned it out, without a
+ * queue hop. Its row is committed, so nothing is lost if this invocation dies: the delivery sweep
+ * re-sends pending deliveries whose time has passed. A failed attempt is re-queued after its
+ * scheduled delay.
  */
-async function processChain(db: Db, queue: Queue<QueueMessage>, eventId: string): Promise<string[]> {
-  const first = await processEvent(db, eventId);
-  const deliveries = [...first.deliveries];
-  const pending = [...first.events];
-  try {
-    for (let id = pending[0]; id !== undefined; id = pending[0]) {
-      const produced = await processEvent(db, id);
-      pending.shift();
-      deliveries.push(...produced.deliveries);
-      pending.push(...produced.events);
-    }
-  } catch (err) {
-    console.error(JSON.stringify({ level: "warn", message: "derived event failed in line; queued instead", events: pending, ...loggable(err as Error) }));
-    await publishEvents(queue, pending);
-  }
-  return deliveries;
-}
-
-/**
- * A delivery attempted in the invocation that fanned it out, without a queue hop. Its row is
- * committed, so nothing is lost if this invocation dies: the delivery sweep re-sends pending
- * deliveries whose time has passed. A failed attempt is re-queued after its scheduled delay.
- */
-async function deliverNow(ctx: DeliveryContext, queue: Queue<QueueMessage>, deliveryId: string, leased?: LeasedDelivery): Promise<void> {
+async function deliverLeased(ctx: DeliveryContext, queue: Queue<QueueMessage>, { delivery, webhook }: LeasedDelivery): Promise<void> {
   let delaySeconds: number;
   try {
-    const outcome = leased ? await attemptLeased(ctx, leased.delivery, leased.webhook) : await attemptDelivery(ctx, deliveryId);
+    const outcome = await attemptLeased(ctx, delivery, webhook);
     if (outcome.ack) return;
     delaySeconds = outcome.delaySeconds;
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "delivery failed; queued for a retry", delivery_id: deliveryId, ...loggable(err as Error) }));
+    console.error(JSON.stringify({ level: "error", message: "delivery failed; queued for a retry", delivery_id: delivery.id, ...loggable(err as Error) }));
     delaySeconds = retryDelaySeconds(1);
   }
-  await publishDeliveries(queue, [deliveryId], delaySeconds);
+  await publishDeliveries(queue, [delivery.id], delaySeconds);
 }
 
-const deliverLeased = (ctx: DeliveryContext, queue: Queue<QueueMessage>, leased: LeasedDelivery) => deliverNow(ctx, queue, leased.delivery.id, leased);
-
 /**
- * The queue consumer. Outbox events and webhook deliveries share the queue. An event's message is
- * acknowledged once its work (intake, fan-out) is committed; its deliveries are then attempted at
- * once. A delivery message is acknowledged only after its attempt is recorded, and retried on the
- * webhook schedule; any processing failure retries that message alone. At most 6 webhook requests
- * are in flight per invocation.
+ * The queue consumer. Outbox events and webhook deliveries share the queue. A batch's events are
+ * processed together (src/events/process-batch.ts) and their messages acknowledged once that work
+ * is committed; if it fails, each event is processed alone, so a failure retries its own message.
+ * The deliveries they make are attempted at once. A delivery message is acknowledged only after its
+ * attempt is recorded, and retried on the webhook schedule. At most 6 webhook requests are in
+ * flight per invocation.
  */
 export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
   const deliveryCtx: DeliveryContext = { db, serviceName: env.SERVICE_NAME, allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true", record: groupCommit(db) };
   const sending = limiter(MAX_CONCURRENT_DELIVERIES);
-  const processing = limiter(MAX_CONCURRENT_EVENTS);
-
-  // The events of the batch together first (src/events/process-batch.ts); if that fails, each
-  // message below takes its own path, so a failure retries its own message alone.
-  const eventMessages = batch.messages.filter((m) => typeof (m.body as { event_id?: unknown } | null)?.event_id === "string");
   const sends: Promise<void>[] = [];
+  const send = (deliveries: LeasedDelivery[]) => sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
+  const eventIdOf = (m: Message<unknown>) => (m.body as { event_id?: unknown } | null)?.event_id;
+
+  const eventMessages = batch.messages.filter((m) => typeof eventIdOf(m) === "string");
   let together = false;
   if (eventMessages.length > 0) {
     try {
-      const send = (deliveries: LeasedDelivery[]) => sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
-      await processEventBatch(db, eventMessages.map((m) => (m.body as { event_id: string }).event_id), send);
+      await processEventBatch(db, eventMessages.map((m) => eventIdOf(m) as string), send);
       together = true;
     } catch (err) {
       console.error(JSON.stringify({ level: "warn", message: "events processed one by one: processing them together failed", events: eventMessages.length, ...loggable(err as Error) }));
@@ -138,34 +95,35 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
   const handled = new Set(together ? eventMessages : []);
   for (const message of handled) message.ack();
 
-  await Promise.all([
-    ...sends,
-    ...batch.messages.filter((m) => !handled.has(m)).map(async (message) => {
-      const body = message.body as Partial<{ event_id: string; delivery_id: string }> | null;
-      if (typeof body?.delivery_id === "string") {
-        const deliveryId = body.delivery_id;
-        await sending(async (sent) => {
-          try {
-            const outcome = await attemptDelivery({ ...deliveryCtx, sent }, deliveryId);
-            if (outcome.ack) message.ack();
-            else message.retry({ delaySeconds: outcome.delaySeconds });
-          } catch (err) {
-            fail(message, err, { delivery_id: deliveryId });
-          }
-        });
-        return;
-      }
-      let deliveries: string[];
-      try {
-        if (typeof body?.event_id !== "string") throw new Error("message has neither event_id nor delivery_id");
-        const eventId = body.event_id;
-        deliveries = await processing(() => processChain(db, queue, eventId));
-        message.ack();
-      } catch (err) {
-        fail(message, err, { event_id: body?.event_id });
-        return;
-      }
-      await Promise.all(deliveries.map((id) => sending((sent) => deliverNow({ ...deliveryCtx, sent }, queue, id))));
-    }),
-  ]);
+  const alone = limiter(MAX_EVENTS_ALONE);
+  await Promise.all(
+    batch.messages
+      .filter((m) => !handled.has(m))
+      .map(async (message) => {
+        const body = message.body as Partial<{ event_id: string; delivery_id: string }> | null;
+        if (typeof body?.delivery_id === "string") {
+          const deliveryId = body.delivery_id;
+          await sending(async (sent) => {
+            try {
+              const outcome = await attemptDelivery({ ...deliveryCtx, sent }, deliveryId);
+              if (outcome.ack) message.ack();
+              else message.retry({ delaySeconds: outcome.delaySeconds });
+            } catch (err) {
+              fail(message, err, { delivery_id: deliveryId });
+            }
+          });
+          return;
+        }
+        try {
+          if (typeof body?.event_id !== "string") throw new Error("message has neither event_id nor delivery_id");
+          const eventId = body.event_id;
+          await alone(() => processEventBatch(db, [eventId], send));
+          message.ack();
+        } catch (err) {
+          fail(message, err, { event_id: body?.event_id });
+        }
+      }),
+  );
+  // Every send was started by now (each step hands its deliveries over as it commits).
+  await Promise.all(sends);
 }

@@ -1,16 +1,12 @@
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
-import { events, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow } from "../db/schema";
+import { events, webhookDeliveries, webhooks, webhookSubscriptions, type EventRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { insertChunks } from "../services/listing";
+import { inList } from "../services/listing";
+import { leasedUntil } from "./deliver";
 
-export interface EventToDeliver {
-  id: string;
-  organizationId: string;
-  type: string;
-  payload: string;
-}
+export type Statement = BatchItem<"sqlite">;
 
 export function newDelivery(webhookId: string, organizationId: string, event: { id: string; type: string; payload: string }, now: string): WebhookDeliveryRow {
   return {
@@ -31,21 +27,104 @@ export function newDelivery(webhookId: string, organizationId: string, event: { 
   };
 }
 
-/**
- * One delivery per enabled webhook of the event's organization that subscribes to its type, written
- * in the same batch that marks the event processed. A unique index makes a repeated fan-out (a
- * redelivered message) write nothing twice. Returns the delivery ids for the queue.
- */
-export async function fanOut(db: Db, event: EventToDeliver, now: string): Promise<string[]> {
-  const targets = await db
-    .select({ id: webhooks.id })
+/** A delivery the consumer wrote leased to itself, with the webhook to send it to. */
+export interface LeasedDelivery {
+  delivery: WebhookDeliveryRow;
+  webhook: WebhookRow;
+}
+
+/** Statements for a batch, and what their results (in order) mean: the deliveries they wrote. */
+export interface Part {
+  statements: Statement[];
+  written(results: unknown[]): LeasedDelivery[];
+}
+
+/** The enabled webhooks by organization and subscribed event type. */
+export type Targets = Map<string, WebhookRow[]>;
+const targetKey = (organizationId: string, type: string) => `${organizationId} ${type}`;
+
+/** The query for the enabled webhooks of the organizations of `eventIds`, with what each subscribes to. */
+export function subscribedWebhooks(db: Db, eventIds: readonly string[]) {
+  return db
+    .select({ ...getTableColumns(webhooks), subscribedTo: webhookSubscriptions.eventType })
     .from(webhooks)
     .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.webhookId, webhooks.id))
-    .where(and(eq(webhooks.organizationId, event.organizationId), eq(webhooks.enabled, true), eq(webhookSubscriptions.eventType, event.type)));
-  const deliveries = targets.map((t) => newDelivery(t.id, event.organizationId, event, now));
-  await db.batch([
-    ...insertChunks(deliveries).map((rows) => db.insert(webhookDeliveries).values(rows).onConflictDoNothing()),
-    db.update(events).set({ processedAt: now }).where(and(eq(events.id, event.id), isNull(events.processedAt))),
-  ] as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]);
-  return deliveries.map((d) => d.id);
+    .where(and(eq(webhooks.enabled, true), sql`${webhooks.organizationId} IN (SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`));
+}
+
+export function targetsOf(rows: (WebhookRow & { subscribedTo: string })[]): Targets {
+  const targets: Targets = new Map();
+  for (const { subscribedTo, ...webhook } of rows) {
+    const key = targetKey(webhook.organizationId, subscribedTo);
+    targets.set(key, [...(targets.get(key) ?? []), webhook]);
+  }
+  return targets;
+}
+
+export function markProcessed(db: Db, eventId: string, nowIso: string): Statement {
+  return db.update(events).set({ processedAt: nowIso }).where(and(eq(events.id, eventId), isNull(events.processedAt)));
+}
+
+/**
+ * An event read from the outbox, fanned out: one delivery per enabled webhook of its organization
+ * that subscribes to its type, written leased to the consumer (which sends it next), and the event
+ * marked processed unless the caller marks it later. The fan-out's unique index makes a repeated
+ * fan-out (a redelivered message) write nothing twice.
+ */
+export function fanOut(db: Db, event: EventRow, targets: Targets, now: number, opts: { markProcessed: boolean }): Part {
+  const nowIso = new Date(now).toISOString();
+  const rows = (targets.get(targetKey(event.organizationId, event.type)) ?? []).map((webhook) => ({
+    webhook,
+    row: { ...newDelivery(webhook.id, event.organizationId, event, nowIso), leaseUntil: leasedUntil(now) },
+  }));
+  return {
+    statements: [
+      ...rows.map(({ row }) => db.insert(webhookDeliveries).values(row).onConflictDoNothing().returning({ id: webhookDeliveries.id })),
+      ...(opts.markProcessed ? [markProcessed(db, event.id, nowIso)] : []),
+    ],
+    written: (results) => rows.filter((_, i) => (results[i] as unknown[]).length > 0).map(({ row, webhook }) => ({ delivery: row, webhook })),
+  };
+}
+
+/**
+ * fanOut for an event written earlier in the same batch, whose payload SQLite built: each delivery
+ * is copied from the event's row, so nothing is written if the event was not. Marks it processed.
+ */
+export function fanOutWritten(db: Db, event: { id: string; type: string }, organizationId: string, targets: Targets, now: number): Part {
+  const nowIso = new Date(now).toISOString();
+  const lease = leasedUntil(now);
+  const rows = (targets.get(targetKey(organizationId, event.type)) ?? []).map((webhook) => ({ webhook, id: uuidv7() }));
+  return {
+    statements: [
+      ...rows.map(({ webhook, id }) =>
+        db
+          .insert(webhookDeliveries)
+          .select(
+            db
+              .select({
+                id: sql<string>`${id}`.as("id"),
+                webhookId: sql<string>`${webhook.id}`.as("webhook_id"),
+                organizationId: events.organizationId,
+                eventId: events.id,
+                eventType: events.type,
+                requestBody: events.payload,
+                redeliveryOf: sql<null>`null`.as("redelivery_of"),
+                status: sql<"pending">`'pending'`.as("status"),
+                attemptCount: sql<number>`0`.as("attempt_count"),
+                lastStatusCode: sql<null>`null`.as("last_status_code"),
+                nextAttemptAt: sql<string>`${nowIso}`.as("next_attempt_at"),
+                leaseUntil: sql<string>`${lease}`.as("lease_until"),
+                createdAt: sql<string>`${nowIso}`.as("created_at"),
+                updatedAt: sql<string>`${nowIso}`.as("updated_at"),
+              })
+              .from(events)
+              .where(and(eq(events.id, event.id), isNull(events.processedAt))),
+          )
+          .onConflictDoNothing()
+          .returning(),
+      ),
+      markProcessed(db, event.id, nowIso),
+    ],
+    written: (results) => rows.flatMap(({ webhook }, i) => (results[i] as WebhookDeliveryRow[]).map((delivery) => ({ delivery, webhook }))),
+  };
 }
