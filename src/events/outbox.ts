@@ -32,8 +32,9 @@ export interface PlannedEvent {
  * An INSERT of one vuln event into the outbox, for the same batch as the change. With
  * `ifPreviousChanged`, it inserts only if the statement just before it changed a row (SQLite's
  * changes()), which lets a conditional UPDATE decide inside the transaction whether its event exists.
+ * With `processedAt`, it is written processed: its fan-out is in the same batch (the consumer's).
  */
-export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, opts: { ifPreviousChanged?: boolean; organizationId?: string } = {}) {
+export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, opts: { ifPreviousChanged?: boolean; organizationId?: string; processedAt?: string } = {}) {
   const event: PlannedEvent = { id: uuidv7(), type };
   const payload = type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD;
   // (An insert-select builder rather than db.run(sql): drizzle's D1 batch cannot bind raw queries.)
@@ -46,7 +47,7 @@ export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, 
         type: sql<string>`${type}`.as("type"),
         payload: sql<string>`${payload}`.as("payload"),
         createdAt: sql<string>`${now}`.as("created_at"),
-        processedAt: sql<null>`null`.as("processed_at"),
+        processedAt: sql<string | null>`${opts.processedAt ?? null}`.as("processed_at"),
         lastSentAt: sql<null>`null`.as("last_sent_at"),
         nextSendAt: sql<null>`null`.as("next_send_at"),
         sendCount: sql<number>`0`.as("send_count"),

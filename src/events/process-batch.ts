@@ -1,5 +1,6 @@
+import { sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { events, type Submission } from "../db/schema";
+import { events, vulns } from "../db/schema";
 import { receiveStatements, storeStatements } from "../intake/intake";
 import { inList } from "../services/listing";
 import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part, type Statement } from "../webhooks/fanout";
@@ -7,15 +8,17 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 // The events of one message batch processed together, in three D1 round trips whatever their
 // number, where one at a time cost about eleven each (read the event, two intake batches, three
 // fan-outs each reading the webhooks, then a lease per delivery):
-//   1. the events, and the enabled webhooks of their organizations with what each subscribes to;
+//   1. the events, the enabled webhooks of their organizations with what each subscribes to, and
+//      the submissions of the new vulns;
 //   2. every event's fan-out and, for each Vuln::Created, the intake's first step (dispatching ->
-//      received) with Vuln::Inbox::Received fanned out in the statements after the one that writes it;
-//   3. the intake's second step (the record, received -> stored) with Vuln::Inbox::Stored likewise,
-//      and Vuln::Created marked processed: until then, a retry redoes the intake.
+//      received), its Vuln::Inbox::Received written processed with its fan-out in the statements
+//      right after it;
+//   3. the intake's second step (the record, received -> stored), Vuln::Inbox::Stored likewise, and
+//      Vuln::Created marked processed: until then, a retry redoes the intake.
 // Each step is one D1 batch, so one transaction: every statement keeps the guard it has when run
-// alone (conditional updates, events chained on changes(), the fan-out's unique index, processed_at
-// set only if unset), so a redelivered message changes nothing. Deliveries are written leased to
-// this invocation, which sends them next without a lease round trip.
+// alone (conditional updates and inserts, events chained on changes(), the fan-out's unique index,
+// processed_at set only if unset), so a redelivered message changes nothing. Deliveries are written
+// leased to this invocation, which sends them next without a lease round trip.
 
 /** Runs the parts' statements as one batch and hands each part its own slice of the results. */
 async function runParts(db: Db, parts: Part[]): Promise<LeasedDelivery[]> {
@@ -26,12 +29,10 @@ async function runParts(db: Db, parts: Part[]): Promise<LeasedDelivery[]> {
   return parts.flatMap((p) => p.written(results.slice(at, (at += p.statements.length))));
 }
 
-/** A part that writes no delivery; `read` gets its results. */
-function plain(statements: Statement[], read: (results: unknown[]) => void = () => {}): Part {
-  return { statements, written: (results) => (read(results), []) };
+/** A part that writes no delivery. */
+function plain(statements: Statement[]): Part {
+  return { statements, written: () => [] };
 }
-
-type VulnState = { submission: Submission; inboxState: string } | undefined;
 
 /**
  * Processes the events `ids` (those already processed, or gone, need nothing). The deliveries each
@@ -42,22 +43,26 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (d
   const eventIds = [...new Set(ids)];
   if (eventIds.length === 0) return;
   const nowIso = new Date(now).toISOString();
-  const [rows, hooks] = await db.batch([db.select().from(events).where(inList(events.id, eventIds)), subscribedWebhooks(db, eventIds)]);
+  const [rows, hooks, submissions] = await db.batch([
+    db.select().from(events).where(inList(events.id, eventIds)),
+    subscribedWebhooks(db, eventIds),
+    // What the intake keeps of each new vuln, read now so that its record needs no read later.
+    db
+      .select({ id: vulns.id, submission: vulns.submission })
+      .from(vulns)
+      .where(sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`),
+  ]);
   const targets = targetsOf(hooks);
+  const submissionOf = new Map(submissions.map((v) => [v.id, v.submission]));
 
-  const intakes: { eventId: string; vulnId: string; organizationId: string; vuln?: VulnState }[] = [];
+  const intakes: { eventId: string; vulnId: string; organizationId: string }[] = [];
   const first: Part[] = [];
   for (const event of rows.filter((e) => e.processedAt === null)) {
     const created = event.type === "Vuln::Created" && event.vulnId !== null;
     if (created) {
-      const intake: (typeof intakes)[number] = { eventId: event.id, vulnId: event.vulnId!, organizationId: event.organizationId };
-      intakes.push(intake);
-      const receive = receiveStatements(db, intake.vulnId, nowIso);
-      first.push(
-        plain(receive.move),
-        fanOutWritten(db, receive.event, event.organizationId, targets, now),
-        plain([receive.read], (results) => (intake.vuln = (results[0] as VulnState[])[0])),
-      );
+      intakes.push({ eventId: event.id, vulnId: event.vulnId!, organizationId: event.organizationId });
+      const receive = receiveStatements(db, event.vulnId!, nowIso);
+      first.push(plain(receive.statements), fanOutWritten(db, receive.event, event.organizationId, targets, now));
     }
     first.push(fanOut(db, event, targets, now, { markProcessed: !created }));
   }
@@ -65,8 +70,9 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (d
 
   const second: Part[] = [];
   for (const intake of intakes) {
-    if (intake.vuln?.inboxState === "received") {
-      const store = await storeStatements(db, intake.vulnId, intake.vuln.submission, nowIso);
+    const submission = submissionOf.get(intake.vulnId);
+    if (submission) {
+      const store = await storeStatements(db, intake.vulnId, submission, nowIso);
       second.push(plain(store.statements), fanOutWritten(db, store.event, intake.organizationId, targets, now));
     }
     second.push(plain([markProcessed(db, intake.eventId, nowIso)]));

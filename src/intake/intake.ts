@@ -1,4 +1,4 @@
-import { and, eq } from "drizzle-orm";
+import { and, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { vulnRecords, vulns, type Submission } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
@@ -24,34 +24,46 @@ export function canonicalSubmission(s: Submission): string {
   });
 }
 
-/** dispatching -> received, and Vuln::Inbox::Received if it moved; then the vuln as it stands. */
+// The consumer fans the intake's events out in the batch that writes them, so they are written processed.
+
+/** dispatching -> received, and Vuln::Inbox::Received if it moved. */
 export function receiveStatements(db: Db, vulnId: string, nowIso: string) {
-  const received = vulnEvent(db, "Vuln::Inbox::Received", vulnId, nowIso, { ifPreviousChanged: true });
+  const received = vulnEvent(db, "Vuln::Inbox::Received", vulnId, nowIso, { ifPreviousChanged: true, processedAt: nowIso });
   return {
     event: received.event,
-    move: [db.update(vulns).set({ inboxState: "received", updatedAt: nowIso }).where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "dispatching"))), received.statement],
-    read: db.select({ submission: vulns.submission, inboxState: vulns.inboxState }).from(vulns).where(eq(vulns.id, vulnId)),
+    statements: [db.update(vulns).set({ inboxState: "received", updatedAt: nowIso }).where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "dispatching"))), received.statement],
   };
 }
 
-/** The record of the submission as received, received -> stored, and Vuln::Inbox::Stored if it moved. */
+/**
+ * For a vuln that is received: the record of its submission as received, received -> stored, and
+ * Vuln::Inbox::Stored if it moved. Each statement is conditional, so for a vuln already stored (or
+ * gone) they change nothing.
+ */
 export async function storeStatements(db: Db, vulnId: string, submission: Submission, nowIso: string) {
-  const stored = vulnEvent(db, "Vuln::Inbox::Stored", vulnId, nowIso, { ifPreviousChanged: true });
+  const stored = vulnEvent(db, "Vuln::Inbox::Stored", vulnId, nowIso, { ifPreviousChanged: true, processedAt: nowIso });
+  const sha256 = await sha256Hex(canonicalSubmission(submission));
+  const value = <T>(v: T, name: string) => sql<T>`${v}`.as(name);
   return {
     event: stored.event,
     statements: [
       db
         .insert(vulnRecords)
-        .values({
-          vulnId,
-          title: submission.title,
-          description: submission.description,
-          contactEmail: submission.contact_email,
-          domains: submission.domains,
-          receivedAt: submission.received_at,
-          sha256: await sha256Hex(canonicalSubmission(submission)),
-          storedAt: nowIso,
-        })
+        .select(
+          db
+            .select({
+              vulnId: vulns.id,
+              title: value(submission.title, "title"),
+              description: value(submission.description, "description"),
+              contactEmail: value(submission.contact_email, "contact_email"),
+              domains: value(JSON.stringify(submission.domains), "domains"),
+              receivedAt: value(submission.received_at, "received_at"),
+              sha256: value(sha256, "sha256"),
+              storedAt: value(nowIso, "stored_at"),
+            })
+            .from(vulns)
+            .where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "received"))),
+        )
         .onConflictDoNothing(),
       db.update(vulns).set({ inboxState: "stored", updatedAt: nowIso }).where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "received"))),
       stored.statement,

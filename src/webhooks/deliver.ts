@@ -249,7 +249,10 @@ async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow,
   const webhookUpdate = !webhook
     ? null
     : succeeded
-      ? db.update(webhooks).set({ consecutiveFailures: 0 }).where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)))
+      ? // (Known to have none when the webhook was read: nothing to reset, one statement fewer.)
+        webhook.consecutiveFailures > 0
+        ? db.update(webhooks).set({ consecutiveFailures: 0 }).where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)))
+        : null
       : gone
         ? db.update(webhooks).set({ enabled: false, disabledReason: "gone", updatedAt: nowIso }).where(eq(webhooks.id, webhook.id))
         : exhausted

@@ -87,8 +87,9 @@ export function fanOut(db: Db, event: EventRow, targets: Targets, now: number, o
 }
 
 /**
- * fanOut for an event written earlier in the same batch, whose payload SQLite built: each delivery
- * is copied from the event's row, so nothing is written if the event was not. Marks it processed.
+ * fanOut for an event written, already processed, earlier in the same batch (its payload built by
+ * SQLite): each delivery is copied from the event's row, so nothing is written if the event was not.
+ * Its id is new, so no earlier fan-out of it can exist.
  */
 export function fanOutWritten(db: Db, event: { id: string; type: string }, organizationId: string, targets: Targets, now: number): Part {
   const nowIso = new Date(now).toISOString();
@@ -118,12 +119,10 @@ export function fanOutWritten(db: Db, event: { id: string; type: string }, organ
                 updatedAt: sql<string>`${nowIso}`.as("updated_at"),
               })
               .from(events)
-              .where(and(eq(events.id, event.id), isNull(events.processedAt))),
+              .where(eq(events.id, event.id)),
           )
-          .onConflictDoNothing()
           .returning(),
       ),
-      markProcessed(db, event.id, nowIso),
     ],
     written: (results) => rows.flatMap(({ webhook }, i) => (results[i] as WebhookDeliveryRow[]).map((delivery) => ({ delivery, webhook }))),
   };
