@@ -43,6 +43,8 @@ export function devVarArgs(): string[] {
 export interface Server {
   url: string;
   log: string;
+  /** Stops this wrangler (its whole process group) now, rather than when the bench ends. */
+  stop(): void;
 }
 
 /**
@@ -70,21 +72,23 @@ export async function startWrangler(name: string, args: string[], logDir: string
       (res) => res.arrayBuffer().then(() => true),
       () => false,
     );
-    if (ok) return { url, log };
+    if (ok) return { url, log, stop: () => stopOne(child) };
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+function stopOne(child: ChildProcess): void {
+  if (!child.pid || child.exitCode !== null) return;
+  try {
+    process.kill(-child.pid, "SIGKILL");
+  } catch {
+    // already gone
   }
 }
 
 /** Stops every wrangler started here (its whole process group: wrangler, workerd, esbuild). Synchronous, for process exit. */
 export function stopAll(): void {
-  for (const child of started.splice(0)) {
-    if (!child.pid || child.exitCode !== null) continue;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  }
+  for (const child of started.splice(0)) stopOne(child);
 }
 
 /** A webhook receiver that answers 200 after `delayMs`, counting deliveries by webhook-id per tag. */
