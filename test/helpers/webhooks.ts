@@ -1,5 +1,9 @@
 import { env, withEnv } from "cloudflare:workers";
-import { vi } from "vitest";
+import { expect, vi } from "vitest";
+import { EVENT_TYPES } from "../../src/events/types";
+import { post } from "./api";
+import { fakeQueue } from "./events";
+import { brief, organization, PUBLISHED, type TestOrganization } from "./factories";
 import { runQueue } from "./queue";
 
 export { runQueue };
@@ -65,4 +69,28 @@ export function withWebhookKey<T>(value: string, work: () => Promise<T>): Promis
 /** The webhook's stored secret columns, as D1 holds them. */
 export async function storedSecrets(webhookId: string) {
   return (await env.DB.prepare("SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE id = ?").bind(webhookId).first<{ secret: string; previous_secret: string | null; previous_secret_expires_at: string | null }>())!;
+}
+
+/** A fresh organization with a published brief and, unless `types` is empty, a webhook subscribed to them. */
+export async function subscribedOrganization(types: string[]) {
+  const o = await organization();
+  const ids = types.map((n) => EVENT_TYPES.find((t) => t.short_name === n)!.id);
+  if (ids.length) {
+    await post("/v1/webhooks", o.key, {
+      data: { type: "webhook", attributes: { name: "R", url: "https://hooks.example.com/vdp" }, relationships: { trigger_event_types: { data: ids.map((id) => ({ type: "trigger_event_type", id })) } } },
+    });
+  }
+  return { o, briefId: (await brief(o, { published_at: PUBLISHED })).id };
+}
+
+/** `n` vulns created through the API with the queue captured: their Vuln::Created event ids, and their ids. */
+export async function createVulns(o: TestOrganization, briefId: string, n: number): Promise<{ events: string[]; vulns: string[] }> {
+  const q = fakeQueue();
+  const vulns: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await post("/v1/vulns", o.key, { data: { type: "vuln", attributes: { title: `T${i}`, description: "d" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } }, { env: { EVENTS: q.queue } });
+    expect(res.status).toBe(201);
+    vulns.push(res.body.data.id);
+  }
+  return { events: q.ids(), vulns };
 }

@@ -4,13 +4,9 @@ import { eq } from "drizzle-orm";
 import { primaryDb } from "../../src/db";
 import { organizations, webhookAttempts } from "../../src/db/schema";
 import { uuidv7 } from "../../src/lib/ids";
-import { EVENT_TYPES } from "../../src/events/types";
 import { drain, groupCommit } from "../../src/webhooks/deliver";
-import { post } from "../helpers/api";
 import { rewritingSql } from "../helpers/d1-faults";
-import { fakeQueue } from "../helpers/events";
-import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
-import { deliverEvents, receiver } from "../helpers/webhooks";
+import { createVulns, deliverEvents, receiver, subscribedOrganization as subscribed } from "../helpers/webhooks";
 
 // A message batch's events are processed together (src/events/process-batch.ts): a few D1 round
 // trips whatever their number, with the guarantees of processing them one by one.
@@ -20,28 +16,6 @@ afterEach(() => {
   restore?.();
   restore = undefined;
 });
-
-async function subscribed(types: string[]) {
-  const o = await organization();
-  const ids = types.map((n) => EVENT_TYPES.find((t) => t.short_name === n)!.id);
-  if (ids.length) {
-    await post("/v1/webhooks", o.key, {
-      data: { type: "webhook", attributes: { name: "R", url: "https://hooks.example.com/vdp" }, relationships: { trigger_event_types: { data: ids.map((id) => ({ type: "trigger_event_type", id })) } } },
-    });
-  }
-  return { o, briefId: (await brief(o, { published_at: PUBLISHED })).id };
-}
-
-async function createVulns(o: TestOrganization, briefId: string, n: number): Promise<{ events: string[]; vulns: string[] }> {
-  const q = fakeQueue();
-  const vulns: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const res = await post("/v1/vulns", o.key, { data: { type: "vuln", attributes: { title: `T${i}`, description: "d" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } }, { env: { EVENTS: q.queue } });
-    expect(res.status).toBe(201);
-    vulns.push(res.body.data.id);
-  }
-  return { events: q.ids(), vulns };
-}
 
 /** The D1 binding, counting its batches. */
 function countingBatches() {

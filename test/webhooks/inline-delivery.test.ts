@@ -1,10 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
-import { EVENT_TYPES } from "../../src/events/types";
-import { post } from "../helpers/api";
 import { fakeQueue } from "../helpers/events";
-import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
-import { deliverEvents, receiver } from "../helpers/webhooks";
+import { createVulns, deliverEvents, receiver, subscribedOrganization as subscribed } from "../helpers/webhooks";
 
 // The consumer delivers what an event fans out in the same invocation, rather than after a queue hop.
 
@@ -14,28 +11,10 @@ afterEach(() => {
   restore = undefined;
 });
 
-async function subscribed(types: string[]) {
-  const o = await organization();
-  const ids = types.map((n) => EVENT_TYPES.find((t) => t.short_name === n)!.id);
-  await post("/v1/webhooks", o.key, {
-    data: { type: "webhook", attributes: { name: "R", url: "https://hooks.example.com/vdp" }, relationships: { trigger_event_types: { data: ids.map((id) => ({ type: "trigger_event_type", id })) } } },
-  });
-  return { o, briefId: (await brief(o, { published_at: PUBLISHED })).id };
-}
-
-async function createVulns(o: TestOrganization, briefId: string, n: number): Promise<string[]> {
-  const q = fakeQueue();
-  for (let i = 0; i < n; i++) {
-    const res = await post("/v1/vulns", o.key, { data: { type: "vuln", attributes: { title: `T${i}`, description: "d" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } }, { env: { EVENTS: q.queue } });
-    expect(res.status).toBe(201);
-  }
-  return q.ids();
-}
-
 describe("deliveries in the invocation that fans them out", () => {
   it("sends a batch's deliveries at once, at most 6 in flight, and queues nothing", async () => {
     const { o, briefId } = await subscribed(["Vuln::Created"]);
-    const events = await createVulns(o, briefId, 15);
+    const { events } = await createVulns(o, briefId, 15);
     const r = receiver(async () => {
       await new Promise((resolve) => setTimeout(resolve, 15));
       return new Response(null, { status: 204 });
@@ -53,7 +32,7 @@ describe("deliveries in the invocation that fans them out", () => {
 
   it("queues a failed attempt's retry with the schedule's first delay, its attempt recorded", async () => {
     const { o, briefId } = await subscribed(["Vuln::Created"]);
-    const events = await createVulns(o, briefId, 1);
+    const { events } = await createVulns(o, briefId, 1);
     const r = receiver(() => new Response(null, { status: 500 }));
     restore = r.restore;
     const run = await deliverEvents(events);
@@ -68,7 +47,7 @@ describe("deliveries in the invocation that fans them out", () => {
 
   it("acknowledges the event even when the queue refuses the retry: the sweep finds the pending delivery", async () => {
     const { o, briefId } = await subscribed(["Vuln::Created"]);
-    const events = await createVulns(o, briefId, 1);
+    const { events } = await createVulns(o, briefId, 1);
     const r = receiver(() => new Response(null, { status: 500 }));
     restore = r.restore;
     const run = await deliverEvents(events, { EVENTS: fakeQueue({ failing: true }).queue });
