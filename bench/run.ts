@@ -78,13 +78,12 @@ const [smallOrg, largeOrg, writesOrg] = seeded.organizations as [SeededOrganizat
 
 step("starting wrangler dev: the API and the bare Worker");
 const runtime = apiRuntime();
-const [api, bare] = await Promise.all([
+const bareArgs = (config: string, dir: string) => ["--config", config, "--persist-to", path.join(tmp, dir), "--compatibility-date", runtime.compatibilityDate, ...runtime.compatibilityFlags.flatMap((f) => ["--compatibility-flags", f])];
+const [api, bare, bareAssets] = await Promise.all([
   startWrangler("api", [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", persist, ...devVarArgs()], tmp),
-  startWrangler(
-    "bare",
-    ["--config", "bench/bare-worker/wrangler.toml", "--persist-to", path.join(tmp, "bare"), "--compatibility-date", runtime.compatibilityDate, ...runtime.compatibilityFlags.flatMap((f) => ["--compatibility-flags", f])],
-    tmp,
-  ),
+  startWrangler("bare", bareArgs("bench/bare-worker/wrangler.toml", "bare"), tmp),
+  // Only the reads compare with it; the other parts do not start it.
+  part("reads") ? startWrangler("bare-assets", bareArgs("bench/bare-worker/wrangler-assets.toml", "bare-assets"), tmp) : null,
 ]);
 // wrangler dev runs no cron triggers; fire the scheduled handler every minute as the deployed cron would.
 const cron = setInterval(() => void fetch(`${api.url}/cdn-cgi/local/scheduled`).then((r) => r.arrayBuffer(), () => undefined), 60_000);
@@ -123,6 +122,19 @@ for (const [name, pathname] of [
     what, unit: "req/s", api: rps(r.api), baseline: { label: "bare cache.match", samples: rps(r.baseline) }, ratio: true,
     target: { of: "ratio", op: ">=", value: 0.9 }, note: notes(unexpected(r.api, 200), probe.rowsRead !== null ? `rows read per HIT: ${formatNumber(probe.rowsRead)}` : undefined),
   });
+  // The same against a bare Worker with the API's plumbing: its static assets (so the same asset router
+  // under wrangler dev) and the API's answer headers stored with the body. No target: it says how much
+  // of the gap above is the Worker's own code rather than what surrounds it.
+  if (name === "brief" && bareAssets && enough(settings.reps)) {
+    step("brief HIT vs a bare cache.match with the API's assets and headers");
+    const keep = [...hit.headers.keys()].filter((h) => !["content-length", "content-type", "cache-control", "date", "connection", "keep-alive", "transfer-encoding"].includes(h));
+    await fetch(`${bareAssets.url}/cache/${name}`, { method: "PUT", body, headers: { "Content-Type": hit.headers.get("Content-Type") ?? "", "X-Bench-Keep-Headers": keep.join(","), ...Object.fromEntries(keep.map((h) => [h, hit.headers.get(h)!])) } });
+    const same = await paired({ url: `${api.url}${pathname}`, headers }, { url: `${bareAssets.url}/cache/${name}`, headers });
+    rows.push({
+      what: `${what}, against the same plumbing`, unit: "req/s", api: rps(same.api), baseline: { label: `bare cache.match with the API's assets and ${keep.length + 2} headers`, samples: rps(same.baseline) }, ratio: true,
+      note: notes(unexpected(same.api, 200), unexpected(same.baseline, 200)),
+    });
+  }
 }
 
 // ---- Lists: page 1 at both sizes, and the last page ----------------------------------------------
