@@ -137,6 +137,9 @@ for (const [name, pathname] of [
   }
 }
 
+// Idle, it would still take the machine's time from the parts after it.
+bareAssets?.stop();
+
 // ---- Lists: page 1 at both sizes, and the last page ----------------------------------------------
 if (!part("lists")) {
   // not asked for (BENCH_ONLY)
