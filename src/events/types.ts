@@ -1,5 +1,5 @@
 /**
- * The webhook event types: the spec's eight, then Vuln::Comment::Created (a comment from either side). Their ids are constants, the same in every deployment and
+ * The webhook event types: the eight of the core API, then Vuln::Comment::Created (a comment from either side). Their ids are constants, the same in every deployment and
  * database, so a client can keep them in configuration.
  */
 export const EVENT_TYPES = [
