@@ -1,3 +1,4 @@
+import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
 import * as schema from "./schema";
 
@@ -11,6 +12,9 @@ export function createDb(d1: D1Database | D1DatabaseSession) {
 }
 
 export type Db = ReturnType<typeof createDb>;
+
+/** One statement of a D1 batch built at run time (Drizzle types a batch as a tuple known in advance). */
+export type Statement = BatchItem<"sqlite">;
 export { schema };
 
 /** Where a session starts: the primary (writes, and the queue and cron), any replica, or a bookmark. */

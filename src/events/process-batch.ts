@@ -1,9 +1,9 @@
 import { sql } from "drizzle-orm";
-import type { Db } from "../db";
+import type { Db, Statement } from "../db";
 import { events, vulns } from "../db/schema";
 import { receiveStatements, storeStatements } from "../intake/intake";
-import { inList } from "../services/listing";
-import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part, type Statement } from "../webhooks/fanout";
+import { batchOf, inList } from "../services/listing";
+import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
 
 // The events of one message batch processed together, in three D1 round trips whatever their
 // number, where one at a time cost about eleven each (read the event, two intake batches, three
@@ -24,7 +24,7 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 async function runParts(db: Db, parts: Part[]): Promise<LeasedDelivery[]> {
   const statements = parts.flatMap((p) => p.statements);
   if (statements.length === 0) return [];
-  const results = await db.batch(statements as [Statement, ...Statement[]]);
+  const results = await batchOf(db, statements);
   let at = 0;
   return parts.flatMap((p) => p.written(results.slice(at, (at += p.statements.length))));
 }

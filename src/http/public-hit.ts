@@ -1,6 +1,6 @@
 import { normalizeShortcode } from "../lib/ids";
 import { PUBLIC_JSON_HEADERS, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
-import { clientIp, counted, publicReads } from "./rate-limit";
+import { allowAddress, clientIp, counted } from "./rate-limit";
 
 // The public brief and directory reads, answered from the edge cache before the app is built or a
 // router runs: a hit costs a count against the read limit (most often in this isolate's memory, see
@@ -34,7 +34,7 @@ export async function publicReadFromCache(request: Request, env: Env): Promise<R
   const path = match && cachePath(match[1]!, match[2]!);
   if (!path) return null;
   const [success, hit] = await Promise.all([
-    publicReads.allow(env.PUBLIC_READ_RATE_LIMITER, clientIp({ header: (name) => request.headers.get(name) ?? undefined })),
+    allowAddress(env, "PUBLIC_READ_RATE_LIMITER", clientIp({ header: (name) => request.headers.get(name) ?? undefined })),
     publicHit(path, request.headers.get("if-none-match") ?? undefined),
   ]);
   counted.set(request, success);

@@ -2,7 +2,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "./errors";
 
-type IpLimiter = "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER" | "UNAUTHENTICATED_RATE_LIMITER";
+export type IpLimiter = "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER" | "UNAUTHENTICATED_RATE_LIMITER";
 
 /** The read-limit results already taken for a request (see public-hit.ts), so the app does not count it twice. */
 export const counted = new WeakMap<Request, boolean>();
@@ -24,10 +24,7 @@ export function rateLimited(detail: string): ApiError {
 export function publicRateLimit(binding: IpLimiter, perMinute: number): MiddlewareHandler<AppEnv> {
   return async function publicRateLimitMiddleware(c, next) {
     // A public read that missed the cache was counted already, on its way through publicReadFromCache.
-    const success =
-      binding === "PUBLIC_READ_RATE_LIMITER"
-        ? (counted.get(c.req.raw) ?? (await publicReads.allow(c.env.PUBLIC_READ_RATE_LIMITER, clientIp(c.req))))
-        : (await c.env[binding].limit({ key: clientIp(c.req) })).success;
+    const success = counted.get(c.req.raw) ?? (await allowAddress(c.env, binding, clientIp(c.req)));
     if (!success) throw rateLimited(`More than ${perMinute} requests in a minute from this address.`);
     await next();
   };
@@ -84,6 +81,12 @@ export class ReadBudget {
 
 /** This isolate's count of public reads (brief, directory, the index, the public pages). */
 export const publicReads = new ReadBudget();
+
+/** Counts one request from `ip` against a per-address limit: public reads through ReadBudget, the others by their limiter. */
+export async function allowAddress(env: Env, binding: IpLimiter, ip: string): Promise<boolean> {
+  if (binding === "PUBLIC_READ_RATE_LIMITER") return publicReads.allow(env.PUBLIC_READ_RATE_LIMITER, ip);
+  return (await env[binding].limit({ key: ip })).success;
+}
 
 /**
  * Requests to authenticated routes without a valid key: 60 a minute per client IP. A missing or

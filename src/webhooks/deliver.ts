@@ -1,9 +1,8 @@
 import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db";
+import type { Db, Statement } from "../db";
 import { webhookAttempts, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { isForeignKeyViolation } from "../services/listing";
+import { batchOf, isForeignKeyViolation } from "../services/listing";
 import { nextDelaySeconds, parseRetryAfter } from "./schedule";
 import { openWebhookSecret } from "./secrets";
 import { signatureHeader } from "./signing";
@@ -30,8 +29,6 @@ export interface DeliveryContext {
   sent?: () => void;
 }
 
-type Statement = BatchItem<"sqlite">;
-
 /**
  * Group commit for the attempts of one invocation: an attempt's record joins the D1 batch about to
  * go out, or the next one, rather than taking a round trip of its own (at 6 requests in flight, a
@@ -44,14 +41,14 @@ export function groupCommit(db: Db): (statements: Statement[]) => Promise<void> 
   type Entry = { statements: Statement[]; done: (err?: unknown) => void };
   let queued: Entry[] = [];
   let flushing = false;
-  const alone = (e: Entry) => db.batch(e.statements as [Statement, ...Statement[]]).then(() => e.done(), e.done);
+  const alone = (e: Entry) => batchOf(db, e.statements).then(() => e.done(), e.done);
   async function flush(): Promise<void> {
     flushing = true;
     while (queued.length > 0) {
       const group = queued;
       queued = [];
       try {
-        await db.batch(group.flatMap((e) => e.statements) as [Statement, ...Statement[]]);
+        await batchOf(db, group.flatMap((e) => e.statements));
         for (const e of group) e.done();
       } catch {
         await Promise.all(group.map(alone));
@@ -191,7 +188,7 @@ export async function attemptLeased(ctx: DeliveryContext, delivery: WebhookDeliv
   return sendAndRecord(ctx, delivery, webhook, now);
 }
 
-/** The fields of a fanned-out delivery row that this invocation writes leased. */
+/** Until when a delivery the consumer writes for itself stays leased to it. */
 export function leasedUntil(now: number): string {
   return new Date(now + LEASE_MS).toISOString();
 }
@@ -268,7 +265,7 @@ async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow,
           : null;
   try {
     const record: Statement[] = webhookUpdate ? [...statements, webhookUpdate] : [...statements];
-    await (ctx.record ? ctx.record(record) : db.batch(record as [Statement, ...Statement[]]));
+    await (ctx.record ? ctx.record(record) : batchOf(db, record));
   } catch (err) {
     // The webhook (and with it this delivery) was deleted while the request was out: nothing to record.
     if (isForeignKeyViolation(err)) return { ack: true };

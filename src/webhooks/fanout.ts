@@ -1,12 +1,9 @@
 import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
-import type { Db } from "../db";
+import type { Db, Statement } from "../db";
 import { events, webhookDeliveries, webhooks, webhookSubscriptions, type EventRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../services/listing";
 import { leasedUntil } from "./deliver";
-
-export type Statement = BatchItem<"sqlite">;
 
 export function newDelivery(webhookId: string, organizationId: string, event: { id: string; type: string; payload: string }, now: string): WebhookDeliveryRow {
   return {

@@ -4,7 +4,10 @@ import { eq } from "drizzle-orm";
 import { primaryDb } from "../../src/db";
 import { organizations, webhookAttempts } from "../../src/db/schema";
 import { uuidv7 } from "../../src/lib/ids";
-import { drain, groupCommit } from "../../src/webhooks/deliver";
+import { processEventBatch } from "../../src/events/process-batch";
+import { attemptLeased, drain, groupCommit } from "../../src/webhooks/deliver";
+import type { LeasedDelivery } from "../../src/webhooks/fanout";
+import { countingD1 } from "../helpers/d1-counter";
 import { rewritingSql } from "../helpers/d1-faults";
 import { createVulns, deliverEvents, receiver, subscribedOrganization as subscribed } from "../helpers/webhooks";
 
@@ -17,20 +20,6 @@ afterEach(() => {
   restore = undefined;
 });
 
-/** The D1 binding, counting its batches. */
-function countingBatches() {
-  let batches = 0;
-  const db = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "batch") return (statements: D1PreparedStatement[]) => (batches++, target.batch(statements));
-      if (prop === "withSession") return () => db;
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db, batches: () => batches };
-}
-
 const row = (sql: string, ...values: unknown[]) => env.DB.prepare(sql).bind(...values).first<Record<string, unknown>>();
 
 describe("a batch of events processed together", () => {
@@ -38,10 +27,10 @@ describe("a batch of events processed together", () => {
     for (const n of [2, 20]) {
       const { o, briefId } = await subscribed([]);
       const { events, vulns } = await createVulns(o, briefId, n);
-      const counting = countingBatches();
+      const counting = countingD1(env.DB);
       const run = await deliverEvents(events, { DB: counting.db });
       expect(run.acked).toBe(n);
-      expect(counting.batches()).toBe(3);
+      expect(counting.count()).toBe(3);
       const states = await env.DB.prepare("SELECT inbox_state AS s, count(*) AS n FROM vulns WHERE organization_id = ? GROUP BY 1").bind(o.id).all();
       expect(states.results).toEqual([{ s: "stored", n }]);
       expect(await row("SELECT count(*) AS n FROM events WHERE organization_id = ? AND processed_at IS NULL", o.id)).toEqual({ n: 0 });
@@ -97,10 +86,30 @@ describe("a batch of events processed together", () => {
   });
 });
 
+describe("a delivery written leased", () => {
+  it("is not sent when its lease is nearly over by its turn: it waits for the lease to end instead", async () => {
+    const { o, briefId } = await subscribed(["Vuln::Created"]);
+    const { events } = await createVulns(o, briefId, 1);
+    const leased: LeasedDelivery[] = [];
+    const db = primaryDb(env.DB);
+    await processEventBatch(db, events, (d) => leased.push(...d));
+    expect(leased).toHaveLength(1);
+    // As if it had waited behind other deliveries for most of its minute.
+    const soon = new Date(Date.now() + 5_000).toISOString();
+    await env.DB.prepare("UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?").bind(soon, leased[0]!.delivery.id).run();
+    const r = receiver();
+    restore = r.restore;
+    const outcome = await attemptLeased({ db, serviceName: "test", allowLoopback: false }, { ...leased[0]!.delivery, leaseUntil: soon }, leased[0]!.webhook);
+    expect(r.sent).toHaveLength(0);
+    expect(outcome.ack).toBe(false);
+    expect((outcome as { delaySeconds: number }).delaySeconds).toBeGreaterThanOrEqual(5);
+  });
+});
+
 describe("recording attempts together", () => {
   it("groups the records that wait for a batch into the next one, and records the others when one fails", async () => {
     const { o } = await subscribed([]);
-    const counting = countingBatches();
+    const counting = countingD1(env.DB);
     const db = primaryDb(counting.db);
     const record = groupCommit(db);
     const rename = (name: string) => [db.update(organizations).set({ name }).where(eq(organizations.id, o.id))];
@@ -109,12 +118,12 @@ describe("recording attempts together", () => {
 
     await Promise.all([record(rename("A")), record(rename("B")), record(rename("C"))]);
     // The first goes at once; the two that came while it ran go together.
-    expect(counting.batches()).toBe(2);
+    expect(counting.count()).toBe(2);
 
     const results = await Promise.allSettled([record(rename("D")), record(rename("E")), record(orphan), record(rename("F"))]);
     expect(results.map((r) => r.status)).toEqual(["fulfilled", "fulfilled", "rejected", "fulfilled"]);
     // D alone; E, the orphan and F together, which fails; then each of those alone.
-    expect(counting.batches()).toBe(2 + 1 + 1 + 3);
+    expect(counting.count()).toBe(2 + 1 + 1 + 3);
     expect(await row("SELECT name FROM organizations WHERE id = ?", o.id)).toEqual({ name: "F" });
   });
 });

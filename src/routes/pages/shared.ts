@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../../app-env";
 import { ApiError } from "../../http/errors";
-import { clientIp, publicReads } from "../../http/rate-limit";
+import { allowAddress, clientIp } from "../../http/rate-limit";
 import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../pages/layout";
 
 export const HTML = "text/html; charset=utf-8";
@@ -27,9 +27,7 @@ export const privatePage: MiddlewareHandler = async function privatePageMiddlewa
 
 /** A page request's per-address limit (the same limiters and budgets as the JSON routes). */
 export async function limitAddress(c: Context<AppEnv>, binding: "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER"): Promise<void> {
-  const ip = clientIp(c.req);
-  const success = binding === "PUBLIC_READ_RATE_LIMITER" ? await publicReads.allow(c.env[binding], ip) : (await c.env[binding].limit({ key: ip })).success;
-  if (!success) throw new ApiError("rate_limited", { detail: "Too many requests from this address." }).withHeaders({ "Retry-After": "60" });
+  if (!(await allowAddress(c.env, binding, clientIp(c.req)))) throw new ApiError("rate_limited", { detail: "Too many requests from this address." }).withHeaders({ "Retry-After": "60" });
 }
 
 /** A body limit for a form, checked on Content-Length and again while the body is read. */
