@@ -7,15 +7,27 @@ export const root = path.resolve(import.meta.dirname, "..");
 const bin = path.join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
 const wrangler = existsSync(bin) ? bin : "wrangler";
 
-/** Runs wrangler to completion and returns its output; on failure prints that output and exits. */
+/**
+ * Runs wrangler to completion and returns its output; on failure prints that output and exits.
+ * Local D1 is one SQLite file: a statement from here while `npm run dev` writes to it can find it
+ * locked (SQLITE_BUSY). That is only a wait, so it is retried for up to about a minute; every command
+ * run through here (migrations, the seed's INSERT OR IGNORE) is safe to run again.
+ */
 export function runWrangler(args: string[]): string {
-  try {
-    return execFileSync(wrangler, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true" } });
-  } catch (err) {
-    const e = err as { stdout?: string; stderr?: string };
-    process.stderr.write(`${e.stdout ?? ""}${e.stderr ?? ""}`);
-    console.error(`wrangler ${args.join(" ")} failed.`);
-    process.exit(1);
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return execFileSync(wrangler, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true" } });
+    } catch (err) {
+      const e = err as { stdout?: string; stderr?: string };
+      const output = `${e.stdout ?? ""}${e.stderr ?? ""}`;
+      if (/SQLITE_BUSY|database is locked/.test(output) && attempt < 20) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(250 * attempt, 5_000));
+        continue;
+      }
+      process.stderr.write(output);
+      console.error(`wrangler ${args.join(" ")} failed.`);
+      process.exit(1);
+    }
   }
 }
 

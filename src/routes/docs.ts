@@ -16,6 +16,9 @@ const CONFIGURATION = JSON.stringify({
   hideDarkModeToggle: false,
   agent: { disabled: true }, // the assistant talks to a third-party service
   showDeveloperTools: "never",
+  // Each operation's heading has a "Copy link" button placed just after its last word; when that word
+  // ends the line, the button stuck out of a phone's screen and the page scrolled sideways. Room for it:
+  customCss: ".section-header { padding-inline-end: 2rem; }",
 });
 
 // Scripts from this origin only, and no inline script; the reference's components set inline styles.

@@ -4,6 +4,7 @@ import worker from "../../src/index";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post, untilLimited } from "../helpers/api";
 import { unavailable } from "../helpers/d1-faults";
+import { expectedErrorLogs } from "../helpers/logs";
 import { organization, policy, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
@@ -152,18 +153,23 @@ describe("routes", () => {
 
 describe("failures", () => {
   it("answers an unexpected failure with a 500 that leaks no internals", async () => {
+    const logs = expectedErrorLogs();
     const res = await get("/v1/policies", org.key, { env: { DB: unavailable("D1_ERROR: no such column: secret_column: SQLITE_ERROR at select * from policies", { spareKeyLookup: true }) } });
     expect(res.status).toBe(500);
     expect(res.body.errors[0]).toMatchObject({ status: "500", code: "internal_error", title: "Internal error" });
     expect(res.text).not.toMatch(/SQLITE|secret_column|select|at \w+ \(/i);
     expect(res.body.errors[0].meta).toEqual({ request_id: res.headers.get("X-Request-Id") });
+    // The details stay in the log, under the same request id.
+    expect(logs).toEqual([expect.objectContaining({ level: "error", request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("secret_column") })]);
   });
 
   it("answers D1 being unavailable with 503 and Retry-After", async () => {
+    const logs = expectedErrorLogs();
     const res = await get("/v1/policies", org.key, { env: { DB: unavailable("D1_ERROR: Network connection lost.", { spareKeyLookup: true }) } });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBeTruthy();
     expect(res.body.errors[0]).toMatchObject({ status: "503", code: "service_unavailable" });
+    expect(logs).toEqual([expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") })]);
   });
 });
 
@@ -221,6 +227,7 @@ describe("error objects: the request id and a link to their explanation", () => 
   ];
 
   it("carries meta.request_id (the X-Request-Id) and links.about to its code's entry on every error object", async () => {
+    expectedErrorLogs(); // one of the answers is D1 made unavailable on purpose
     for (const res of await Promise.all(answers())) {
       expect(res.status).toBeGreaterThanOrEqual(400);
       const id = res.headers.get("X-Request-Id");

@@ -4,6 +4,7 @@ import { idempotencyRequestHash } from "../../src/http/idempotency";
 import { api, get, post } from "../helpers/api";
 import { rewritingSql } from "../helpers/d1-faults";
 import { count, fakeQueue } from "../helpers/events";
+import { expectedErrorLogs } from "../helpers/logs";
 import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
@@ -100,9 +101,11 @@ describe("Idempotency-Key", () => {
   });
 
   it("stores nothing when the change's batch fails: the key stays free", async () => {
+    const logs = expectedErrorLogs();
     const failing = rewritingSql((sql) => sql.replace(/insert into "events"/i, 'insert into "no_such_table"'));
     const failed = await api("POST", "/v1/vulns", { key: org.key, body: vulnBody(), headers: { "Idempotency-Key": "k-atomic" }, env: { ...quiet, DB: failing } });
     expect(failed.status).toBe(500);
+    expect(logs).toEqual([expect.objectContaining({ request_id: failed.headers.get("X-Request-Id"), error: expect.stringContaining("no_such_table") })]);
     const retried = await send("k-atomic", vulnBody());
     expect(retried.status).toBe(201);
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();

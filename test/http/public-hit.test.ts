@@ -1,4 +1,4 @@
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
 import { api, get } from "../helpers/api";
 import { LOCAL_READS_PER_MINUTE } from "../../src/http/rate-limit";
 import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
@@ -22,10 +22,14 @@ let addresses = 0;
 /** An address no other test has read from, so its budget is whole. */
 const freshAddress = () => `198.51.100.${++addresses}`;
 
-/** Budgets are per minute window; a test that counts through one starts far from its end. */
-async function atWindowStart(): Promise<void> {
-  const left = 60_000 - (Date.now() % 60_000);
-  if (left < 5_000) await new Promise((resolve) => setTimeout(resolve, left + 10));
+/**
+ * Budgets are per minute window, aligned to the minute. A test that counts through one holds the
+ * clock still inside a window that nothing has counted in yet, however slowly the machine runs it.
+ */
+function inOneWindow(): void {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  vi.setSystemTime((Math.floor(Date.now() / 60_000) + 1) * 60_000 + 1);
+  onTestFinished(() => vi.useRealTimers());
 }
 
 /** A rate limiter that counts what it is asked, and lets everything through (or nothing). */
@@ -71,7 +75,7 @@ describe.each([
   it("counts a miss once, not once on the way in and again in the app", async () => {
     const other = await organization();
     const code = (await brief(other, { published_at: PUBLISHED })).attributes.shortcode;
-    await atWindowStart();
+    inOneWindow();
     const ip = freshAddress();
     const counting = countingLimiter();
     const read = (p: string) => api("GET", p, { headers: { "CF-Connecting-IP": ip }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
@@ -85,7 +89,7 @@ describe.each([
 
   it("leaves a limited client to the app's 429, with its error document, and asks the limiter once a minute", async () => {
     await get(path(), null);
-    await atWindowStart();
+    inOneWindow();
     const ip = freshAddress();
     const refusing = countingLimiter(false);
     const read = () => api("GET", path(), { headers: { "CF-Connecting-IP": ip }, env: { PUBLIC_READ_RATE_LIMITER: refusing.limiter } });

@@ -7,7 +7,9 @@ import { sha256Hex } from "../../src/lib/crypto";
 import { get, patch, post } from "../helpers/api";
 import { rewritingSql, unavailable } from "../helpers/d1-faults";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
+import { expectedErrorLogs } from "../helpers/logs";
 import { runQueue } from "../helpers/queue";
+import { waitFor } from "../helpers/wait";
 import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
@@ -97,9 +99,11 @@ describe("the intake pipeline on the queue", () => {
 
   it("retries, never acknowledges, a message whose processing fails", async () => {
     const { vuln, eventIds } = await createCaptured();
+    const logs = expectedErrorLogs();
     const broken = unavailable("D1_ERROR: Network connection lost.");
     const result = await runQueue(eventIds, { env: { DB: broken }, attempts: 3 });
     expect(result.explicitAcks).toEqual([]);
+    expect(logs).toContainEqual(expect.objectContaining({ message: "queue message failed; retrying", event_id: eventIds[0], attempts: 3 }));
     expect(result.retryMessages).toEqual([{ msgId: result.messageIds[0] }]);
     expect(result.retryCalls).toEqual([[[{ delaySeconds: 40 }]]]);
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("dispatching");
@@ -109,9 +113,11 @@ describe("the intake pipeline on the queue", () => {
   });
 
   it("retries a malformed message rather than dropping it (it ends in the dead-letter queue)", async () => {
+    const logs = expectedErrorLogs();
     const result = await runQueue([{ nothing: true }]);
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toHaveLength(1);
+    expect(logs).toEqual([expect.objectContaining({ message: "queue message failed; retrying", error: expect.stringContaining("neither event_id nor delivery_id") })]);
   });
 
   it("acknowledges a message for an event that no longer exists, and one for a deleted vuln", async () => {
@@ -124,9 +130,11 @@ describe("the intake pipeline on the queue", () => {
 
 describe("the outbox", () => {
   it("commits the change when the queue refuses the events, and the sweep delivers them later", async () => {
+    const logs = expectedErrorLogs();
     const down = fakeQueue({ failing: true });
     const res = await post("/v1/vulns", org.key, doc(), { env: { EVENTS: down.queue } });
     expect(res.status).toBe(201);
+    expect(logs).toEqual([expect.objectContaining({ level: "warn", message: "queue send failed; the sweep will resend" })]);
     const id = res.body.data.id;
     const [created] = await eventsOf(id);
     expect(created).toMatchObject({ type: "Vuln::Created", processed_at: null });
@@ -158,11 +166,13 @@ describe("the outbox", () => {
   });
 
   it("leaves neither the change nor its events when a statement of the batch fails", async () => {
+    const logs = expectedErrorLogs();
     const [vulns, events, assets] = [await count("vulns"), await count("events"), await count("assets")];
     // The events INSERT is made to fail inside D1; the batch is one transaction, so nothing stays.
     const failing = rewritingSql((sql) => sql.replace(/insert into "events"/i, 'insert into "events_that_do_not_exist"'));
     const res = await post("/v1/vulns", org.key, doc({ domains: ["atomic.example.com"] }), { env: { DB: failing, EVENTS: fakeQueue().queue } });
     expect(res.status).toBe(500);
+    expect(logs).toEqual([expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("events_that_do_not_exist") })]);
     expect([await count("vulns"), await count("events"), await count("assets")]).toEqual([vulns, events, assets]);
   });
 });
@@ -171,11 +181,7 @@ describe("through the real queue binding", () => {
   it("a created vuln reaches stored within seconds", async () => {
     const res = await post("/v1/vulns", org.key, doc(), { realQueue: true });
     const id = res.body.data.id;
-    let state = "dispatching";
-    for (let i = 0; i < 100 && state !== "stored"; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      state = (await get(`/v1/vulns/${id}`, org.operatorKey)).body.data.attributes.inbox_state;
-    }
-    expect(state).toBe("stored");
+    const inboxState = async () => (await get(`/v1/vulns/${id}`, org.operatorKey)).body.data.attributes.inbox_state as string;
+    expect(await waitFor(`vuln ${id} to reach inbox_state stored`, inboxState, (state) => state === "stored")).toBe("stored");
   });
 });

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
+import { waitFor } from "../helpers/wait";
 
 // One `npm run dev` for every Node-side test file: starting wrangler costs seconds of CPU, and the
 // files only read from it or make their own records. It runs on a free port with a scratch local D1
@@ -37,11 +38,16 @@ export default async function setup(project: TestProject) {
   });
   dev.stdout!.on("data", (chunk) => (output += chunk));
   dev.stderr!.on("data", (chunk) => (output += chunk));
-  const deadline = Date.now() + 150_000;
-  while (!/Ready on/.test(output) || !/scheduled handler fired/.test(output)) {
-    if (Date.now() > deadline || dev.exitCode !== null) throw new Error(`npm run dev did not start:\n${output}`);
-    await new Promise((r) => setTimeout(r, 250));
-  }
+  // Started means serving and past its first scheduled run; a process that exits fails at once.
+  const exited = new Promise<never>((_, reject) => dev!.once("exit", (code) => reject(new Error(`npm run dev exited with ${code}`))));
+  exited.catch(() => {}); // it exits at teardown too, once nobody waits on it
+  const started = waitFor("npm run dev to serve and fire its first scheduled run", () => /Ready on/.test(output) && /scheduled handler fired/.test(output), Boolean, {
+    timeout: 240_000,
+    interval: 250,
+  });
+  await Promise.race([started, exited]).catch((err: Error) => {
+    throw new Error(`${err.message}\n${output}`);
+  });
   project.provide("dev", { base: `http://127.0.0.1:${port}`, port, persistTo, banner: output });
   return () => {
     if (dev?.pid) process.kill(-dev.pid, "SIGTERM");

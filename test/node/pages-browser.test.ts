@@ -30,6 +30,8 @@ const orgApi = async (method: string, p: string, body?: unknown) => {
 
 async function open(width: number) {
   const context = await browser.newContext({ viewport: { width, height: 900 } });
+  // Waits for a page, a navigation or an element are bounded generously: a loaded machine is slow.
+  context.setDefaultTimeout(120_000);
   const page = await context.newPage();
   const foreign: string[] = [];
   const problems: string[] = [];

@@ -33,7 +33,7 @@ describe("the README's walkthroughs", () => {
       cwd: root,
       env: { ...process.env, CI: "true" },
       maxBuffer: 10 * 1024 * 1024,
-      timeout: 100_000,
+      timeout: 240_000, // a bound for a loaded machine; its `until` loop waits on the report's state
     });
     // A few results a reader is told to expect.
     expect(stdout).toContain('"stored"');

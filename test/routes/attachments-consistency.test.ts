@@ -6,7 +6,9 @@ import { createDb } from "../../src/db";
 import { attachments } from "../../src/db/schema";
 import { del, get } from "../helpers/api";
 import { failingBatch, interleaved } from "../helpers/d1-faults";
+import { expectedErrorLogs } from "../helpers/logs";
 import { download, organization, organizationWithVuln, upload } from "../helpers/factories";
+import { waitFor } from "../helpers/wait";
 
 // R2 and D1 are two stores with no transaction between them. The rule: no row without its object, and
 // no object readable without its row; what a failure between the two leaves is an orphan object that
@@ -43,17 +45,21 @@ afterEach(() => vi.useRealTimers());
 describe("an upload that fails half-way", () => {
   it("R2 refusing the put: 503 with Retry-After, no row, no object", async () => {
     const { org, vulnId } = await setup();
+    const logs = expectedErrorLogs();
     const res = await upload(org.key, vulnId, "evidence", { filename: "e.txt", env: { ATTACHMENTS: failing("put") } });
     expect([res.status, res.headers.get("Retry-After")]).toEqual([503, "5"]);
+    expect(logs).toEqual([expect.objectContaining({ message: "attachment upload to R2 failed", error: expect.stringContaining("R2 put failed") })]);
     expect(await rowCount(vulnId)).toBe(0);
     expect(await objectKeys(vulnId)).toEqual([]);
   });
 
   it("D1 failing after the object is stored: no row, and the object is deleted at once", async () => {
     const { org, vulnId } = await setup();
+    const logs = expectedErrorLogs();
     // Batch 1 reads the vuln and its usage; batch 2 writes the row.
     const res = await upload(org.key, vulnId, "evidence", { filename: "e.txt", env: { DB: failingBatch(2, "D1_ERROR: Network connection lost.", "before") } });
     expect(res.status).toBe(503);
+    expect(logs).toEqual([expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") })]);
     expect(await rowCount(vulnId)).toBe(0);
     expect(await objectKeys(vulnId)).toEqual([]);
   });
@@ -61,11 +67,13 @@ describe("an upload that fails half-way", () => {
   it("D1 and then R2's delete failing: the orphan is unreadable, and the cron purges it after an hour", async () => {
     const { org, vulnId } = await setup();
     const kept = await upload(org.key, vulnId, "kept", { filename: "kept.txt" });
+    const logs = expectedErrorLogs();
     const res = await upload(org.key, vulnId, "orphan", {
       filename: "o.txt",
       env: { DB: failingBatch(2, "D1_ERROR: Network connection lost.", "before"), ATTACHMENTS: failing("delete") },
     });
     expect(res.status).toBe(503);
+    await waitFor("the failed delete of the orphan to be logged", () => logs.some((l) => l.message === "attachment object not deleted; the cron purges it"));
     const orphan = (await objectKeys(vulnId)).find((k) => !k.endsWith(kept.body.data.id))!;
     expect(orphan).toBeDefined();
     const orphanId = orphan.split("/").at(-1)!;
@@ -125,7 +133,9 @@ describe("deleting a vuln", () => {
   it("leaves nothing readable when R2 fails, and the cron deletes the objects later", async () => {
     const { org, vulnId } = await setup();
     const a = await upload(org.key, vulnId, "one", { filename: "1.txt" });
+    const logs = expectedErrorLogs();
     expect((await del(`/v1/vulns/${vulnId}`, org.key, { env: { ATTACHMENTS: failing("delete") } })).status).toBe(204);
+    await waitFor("the failed delete of the objects to be logged", () => logs.some((l) => l.message === "attachment objects not deleted; the cron purges them"));
     expect(await objectKeys(vulnId)).toHaveLength(1);
     const res = await download(org.key, a.body.data.meta.content_url);
     expect(res.status).toBe(404);

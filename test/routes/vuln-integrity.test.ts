@@ -4,6 +4,7 @@ import { createDb } from "../../src/db";
 import { sweepOutbox, MAX_SWEEP_SENDS } from "../../src/events/outbox";
 import { api, del, get, patch, post } from "../helpers/api";
 import { failingBatch, interleaved } from "../helpers/d1-faults";
+import { expectedErrorLogs } from "../helpers/logs";
 import { count, eventsOf, eventTypes, fakeQueue } from "../helpers/events";
 import { runQueue } from "../helpers/queue";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
@@ -47,11 +48,13 @@ describe("PATCH and the intake running at the same time", () => {
 
 describe("Idempotency-Key when D1 fails after committing", () => {
   it("keeps the key done, so the retry the 503 invites gets the replay, not a second vuln", async () => {
+    const logs = expectedErrorLogs();
     const vulns = (await get("/v1/vulns", org.key)).body.meta.page.total;
     // The second batch (the vuln, its event and the sealed key) commits, then the answer is lost.
     const db = failingBatch(2, "D1_ERROR: Network connection lost.", "after");
     const first = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "after-commit" }, env: { DB: db } });
     expect(first.status).toBe(503);
+    expect(logs).toEqual([expect.objectContaining({ request_id: first.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") })]);
     const retry = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "after-commit" } });
     expect(retry.status).toBe(201);
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
@@ -59,8 +62,10 @@ describe("Idempotency-Key when D1 fails after committing", () => {
   });
 
   it("frees the key when the answer to the reservation itself was lost", async () => {
+    const logs = expectedErrorLogs();
     const db = failingBatch(1, "D1_ERROR: Network connection lost.", "after");
     expect((await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" }, env: { DB: db } })).status).toBe(503);
+    expect(logs).toEqual([expect.objectContaining({ level: "error", error: expect.stringContaining("Network connection lost") })]);
     const retry = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" } });
     expect(retry.status).toBe(201);
     expect(retry.headers.get("Idempotent-Replayed")).toBeNull();

@@ -9,6 +9,7 @@ import { attemptLeased, drain, groupCommit } from "../../src/webhooks/deliver";
 import type { LeasedDelivery } from "../../src/webhooks/fanout";
 import { countingD1 } from "../helpers/d1-counter";
 import { rewritingSql } from "../helpers/d1-faults";
+import { expectedErrorLogs } from "../helpers/logs";
 import { createVulns, deliverEvents, receiver, subscribedOrganization as subscribed } from "../helpers/webhooks";
 
 // A message batch's events are processed together (src/events/process-batch.ts): a few D1 round
@@ -56,10 +57,12 @@ describe("a batch of events processed together", () => {
     const { events, vulns } = await createVulns(o, briefId, 3);
     const r = receiver();
     restore = r.restore;
+    const logs = expectedErrorLogs();
     // Keeping the record fails inside D1, together and then one by one: the messages are retried.
     const broken = rewritingSql((sql) => sql.replace('insert into "vuln_records"', 'insert into "vuln_records_missing"'));
     const failed = await deliverEvents(events, { DB: broken });
     expect(failed.retried).toBe(3);
+    expect(logs.map((l) => l.message)).toEqual(["events processed one by one: processing them together failed", ...events.map(() => "queue message failed; retrying")]);
     expect(await row("SELECT count(*) AS n FROM vulns WHERE organization_id = ? AND inbox_state = 'received'", o.id)).toEqual({ n: 3 });
     expect(await row("SELECT count(*) AS n FROM events WHERE id IN (SELECT value FROM json_each(?)) AND processed_at IS NULL", JSON.stringify(events))).toEqual({ n: 3 });
     // The retry finishes the intake and sends nothing twice.
@@ -78,8 +81,13 @@ describe("a batch of events processed together", () => {
     await env.DB.prepare(`CREATE TRIGGER poisoned BEFORE UPDATE OF inbox_state ON vulns WHEN NEW.id = '${vulns[2]}' BEGIN SELECT RAISE(ABORT, 'poisoned'); END`).run();
     const r = receiver();
     restore = r.restore;
+    const logs = expectedErrorLogs();
     const run = await deliverEvents(events).finally(() => env.DB.prepare("DROP TRIGGER poisoned").run());
     expect(run.acked).toBe(3);
+    expect(logs).toEqual([
+      expect.objectContaining({ message: "events processed one by one: processing them together failed", error: expect.stringContaining("poisoned") }),
+      expect.objectContaining({ message: "queue message failed; retrying", event_id: events[2] }),
+    ]);
     expect(run.retried).toBe(1);
     expect(run.retryMessages.map((m) => m.msgId)).toEqual([run.messageIds[2]]);
     expect(r.sent.map((s) => s.headers["webhook-id"]).sort()).toEqual([events[0], events[1], events[3]].sort());

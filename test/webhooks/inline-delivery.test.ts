@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { afterEach, describe, expect, it } from "vitest";
 import { fakeQueue } from "../helpers/events";
+import { expectedErrorLogs } from "../helpers/logs";
 import { createVulns, deliverEvents, receiver, subscribedOrganization as subscribed } from "../helpers/webhooks";
 
 // The consumer delivers what an event fans out in the same invocation, rather than after a queue hop.
@@ -50,9 +51,11 @@ describe("deliveries in the invocation that fans them out", () => {
     const { events } = await createVulns(o, briefId, 1);
     const r = receiver(() => new Response(null, { status: 500 }));
     restore = r.restore;
+    const logs = expectedErrorLogs();
     const run = await deliverEvents(events, { EVENTS: fakeQueue({ failing: true }).queue });
     expect(run.acked).toBe(1);
     expect(run.retried).toBe(0);
+    expect(logs).toEqual([expect.objectContaining({ level: "warn", message: "queue send failed; the sweep will resend", messages: [{ delivery_id: run.deliveryIds[0] }] })]);
     const row = await env.DB.prepare("SELECT status, next_attempt_at FROM webhook_deliveries WHERE id = ?").bind(run.deliveryIds[0]).first<{ status: string; next_attempt_at: string }>();
     expect(row!.status).toBe("pending");
     expect(row!.next_attempt_at).not.toBeNull();

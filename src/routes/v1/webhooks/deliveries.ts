@@ -82,7 +82,9 @@ export const deliveriesRouter = createRouter()
       path: "/{id}/ping",
       operationId: "pingWebhook",
       tags,
-      summary: 'Send a Webhook::Ping: {"ping":{"webhook_id":"...","sent_at":"..."}}, even to a disabled webhook (organization key only)',
+      summary: "Send a Webhook::Ping, even to a disabled webhook (organization key only)",
+      description:
+        'Sends a Webhook::Ping to the webhook, even a disabled one: a delivery whose body is `{"ping": {"webhook_id": "...", "sent_at": "..."}}`, signed like every other. Needs the organization\'s API key (an operator key gets 403).',
       middleware: organizationOnly,
       request: { params: IdParam },
       responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...writeErrors },
