@@ -5,6 +5,7 @@
 //   npm run test:stress -- --burners 4           more burners than cores (a load average near 4 on 2 cores)
 // It prints each run's result and wall time and the load average, and exits non-zero if any run failed.
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { once } from "node:events";
 import { mkdtempSync, rmSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -23,8 +24,13 @@ if (!Number.isInteger(runs) || runs < 1 || !Number.isInteger(burnerCount) || bur
 // as another job on the machine would.
 const burners: ChildProcess[] = [];
 for (let i = 0; i < burnerCount; i++) burners.push(spawn(process.execPath, ["-e", "for (;;) {}"], { stdio: "ignore" }));
-const stopBurners = () => burners.forEach((b) => b.kill("SIGKILL"));
-process.on("exit", stopBurners);
+// The run in progress is its own process group, so stopping this script stops all of it too.
+let running: ChildProcess | undefined;
+const stopAll = () => {
+  burners.forEach((b) => b.kill("SIGKILL"));
+  if (running?.pid && running.exitCode === null) process.kill(-running.pid, "SIGTERM");
+};
+process.on("exit", stopAll);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 
 const load = () => loadavg().map((n) => n.toFixed(1)).join(" ");
@@ -43,11 +49,12 @@ for (let run = 1; run <= runs; run++) {
     command = ["bash", [".ci/run"]];
   }
   console.log(`\n[stress] run ${run} of ${runs} in ${cwd}, load average ${load()}`);
-  const result = spawnSync(command[0], command[1], { cwd, stdio: "inherit", env: { ...process.env, ...(ci ? { CI: "true" } : {}) } });
+  running = spawn(command[0], command[1], { cwd, stdio: "inherit", detached: true, env: { ...process.env, ...(ci ? { CI: "true" } : {}) } });
+  const [status, signal] = (await once(running, "exit")) as [number | null, string | null];
   const seconds = Math.round((Date.now() - started) / 1000);
-  const ok = result.status === 0;
+  const ok = status === 0;
   if (!ok) failed++;
-  results.push(`run ${run}: ${ok ? "passed" : `FAILED (exit ${result.status ?? result.signal})`} in ${Math.floor(seconds / 60)} min ${seconds % 60} s, load average at its end ${load()}`);
+  results.push(`run ${run}: ${ok ? "passed" : `FAILED (exit ${status ?? signal})`} in ${Math.floor(seconds / 60)} min ${seconds % 60} s, load average at its end ${load()}`);
   console.log(`[stress] ${results.at(-1)}`);
   if (ci) rmSync(cwd, { recursive: true, force: true });
 }

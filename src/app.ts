@@ -3,6 +3,7 @@ import { except } from "hono/combine";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./app-env";
 import { bearerAuth } from "./http/auth";
+import { findActiveKey } from "./services/api-keys";
 import { handleError } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { requestMediaType } from "./http/media-type";
@@ -49,7 +50,7 @@ export function createApp() {
   app.use("/v1/*", limitBody());
   app.use("/v1/*", requestMediaType());
   app.use("/v1/*", database());
-  app.use("/v1/*", except(PUBLIC_PATHS, bearerAuth()));
+  app.use("/v1/*", except(PUBLIC_PATHS, bearerAuth({ lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash) })));
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);

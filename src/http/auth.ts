@@ -1,9 +1,11 @@
-import type { MiddlewareHandler } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
-import { API_KEY_PATTERN, sha256Hex } from "../lib/crypto";
-import { findActiveKey } from "../services/api-keys";
+import { API_KEY_PATTERN } from "../lib/crypto";
+import type { Caller } from "../services/context";
+import { BearerGate, bearerSecret } from "./bearer";
 import { ApiError } from "./errors";
-import { clientIp, rateLimited, UNAUTHENTICATED_PER_MINUTE, UnauthenticatedLimit } from "./rate-limit";
+import { rateLimited, UNAUTHENTICATED_PER_MINUTE } from "./rate-limit";
+import { RATES } from "../lib/limits";
 
 function unauthorized(detail: string): ApiError {
   return new ApiError("unauthorized", { detail, source: { header: "Authorization" } }).withHeaders({
@@ -12,41 +14,26 @@ function unauthorized(detail: string): ApiError {
 }
 
 /**
- * Resolves `Authorization: Bearer vdp_...` to a caller with one D1 query (the key's SHA-256), then
- * applies the per-key rate limit. Unknown and revoked keys are indistinguishable to the client.
- * Requests without a valid key are limited per client IP (see UnauthenticatedLimit), a missing or
- * malformed key before anything else and an over-budget address before any D1 read.
+ * Resolves `Authorization: Bearer vdp_...` to a caller with one D1 query (the key's SHA-256, by the
+ * `lookUp` the app passes), then applies the per-key rate limit. Unknown and revoked keys are
+ * indistinguishable to the client. Requests without a valid key are limited per client IP by the
+ * gate (see BearerGate), a missing or malformed key before anything else.
  *
- * @example app.use("/v1/*", bearerAuth())
+ * @example app.use("/v1/*", bearerAuth({ lookUp: (c, hash) => findActiveKey(c.var.database.db, hash) }))
  */
-export function bearerAuth(): MiddlewareHandler<AppEnv> {
-  const gate = new UnauthenticatedLimit();
+export function bearerAuth({ lookUp }: { lookUp: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | null> }): MiddlewareHandler<AppEnv> {
+  const gate = new BearerGate(`More than ${UNAUTHENTICATED_PER_MINUTE} requests in a minute from this address without a valid API key.`);
   return async function bearerAuthMiddleware(c, next) {
-    const ip = clientIp(c.req);
-    const refuse = async (detail: string): Promise<never> => {
-      if (await gate.failed(c.env.UNAUTHENTICATED_RATE_LIMITER, ip)) throw tooManyFailures();
-      throw unauthorized(detail);
-    };
-    const header = c.req.header("authorization");
-    if (!header) return refuse("Send Authorization: Bearer <API key>.");
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    if (!match) return refuse("The Authorization header must be Bearer <API key>.");
-    const key = match[1]!;
-    if (!API_KEY_PATTERN.test(key)) return refuse("The API key is malformed.");
-    const hash = await sha256Hex(key);
-    if (!gate.mayLookUp(ip, hash)) throw tooManyFailures();
-    const caller = await findActiveKey(c.var.database.db, hash);
-    if (!caller) return refuse("The API key is unknown or revoked.");
-    gate.succeeded(hash);
+    const presented = bearerSecret(c.req.header("authorization"));
+    if ("problem" in presented) return gate.refuse(c, unauthorized(presented.problem === "missing" ? "Send Authorization: Bearer <API key>." : "The Authorization header must be Bearer <API key>."));
+    if (!API_KEY_PATTERN.test(presented.secret)) return gate.refuse(c, unauthorized("The API key is malformed."));
+    const caller = await gate.open(c, presented.secret, (hash) => lookUp(c, hash));
+    if (!caller || caller === "gone") throw unauthorized("The API key is unknown or revoked.");
     c.set("caller", caller);
     const { success } = await c.env.API_RATE_LIMITER.limit({ key: caller.keyId });
-    if (!success) throw rateLimited("More than 600 requests in a minute with this key.");
+    if (!success) throw rateLimited(`More than ${RATES.apiKey} requests in a minute with this key.`);
     await next();
   };
-}
-
-function tooManyFailures(): ApiError {
-  return rateLimited(`More than ${UNAUTHENTICATED_PER_MINUTE} requests in a minute from this address without a valid API key.`);
 }
 
 /** Operator-only operations answer 403 to organization keys. */

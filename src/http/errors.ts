@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { IdempotentReplay } from "./replay";
 import { responseMediaType } from "./response-type";
+import { LIMITS, mib } from "../lib/limits";
 
 /**
  * The closed list of error codes; the status and title follow from the code. `about` is what the
@@ -16,7 +17,7 @@ export const ERROR_CODES = {
   brief_not_found: { status: 404, title: "Brief not found", about: "No brief with this id belongs to the key's organization, or (on the public read) no published brief has this shortcode." },
   method_not_allowed: { status: 405, title: "Method not allowed", about: "The route exists, but not with this method. The `Allow` header lists the methods it takes." },
   conflict: { status: 409, title: "Conflict", about: "`data.type` or `data.id` does not match the endpoint, the request lost a race with another change, or a request with the same `Idempotency-Key` is still in flight. Read the current state and retry." },
-  payload_too_large: { status: 413, title: "Payload too large", about: "The request body is over 1 MiB." },
+  payload_too_large: { status: 413, title: "Payload too large", about: `The request body is over ${mib(LIMITS.bodyBytes)}.` },
   unsupported_media_type: { status: 415, title: "Unsupported media type", about: "Send request bodies as `application/vnd.api+json` (parameters `ext` and `profile` only) or `application/json`." },
   validation_error: { status: 422, title: "Validation error", about: "A member of the request document is invalid, missing, read-only or unknown. Each problem is its own error object, with `source.pointer` at the member." },
   unprocessable_entity: { status: 422, title: "Unprocessable entity", about: "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead)." },
@@ -32,7 +33,7 @@ export const aboutError = (code: ErrorCode) => `${ERRORS_PAGE}#${code}`;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-export const MAX_ERRORS = 25;
+export const MAX_ERRORS = LIMITS.errorsListed;
 export type ErrorSource = { pointer: string } | { parameter: string } | { header: string };
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
 
@@ -126,7 +127,7 @@ function fromHttpException(err: HTTPException): ApiError {
       // Hono's validator throws this for a body that is not JSON.
       return new ApiError("bad_request", { detail: /json/i.test(err.message) ? "The request body is not valid JSON." : err.message });
     case 413:
-      return new ApiError("payload_too_large", { detail: "The request body is larger than 1 MiB." });
+      return new ApiError("payload_too_large", { detail: `The request body is larger than ${mib(LIMITS.bodyBytes)}.` });
     case 415:
       return new ApiError("unsupported_media_type", { detail: "Send application/vnd.api+json or application/json.", source: { header: "Content-Type" } });
     case 401:

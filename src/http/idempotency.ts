@@ -6,6 +6,7 @@ import { IdempotencyUnit } from "../services/idempotency";
 import { MAX_FILE_BYTES } from "../services/attachments";
 import { ApiError } from "./errors";
 import { isRawUpload } from "./media-type";
+import { mib } from "../lib/limits";
 
 /**
  * `Idempotency-Key` on every POST. This middleware only prepares the request's
@@ -53,7 +54,7 @@ export function idempotencyRequestHash(method: string, path: string, body: strin
 async function uploadRequestHash(c: Context): Promise<string> {
   const url = new URL(c.req.url);
   const declared = Number(c.req.header("content-length") ?? NaN);
-  const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (10 MiB).` });
+  const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}).` });
   if (declared > MAX_FILE_BYTES) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;

@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { ApiError } from "./errors";
+import { LIMITS } from "../lib/limits";
 
 export type Linkage = { type: string; id: string };
 export type Relationship = { data: Linkage | Linkage[] | null; links?: { related?: string } };
@@ -39,7 +40,7 @@ export function single<R extends ResourceObject<unknown, {}>>(data: R, extra: { 
 // ---- Pagination ----------------------------------------------------------------------------------
 
 export const DEFAULT_PAGE_SIZE = 25;
-export const MAX_PAGE_SIZE = 100;
+export const MAX_PAGE_SIZE = LIMITS.pageSize;
 
 /** A position in a list: the sort it belongs to, the sort value of a row and the row's id. */
 export interface Cursor {

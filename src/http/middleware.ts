@@ -4,8 +4,9 @@ import type { AppEnv } from "../app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
 import { isRawUpload } from "./media-type";
+import { LIMITS } from "../lib/limits";
 
-export const MAX_BODY_BYTES = 1024 * 1024;
+export const MAX_BODY_BYTES = LIMITS.bodyBytes;
 
 // The form D1 gives its bookmarks (e.g. 00000000-00000005-00000000-<32 hex digits>). The runtime
 // takes any string, so a malformed one must be refused here or it would silently read stale data.

@@ -4,6 +4,7 @@ import type { ZodType } from "zod";
 import { ApiError, ERROR_CODES, type ProblemInput } from "./errors";
 import { JSONAPI_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./media-type";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./jsonapi";
+import { LIMITS, mib } from "../lib/limits";
 
 // ---- Shared document schemas --------------------------------------------------------------------
 
@@ -197,7 +198,7 @@ export function errorResponses(kind: "read" | "write", opts: ErrorResponseOption
     ...(kind === "write"
       ? {
           409: e("Conflict: data.type or data.id does not match the endpoint, or the Idempotency-Key is in flight"),
-          413: e("Payload too large: body over 1 MiB"),
+          413: e(`Payload too large: body over ${mib(LIMITS.bodyBytes)}`),
           415: e("Unsupported media type"),
           422: e("Validation error"),
         }

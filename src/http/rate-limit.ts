@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { ApiError } from "./errors";
+import { RATES } from "../lib/limits";
 
 export type IpLimiter = "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER" | "UNAUTHENTICATED_RATE_LIMITER";
 
@@ -30,12 +31,12 @@ export function publicRateLimit(binding: IpLimiter, perMinute: number): Middlewa
   };
 }
 
-export const UNAUTHENTICATED_PER_MINUTE = 60;
+export const UNAUTHENTICATED_PER_MINUTE = RATES.unauthenticated;
 const WINDOW_MS = 60_000;
 
 /** Public reads a minute per client IP, and how many of them an isolate counts itself. */
-export const PUBLIC_READS_PER_MINUTE = 300;
-export const LOCAL_READS_PER_MINUTE = 30;
+export const PUBLIC_READS_PER_MINUTE = RATES.publicReads;
+export const LOCAL_READS_PER_MINUTE = RATES.publicReadsInIsolate;
 
 /**
  * The public read limit, counted in two places. An address's first 30 reads in a minute window are
@@ -53,7 +54,7 @@ export class ReadBudget {
   private readonly refused = new Set<string>();
 
   constructor(
-    private readonly localReads = LOCAL_READS_PER_MINUTE,
+    private readonly localReads: number = LOCAL_READS_PER_MINUTE,
     // About 100 bytes an address: 50,000 addresses a minute in one isolate is a few MB.
     private readonly maxTracked = 50_000,
   ) {}

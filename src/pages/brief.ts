@@ -3,6 +3,7 @@ import type { PublishedBrief } from "../services/public-briefs";
 import { maturityRating } from "../lib/maturity";
 import { document, type Html } from "./layout";
 import { policyTerms, scopeList } from "./terms";
+import { LIMITS, mib } from "../lib/limits";
 
 export const FORM_FIELDS = ["title", "description", "contact_email", "domains", "files"] as const;
 export type FormField = (typeof FORM_FIELDS)[number];
@@ -20,17 +21,17 @@ const LABELS: Record<FormField, string> = {
   description: "Description",
   contact_email: "Your e-mail address (optional)",
   domains: "Affected domains (optional)",
-  files: "Files (optional, up to 5)",
+  files: `Files (optional, up to ${LIMITS.formFiles})`,
 };
 
 export const FIELD_NAMES: Record<FormField, string> = { title: "Title", description: "Description", contact_email: "E-mail address", domains: "Domains", files: "Files" };
 
 const HINTS: Record<FormField, string> = {
-  title: "One line, at most 300 characters.",
+  title: `One line, at most ${LIMITS.titleLength} characters.`,
   description: "What you found, where, and the steps to see it again. Plain text.",
   contact_email: "Only the organization sees it. Leave it empty to stay anonymous: the page you land on after sending is your way back.",
-  domains: "One per line, or separated by commas, such as app.example.com. At most 50.",
-  files: "Screenshots, logs or a proof of concept: at most 10 MiB each. If the form comes back with a message, choose the files again: browsers never keep a chosen file.",
+  domains: `One per line, or separated by commas, such as app.example.com. At most ${LIMITS.domainsPerVuln}.`,
+  files: `Screenshots, logs or a proof of concept: at most ${mib(LIMITS.fileBytes)} each. If the form comes back with a message, choose the files again: browsers never keep a chosen file.`,
 };
 
 function field(state: FormState, name: FormField, control: (attrs: Html) => Html): Html {
@@ -58,7 +59,7 @@ ${
     : ""
 }
 <form method="post" action="/b/${shortcode}" enctype="multipart/form-data">
-${field(state, "title", (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="300" autocomplete="off">`)}
+${field(state, "title", (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`)}
 ${field(state, "description", (a) => html`<textarea ${a} required rows="10">${v.description}</textarea>`)}
 ${field(state, "contact_email", (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="254">`)}
 ${field(state, "domains", (a) => html`<textarea ${a} rows="3" autocapitalize="none" spellcheck="false">${v.domains}</textarea>`)}

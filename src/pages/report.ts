@@ -1,8 +1,9 @@
 import { html } from "hono/html";
 import type { AttachmentRecord } from "../services/attachments";
 import type { CommentRecord } from "../services/comments";
-import type { Report } from "../services/report";
+import type { Report } from "../services/reporter";
 import { document, when, type Html } from "./layout";
+import { LIMITS, mib } from "../lib/limits";
 
 export interface ReportView {
   report: Report;
@@ -79,7 +80,7 @@ ${files(v)}
 <form method="post" action="/r/${v.token}/attachments" enctype="multipart/form-data">
 <div class="field">
 <label for="file">Add a file</label>
-<span class="hint" id="file-hint">At most 10 MiB; a report holds at most 20 files and 50 MiB.</span>
+<span class="hint" id="file-hint">At most ${mib(LIMITS.fileBytes)}; a report holds at most ${LIMITS.filesPerVuln} files and ${mib(LIMITS.bytesPerVuln)}.</span>
 ${v.fileError ? html`<span class="message" id="file-error">${v.fileError}</span>` : ""}
 <input type="file" id="file" name="file" required aria-describedby="${v.fileError ? "file-error file-hint" : "file-hint"}"${v.fileError ? html` aria-invalid="true"` : ""}>
 </div>

@@ -4,19 +4,20 @@ import { ApiError } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { cleanFilename, MAX_FILENAME_LENGTH, storedContentType } from "../lib/filenames";
-import { tenantFilter, type ServiceContext } from "./context";
+import { vulnScope, type ServiceContext } from "./context";
 import { batchOf, pageStatements, where, whenRefused, type Ordering } from "./listing";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
+import { LIMITS, mib } from "../lib/limits";
 
-export const MAX_FILE_BYTES = 10 * 1024 * 1024;
-export const MAX_FILES_PER_VULN = 20;
-export const MAX_BYTES_PER_VULN = 50 * 1024 * 1024;
+export const MAX_FILE_BYTES = LIMITS.fileBytes;
+export const MAX_FILES_PER_VULN = LIMITS.filesPerVuln;
+export const MAX_BYTES_PER_VULN = LIMITS.bytesPerVuln;
 export const OBJECT_PREFIX = "attachments/";
 
 /**
- * A service context with the bucket the files live in. The organization's key uses it today; a
- * reporter acting on one vuln will use the same functions with its own caller (`uploadedBy`).
+ * A service context with the bucket the files live in. The organization's key and an operator use
+ * it, and the reporter, through the reporter's verbs, for its own report only.
  */
 export interface AttachmentContext extends ServiceContext {
   objects: R2Bucket;
@@ -35,7 +36,7 @@ export type AttachmentRecord = AttachmentRow;
 
 const vulnNotFound = () => new ApiError("vuln_not_found", { detail: "No vuln has that id." });
 const attachmentNotFound = () => new ApiError("not_found", { detail: "The vuln has no attachment with that id." });
-const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (10 MiB).` });
+const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}).` });
 const badFilename = () =>
   new ApiError("validation_error", {
     detail: `filename must have 1 to ${MAX_FILENAME_LENGTH} characters once path separators and control characters are removed.`,
@@ -46,13 +47,13 @@ const overLimits = (files: number, bytes: number, adding: number) =>
   files >= MAX_FILES_PER_VULN
     ? new ApiError("validation_error", { detail: `A vuln may have at most ${MAX_FILES_PER_VULN} attachments; delete one first.` })
     : bytes + adding > MAX_BYTES_PER_VULN
-      ? new ApiError("validation_error", { detail: `A vuln's attachments may total at most ${MAX_BYTES_PER_VULN} bytes (50 MiB); this file would make ${bytes + adding}.` })
+      ? new ApiError("validation_error", { detail: `A vuln's attachments may total at most ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}); this file would make ${bytes + adding}.` })
       : null;
 
 /** The vuln, scoped to the caller, and what its attachments already use. */
 function vulnAndUsage(ctx: ServiceContext, vulnId: string) {
   return [
-    ctx.db.select({ id: vulns.id, organizationId: vulns.organizationId }).from(vulns).where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId))),
+    ctx.db.select({ id: vulns.id, organizationId: vulns.organizationId }).from(vulns).where(where(eq(vulns.id, vulnId), vulnScope(ctx, vulns.organizationId, vulns.id))),
     ctx.db.select({ files: count(), bytes: sum(attachments.byteSize).mapWith(Number) }).from(attachments).where(eq(attachments.vulnId, vulnId)),
   ] as const;
 }
@@ -142,7 +143,7 @@ const ORDERINGS: Record<"created_at" | "-created_at", Ordering> = {
 
 /** A page of a vuln's attachments and their total, with the vuln's existence, in one round trip. */
 export async function listAttachments(ctx: ServiceContext, vulnId: string, page: Page, sort: "created_at" | "-created_at" = "-created_at") {
-  const ofVuln = and(eq(attachments.vulnId, vulnId), tenantFilter(ctx, attachments.organizationId));
+  const ofVuln = and(eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId));
   const spec = pageStatements<AttachmentRecord>({
     ordering: ORDERINGS[sort],
     page,
@@ -162,7 +163,7 @@ export async function getAttachment(ctx: ServiceContext, vulnId: string, attachm
     ctx.db
       .select()
       .from(attachments)
-      .where(and(eq(attachments.id, attachmentId), eq(attachments.vulnId, vulnId), tenantFilter(ctx, attachments.organizationId))),
+      .where(and(eq(attachments.id, attachmentId), eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId))),
   ]);
   if (!found[0]) throw vulnNotFound();
   if (!rows[0]) throw attachmentNotFound();
@@ -187,7 +188,7 @@ export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, a
     vulnAndUsage(ctx, vulnId)[0],
     ctx.db
       .delete(attachments)
-      .where(and(eq(attachments.id, attachmentId), eq(attachments.vulnId, vulnId), tenantFilter(ctx, attachments.organizationId)))
+      .where(and(eq(attachments.id, attachmentId), eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId)))
       .returning({ objectKey: attachments.objectKey }),
   ]);
   if (!found[0]) throw vulnNotFound();
@@ -200,7 +201,7 @@ export function vulnObjectKeys(ctx: ServiceContext, vulnId: string) {
   return ctx.db
     .select({ objectKey: attachments.objectKey })
     .from(attachments)
-    .where(and(eq(attachments.vulnId, vulnId), tenantFilter(ctx, attachments.organizationId)));
+    .where(and(eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId)));
 }
 
 /**

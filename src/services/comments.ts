@@ -4,11 +4,12 @@ import { commentEvent } from "../events/outbox";
 import { ApiError } from "../http/errors";
 import type { Page } from "../http/jsonapi";
 import { nowIso, uuidv7 } from "../lib/ids";
-import { tenantFilter, type ServiceContext } from "./context";
+import { vulnScope, type ServiceContext } from "./context";
 import { batchOf, pageStatements, where, whenRefused, type Ordering } from "./listing";
 import { changedRows, commit, Plan, type Responder } from "./unit-of-work";
+import { LIMITS } from "../lib/limits";
 
-export const MAX_COMMENT_LENGTH = 20_000;
+export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
 export type CommentRecord = CommentRow;
 
@@ -28,7 +29,7 @@ const commentNotFound = () => new ApiError("not_found", { detail: "The vuln has 
 
 /** The vuln, scoped to the caller (the organization's side). */
 function vulnRead(ctx: ServiceContext, vulnId: string) {
-  return ctx.db.select({ id: vulns.id }).from(vulns).where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId)));
+  return ctx.db.select({ id: vulns.id }).from(vulns).where(where(eq(vulns.id, vulnId), vulnScope(ctx, vulns.organizationId, vulns.id)));
 }
 
 /**
@@ -81,7 +82,8 @@ export async function listComments(ctx: ServiceContext, side: CommentSide, page:
   const reporter = side.author === "reporter";
   const ofVuln = and(
     eq(comments.vulnId, side.vulnId),
-    reporter ? eq(comments.visibility, "reporter") : tenantFilter(ctx, comments.organizationId),
+    vulnScope(ctx, comments.organizationId, comments.vulnId),
+    reporter ? eq(comments.visibility, "reporter") : undefined,
   );
   const spec = pageStatements<CommentRecord>({
     ordering: ORDERINGS[sort],
@@ -103,7 +105,7 @@ export async function getComment(ctx: ServiceContext, vulnId: string, commentId:
     ctx.db
       .select()
       .from(comments)
-      .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), tenantFilter(ctx, comments.organizationId))),
+      .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
   ]);
   if (!found[0]) throw vulnNotFound();
   if (!rows[0]) throw commentNotFound();
@@ -115,7 +117,7 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
   const row = await ctx.db
     .select()
     .from(comments)
-    .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), eq(comments.visibility, "reporter")))
+    .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), eq(comments.visibility, "reporter"), vulnScope(ctx, comments.organizationId, comments.vulnId)))
     .get();
   if (!row) throw commentNotFound();
   return row;
@@ -128,7 +130,7 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
 export async function deleteComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<void> {
   const [found, deleted] = await ctx.db.batch([
     vulnRead(ctx, vulnId),
-    ctx.db.delete(comments).where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), tenantFilter(ctx, comments.organizationId))),
+    ctx.db.delete(comments).where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
   ]);
   if (!found[0]) throw vulnNotFound();
   if (changedRows(deleted) === 0) throw commentNotFound();

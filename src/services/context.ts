@@ -1,4 +1,4 @@
-import { eq, sql, type SQL } from "drizzle-orm";
+import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import type { ApiKeyKind } from "../db/schema";
@@ -6,11 +6,17 @@ import type { QueueMessage } from "../events/outbox";
 import { ApiError } from "../http/errors";
 import type { IdempotencyUnit } from "./idempotency";
 
-/** Who is calling: an organization key acts for one organization; an operator key for none in particular. */
+/**
+ * Who is calling: an organization key acts for one organization; an operator key for none in
+ * particular; a reporter (by its follow-up token) for one report of one organization, and is never
+ * an organization: organization-wide rows are out of its reach (see `vulnScope`).
+ */
 export interface Caller {
   keyId: string;
-  kind: ApiKeyKind | "public";
+  kind: ApiKeyKind | "public" | "reporter";
   organizationId: string | null;
+  /** The reporter's one report (its vuln id); set for kind "reporter" only. */
+  reportId?: string;
 }
 
 /** A request with no key (the public routes): tenancy lets it see nothing organization-owned. */
@@ -34,8 +40,17 @@ export interface ServiceContext {
  */
 export function tenantFilter(ctx: ServiceContext, column: SQLiteColumn): SQL | undefined {
   if (ctx.caller.kind === "operator") return undefined;
-  if (ctx.caller.kind === "public") return sql`0`;
-  return eq(column, ctx.caller.organizationId!);
+  if (ctx.caller.kind === "organization") return eq(column, ctx.caller.organizationId!);
+  return sql`0`; // public, and a reporter outside its report
+}
+
+/**
+ * The filter for rows that belong to one vuln (the vuln itself, its comments and files): the caller's
+ * tenancy, and for a reporter its own report's rows only.
+ */
+export function vulnScope(ctx: ServiceContext, organizationColumn: SQLiteColumn, vulnColumn: SQLiteColumn): SQL | undefined {
+  if (ctx.caller.kind !== "reporter") return tenantFilter(ctx, organizationColumn);
+  return and(eq(organizationColumn, ctx.caller.organizationId!), eq(vulnColumn, ctx.caller.reportId!));
 }
 
 /** Which data an operator key may change for an unclaimed organization only (the 403's words). */

@@ -29,7 +29,9 @@ const freshAddress = () => `198.51.100.${++addresses}`;
 function inOneWindow(): void {
   vi.useFakeTimers({ toFake: ["Date"] });
   vi.setSystemTime((Math.floor(Date.now() / 60_000) + 1) * 60_000 + 1);
-  onTestFinished(() => vi.useRealTimers());
+  onTestFinished(() => {
+    vi.useRealTimers();
+  });
 }
 
 /** A rate limiter that counts what it is asked, and lets everything through (or nothing). */

@@ -48,8 +48,10 @@ async function renderedAll(page: Page, ops: { id: string; summary: string }[]) {
   await page
     .waitForFunction(
       (wanted) => {
-        const text = document.body.innerText;
-        const html = document.body.innerHTML;
+        // Runs in the page (the tests' types have no DOM).
+        const { body } = (globalThis as unknown as { document: { body: { innerText: string; innerHTML: string } } }).document;
+        const text = body.innerText;
+        const html = body.innerHTML;
         return wanted.every((op) => text.includes(op.summary) || html.includes(op.id));
       },
       ops,

@@ -6,6 +6,7 @@ import { MAX_FORM_BYTES } from "../../src/routes/pages/form";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/pages/styles";
 import { BASE, get, patch, post } from "../helpers/api";
 import { countingD1 } from "../helpers/d1-counter";
+import { eventTypes } from "../helpers/events";
 import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { nextIp } from "../helpers/reporter";
 
@@ -204,6 +205,22 @@ describe("the reporter's page", () => {
     const download = await browse("GET", `${path}/attachments/${files.body.data[0].id}`);
     expect(download.text).toBe("second file");
     expect(download.headers.get("Content-Disposition")).toContain("attachment");
+  });
+
+  it("tells the organization of a file added on the page as the API does: updated_at moves and Vuln::Updated fires, in the file's batch", async () => {
+    const { path, vulnId } = await report();
+    const before = (await get(`/v1/vulns/${vulnId}`, org.key)).body.data.attributes.updated_at;
+    const eventsBefore = await eventTypes(vulnId);
+    const fd = new FormData();
+    fd.set("file", new File(["a screenshot, say"], "proof.txt", { type: "text/plain" }));
+    expect((await browse("POST", `${path}/attachments`, { body: fd })).status).toBe(303);
+    expect(await eventTypes(vulnId)).toEqual([...eventsBefore, "Vuln::Updated"]);
+    expect((await get(`/v1/vulns/${vulnId}`, org.key)).body.data.attributes.updated_at > before).toBe(true);
+    // A refused file changes nothing.
+    const empty = new FormData();
+    empty.set("file", new File([], ""));
+    expect((await browse("POST", `${path}/attachments`, { body: empty })).status).toBe(422);
+    expect(await eventTypes(vulnId)).toEqual([...eventsBefore, "Vuln::Updated"]);
   });
 
   it("answers an unknown or malformed token with the 404 page, privately", async () => {

@@ -7,9 +7,8 @@ import { generateReporterToken, sha256Hex } from "../../lib/crypto";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { alreadyReceivedPage, briefPage } from "../../pages/brief";
 import { notFoundPage } from "../../pages/layout";
-import { uploadAttachment } from "../../services/attachments";
 import { findPublishedBrief } from "../../services/public-briefs";
-import { reportScopedCaller } from "../../services/report";
+import { addReporterFile } from "../../services/reporter";
 import { createVuln } from "../../services/vulns";
 import { serviceContext } from "../v1/handler-helpers";
 import { MAX_FORM_BYTES, readReportForm, reserveForm } from "./form";
@@ -61,11 +60,12 @@ export const briefPageRouter = new Hono<AppEnv>()
     }
     // The files follow the report, through the reporter's own upload; one that fails leaves the
     // report made, and the report's page says so and takes the file again.
-    const files = { ...serviceContext(c), caller: reportScopedCaller(record), objects: c.env.ATTACHMENTS };
+    const files = { ...serviceContext(c), objects: c.env.ATTACHMENTS };
     let failed = 0;
     for (const { file } of form.files) {
       try {
-        await uploadAttachment(files, record.id, file.stream(), { filename: file.name, contentType: file.type || undefined, declaredLength: file.size }, "reporter");
+        const meta = { filename: file.name, contentType: file.type || undefined, declaredLength: file.size };
+        await addReporterFile({ ctx: files, report: record, body: file.stream(), meta, withSubmission: true });
       } catch (err) {
         failed++;
         console.error(JSON.stringify({ level: "warn", message: "form file not stored", vuln_id: record.id, error: String(err) }));

@@ -11,10 +11,11 @@ import { MAX_FILE_BYTES } from "../../services/attachments";
 import { IdempotencyUnit } from "../../services/idempotency";
 import type { VulnInput } from "../../services/vulns";
 import { SubmissionAttributes } from "../v1/vulns/schema";
+import { LIMITS, mib } from "../../lib/limits";
 
-export const MAX_FORM_FILES = 5;
-/** The form's body: five files of 10 MiB and 1 MiB for the text fields and the multipart framing. */
-export const MAX_FORM_BYTES = MAX_FORM_FILES * MAX_FILE_BYTES + 1024 * 1024;
+export const MAX_FORM_FILES = LIMITS.formFiles;
+/** The form's body: its files at their largest, and a body's worth for the text fields and the multipart framing. */
+export const MAX_FORM_BYTES = MAX_FORM_FILES * MAX_FILE_BYTES + LIMITS.bodyBytes;
 /** How long the same content from the same address counts as a repeat (a double click, a resent form). */
 export const REPEAT_WINDOW_MS = 10 * 60 * 1000;
 
@@ -59,7 +60,7 @@ export async function readReportForm(fd: FormData): Promise<ReadForm> {
   if (chosen.length > MAX_FORM_FILES) add("files", `At most ${MAX_FORM_FILES} files can be sent with the form; add more on the report's page afterwards.`);
   const files: FormFile[] = [];
   for (const file of chosen.slice(0, MAX_FORM_FILES)) {
-    if (file.size > MAX_FILE_BYTES) add("files", `${file.name} is over 10 MiB.`);
+    if (file.size > MAX_FILE_BYTES) add("files", `${file.name} is over ${mib(MAX_FILE_BYTES)}.`);
     else if (file.size === 0) add("files", `${file.name} is empty.`);
     else if (cleanFilename(file.name) === null) add("files", "A file has no usable name.");
     else files.push({ file, sha256: await sha256Hex(await file.arrayBuffer()) });

@@ -4,6 +4,7 @@ import type { AppEnv } from "../../app-env";
 import { ApiError } from "../../http/errors";
 import { allowAddress, clientIp } from "../../http/rate-limit";
 import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../pages/layout";
+import { LIMITS, mib } from "../../lib/limits";
 
 export const HTML = "text/html; charset=utf-8";
 
@@ -55,7 +56,7 @@ export function pageError(err: Error, c: Context): Response {
       return res;
     }
     if (err.status === 404) return respond(notFoundPage(), 404);
-    if (err.status === 413) return respond(problemPage("Too large", "The form is larger than this page accepts: files may be at most 10 MiB each, five with the report. Nothing was stored."), 413);
+    if (err.status === 413) return respond(problemPage("Too large", `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with the report. Nothing was stored.`), 413);
     if (err.status < 500) return respond(problemPage("Not sent", err.message), err.status);
   }
   console.error(JSON.stringify({ level: "error", message: "page failed", path: c.req.path, error: String(err) }));

@@ -5,14 +5,15 @@ import { ApiError } from "../../http/errors";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
 import { respond } from "../../http/media-type";
 import { collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
-import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv } from "../../http/reporter-auth";
+import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
 import { COMMENT_VISIBILITIES, UPLOADERS } from "../../db/schema";
-import { getAttachment, listAttachments, MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, openAttachmentContent, uploadAttachment, type AttachmentRecord } from "../../services/attachments";
-import { createComment, getReporterComment, listComments, type CommentRecord } from "../../services/comments";
-import { reportScopedCaller, reporterUploaded, type Report } from "../../services/report";
+import { MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, type AttachmentRecord } from "../../services/attachments";
+import type { CommentRecord } from "../../services/comments";
+import { addReporterFile, findReport, openReporterFile, readThread, readThreadComment, replyAsReporter, reporterCaller, reporterFile, reporterFiles, type Report } from "../../services/reporter";
 import { created, serviceContext, storedCreated } from "../v1/handler-helpers";
 import { CommentBody } from "../v1/vulns/comments";
+import { LIMITS, mib } from "../../lib/limits";
 
 const tags = ["Reporter"];
 // The reporter's answers are its own: never kept by a browser or a shared cache, whatever else ran.
@@ -20,7 +21,8 @@ const noStore: MiddlewareHandler = async function noStoreMiddleware(c, next) {
   await next();
   c.res.headers.set("Cache-Control", "no-store");
 };
-const auth = [noStore, reporterAuth()];
+type ReporterEnv = OpenedEnv<Report>;
+const auth = [noStore, reporterAuth<Report>({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller })];
 const security = [{ reporterToken: [] }];
 const notFound = "Not found: the report has no such comment or attachment";
 const readErrors = errorResponses("read", { notFound });
@@ -28,8 +30,8 @@ const writeErrors = errorResponses("write", { notFound: "Not found" });
 const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = writeErrors;
 const uploadErrors = {
   ...uploadWriteErrors,
-  413: { ...tooLarge, description: "Payload too large: the file is over 10 MiB; nothing is stored" },
-  422: { ...invalidInput, description: "Validation error: filename (at source.parameter), an empty file, or the report's 20 files / 50 MiB; nothing is stored" },
+  413: { ...tooLarge, description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)}; nothing is stored` },
+  422: { ...invalidInput, description: `Validation error: filename (at source.parameter), an empty file, or the report's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored` },
 };
 
 const ReportResource = z
@@ -106,9 +108,8 @@ function serializeAttachment(row: AttachmentRecord) {
 // The app's context with one variable more; Hono's setter makes the types invariant, hence the cast.
 const context = (c: Context<ReporterEnv>) => serviceContext(c as unknown as Context<AppEnv>);
 
-/** The reporter's side of the services: its own vuln, and for files the organization that owns it. */
-const reporterSide = (c: Context<ReporterEnv>) => ({ author: "reporter" as const, vulnId: c.var.report.id, organizationId: c.var.report.organizationId });
-const fileContext = (c: Context<ReporterEnv>) => ({ ...context(c), caller: reportScopedCaller(c.var.report), objects: c.env.ATTACHMENTS });
+/** What the reporter's verbs take: the request's context (files need the bucket) and the token's report. */
+const reporter = (c: Context<ReporterEnv>) => ({ ctx: { ...context(c), objects: c.env.ATTACHMENTS }, report: c.var.report });
 
 function declaredLength(c: Context): number | null {
   const header = c.req.header("content-length");
@@ -143,7 +144,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     }),
     async (c) => {
       const page = pageOf(c.req.valid("query"));
-      const { rows, total } = await listComments(context(c), reporterSide(c), page);
+      const { rows, total } = await readThread({ ...reporter(c), page });
       return respond(c, collection(c, rows.map(serializeComment), page, total));
     },
   )
@@ -159,7 +160,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "comment");
-      const record = await createComment(context(c), reporterSide(c), { body: data.attributes.body, visibility: "reporter" }, (r) => storedCreated(c, single(serializeComment(r))));
+      const record = await replyAsReporter({ ...reporter(c), body: data.attributes.body, respond: (r) => storedCreated(c, single(serializeComment(r))) });
       return created(c, single(serializeComment(record)));
     },
   )
@@ -172,7 +173,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       request: { params: CommentParam },
       responses: { 200: { description: "The comment", content: jsonApiContent(singleDocument(ReporterComment)) }, ...readErrors },
     }),
-    async (c) => respond(c, single(serializeComment(await getReporterComment(context(c), c.var.report.id, c.req.valid("param").comment_id)))),
+    async (c) => respond(c, single(serializeComment(await readThreadComment({ ...reporter(c), commentId: c.req.valid("param").comment_id })))),
   )
   .openapi(
     route({
@@ -185,7 +186,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     }),
     async (c) => {
       const page = pageOf(c.req.valid("query"));
-      const { rows, total } = await listAttachments(fileContext(c), c.var.report.id, page);
+      const { rows, total } = await reporterFiles({ ...reporter(c), page });
       return respond(c, collection(c, rows.map(serializeAttachment), page, total));
     },
   )
@@ -195,16 +196,15 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       path: "/attachments",
       operationId: "createReportAttachment",
       summary: "Add a file to the report: the body is the file, Content-Type its type; the organization's webhooks get Vuln::Updated",
-      description: `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (10 MiB) a file, ${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (50 MiB) a report, counting both sides' files.`,
+      description: `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a report, counting both sides' files.`,
       request: { query: UploadQuery, body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } } },
       responses: { 201: { description: "Stored", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...uploadErrors },
     }),
     async (c) => {
       const meta = { filename: c.req.valid("query").filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
-      const ctx = fileContext(c);
       // A body already read on the way here (to hash it for an Idempotency-Key) streams from Hono's copy.
       const body = c.req.raw.bodyUsed ? new Blob([await c.req.arrayBuffer()]).stream() : c.req.raw.body;
-      const record = await uploadAttachment(ctx, c.var.report.id, body, meta, "reporter", (r) => storedCreated(c, single(serializeAttachment(r))), reporterUploaded(ctx, c.var.report.id));
+      const record = await addReporterFile({ ...reporter(c), body, meta, respond: (r) => storedCreated(c, single(serializeAttachment(r))) });
       return created(c, single(serializeAttachment(record)));
     },
   )
@@ -217,7 +217,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       request: { params: AttachmentParam },
       responses: { 200: { description: "The attachment", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...readErrors },
     }),
-    async (c) => respond(c, single(serializeAttachment(await getAttachment(fileContext(c), c.var.report.id, c.req.valid("param").attachment_id)))),
+    async (c) => respond(c, single(serializeAttachment(await reporterFile({ ...reporter(c), attachmentId: c.req.valid("param").attachment_id })))),
   )
   .openapi(
     route({
@@ -229,7 +229,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       responses: { 200: { description: "The bytes; Content-Type only from an allow-list of inert types, else application/octet-stream", content: { "application/octet-stream": { schema: Binary } } }, ...readErrors },
     }),
     async (c) => {
-      const { record, body } = await openAttachmentContent(fileContext(c), c.var.report.id, c.req.valid("param").attachment_id);
+      const { record, body } = await openReporterFile({ ...reporter(c), attachmentId: c.req.valid("param").attachment_id });
       return c.body(body, 200, downloadHeaders(record));
     },
   );

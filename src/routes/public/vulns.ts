@@ -11,6 +11,7 @@ import { serviceContext, storedResponse } from "../v1/handler-helpers";
 import { rawSubmission, SubmissionAttributes } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
+import { RATES } from "../../lib/limits";
 
 const PublicSubmissionInput = requestDocument(SubmissionAttributes, z.strictObject({}).optional()).openapi("PublicSubmissionInput");
 
@@ -56,7 +57,7 @@ export const publicVulnsRouter = createRouter().openapi(
     path: "/briefs/{shortcode}/vulns",
     operationId: "createPublicVuln",
     tags: ["Public"],
-    summary: "Submit a report through a published brief (no key; 5 a minute per client IP); the answer carries the reporter's follow-up token, once",
+    summary: `Submit a report through a published brief (no key; ${RATES.publicSubmits} a minute per client IP); the answer carries the reporter's follow-up token, once`,
     security: [],
     middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
     request: {

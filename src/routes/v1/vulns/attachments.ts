@@ -22,6 +22,7 @@ import {
   type AttachmentRecord,
 } from "../../../services/attachments";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { LIMITS, mib } from "../../../lib/limits";
 
 const tags = ["Vuln attachments"];
 const organizationOnly = [requireOrganizationKey("vulns")];
@@ -32,8 +33,8 @@ const deleteErrors = errorResponses("read", { ...errors, forbidden: OPERATOR_NEV
 const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = errorResponses("write", { ...errors, forbidden: OPERATOR_NEVER });
 const uploadErrors = {
   ...uploadWriteErrors,
-  413: { ...tooLarge, description: "Payload too large: the file is over 10 MiB (by Content-Length or as streamed); nothing is stored" },
-  422: { ...invalidInput, description: "Validation error: filename (at source.parameter), an empty file, or the vuln's 20 files / 50 MiB; nothing is stored" },
+  413: { ...tooLarge, description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)} (by Content-Length or as streamed); nothing is stored` },
+  422: { ...invalidInput, description: `Validation error: filename (at source.parameter), an empty file, or the vuln's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored` },
 };
 
 const AttachmentParams = z.object({
@@ -132,8 +133,8 @@ export const attachmentsRouter = createRouter()
       tags,
       summary: `Attach a file: the body is the file, Content-Type its type (organization key only)`,
       description:
-        `The raw bytes, streamed to storage while their SHA-256 is computed. At most ${MAX_FILE_BYTES} bytes (10 MiB) a file, ` +
-        `${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (50 MiB) a vuln. With an Idempotency-Key, the key covers the bytes and the filename. ` +
+        `The raw bytes, streamed to storage while their SHA-256 is computed. At most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ` +
+        `${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a vuln. With an Idempotency-Key, the key covers the bytes and the filename. ` +
         "Attaching does not change the vuln: no Vuln::Updated, updated_at unchanged.",
       middleware: organizationOnly,
       request: {

@@ -7,12 +7,12 @@ import { normalizeHostname } from "../../../lib/asset-values";
 import { rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
+import { LIMITS } from "../../../lib/limits";
 
-// Limits: title <= 300, description <= 100,000, up to 50 domains and 20 tags.
-const Title = z.string().trim().min(1, "must not be empty").max(300, "must be at most 300 characters");
+const Title = z.string().trim().min(1, "must not be empty").max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`);
 const Description = z
   .string()
-  .max(100_000, "must be at most 100000 characters")
+  .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
   .refine((v) => v.trim().length > 0, "must not be empty");
 const ContactEmail = z.email("must be a valid e-mail address").max(254, "must be at most 254 characters");
 const Domain = z
@@ -20,7 +20,7 @@ const Domain = z
   .trim()
   .transform((v, ctx) => normalizeHostname(v) ?? (ctx.addIssue({ code: "custom", message: "must be a domain name such as app.example.com" }), z.NEVER))
   .openapi({ type: "string", format: "hostname" });
-const Domains = z.array(Domain).max(50, "at most 50 domains");
+const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.domainsPerVuln} domains`);
 const Tags = z.array(z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters")).max(20, "at most 20 tags");
 
 /** What a researcher submits, through the API or a brief's public page. */

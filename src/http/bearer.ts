@@ -1,0 +1,60 @@
+import type { Context } from "hono";
+import { sha256Hex } from "../lib/crypto";
+import { ApiError } from "./errors";
+import { clientIp, rateLimited, UnauthenticatedLimit } from "./rate-limit";
+
+/** What looking a secret up by its SHA-256 found: the thing it opens, "gone" (deleted since), or nothing. */
+export type Found<T> = T | "gone" | null;
+
+/** `Authorization: Bearer <secret>` read: the secret, or what is wrong with the header. */
+export function bearerSecret(header: string | undefined): { secret: string } | { problem: "missing" | "malformed" } {
+  if (!header) return { problem: "missing" };
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  return match ? { secret: match[1]! } : { problem: "malformed" };
+}
+
+/**
+ * The one gate for secrets a client presents: API keys, and reporters' follow-up tokens whether they
+ * come as a Bearer (the reporter's API) or in a page's address (/r/{token}). A secret is looked up by
+ * its SHA-256 with one D1 read. Requests without a valid one are counted per client IP (see
+ * UnauthenticatedLimit): a missing or malformed secret before anything else, an unknown one after its
+ * lookup; once the address is over its budget, its well-formed secrets are refused before any D1 read
+ * (secrets that worked in the last minute still go through), so guessing costs D1 nothing.
+ *
+ * The lookup is the caller's (the app passes the API key's, the reporter's routes the report's): this
+ * layer reads no table itself.
+ */
+export class BearerGate {
+  private readonly memory = new UnauthenticatedLimit();
+
+  /** `tooMany`: the 429's sentence, e.g. "More than 60 requests in a minute from this address without a valid API key." */
+  constructor(private readonly tooMany: string) {}
+
+  /** Counts a request that presented no valid secret; throws the 429 once the address is over its budget. */
+  async countFailure(c: Context): Promise<void> {
+    if (await this.memory.failed(c.env.UNAUTHENTICATED_RATE_LIMITER, clientIp(c.req))) throw rateLimited(this.tooMany);
+  }
+
+  /** Counts a request that presented no valid secret, then throws `refusal` (or the 429 once over budget). */
+  async refuse(c: Context, refusal: ApiError): Promise<never> {
+    await this.countFailure(c);
+    throw refusal;
+  }
+
+  /**
+   * Opens a secret already checked for its form. Unknown: counted as a failure and null. "gone" is
+   * not counted (it was a real secret once), and what it means is the door's to say.
+   */
+  async open<T>(c: Context, secret: string, lookUp: (hash: string) => Promise<Found<T>>): Promise<Found<T>> {
+    const ip = clientIp(c.req);
+    const hash = await sha256Hex(secret);
+    if (!this.memory.mayLookUp(ip, hash)) throw rateLimited(this.tooMany);
+    const found = await lookUp(hash);
+    if (found === null) {
+      await this.countFailure(c);
+      return null;
+    }
+    if (found !== "gone") this.memory.succeeded(hash);
+    return found;
+  }
+}

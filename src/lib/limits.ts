@@ -1,0 +1,59 @@
+// Every limit a client can reach, defined once. The schemas, the error messages, the page templates,
+// the OpenAPI text and the rate-limit bindings of wrangler.toml (held to it by a test) read it here;
+// a number a client can hit is never written anywhere else.
+
+const MiB = 1024 * 1024;
+
+/** Requests a minute. Windows are fixed and aligned to the minute, like Cloudflare's limiter's. */
+export const RATES = {
+  /** With one API key. */
+  apiKey: 600,
+  /** Public reads (briefs, directories, their pages) from one address: */
+  publicReads: 300,
+  /** of which this many are counted in the isolate's memory before the limiter is asked (ReadBudget). */
+  publicReadsInIsolate: 30,
+  /** Report submissions from one address, through the API or a brief's page. */
+  publicSubmits: 5,
+  /** Requests to keyed routes from one address without a valid key or token. */
+  unauthenticated: 60,
+  /** With one reporter's follow-up token. */
+  reporter: 30,
+} as const;
+
+/** The rate-limit bindings of wrangler.toml and the `limit` each must be configured with. */
+export const RATE_LIMIT_BINDINGS = {
+  API_RATE_LIMITER: RATES.apiKey,
+  PUBLIC_READ_RATE_LIMITER: RATES.publicReads - RATES.publicReadsInIsolate,
+  PUBLIC_SUBMIT_RATE_LIMITER: RATES.publicSubmits,
+  UNAUTHENTICATED_RATE_LIMITER: RATES.unauthenticated,
+  REPORTER_RATE_LIMITER: RATES.reporter,
+} as const;
+
+/** Sizes and counts. */
+export const LIMITS = {
+  /** A request body (JSON), in bytes. */
+  bodyBytes: 1 * MiB,
+  /** One attachment, in bytes. */
+  fileBytes: 10 * MiB,
+  /** Attachments of one vuln, both sides' together. */
+  filesPerVuln: 20,
+  /** Bytes of one vuln's attachments together. */
+  bytesPerVuln: 50 * MiB,
+  /** Files sent with the report form. */
+  formFiles: 5,
+  /** A vuln's title, in characters. */
+  titleLength: 300,
+  /** A vuln's description, in characters. */
+  descriptionLength: 100_000,
+  /** Domains a vuln names. */
+  domainsPerVuln: 50,
+  /** A comment's body, in characters. */
+  commentLength: 20_000,
+  /** Error objects listed in one error document (the rest are counted in meta.errors_omitted). */
+  errorsListed: 25,
+  /** Resources in one page of a list. */
+  pageSize: 100,
+} as const;
+
+/** A size in bytes as people read it: "10 MiB". */
+export const mib = (bytes: number): string => `${bytes / MiB} MiB`;

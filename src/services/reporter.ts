@@ -1,0 +1,128 @@
+import { eq, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { briefs, deletedReportTokens, organizations, vulns } from "../db/schema";
+import { nowIso } from "../lib/ids";
+import type { Page } from "../http/jsonapi";
+import { getAttachment, listAttachments, openAttachmentContent, uploadAttachment, type AttachmentContext, type AttachmentRecord, type UploadMeta } from "./attachments";
+import { createComment, getReporterComment, listComments, type CommentRecord, type CommentSide } from "./comments";
+import type { Caller, ServiceContext } from "./context";
+import type { Plan, Responder } from "./unit-of-work";
+import { touchVulns } from "./vulns";
+
+// The reporter's side of the platform, whatever door it comes through (the JSON API under
+// /v1/p/report, the pages under /r/{token}): open a report by its token, read and answer the
+// conversation, add and read files. Each verb acts as the report's reporter (kind "reporter"), which
+// reaches that one report's rows and nothing else of the organization's.
+
+/**
+ * A report as its reporter may see it: its state, and the names the reporter already saw on the
+ * brief's public page. Nothing else of the organization's (no triage notes, no keys, no tags).
+ */
+export interface Report {
+  id: string;
+  organizationId: string;
+  shortcode: string;
+  title: string;
+  inboxState: string;
+  processingState: string;
+  severity: string | null;
+  createdAt: string;
+  updatedAt: string;
+  briefName: string | null;
+  organizationName: string;
+}
+
+/**
+ * The one round trip behind every reporter request, by the follow-up token's SHA-256 (hex): the whole
+ * report (so `GET /v1/p/report` costs this and nothing more), and in the same batch whether the token
+ * was a deleted report's. Returns the report, "gone" (deleted), or null for a token nobody was given.
+ */
+export async function findReport(db: Db, tokenHash: string): Promise<Report | "gone" | null> {
+  const [rows, deleted] = await db.batch([
+    db
+      .select({
+        id: vulns.id,
+        organizationId: vulns.organizationId,
+        shortcode: vulns.shortcode,
+        title: vulns.title,
+        inboxState: vulns.inboxState,
+        processingState: vulns.processingState,
+        severity: vulns.severity,
+        createdAt: vulns.createdAt,
+        updatedAt: vulns.updatedAt,
+        // Aliased: rows of a D1 batch are keyed by column name, and both tables call theirs "name".
+        briefName: sql<string | null>`${briefs.name}`.as("brief_name"),
+        organizationName: sql<string>`${organizations.name}`.as("organization_name"),
+      })
+      .from(vulns)
+      .innerJoin(organizations, eq(organizations.id, vulns.organizationId))
+      .leftJoin(briefs, eq(briefs.id, vulns.briefId))
+      .where(eq(vulns.followUpTokenHash, tokenHash)),
+    db.select({ tokenHash: deletedReportTokens.tokenHash }).from(deletedReportTokens).where(eq(deletedReportTokens.tokenHash, tokenHash)),
+  ]);
+  return rows[0] ?? (deleted.length ? "gone" : null);
+}
+
+/** The caller a reporter's request runs as: the one report its token opened, in that report's organization. */
+export function reporterCaller(report: Pick<Report, "id" | "organizationId">): Caller {
+  return { keyId: `report:${report.id}`, kind: "reporter", organizationId: report.organizationId, reportId: report.id };
+}
+
+/** What the reporter's verbs take: a request's context, any caller (they act as the report's reporter). */
+export interface ReporterArgs {
+  ctx: ServiceContext;
+  report: Pick<Report, "id" | "organizationId">;
+}
+
+/** The request's context, acting as the report's reporter: whatever door it came through, never more. */
+const asReporter = <C extends ServiceContext>(ctx: C, report: ReporterArgs["report"]): C => ({ ...ctx, caller: reporterCaller(report) });
+const reporterSide = (report: ReporterArgs["report"]): CommentSide => ({ author: "reporter", vulnId: report.id, organizationId: report.organizationId });
+
+/** The conversation as the reporter reads it: the organization's replies and its own comments, oldest first. */
+export function readThread({ ctx, report, page }: ReporterArgs & { page: Page }) {
+  return listComments(asReporter(ctx, report), reporterSide(report), page);
+}
+
+/** One comment of the reporter's conversation; an internal note answers as no comment does. */
+export function readThreadComment({ ctx, report, commentId }: ReporterArgs & { commentId: string }): Promise<CommentRecord> {
+  return getReporterComment(asReporter(ctx, report), report.id, commentId);
+}
+
+/** The reporter answers the organization (a closed report too); the organization's webhooks get Vuln::Comment::Created. */
+export function replyAsReporter({ ctx, report, body, respond }: ReporterArgs & { body: string; respond?: Responder<CommentRecord> }): Promise<CommentRecord> {
+  return createComment(asReporter(ctx, report), reporterSide(report), { body, visibility: "reporter" }, respond);
+}
+
+/**
+ * A file from the reporter. It is news to the organization: the vuln's updated_at moves and its
+ * webhooks get Vuln::Updated, in the file row's own batch (files the organization attaches itself
+ * change nothing). The files sent with the report form itself (`withSubmission`) arrive with the
+ * report's own Vuln::Created and are no news of their own.
+ */
+export function addReporterFile({
+  ctx,
+  report,
+  body,
+  meta,
+  respond,
+  withSubmission = false,
+}: { ctx: AttachmentContext; report: ReporterArgs["report"]; body: ReadableStream<Uint8Array> | null; meta: UploadMeta; respond?: Responder<AttachmentRecord>; withSubmission?: boolean }): Promise<AttachmentRecord> {
+  const reporter = asReporter(ctx, report);
+  const news = withSubmission ? undefined : (p: Plan<unknown>) => touchVulns(reporter, [report.id], nowIso(), p);
+  return uploadAttachment(reporter, report.id, body, meta, "reporter", respond, news);
+}
+
+/** Every file of the report, the reporter's and the organization's. */
+export function reporterFiles({ ctx, report, page, sort }: ReporterArgs & { page: Page; sort?: "created_at" | "-created_at" }) {
+  return listAttachments(asReporter(ctx, report), report.id, page, sort);
+}
+
+/** One file's metadata. */
+export function reporterFile({ ctx, report, attachmentId }: ReporterArgs & { attachmentId: string }): Promise<AttachmentRecord> {
+  return getAttachment(asReporter(ctx, report), report.id, attachmentId);
+}
+
+/** One file's bytes, streamed from R2. */
+export function openReporterFile({ ctx, report, attachmentId }: { ctx: AttachmentContext; report: ReporterArgs["report"]; attachmentId: string }) {
+  return openAttachmentContent(asReporter(ctx, report), report.id, attachmentId);
+}
