@@ -1,5 +1,5 @@
 import type { RequestDatabase } from "./db";
-import type { Caller } from "./services/context";
+import type { Caller } from "./lib/caller";
 import type { IdempotencyUnit } from "./services/idempotency";
 
 export type AppEnv = {

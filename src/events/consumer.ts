@@ -1,5 +1,5 @@
 import { primaryDb } from "../db";
-import { loggable } from "../http/errors";
+import { loggable } from "../lib/log";
 import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
 import type { LeasedDelivery } from "../webhooks/fanout";
 import { publishDeliveries, type QueueMessage } from "./outbox";

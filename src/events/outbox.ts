@@ -2,7 +2,7 @@ import { and, asc, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { comments, events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { inList } from "../services/listing";
+import { inList } from "../db/queries";
 import { QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import type { EventType } from "./types";
 

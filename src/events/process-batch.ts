@@ -2,7 +2,7 @@ import { sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import { events, vulns } from "../db/schema";
 import { receiveStatements, storeStatements } from "../intake/intake";
-import { batchOf, inList } from "../services/listing";
+import { batchOf, inList } from "../db/queries";
 import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
 
 // The events of one message batch processed together, in three D1 round trips whatever their

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { API_KEY_PATTERN } from "../lib/crypto";
-import type { Caller } from "../services/context";
+import type { Caller } from "../lib/caller";
 import { BearerGate, bearerSecret } from "./bearer";
 import { ApiError } from "./errors";
 import { rateLimited, UNAUTHENTICATED_PER_MINUTE } from "./rate-limit";

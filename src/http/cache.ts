@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import { toHex } from "../lib/crypto";
 
 /**
  * The edge cache of public reads, on the Cache API. Entries live in the data center
@@ -64,8 +65,7 @@ export const PUBLIC_JSON_HEADERS: Readonly<Record<string, string>> = {
 
 async function etagOf(body: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(body));
-  const hex = Array.from(new Uint8Array(digest).slice(0, 16), (b) => b.toString(16).padStart(2, "0")).join("");
-  return `"${hex}"`;
+  return `"${toHex(new Uint8Array(digest).slice(0, 16))}"`;
 }
 
 function matchesEtag(ifNoneMatch: string | undefined, etag: string): boolean {

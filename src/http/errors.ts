@@ -3,6 +3,7 @@ import { HTTPException } from "hono/http-exception";
 import { IdempotentReplay } from "./replay";
 import { responseMediaType } from "./response-type";
 import { LIMITS, mib } from "../lib/limits";
+import { loggable } from "../lib/log";
 
 /**
  * The closed list of error codes; the status and title follow from the code. `about` is what the
@@ -135,16 +136,6 @@ function fromHttpException(err: HTTPException): ApiError {
     default:
       return new ApiError(err.status >= 500 ? "internal_error" : "bad_request", { detail: err.message });
   }
-}
-
-/**
- * What of an error may be logged. Drizzle's query errors carry the bound parameters in their message
- * (webhook secrets, key hashes, report text): log the driver's own error and the SQL, never the values.
- */
-export function loggable(err: Error): { error: string; query?: string; stack?: string } {
-  const { cause, query } = err as { cause?: unknown; query?: string };
-  if (typeof query === "string") return { error: String(cause ?? "query failed"), query, stack: (cause as Error | undefined)?.stack };
-  return { error: String(err), stack: err.stack };
 }
 
 function isStorageUnavailable(err: Error): boolean {

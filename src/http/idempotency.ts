@@ -3,10 +3,11 @@ import type { AppEnv } from "../app-env";
 import { sha256Hex } from "../lib/crypto";
 import { clientIp } from "./rate-limit";
 import { IdempotencyUnit } from "../services/idempotency";
-import { MAX_FILE_BYTES } from "../services/attachments";
 import { ApiError } from "./errors";
 import { isRawUpload } from "./media-type";
-import { mib } from "../lib/limits";
+import { LIMITS, mib } from "../lib/limits";
+
+const MAX_FILE_BYTES = LIMITS.fileBytes;
 
 /**
  * `Idempotency-Key` on every POST. This middleware only prepares the request's

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
-import { ApiError } from "./errors";
+import { decodeCursor, encodeCursor, type Page } from "../db/pagination";
 import { LIMITS } from "../lib/limits";
+import { ApiError } from "./errors";
 
 export type Linkage = { type: string; id: string };
 export type Relationship = { data: Linkage | Linkage[] | null; links?: { related?: string } };
@@ -42,41 +43,6 @@ export function single<R extends ResourceObject<unknown, {}>>(data: R, extra: { 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = LIMITS.pageSize;
 
-/** A position in a list: the sort it belongs to, the sort value of a row and the row's id. */
-export interface Cursor {
-  sort: string;
-  value: string | number;
-  id: string;
-}
-
-/**
- * A page asked for by number (`page[number]`) or by cursor (`page[after]` / `page[before]`; an empty
- * `page[after]` is the first page). In cursor mode the list query records on `window` what the links
- * need: whether rows lie before and after the page, and the cursors of its first and last rows.
- */
-export interface Page {
-  number: number;
-  size: number;
-  cursor?: { direction: "after" | "before"; at: Cursor | null };
-  window?: { hasPrev: boolean; hasNext: boolean; first: string | null; last: string | null };
-}
-
-// Opaque to clients, but not secret: base64url of JSON [sort, value, id].
-export function encodeCursor(c: Cursor): string {
-  return btoa(JSON.stringify([c.sort, c.value, c.id])).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}
-
-export function decodeCursor(text: string): Cursor | null {
-  try {
-    const json = atob(text.replaceAll("-", "+").replaceAll("_", "/"));
-    const [sort, value, id, ...rest] = JSON.parse(json) as unknown[];
-    if (rest.length || typeof sort !== "string" || typeof id !== "string" || id.length > 64) return null;
-    if (typeof value !== "string" && !(typeof value === "number" && Number.isSafeInteger(value))) return null;
-    return { sort, value, id };
-  } catch {
-    return null;
-  }
-}
 
 type PageParams = { "page[number]"?: number; "page[size]"?: number; "page[after]"?: string; "page[before]"?: string };
 
@@ -99,9 +65,6 @@ export function pageOf(query: PageParams): Page {
   return { number: 1, size, cursor: { direction, at } };
 }
 
-export function offsetOf(page: Page): number {
-  return page.cursor ? 0 : (page.number - 1) * page.size;
-}
 
 /** A collection document with `links` (null at the ends) and `meta.page`, keeping every other query parameter. */
 export function collection<R extends ResourceObject<unknown, {}>>(c: Context, data: R[], page: Page, total: number, extra: { included?: ResourceObject<unknown, {}>[] } = {}) {

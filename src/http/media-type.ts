@@ -26,6 +26,14 @@ const METHODS_WITH_BODY = new Set(["POST", "PATCH", "PUT"]);
 // hashes its bytes. Every exception to the JSON rules is decided by this one test.
 const RAW_UPLOAD = /^\/v1\/(vulns\/[^/]+|p\/report)\/attachments\/?$/;
 
+/** A raw upload's declared size: its Content-Length, or null without one; a 400 if it is not a number. */
+export function declaredLength(c: Context): number | null {
+  const header = c.req.header("content-length");
+  if (header === undefined) return null;
+  if (!/^\d{1,15}$/.test(header)) throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
+  return Number(header);
+}
+
 export function isRawUpload(method: string, path: string): boolean {
   return method === "POST" && RAW_UPLOAD.test(path);
 }

@@ -61,9 +61,19 @@ export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
  * @example app.use("*", noStoreByDefault())
  */
 export function noStoreByDefault(): MiddlewareHandler {
-  return async function noStoreByDefaultMiddleware(c, next) {
+  return noStore({ unlessSet: true });
+}
+
+/**
+ * `Cache-Control: no-store` on the answer, whatever ran before (or, with `unlessSet`, unless a route
+ * already chose its own caching): never kept by a browser or a shared cache.
+ *
+ * @example const auth = [noStore(), reporterAuth(...)]
+ */
+export function noStore({ unlessSet = false }: { unlessSet?: boolean } = {}): MiddlewareHandler {
+  return async function noStoreMiddleware(c, next) {
     await next();
-    if (!c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
+    if (!unlessSet || !c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
   };
 }
 

@@ -5,6 +5,10 @@ import { ApiError, ERROR_CODES, type ProblemInput } from "./errors";
 import { JSONAPI_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./media-type";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./jsonapi";
 import { LIMITS, mib } from "../lib/limits";
+import { escapePointerSegment } from "./json-scan";
+
+/** A body or answer that is a file's bytes. */
+export const Binary = z.string().openapi({ type: "string", format: "binary" });
 
 // ---- Shared document schemas --------------------------------------------------------------------
 
@@ -226,7 +230,7 @@ const READ_ONLY = new Set([
 ]);
 
 export function pointerOf(path: PropertyKey[]): string {
-  return path.map((p) => `/${String(p).replaceAll("~", "~0").replaceAll("/", "~1")}`).join("");
+  return path.map((p) => `/${escapePointerSegment(String(p))}`).join("");
 }
 
 function problemsOf(issues: Issue[], target: string): ProblemInput[] {

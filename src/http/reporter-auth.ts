@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../app-env";
 import { API_KEY_PATTERN, REPORTER_TOKEN_PATTERN } from "../lib/crypto";
-import type { Caller } from "../services/context";
+import type { Caller } from "../lib/caller";
 import { BearerGate, bearerSecret, type Found } from "./bearer";
 import { ApiError } from "./errors";
 import { idempotency } from "./idempotency";

@@ -24,10 +24,14 @@ export const generateReporterToken = () => generateToken("vdpr_");
 export const API_KEY_PATTERN = /^vdp_[0-9A-Za-z]{40,}$/;
 export const REPORTER_TOKEN_PATTERN = /^vdpr_[0-9A-Za-z]{40,}$/;
 
+/** Bytes as lowercase hex, two digits a byte. */
+export function toHex(bytes: ArrayBuffer | Uint8Array): string {
+  return Array.from(bytes instanceof Uint8Array ? bytes : new Uint8Array(bytes), (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
 export async function sha256Hex(input: string | ArrayBuffer | Uint8Array): Promise<string> {
   const data = typeof input === "string" ? new TextEncoder().encode(input) : input;
-  const digest = await crypto.subtle.digest("SHA-256", data);
-  return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
+  return toHex(await crypto.subtle.digest("SHA-256", data));
 }
 
 /** Standard base64 (with padding), or base64url (no padding) where the text goes into a dotted token. */

@@ -6,8 +6,9 @@ import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
 import { commit, Plan, type Responder } from "./unit-of-work";
-import type { Page } from "../http/jsonapi";
-import { batchOf, isForeignKeyViolation, ordering, pageStatements, type Sort } from "./listing";
+import type { Page } from "../db/pagination";
+import { batchOf, isForeignKeyViolation } from "../db/queries";
+import { ordering, pageStatements, type Sort } from "./list-pages";
 
 /** The one query behind every authenticated request, by the key's SHA-256 (hex). */
 export async function findActiveKey(db: Db, hash: string): Promise<Caller | null> {

@@ -1,11 +1,12 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
-import { isUniqueViolation, listPage, where, whenRefused, type Sort } from "./listing";
+import { isUniqueViolation, where, whenRefused } from "../db/queries";
+import { listPage, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { touchVulns } from "./vulns";
 

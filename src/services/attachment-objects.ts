@@ -1,10 +1,9 @@
 import type { Db } from "../db";
 import { attachments } from "../db/schema";
-import { inList } from "./listing";
+import { inList } from "../db/queries";
+import { toHex } from "../lib/crypto";
 
 export type Received = { ok: true; byteSize: number; sha256: string } | { ok: false; problem: "too_large" | "length_mismatch" | "storage_failed" };
-
-const hex = (buffer: ArrayBuffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
 
 /**
  * Streams a request body into R2 under `key`, counting its bytes and computing its SHA-256 on the way
@@ -51,7 +50,7 @@ export async function receiveObject(
     return { ok: false, problem: "storage_failed" };
   }
   await digestWriter.close();
-  return { ok: true, byteSize: size, sha256: hex(await digest.digest) };
+  return { ok: true, byteSize: size, sha256: toHex(await digest.digest) };
 }
 
 /** Objects younger than this may belong to an upload whose row is about to be written. */

@@ -1,11 +1,12 @@
 import { and, count, eq, sql, sum } from "drizzle-orm";
 import { attachments, vulns, type AttachmentRow, type Uploader } from "../db/schema";
 import { ApiError } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { cleanFilename, MAX_FILENAME_LENGTH, storedContentType } from "../lib/filenames";
 import { vulnScope, type ServiceContext } from "./context";
-import { batchOf, pageStatements, where, whenRefused, type Ordering } from "./listing";
+import { batchOf, where, whenRefused } from "../db/queries";
+import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
 import { LIMITS, mib } from "../lib/limits";
@@ -65,16 +66,26 @@ function vulnAndUsage(ctx: ServiceContext, vulnId: string) {
  * 50 MiB). If anything after the upload fails, the object is deleted, and what a failed delete
  * leaves is an orphan no read can reach, which the cron purges.
  */
-export async function uploadAttachment(
-  ctx: AttachmentContext,
-  vulnId: string,
-  body: ReadableStream<Uint8Array> | null,
-  meta: UploadMeta,
-  uploadedBy: Uploader,
-  respond?: Responder<AttachmentRecord>,
+export async function uploadAttachment({
+  ctx,
+  vulnId,
+  body,
+  meta,
+  by: uploadedBy,
+  respond,
+  also,
+}: {
+  ctx: AttachmentContext;
+  vulnId: string;
+  body: ReadableStream<Uint8Array> | null;
+  meta: UploadMeta;
+  /** Whose file it is. */
+  by: Uploader;
+  /** The stored answer, with an Idempotency-Key. */
+  respond?: Responder<AttachmentRecord>;
   /** More of the same change, in the row's own batch (a reporter's file also touches the vuln and fires Vuln::Updated). */
-  also?: (p: Plan<AttachmentRecord>) => void,
-): Promise<AttachmentRecord> {
+  also?: (p: Plan<AttachmentRecord>) => void;
+}): Promise<AttachmentRecord> {
   // Refusals that need no I/O come first: nothing is read, nothing is stored.
   if (meta.declaredLength !== null && meta.declaredLength > MAX_FILE_BYTES) throw tooLarge();
   const filename = meta.filename === undefined ? null : cleanFilename(meta.filename);

@@ -1,12 +1,13 @@
 import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { briefs, organizations, policies, vulns, type BriefRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
-import { listPage, where, whenRefused, type Sort } from "./listing";
+import { listPage, type Sort } from "./list-pages";
+import { where, whenRefused } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 
 export interface BriefInput {
@@ -124,7 +125,8 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   );
   const row = rows[0];
   if (!row) throw notFound();
-  return { row, directorySlugs: slugs.map((s) => s.slug) };
+  await evictStale(ctx, { briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
+  return row;
 }
 
 /**
@@ -147,7 +149,7 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
     ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, sql`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
   ]);
   const row = deleted[0];
-  if (row) return { row, directorySlugs: slugs.map((s) => s.slug) };
+  if (row) return evictStale(ctx, { briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
   const n = reports[0]?.n ?? 0;
   throw new ApiError("unprocessable_entity", {
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,

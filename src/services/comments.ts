@@ -2,11 +2,13 @@ import { and, count, eq, sql } from "drizzle-orm";
 import { comments, vulns, type CommentAuthor, type CommentRow, type CommentVisibility } from "../db/schema";
 import { commentEvent } from "../events/outbox";
 import { ApiError } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { vulnScope, type ServiceContext } from "./context";
-import { batchOf, pageStatements, where, whenRefused, type Ordering } from "./listing";
-import { changedRows, commit, Plan, type Responder } from "./unit-of-work";
+import { batchOf, where, whenRefused } from "../db/queries";
+import { pageStatements, type Ordering } from "./list-pages";
+import { changedRows } from "../db/queries";
+import { commit, Plan, type Responder } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;

@@ -1,26 +1,12 @@
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
-import type { ApiKeyKind } from "../db/schema";
+import type { Caller } from "../lib/caller";
 import type { QueueMessage } from "../events/outbox";
 import { ApiError } from "../http/errors";
 import type { IdempotencyUnit } from "./idempotency";
 
-/**
- * Who is calling: an organization key acts for one organization; an operator key for none in
- * particular; a reporter (by its follow-up token) for one report of one organization, and is never
- * an organization: organization-wide rows are out of its reach (see `vulnScope`).
- */
-export interface Caller {
-  keyId: string;
-  kind: ApiKeyKind | "public" | "reporter";
-  organizationId: string | null;
-  /** The reporter's one report (its vuln id); set for kind "reporter" only. */
-  reportId?: string;
-}
-
-/** A request with no key (the public routes): tenancy lets it see nothing organization-owned. */
-export const PUBLIC_CALLER: Caller = { keyId: "", kind: "public", organizationId: null };
+export { PUBLIC_CALLER, type Caller } from "../lib/caller";
 
 /** What every service function takes first: the database and the caller it must scope to. */
 export interface ServiceContext {
@@ -32,6 +18,14 @@ export interface ServiceContext {
   defer: (work: Promise<unknown>) => void;
   /** This request's Idempotency-Key, if it sent one. */
   idempotency?: IdempotencyUnit;
+  /** Drops the public reads a committed change made stale; absent where nothing public is cached (the queue, the cron). */
+  evict?: (stale: Stale) => Promise<void>;
+}
+
+/** The public reads a change made stale: briefs by shortcode, directories by slug (with their pages). */
+export interface Stale {
+  briefs?: readonly string[];
+  directories?: readonly string[];
 }
 
 /**

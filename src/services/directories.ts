@@ -5,12 +5,13 @@ import {
   type DirectoryListingItemRow, type DirectoryListingRow, type DirectoryRow, type ListableType,
 } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
-import { batchOf, isUniqueViolation, listPage, pageStatements, where, whenRefused, type Ordering, type Sort } from "./listing";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { batchOf, isUniqueViolation, where, whenRefused } from "../db/queries";
+import { listPage, pageStatements, type Ordering, type Sort } from "./list-pages";
+import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface DirectoryInput {
   name?: string;
@@ -56,7 +57,7 @@ export async function createDirectory(ctx: ServiceContext, input: DirectoryInput
   return row;
 }
 
-/** Returns the row and the slugs whose public page changed (the old one too, if it moved). */
+/** Its public read is evicted (the old slug's too, if it moved). */
 export async function updateDirectory(ctx: ServiceContext, id: string, input: DirectoryInput) {
   const existing = await getDirectory(ctx, id);
   const changes: Partial<DirectoryRow> = { updatedAt: nowIso() };
@@ -66,7 +67,8 @@ export async function updateDirectory(ctx: ServiceContext, id: string, input: Di
   if (input.min_maturity_rating !== undefined) changes.minMaturityRating = input.min_maturity_rating;
   await slugGuard(() => ctx.db.update(directories).set(changes).where(eq(directories.id, id)));
   const row = { ...existing, ...changes };
-  return { row, slugs: [...new Set([existing.slug, row.slug])] };
+  await evictStale(ctx, { directories: [...new Set([existing.slug, row.slug])] });
+  return row;
 }
 
 // ---- Listings -----------------------------------------------------------------------------------
@@ -130,6 +132,7 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
     if (isUniqueViolation(err, "directory_listings.")) throw invalid("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
     throw err;
   });
+  await evictStale(ctx, { directories: [row.directorySlug] });
   return row;
 }
 
@@ -143,13 +146,14 @@ export async function updateListing(ctx: ServiceContext, id: string, input: { vi
   if (input.visible === undefined || input.visible === existing.visible) return existing; // no change, nothing customized
   const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), visible: input.visible, ...customizedBy(ctx) };
   await ctx.db.update(directoryListings).set(changes).where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
+  await evictStale(ctx, { directories: [existing.directorySlug] });
   return { ...existing, ...changes };
 }
 
-export async function deleteListing(ctx: ServiceContext, id: string): Promise<string> {
+export async function deleteListing(ctx: ServiceContext, id: string): Promise<void> {
   const existing = await getListing(ctx, id);
   await ctx.db.delete(directoryListings).where(eq(directoryListings.id, id));
-  return existing.directorySlug;
+  await evictStale(ctx, { directories: [existing.directorySlug] });
 }
 
 // ---- Items --------------------------------------------------------------------------------------
@@ -241,7 +245,8 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
     if (isUniqueViolation(err, "directory_listing_items.")) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: ITEM_POINTER });
     throw err;
   });
-  return { item: p.record, directorySlug: listing.directorySlug };
+  await evictStale(ctx, { directories: [listing.directorySlug] });
+  return p.record;
 }
 
 const ITEM_POINTER = { pointer: "/data/attributes/listable_id" };
@@ -265,7 +270,7 @@ async function readForItem(ctx: ServiceContext, listingId: string, type: Listabl
 }
 
 /** Deletes an item (a missing one is a 404 that writes nothing); the positions after it close up. */
-export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<string> {
+export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<void> {
   const [listings, items] = await readBatch(ctx, [
     selectItemsListing(ctx, listingId),
     ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
@@ -277,7 +282,7 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
     compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)),
     ctx.db.update(directoryListings).set({ updatedAt: nowIso(), ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
   ]);
-  return listing.directorySlug;
+  await evictStale(ctx, { directories: [listing.directorySlug] });
 }
 
 /**
@@ -315,5 +320,6 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
   if (updated.meta.changes === 0 && ids.length > 0) throw new ApiError("conflict", { detail: "The listing's items changed while this request ran; read them again and retry." });
   const byId = new Map(items.map((i) => [i.id, i]));
   const rows = ids.map((id, i) => ({ ...byId.get(id)!, position: i + 1, updatedAt: now })) as ItemRecord[];
-  return { rows, directorySlug: listing.directorySlug };
+  await evictStale(ctx, { directories: [listing.directorySlug] });
+  return rows;
 }

@@ -1,11 +1,12 @@
 import { eq } from "drizzle-orm";
 import { briefs, organizations, type OrganizationRow } from "../db/schema";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
-import { isUniqueViolation, listPage, where, type Sort } from "./listing";
-import { commit, Plan, type Responder } from "./unit-of-work";
+import { isUniqueViolation, where } from "../db/queries";
+import { listPage, type Sort } from "./list-pages";
+import { commit, evictStale, Plan, type Responder } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
 
 export interface OrganizationInput {
@@ -49,8 +50,8 @@ export async function createOrganization(
 }
 
 /**
- * Updates an organization. Its public brief pages show its name, so the same batch reads their
- * shortcodes for the caller to evict.
+ * Updates an organization. Its public brief pages and the directories that list it show its name, so
+ * the same batch reads which, and their public reads are evicted.
  */
 export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
   const [rows, shortcodes, slugs] = await slugGuard(() =>
@@ -72,7 +73,8 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
   );
   const row = rows[0];
   if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
-  return { row, briefShortcodes: shortcodes.map((b) => b.shortcode), directorySlugs: slugs.map((d) => d.slug) };
+  await evictStale(ctx, { briefs: shortcodes.map((b) => b.shortcode), directories: slugs.map((d) => d.slug) });
+  return row;
 }
 
 async function slugGuard<T>(write: () => Promise<T>): Promise<T> {

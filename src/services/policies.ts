@@ -2,12 +2,13 @@ import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
 import { ApiError } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
-import { inList, insertChunks, listPage, where, whenRefused, type Sort } from "./listing";
+import { inList, insertChunks, where, whenRefused } from "../db/queries";
+import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 
 export interface PolicyInput {
@@ -167,17 +168,19 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const p = new Plan(record).add(ctx.db.insert(policies).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
   for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
   // A published policy can change the organization's rating in the directories that list it.
-  p.add(directorySlugsOf(ctx.db, organizationId));
+  const listedIn = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, organizationId));
   const { results } = await whenRefused(
     () => commit(ctx, p, respond),
     () => refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
   );
-  return { record, directorySlugs: (results[p.statements.length - 1] as { slug: string }[]).map((s) => s.slug) };
+  await evictStale(ctx, { directories: listedIn.of(results).map((s) => s.slug) });
+  return record;
 }
 
 /**
- * Reads the policy and checks new links in one round trip, then writes in one batch.
- * Returns the shortcodes of the briefs that show this policy, whose public cache must be evicted.
+ * Reads the policy and checks new links in one round trip, then writes in one batch, which also reads
+ * the briefs that show this policy and the directories that list its organization: their public reads
+ * are evicted.
  */
 export async function updatePolicy(ctx: ServiceContext, id: string, input: PolicyInput, links: PolicyLinks) {
   const read = await readForWrite(ctx, { policyId: id, assetIds: links.assetIds ?? [] });
@@ -200,10 +203,11 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   const row = updated[0];
   if (!row) throw notFound();
   const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
-  return { record, briefShortcodes: shortcodes.map((s) => s.shortcode), directorySlugs: slugs.map((s) => s.slug) };
+  await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug) });
+  return record;
 }
 
-export async function deletePolicy(ctx: ServiceContext, id: string): Promise<{ briefShortcodes: string[]; directorySlugs: string[] }> {
+export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
   const existing = await ctx.db
     .select({ organizationId: policies.organizationId, claimed: ownerClaimed("policies") })
     .from(policies)
@@ -218,5 +222,5 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<{ b
     ...unlistStatements(ctx.db, "Policy", id, existing.organizationId),
   ]);
   if (deleted.length === 0) throw notFound();
-  return { briefShortcodes: shortcodes.map((s) => s.shortcode), directorySlugs: slugs.map((s) => s.slug) };
+  await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug) });
 }

@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { briefs, deletedReportTokens, organizations, vulns } from "../db/schema";
 import { nowIso } from "../lib/ids";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { getAttachment, listAttachments, openAttachmentContent, uploadAttachment, type AttachmentContext, type AttachmentRecord, type UploadMeta } from "./attachments";
 import { createComment, getReporterComment, listComments, type CommentRecord, type CommentSide } from "./comments";
 import type { Caller, ServiceContext } from "./context";
@@ -109,7 +109,7 @@ export function addReporterFile({
 }: { ctx: AttachmentContext; report: ReporterArgs["report"]; body: ReadableStream<Uint8Array> | null; meta: UploadMeta; respond?: Responder<AttachmentRecord>; withSubmission?: boolean }): Promise<AttachmentRecord> {
   const reporter = asReporter(ctx, report);
   const news = withSubmission ? undefined : (p: Plan<unknown>) => touchVulns(reporter, [report.id], nowIso(), p);
-  return uploadAttachment(reporter, report.id, body, meta, "reporter", respond, news);
+  return uploadAttachment({ ctx: reporter, vulnId: report.id, body, meta, by: "reporter", respond, also: news });
 }
 
 /** Every file of the report, the reporter's and the organization's. */

@@ -1,6 +1,6 @@
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { publishEvents, writtenEvents, type PlannedEvent } from "../events/outbox";
-import type { ServiceContext } from "./context";
+import type { ServiceContext, Stale } from "./context";
 import type { StoredResponse } from "./idempotency";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
@@ -18,6 +18,15 @@ export async function readBatch<T extends Statements>(ctx: ServiceContext, state
   return results.slice(2) as BatchResponse<T>;
 }
 
+/** Where a statement's result is in a committed plan's results: read it by its handle, never by an index. */
+export class Handle<T> {
+  constructor(private readonly index: number) {}
+
+  of(results: readonly unknown[]): T {
+    return results[this.index] as T;
+  }
+}
+
 /** A change planned by a service: the record it makes, its statements, and the events among them. */
 export class Plan<R> {
   readonly statements: BatchItem<"sqlite">[] = [];
@@ -26,9 +35,15 @@ export class Plan<R> {
   constructor(readonly record: R) {}
 
   add(statement: BatchItem<"sqlite">, event?: PlannedEvent): this {
+    this.track(statement, event);
+    return this;
+  }
+
+  /** Adds a statement whose result the service reads after the commit, and hands back its handle. */
+  track<T = unknown>(statement: BatchItem<"sqlite">, event?: PlannedEvent): Handle<T> {
     if (event) this.events.push({ event, index: this.statements.length });
     this.statements.push(statement);
-    return this;
+    return new Handle<T>(this.statements.length - 1);
   }
 }
 
@@ -38,9 +53,12 @@ export class Plan<R> {
  */
 export type Responder<R> = (record: R) => StoredResponse;
 
-/** How many rows a write statement of a batch changed. */
-export function changedRows(result: unknown): number {
-  return (result as D1Result | undefined)?.meta?.changes ?? 0;
+/**
+ * After a change has committed: evicts the public reads it made stale, awaited, so the writer's next
+ * read of them is fresh. Every write of public data ends here; no route evicts anything itself.
+ */
+export async function evictStale(ctx: ServiceContext, stale: Stale): Promise<void> {
+  if ((stale.briefs?.length || stale.directories?.length) && ctx.evict) await ctx.evict(stale);
 }
 
 /**

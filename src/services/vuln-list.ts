@@ -1,8 +1,9 @@
 import { and, count, eq, getTableColumns, gte, inArray, lte, type SQL } from "drizzle-orm";
 import { vulnCounts, vulns, type ProcessingState, type Severity, type VulnRow } from "../db/schema";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { tenantFilter, type ServiceContext } from "./context";
-import { batchOf, ordering, pageStatements, where, type Ordering, type Sort } from "./listing";
+import { batchOf, where } from "../db/queries";
+import { ordering, pageStatements, type Ordering, type Sort } from "./list-pages";
 import { domainsColumn, toRecord, type VulnRecord } from "./vulns";
 
 export type VulnSort = Sort | "cvss_score" | "-cvss_score";

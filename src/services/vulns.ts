@@ -3,15 +3,16 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Severity, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
 import type { CvssRating } from "../lib/cvss";
 import { severityOf } from "../lib/cvss";
 import { deleteObjectsLater, vulnObjectKeys } from "./attachments";
-import { inList, where, whenRefused } from "./listing";
-import { changedRows, commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { inList, where, whenRefused } from "../db/queries";
+import { changedRows } from "../db/queries";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export interface VulnInput {
   title: string;
@@ -242,7 +243,7 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
   const p = new Plan(next);
   next.revision = existing.revision + 1;
   if (domainsChanged) for (const s of domainStatements(ctx, id, existing.organizationId, next.domains, now, existing.revision)) p.add(s);
-  p.add(
+  const guard = p.track(
     ctx.db
       .update(vulns)
       .set({
@@ -262,7 +263,6 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
       })
       .where(and(eq(vulns.id, id), eq(vulns.revision, existing.revision))),
   );
-  const guard = p.statements.length - 1;
   const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now, { ifPreviousChanged: true });
   p.add(updated.statement, updated.event);
   if (next.processingState !== existing.processingState) {
@@ -277,7 +277,7 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
       throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
     },
   );
-  if (changedRows(results[guard]) === 0) throw new ApiError("conflict", { detail: "The vuln changed while this request ran; read it again and retry." });
+  if (changedRows(guard.of(results)) === 0) throw new ApiError("conflict", { detail: "The vuln changed while this request ran; read it again and retry." });
   return next;
 }
 

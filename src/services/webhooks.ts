@@ -3,13 +3,14 @@ import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, typ
 import { publishDeliveries } from "../events/outbox";
 import { EVENT_TYPES } from "../events/types";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../http/jsonapi";
+import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";
 import { generateWebhookSecret } from "../webhooks/signing";
 import { newDelivery } from "../webhooks/fanout";
 import { tenantFilter, type ServiceContext } from "./context";
-import { batchOf, listPage, ordering, pageStatements, where, type Sort } from "./listing";
+import { batchOf, where } from "../db/queries";
+import { listPage, ordering, pageStatements, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;

@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import { webhookAttempts, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { batchOf, isForeignKeyViolation } from "../services/listing";
+import { batchOf, isForeignKeyViolation } from "../db/queries";
 import { nextDelaySeconds, parseRetryAfter } from "./schedule";
 import { openWebhookSecret } from "./secrets";
 import { signatureHeader } from "./signing";

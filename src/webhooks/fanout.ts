@@ -2,7 +2,7 @@ import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import { events, webhookDeliveries, webhooks, webhookSubscriptions, type EventRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { inList } from "../services/listing";
+import { inList } from "../db/queries";
 import { leasedUntil } from "./deliver";
 
 export function newDelivery(webhookId: string, organizationId: string, event: { id: string; type: string; payload: string }, now: string): WebhookDeliveryRow {

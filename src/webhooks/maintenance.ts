@@ -3,8 +3,8 @@ import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import { webhookDeliveries, webhooks } from "../db/schema";
 import { publishDeliveries, type QueueMessage } from "../lib/queue";
-import { inList } from "../services/listing";
-import { changedRows } from "../services/unit-of-work";
+import { inList } from "../db/queries";
+import { changedRows } from "../db/queries";
 import { needsReseal, openWebhookSecret, sealWebhookSecret, webhookKeyring } from "./secrets";
 
 // A pending delivery this long past due has lost its message (the queue refused it, or it went to

@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import { encodeCursor } from "../../src/http/jsonapi";
+import { encodeCursor } from "../../src/db/pagination";
 import { del, get, patch, post } from "../helpers/api";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 

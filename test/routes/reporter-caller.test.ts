@@ -52,7 +52,7 @@ describe("a reporter caller", () => {
     expect((await listComments(ctx, { author: "reporter", vulnId: theirs.report.id }, page)).rows).toEqual([]);
     await expect(reporterFile({ ctx, report: report(), attachmentId: theirs.attachmentId })).rejects.toMatchObject({ code: "not_found" });
     const bytes = new Blob(["x"]).stream();
-    await expect(uploadAttachment(ctx, theirs.report.id, bytes, { filename: "x.txt", contentType: "text/plain", declaredLength: 1 }, "reporter")).rejects.toMatchObject({ code: "vuln_not_found" });
+    await expect(uploadAttachment({ ctx, vulnId: theirs.report.id, body: bytes, meta: { filename: "x.txt", contentType: "text/plain", declaredLength: 1 }, by: "reporter" })).rejects.toMatchObject({ code: "vuln_not_found" });
     const files = await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?").bind(theirs.report.id).first<{ n: number }>();
     expect(files!.n).toBe(1);
   });

@@ -5,6 +5,7 @@ import { ApiError } from "../../http/errors";
 import { allowAddress, clientIp } from "../../http/rate-limit";
 import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../pages/layout";
 import { LIMITS, mib } from "../../lib/limits";
+import { noStore } from "../../http/middleware";
 
 export const HTML = "text/html; charset=utf-8";
 
@@ -20,8 +21,7 @@ export const pageHeaders: MiddlewareHandler = async function pageHeadersMiddlewa
 
 /** The reporter's pages: the address is the key, so nothing keeps or passes it on. */
 export const privatePage: MiddlewareHandler = async function privatePageMiddleware(c, next) {
-  await next();
-  c.res.headers.set("Cache-Control", "no-store");
+  await noStore()(c, next);
   c.res.headers.set("Referrer-Policy", "no-referrer");
   c.res.headers.set("X-Robots-Tag", "noindex, nofollow");
 };

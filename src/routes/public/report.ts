@@ -1,10 +1,10 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "../../app-env";
 import { ApiError } from "../../http/errors";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
-import { respond } from "../../http/media-type";
-import { collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
+import { declaredLength, respond } from "../../http/media-type";
+import { Binary, collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
 import { COMMENT_VISIBILITIES, UPLOADERS } from "../../db/schema";
@@ -14,15 +14,12 @@ import { addReporterFile, findReport, openReporterFile, readThread, readThreadCo
 import { created, serviceContext, storedCreated } from "../v1/handler-helpers";
 import { CommentBody } from "../v1/vulns/comments";
 import { LIMITS, mib } from "../../lib/limits";
+import { noStore } from "../../http/middleware";
 
 const tags = ["Reporter"];
 // The reporter's answers are its own: never kept by a browser or a shared cache, whatever else ran.
-const noStore: MiddlewareHandler = async function noStoreMiddleware(c, next) {
-  await next();
-  c.res.headers.set("Cache-Control", "no-store");
-};
 type ReporterEnv = OpenedEnv<Report>;
-const auth = [noStore, reporterAuth<Report>({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller })];
+const auth = [noStore(), reporterAuth<Report>({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller })];
 const security = [{ reporterToken: [] }];
 const notFound = "Not found: the report has no such comment or attachment";
 const readErrors = errorResponses("read", { notFound });
@@ -76,7 +73,6 @@ const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { 
 const UploadQuery = z.strictObject({
   filename: z.string().optional().openapi({ param: { name: "filename", in: "query", required: true }, description: "The file's name (1 to 255 characters once path separators and control characters are removed).", example: "poc.txt" }),
 });
-const Binary = z.string().openapi({ type: "string", format: "binary" });
 
 function serializeReport(r: Report) {
   const attributes = {
@@ -110,13 +106,6 @@ const context = (c: Context<ReporterEnv>) => serviceContext(c as unknown as Cont
 
 /** What the reporter's verbs take: the request's context (files need the bucket) and the token's report. */
 const reporter = (c: Context<ReporterEnv>) => ({ ctx: { ...context(c), objects: c.env.ATTACHMENTS }, report: c.var.report });
-
-function declaredLength(c: Context): number | null {
-  const header = c.req.header("content-length");
-  if (header === undefined) return null;
-  if (!/^\d{1,15}$/.test(header)) throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
-  return Number(header);
-}
 
 const route = <R extends Parameters<typeof createRoute>[0]>(r: R) => createRoute({ tags, security, middleware: auth, ...r });
 const limits = `${REPORTER_PER_MINUTE} requests a minute per token; answers are never cached`;

@@ -4,6 +4,7 @@ import type { QueueMessage } from "../../events/outbox";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../services/idempotency";
+import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../http/cache";
 
 export function serviceContext(c: Context<AppEnv>): ServiceContext {
   return {
@@ -12,6 +13,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
     queue: c.env.EVENTS as Queue<QueueMessage>,
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
+    evict: (stale) => evictPublic([...(stale.briefs ?? []).map(publicBriefPath), ...(stale.directories ?? []).map(publicDirectoryPath)]),
   };
 }
 

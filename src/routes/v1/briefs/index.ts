@@ -1,5 +1,4 @@
 import { createRoute } from "@hono/zod-openapi";
-import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
@@ -87,10 +86,9 @@ export const briefsRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "brief", id);
-      const { row, directorySlugs } = await updateBrief(serviceContext(c), id, data.attributes, {
+      const row = await updateBrief(serviceContext(c), id, data.attributes, {
         policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
       });
-      await evictPublic([publicBriefPath(row.shortcode), ...directorySlugs.map(publicDirectoryPath)]);
       return respond(c, single(serializeBrief(row)));
     },
   )
@@ -105,8 +103,7 @@ export const briefsRouter = createRouter()
       responses: { 204: { description: "Deleted" }, ...deleteErrors },
     }),
     async (c) => {
-      const { row, directorySlugs } = await deleteBrief(serviceContext(c), c.req.valid("param").id);
-      await evictPublic([publicBriefPath(row.shortcode), ...directorySlugs.map(publicDirectoryPath)]);
+      await deleteBrief(serviceContext(c), c.req.valid("param").id);
       return noContent(c);
     },
   );

@@ -1,7 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { DirectoryRow } from "../../../db/schema";
 import { requireOperator } from "../../../http/auth";
-import { evictPublic, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, resource, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, listQuery, requestDocument, resourceSchema, singleDocument, Timestamp, updateDocument } from "../../../http/openapi";
@@ -104,8 +103,7 @@ export const directoriesRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory", id);
-      const { row, slugs } = await updateDirectory(serviceContext(c), id, data.attributes);
-      await evictPublic(slugs.map(publicDirectoryPath));
+      const row = await updateDirectory(serviceContext(c), id, data.attributes);
       return respond(c, single(serializeDirectory(row)));
     },
   );

@@ -1,7 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireOperator } from "../../../http/auth";
 import { ApiError } from "../../../http/errors";
-import { evictPublic, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
@@ -63,7 +62,6 @@ export const directoryListingsRouter = createRouter()
       const row = await createListing(serviceContext(c), data.relationships.directory.data.id, data.relationships.organization.data.id, (r) =>
         storedCreated(c, single(serializeListing(r))),
       );
-      await evictPublic([publicDirectoryPath(row.directorySlug)]);
       return created(c, single(serializeListing(row)));
     },
   )
@@ -82,7 +80,6 @@ export const directoryListingsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing", id);
       const row = await updateListing(serviceContext(c), id, data.attributes);
-      await evictPublic([publicDirectoryPath(row.directorySlug)]);
       return respond(c, single(serializeListing(row)));
     },
   )
@@ -98,8 +95,7 @@ export const directoryListingsRouter = createRouter()
       responses: { 204: { description: "Removed" }, ...errorResponses("read", { operator: true }) },
     }),
     async (c) => {
-      const slug = await deleteListing(serviceContext(c), c.req.valid("param").id);
-      await evictPublic([publicDirectoryPath(slug)]);
+      await deleteListing(serviceContext(c), c.req.valid("param").id);
       return noContent(c);
     },
   )
@@ -132,10 +128,9 @@ export const directoryListingsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing_item");
-      const { item, directorySlug } = await addItem(serviceContext(c), c.req.valid("param").directory_listing_id, data.attributes.listable_type, data.attributes.listable_id, (r) =>
+      const item = await addItem(serviceContext(c), c.req.valid("param").directory_listing_id, data.attributes.listable_type, data.attributes.listable_id, (r) =>
         storedCreated(c, single(serializeItem(r))),
       );
-      await evictPublic([publicDirectoryPath(directorySlug)]);
       return created(c, single(serializeItem(item)));
     },
   )
@@ -159,8 +154,7 @@ export const directoryListingsRouter = createRouter()
           throw new ApiError("conflict", { detail: `data/${i}/type must be "directory_listing_item", got "${d.type}".`, source: { pointer: `/data/${i}/type` } });
         }
       });
-      const { rows, directorySlug } = await reorderItems(serviceContext(c), c.req.valid("param").directory_listing_id, data.map((d) => d.id));
-      await evictPublic([publicDirectoryPath(directorySlug)]);
+      const rows = await reorderItems(serviceContext(c), c.req.valid("param").directory_listing_id, data.map((d) => d.id));
       return respond(c, { jsonapi: JSONAPI_VERSION, data: rows.map(serializeItem) });
     },
   )
@@ -176,8 +170,7 @@ export const directoryListingsRouter = createRouter()
     }),
     async (c) => {
       const { directory_listing_id, id } = c.req.valid("param");
-      const slug = await deleteItem(serviceContext(c), directory_listing_id, id);
-      await evictPublic([publicDirectoryPath(slug)]);
+      await deleteItem(serviceContext(c), directory_listing_id, id);
       return noContent(c);
     },
   );

@@ -1,6 +1,5 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireOperator } from "../../../http/auth";
-import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
@@ -84,8 +83,7 @@ export const organizationsRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "organization", id);
-      const { row, briefShortcodes, directorySlugs } = await updateOrganization(serviceContext(c), id, data.attributes);
-      await evictPublic([...briefShortcodes.map(publicBriefPath), ...directorySlugs.map(publicDirectoryPath)]);
+      const row = await updateOrganization(serviceContext(c), id, data.attributes);
       return respond(c, single(serializeOrganization(row)));
     },
   );

@@ -1,5 +1,4 @@
 import { createRoute } from "@hono/zod-openapi";
-import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../../http/cache";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
@@ -56,13 +55,12 @@ export const policiesRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy");
-      const { record, directorySlugs } = await createPolicy(
+      const record = await createPolicy(
         serviceContext(c),
         data.attributes,
         { organizationId: data.relationships?.organization?.data.id, assetIds: data.relationships?.assets?.data.map((a) => a.id) },
         (r) => storedCreated(c, single(serializePolicy(r, nowIso()))),
       );
-      await evictPublic(directorySlugs.map(publicDirectoryPath));
       return created(c, single(serializePolicy(record, nowIso())));
     },
   )
@@ -80,10 +78,9 @@ export const policiesRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy", id);
-      const { record, briefShortcodes, directorySlugs } = await updatePolicy(serviceContext(c), id, data.attributes, {
+      const record = await updatePolicy(serviceContext(c), id, data.attributes, {
         assetIds: data.relationships?.assets?.data.map((a) => a.id),
       });
-      await evictPublic([...briefShortcodes.map(publicBriefPath), ...directorySlugs.map(publicDirectoryPath)]);
       return respond(c, single(serializePolicy(record, nowIso())));
     },
   )
@@ -98,8 +95,7 @@ export const policiesRouter = createRouter()
       responses: { 204: { description: "Deleted" }, ...errorResponses("read", { forbidden: OPERATOR_UNCLAIMED }) },
     }),
     async (c) => {
-      const { briefShortcodes, directorySlugs } = await deletePolicy(serviceContext(c), c.req.valid("param").id);
-      await evictPublic([...briefShortcodes.map(publicBriefPath), ...directorySlugs.map(publicDirectoryPath)]);
+      await deletePolicy(serviceContext(c), c.req.valid("param").id);
       return noContent(c);
     },
   );

@@ -4,8 +4,8 @@ import type { AppEnv } from "../../../app-env";
 import { requireOrganizationKey } from "../../../http/auth";
 import { ApiError } from "../../../http/errors";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
-import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, jsonContent, listQuery, OPERATOR_NEVER, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
+import { declaredLength, JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
+import { Binary, collectionDocument, errorResponses, jsonContent, listQuery, OPERATOR_NEVER, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { downloadHeaders } from "../../../lib/filenames";
 import { UPLOADERS } from "../../../db/schema";
@@ -73,7 +73,6 @@ const UploadQuery = z.strictObject({
       example: "poc.txt",
     }),
 });
-const Binary = z.string().openapi({ type: "string", format: "binary" });
 
 export function serializeAttachment(row: AttachmentRecord) {
   const self = `/v1/vulns/${row.vulnId}/attachments/${row.id}`;
@@ -98,13 +97,6 @@ export function serializeAttachment(row: AttachmentRecord) {
 
 function attachmentContext(c: Context<AppEnv>): AttachmentContext {
   return { ...serviceContext(c), objects: c.env.ATTACHMENTS };
-}
-
-function declaredLength(c: Context): number | null {
-  const header = c.req.header("content-length");
-  if (header === undefined) return null;
-  if (!/^\d{1,15}$/.test(header)) throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
-  return Number(header);
 }
 
 export const attachmentsRouter = createRouter()
@@ -147,9 +139,14 @@ export const attachmentsRouter = createRouter()
     async (c) => {
       const { filename } = c.req.valid("query");
       const meta = { filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
-      const record = await uploadAttachment(attachmentContext(c), c.req.valid("param").id, c.req.raw.body, meta, "organization", (r) =>
-        storedCreated(c, single(serializeAttachment(r))),
-      );
+      const record = await uploadAttachment({
+        ctx: attachmentContext(c),
+        vulnId: c.req.valid("param").id,
+        body: c.req.raw.body,
+        meta,
+        by: "organization",
+        respond: (r) => storedCreated(c, single(serializeAttachment(r))),
+      });
       return created(c, single(serializeAttachment(record)));
     },
   )

@@ -5,7 +5,7 @@ import { collection, pageOf, resource, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiContent, pageQuery, resourceSchema, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import { pageInMemory } from "../../../services/listing";
+import { pageInMemory } from "../../../services/list-pages";
 
 const TriggerEventType = resourceSchema(
   "TriggerEventType",

@@ -1,0 +1,106 @@
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import path from "node:path";
+import { describe, expect, it } from "vitest";
+
+// docs/architecture.md says how src/ is laid out and which way its imports run. This holds the code to
+// it: every folder of src/ is in the layout table, and no import runs from a lower layer to a higher one
+// except the few the document names and justifies (listed here, so a new one fails until it is either
+// removed or written down there too).
+
+const root = path.resolve(import.meta.dirname, "../..");
+const src = path.join(root, "src");
+const doc = readFileSync(path.join(root, "docs", "architecture.md"), "utf8");
+
+/** The layers of src/, highest first: a file may import from its own layer and the ones below it. */
+const LAYERS: string[][] = [
+  ["index.ts", "app.ts", "scheduled.ts"],
+  ["routes"],
+  ["pages"],
+  ["services"],
+  ["events"],
+  ["webhooks", "intake"],
+  ["http"],
+  ["app-env.ts"],
+  ["lib"],
+  ["db"],
+];
+
+/** Imports that run up a layer on purpose, each justified in docs/architecture.md ("Imports"). */
+const ALLOWED_UPWARD: [from: string, to: string][] = [
+  // Services still raise ApiError (and the idempotency unit keeps the stored answer's shape) until
+  // they raise domain errors of their own.
+  ["services/*", "http/errors.ts"],
+  ["services/idempotency.ts", "http/replay.ts"],
+  // The request's Idempotency-Key unit is made by the middleware and committed by the unit of work.
+  ["http/idempotency.ts", "services/idempotency.ts"],
+  ["app-env.ts", "services/idempotency.ts"],
+  // The intake writes its events through the outbox, which the consumer (events/) drives.
+  ["intake/intake.ts", "events/outbox.ts"],
+];
+
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const full = path.join(dir, name);
+    return statSync(full).isDirectory() ? files(full) : name.endsWith(".ts") ? [full] : [];
+  });
+}
+
+/** The layer of a file, by its first path segment under src/ (a lower number is higher up). */
+function layerOf(file: string): number {
+  const top = path.relative(src, file).split(path.sep)[0]!;
+  const at = LAYERS.findIndex((layer) => layer.includes(top));
+  if (at < 0) throw new Error(`src/${top} is in no layer of test/node/architecture.test.ts`);
+  return at;
+}
+
+const rel = (file: string) => path.relative(src, file).split(path.sep).join("/");
+const matches = (pattern: string, file: string) => (pattern.endsWith("/*") ? file.startsWith(pattern.slice(0, -1)) : file === pattern);
+
+/** Every import of src/ that runs from a lower layer to a higher one: [importer, imported]. */
+function upwardImports(sources: { file: string; text: string }[]): [string, string][] {
+  const found: [string, string][] = [];
+  for (const { file, text } of sources) {
+    for (const m of text.matchAll(/^(?:import|export)\b[^;]*?from\s+"(\.[^"]+)"/gm)) {
+      const target = path.resolve(path.dirname(file), m[1]!);
+      const resolved = target.endsWith(".ts") ? target : statSafe(`${target}.ts`) ? `${target}.ts` : path.join(target, "index.ts");
+      if (!resolved.startsWith(src)) continue;
+      if (layerOf(resolved) < layerOf(file)) found.push([rel(file), rel(resolved)]);
+    }
+  }
+  return found;
+}
+
+function statSafe(file: string): boolean {
+  try {
+    return statSync(file).isFile();
+  } catch {
+    return false;
+  }
+}
+
+const sources = () => files(src).map((file) => ({ file, text: readFileSync(file, "utf8") }));
+const unexplained = (edges: [string, string][]) => edges.filter(([from, to]) => !ALLOWED_UPWARD.some(([f, t]) => matches(f, from) && matches(t, to)));
+
+describe("docs/architecture.md", () => {
+  it("lists every folder of src/ in its layout table", () => {
+    const folders = readdirSync(src).filter((name) => statSync(path.join(src, name)).isDirectory());
+    const missing = folders.filter((name) => !doc.includes(`\`src/${name}/`));
+    expect(missing).toEqual([]);
+  });
+
+  it("names and justifies every import that runs up a layer, and src/ has no other", () => {
+    expect(unexplained(upwardImports(sources()))).toEqual([]);
+    for (const [from, to] of ALLOWED_UPWARD) expect(doc).toContain(`\`${from}\` → \`${to}\``);
+  });
+
+  it("would catch a service importing a route, or the database layer importing a service", () => {
+    const broken = [
+      { file: path.join(src, "services", "briefs.ts"), text: 'import { briefsRouter } from "../routes/v1/briefs";\n' },
+      { file: path.join(src, "db", "index.ts"), text: 'export { vulnScope } from "../services/context";\n' },
+    ];
+    expect(unexplained(upwardImports(broken))).toEqual([
+      ["services/briefs.ts", "routes/v1/briefs/index.ts"],
+      ["db/index.ts", "services/context.ts"],
+    ]);
+  });
+});
