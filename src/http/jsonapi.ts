@@ -1,5 +1,5 @@
 import type { Context } from "hono";
-import { decodeCursor, encodeCursor, type Page } from "../db/pagination";
+import { decodeCursor, type Page } from "../db/pagination";
 import { LIMITS } from "../lib/limits";
 import { ApiError } from "./errors";
 

@@ -2,7 +2,7 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { ZodType } from "zod";
 import { ApiError, ERROR_CODES, type ProblemInput } from "./errors";
-import { JSONAPI_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./media-type";
+import { JSONAPI_MEDIA_TYPE } from "./media-type";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./jsonapi";
 import { LIMITS, mib } from "../lib/limits";
 import { escapePointerSegment } from "./json-scan";

@@ -3,7 +3,6 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Severity, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
 import { ApiError, invalid } from "../http/errors";
-import type { Page } from "../db/pagination";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";

@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import type { BriefRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi";
+import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
 import { DateTimeInput, Name, nullableRelationshipInput, relationshipInput, ScopeAssetSchema, ScopeAssetsInput, ShortDescription } from "../fields";
 
 const BriefAttributesInput = z.strictObject({

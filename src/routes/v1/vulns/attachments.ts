@@ -2,7 +2,6 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../app-env";
 import { requireOrganizationKey } from "../../../http/auth";
-import { ApiError } from "../../../http/errors";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { declaredLength, JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { Binary, collectionDocument, errorResponses, jsonContent, listQuery, OPERATOR_NEVER, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
