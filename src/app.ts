@@ -1,7 +1,7 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { except } from "hono/combine";
 import { secureHeaders } from "hono/secure-headers";
-import type { AppEnv } from "./app-env";
+import type { AppEnv } from "./http/app-env";
 import { bearerAuth } from "./http/auth";
 import { findActiveKey } from "./services/api-keys";
 import { handleError } from "./http/errors";

@@ -3,7 +3,7 @@ import { sweepOutbox } from "./events/outbox";
 import type { QueueMessage } from "./lib/queue";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
-import { purgeExpiredIdempotencyKeys } from "./services/idempotency";
+import { purgeExpiredIdempotencyKeys } from "./http/idempotency-key";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
 
 /**

@@ -1,5 +1,5 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "./app-env";
 import { API_KEY_PATTERN } from "../lib/crypto";
 import type { Caller } from "../lib/caller";
 import { BearerGate, bearerSecret } from "./bearer";

@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { IdempotentReplay } from "./replay";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { DomainError, IdempotentReplay, NotFound, type Refusal, type Source } from "../lib/domain-errors";
 import { responseMediaType } from "./response-type";
 import { LIMITS, mib } from "../lib/limits";
 import { loggable } from "../lib/log";
@@ -35,7 +36,7 @@ export const aboutError = (code: ErrorCode) => `${ERRORS_PAGE}#${code}`;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const MAX_ERRORS = LIMITS.errorsListed;
-export type ErrorSource = { pointer: string } | { parameter: string } | { header: string };
+export type ErrorSource = Source;
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
 
 export interface ErrorObject {
@@ -108,10 +109,41 @@ export function errorResponse(c: Context, error: ApiError): Response {
   return c.body(JSON.stringify(error.toDocument(c.get("requestId") ?? "unknown")), error.status);
 }
 
+/** The code each refusal of a service answers with; a missing vuln or brief has a code of its own. */
+const CODE_OF_REFUSAL: Record<Refusal, ErrorCode> = {
+  not_found: "not_found",
+  invalid: "validation_error",
+  unprocessable: "unprocessable_entity",
+  conflict: "conflict",
+  forbidden: "forbidden",
+  too_large: "payload_too_large",
+  unavailable: "service_unavailable",
+  bad_input: "bad_request",
+  key_reused: "idempotency_key_reused",
+};
+const NOT_FOUND_CODES: Record<string, ErrorCode> = { vuln: "vuln_not_found", brief: "brief_not_found" };
+
+/** The API's error for a thrown value it knows (its own, or a service's refusal); undefined for anything else. */
+export function asApiError(err: unknown): ApiError | undefined {
+  if (err instanceof ApiError) return err;
+  if (!(err instanceof DomainError)) return undefined;
+  const code = err instanceof NotFound ? (NOT_FOUND_CODES[err.entity] ?? "not_found") : CODE_OF_REFUSAL[err.kind];
+  const api = new ApiError(code, err.problems);
+  return "retryAfterSeconds" in err ? api.withHeaders({ "Retry-After": String(err.retryAfterSeconds) }) : api;
+}
+
+/** A kept Idempotency-Key answer again, through the request's context so its own headers (X-Request-Id, CORS) apply. */
+function replayResponse(c: Context, replay: IdempotentReplay): Response {
+  for (const [name, value] of Object.entries(replay.stored.headers)) c.header(name, value);
+  c.header("Idempotent-Replayed", "true");
+  return c.body(replay.stored.body, replay.stored.status as ContentfulStatusCode);
+}
+
 /** The app's onError: every failure path ends here, so every error has the same shape. */
 export function handleError(err: Error, c: Context): Response {
-  if (err instanceof IdempotentReplay) return err.response(c as never);
-  if (err instanceof ApiError) return errorResponse(c, err);
+  if (err instanceof IdempotentReplay) return replayResponse(c, err);
+  const known = asApiError(err);
+  if (known) return errorResponse(c, known);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   if (isStorageUnavailable(err)) {
     console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err) }));

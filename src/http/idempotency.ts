@@ -1,8 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "./app-env";
 import { sha256Hex } from "../lib/crypto";
 import { clientIp } from "./rate-limit";
-import { IdempotencyUnit } from "../services/idempotency";
+import { IdempotencyUnit } from "./idempotency-key";
 import { ApiError } from "./errors";
 import { isRawUpload } from "./media-type";
 import { LIMITS, mib } from "../lib/limits";

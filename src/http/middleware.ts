@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
 import { isRawUpload } from "./media-type";

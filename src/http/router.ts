@@ -1,5 +1,5 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "./app-env";
 import { validationHook } from "./openapi";
 
 /** Every sub-app validates the same way, so every validation failure has the same error document. */

@@ -1,6 +1,6 @@
 import { Hono } from "hono";
 import { secureHeaders } from "hono/secure-headers";
-import type { AppEnv } from "../app-env";
+import type { AppEnv } from "../http/app-env";
 import { ERROR_CODES, ERRORS_PAGE, type ErrorCode } from "../http/errors";
 
 // The reference page: a small HTML page from the Worker that loads the reference's script from the

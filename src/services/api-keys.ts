@@ -1,7 +1,6 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { apiKeys, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/schema";
-import { ApiError } from "../http/errors";
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
@@ -9,6 +8,7 @@ import { commit, Plan, type Responder } from "./unit-of-work";
 import type { Page } from "../db/pagination";
 import { batchOf, isForeignKeyViolation } from "../db/queries";
 import { ordering, pageStatements, type Sort } from "./list-pages";
+import { NotFound } from "../lib/domain-errors";
 
 /** The one query behind every authenticated request, by the key's SHA-256 (hex). */
 export async function findActiveKey(db: Db, hash: string): Promise<Caller | null> {
@@ -44,7 +44,7 @@ export async function createOrganizationKey(ctx: ServiceContext, organizationId:
     await commit(ctx, new Plan(record).add(ctx.db.insert(apiKeys).values(record)), respond);
   } catch (err) {
     // The foreign key answers "does the organization exist" inside the insert: one round trip, not two.
-    if (isForeignKeyViolation(err)) throw new ApiError("not_found", { detail: "No organization has that id." });
+    if (isForeignKeyViolation(err)) throw new NotFound("organization", "No organization has that id.");
     throw err;
   }
   return { key, record };
@@ -58,12 +58,12 @@ export async function revokeKey(ctx: ServiceContext, id: string): Promise<void> 
     .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`, updatedAt: now })
     .where(eq(apiKeys.id, id))
     .returning({ id: apiKeys.id });
-  if (rows.length === 0) throw new ApiError("not_found", { detail: "No API key has that id." });
+  if (rows.length === 0) throw new NotFound("api_key", "No API key has that id.");
 }
 
 export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow> {
   const row = await ctx.db.select().from(apiKeys).where(eq(apiKeys.id, id)).get();
-  if (!row) throw new ApiError("not_found", { detail: "No API key has that id." });
+  if (!row) throw new NotFound("api_key", "No API key has that id.");
   return row;
 }
 
@@ -78,6 +78,6 @@ export async function listOrganizationKeys(ctx: ServiceContext, organizationId: 
     total: ctx.db.select({ total: count() }).from(apiKeys).where(filter),
   });
   const [org, ...results] = await batchOf(ctx.db, [ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)), ...list.statements]);
-  if ((org as unknown[]).length === 0) throw new ApiError("not_found", { detail: "No organization has that id." });
+  if ((org as unknown[]).length === 0) throw new NotFound("organization", "No organization has that id.");
   return list.read(results);
 }

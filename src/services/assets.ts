@@ -1,6 +1,5 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
-import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -9,6 +8,7 @@ import { isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { touchVulns } from "./vulns";
+import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 export interface AssetInput {
   kind?: AssetKind;
@@ -16,7 +16,7 @@ export interface AssetInput {
   short_description?: string | null;
 }
 
-const notFound = () => new ApiError("not_found", { detail: "No asset has that id." });
+const notFound = () => new NotFound("asset", "No asset has that id.");
 
 export function listAssets(ctx: ServiceContext, page: Page, sort?: Sort, filters: { kind?: string } = {}) {
   const filter = where(tenantFilter(ctx, assets.organizationId), filters.kind ? eq(assets.kind, filters.kind) : undefined);
@@ -34,7 +34,7 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, "assets.")) throw invalid("/data/attributes/value", "The organization already has an asset of this kind with this value.");
+    if (isUniqueViolation(err, "assets.")) throw Invalid.at("/data/attributes/value", "The organization already has an asset of this kind with this value.");
     throw err;
   }
 }
@@ -66,7 +66,7 @@ export async function createAsset(
 async function refusedOwner(ctx: ServiceContext, organizationId: string): Promise<never> {
   const org = await ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, organizationId)).get();
   owningUnclaimed(ctx, organizationId, org ?? null, "assets");
-  throw new ApiError("conflict", { detail: "The organization changed while this request ran; retry." });
+  throw new Conflict("The organization changed while this request ran; retry.");
 }
 
 /** An operator's update of an asset whose organization is claimed changes no row (see below). */
@@ -103,7 +103,7 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   // Changing one of kind and value re-checks the value against the kind it will have.
   const kind = (input.kind ?? existing.kind) as AssetKind;
   const checked = checkAssetValue(kind, input.value ?? existing.value);
-  if (!checked.ok) throw invalid(input.value !== undefined ? "/data/attributes/value" : "/data/attributes/kind", checked.reason);
+  if (!checked.ok) throw Invalid.at(input.value !== undefined ? "/data/attributes/value" : "/data/attributes/kind", checked.reason);
   changes.kind = kind;
   changes.value = checked.value;
   const next: AssetRow = { ...existing, ...changes };

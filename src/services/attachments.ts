@@ -1,6 +1,5 @@
 import { and, count, eq, sql, sum } from "drizzle-orm";
 import { attachments, vulns, type AttachmentRow, type Uploader } from "../db/schema";
-import { ApiError } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { cleanFilename, MAX_FILENAME_LENGTH, storedContentType } from "../lib/filenames";
@@ -10,6 +9,7 @@ import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
 import { LIMITS, mib } from "../lib/limits";
+import { BadInput, Conflict, Invalid, NotFound, TooLarge, Unavailable } from "../lib/domain-errors";
 
 export const MAX_FILE_BYTES = LIMITS.fileBytes;
 export const MAX_FILES_PER_VULN = LIMITS.filesPerVuln;
@@ -35,20 +35,20 @@ export interface UploadMeta {
 
 export type AttachmentRecord = AttachmentRow;
 
-const vulnNotFound = () => new ApiError("vuln_not_found", { detail: "No vuln has that id." });
-const attachmentNotFound = () => new ApiError("not_found", { detail: "The vuln has no attachment with that id." });
-const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}).` });
+const vulnNotFound = () => new NotFound("vuln", "No vuln has that id.");
+const attachmentNotFound = () => new NotFound("attachment", "The vuln has no attachment with that id.");
+const tooLarge = () => new TooLarge(`A file may be at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}).`);
 const badFilename = () =>
-  new ApiError("validation_error", {
+  new Invalid({
     detail: `filename must have 1 to ${MAX_FILENAME_LENGTH} characters once path separators and control characters are removed.`,
     source: { parameter: "filename" },
   });
-const emptyFile = () => new ApiError("validation_error", { detail: "The file is empty: send its bytes as the request body." });
+const emptyFile = () => new Invalid({ detail: "The file is empty: send its bytes as the request body." });
 const overLimits = (files: number, bytes: number, adding: number) =>
   files >= MAX_FILES_PER_VULN
-    ? new ApiError("validation_error", { detail: `A vuln may have at most ${MAX_FILES_PER_VULN} attachments; delete one first.` })
+    ? new Invalid({ detail: `A vuln may have at most ${MAX_FILES_PER_VULN} attachments; delete one first.` })
     : bytes + adding > MAX_BYTES_PER_VULN
-      ? new ApiError("validation_error", { detail: `A vuln's attachments may total at most ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}); this file would make ${bytes + adding}.` })
+      ? new Invalid({ detail: `A vuln's attachments may total at most ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}); this file would make ${bytes + adding}.` })
       : null;
 
 /** The vuln, scoped to the caller, and what its attachments already use. */
@@ -106,8 +106,8 @@ export async function uploadAttachment({
   if (!received.ok) {
     await discard();
     if (received.problem === "too_large") throw tooLarge();
-    if (received.problem === "storage_failed") throw new ApiError("service_unavailable", { detail: "File storage is unavailable; retry shortly." }).withHeaders({ "Retry-After": "5" });
-    throw new ApiError("bad_request", { detail: "The body's length does not match its Content-Length.", source: { header: "Content-Length" } });
+    if (received.problem === "storage_failed") throw new Unavailable("File storage is unavailable; retry shortly.");
+    throw new BadInput("The body's length does not match its Content-Length.", { header: "Content-Length" });
   }
   try {
     if (received.byteSize === 0) throw emptyFile();
@@ -137,7 +137,7 @@ export async function uploadAttachment({
       async () => {
         const [again, now] = await ctx.db.batch(vulnAndUsage(ctx, vulnId));
         if (!again[0]) throw vulnNotFound();
-        throw overLimits(now[0]?.files ?? 0, now[0]?.bytes ?? 0, record.byteSize) ?? new ApiError("conflict", { detail: "The vuln changed while the file was uploading; retry." });
+        throw overLimits(now[0]?.files ?? 0, now[0]?.bytes ?? 0, record.byteSize) ?? new Conflict("The vuln changed while the file was uploading; retry.");
       },
     );
     return record;

@@ -1,6 +1,5 @@
 import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { briefs, organizations, policies, vulns, type BriefRow } from "../db/schema";
-import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
@@ -9,6 +8,7 @@ import { where, whenRefused } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
+import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
 
 export interface BriefInput {
   name?: string;
@@ -24,7 +24,7 @@ export interface BriefLinks {
   policyId?: string | null;
 }
 
-const notFound = () => new ApiError("brief_not_found", { detail: "No brief has that id." });
+const notFound = () => new NotFound("brief", "No brief has that id.");
 
 export function listBriefs(ctx: ServiceContext, page: Page, sort?: Sort, filters: { policyId?: string } = {}) {
   const filter = where(tenantFilter(ctx, briefs.organizationId), filters.policyId ? eq(briefs.policyId, filters.policyId) : undefined);
@@ -63,12 +63,12 @@ async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string
   const again = await readForWrite(ctx, opts);
   if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "briefs");
   assertPolicyOwned(opts.policyId, again.policyOwner, owner);
-  throw new ApiError("conflict", { detail: "Something this brief depends on changed while the request ran; read it again and retry." });
+  throw new Conflict("Something this brief depends on changed while the request ran; read it again and retry.");
 }
 
 function assertPolicyOwned(policyId: string | null | undefined, policyOwner: string | undefined, organizationId: string): void {
   if (typeof policyId === "string" && policyOwner !== organizationId) {
-    throw invalid("/data/relationships/policy/data/id", "policy does not exist.");
+    throw Invalid.at("/data/relationships/policy/data/id", "policy does not exist.");
   }
 }
 
@@ -151,7 +151,7 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
   const row = deleted[0];
   if (row) return evictStale(ctx, { briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
   const n = reports[0]?.n ?? 0;
-  throw new ApiError("unprocessable_entity", {
+  throw new Unprocessable({
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,
   });
 }

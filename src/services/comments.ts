@@ -1,7 +1,6 @@
 import { and, count, eq, sql } from "drizzle-orm";
 import { comments, vulns, type CommentAuthor, type CommentRow, type CommentVisibility } from "../db/schema";
 import { commentEvent } from "../events/outbox";
-import { ApiError } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { vulnScope, type ServiceContext } from "./context";
@@ -10,6 +9,7 @@ import { pageStatements, type Ordering } from "./list-pages";
 import { changedRows } from "../db/queries";
 import { commit, Plan, type Responder } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
+import { NotFound } from "../lib/domain-errors";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
@@ -26,8 +26,8 @@ export interface CommentSide {
   organizationId?: string;
 }
 
-const vulnNotFound = () => new ApiError("vuln_not_found", { detail: "No vuln has that id." });
-const commentNotFound = () => new ApiError("not_found", { detail: "The vuln has no comment with that id." });
+const vulnNotFound = () => new NotFound("vuln", "No vuln has that id.");
+const commentNotFound = () => new NotFound("comment", "The vuln has no comment with that id.");
 
 /** The vuln, scoped to the caller (the organization's side). */
 function vulnRead(ctx: ServiceContext, vulnId: string) {

@@ -3,8 +3,8 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import type { Caller } from "../lib/caller";
 import type { QueueMessage } from "../events/outbox";
-import { ApiError } from "../http/errors";
-import type { IdempotencyUnit } from "./idempotency";
+import type { IdempotencyUnit } from "../http/idempotency-key";
+import { Forbidden, Invalid } from "../lib/domain-errors";
 
 export { PUBLIC_CALLER, type Caller } from "../lib/caller";
 
@@ -66,7 +66,7 @@ export function ownerClaimed(table: string) {
  */
 export function assertOperatorMayChange(ctx: ServiceContext, claimed: number | boolean | null | undefined, what: OperatorNarrowed): void {
   if (ctx.caller.kind !== "organization" && claimed !== 0 && claimed !== false) {
-    throw new ApiError("forbidden", { detail: `Operator keys may change the ${what} of unclaimed organizations only.` });
+    throw new Forbidden(`Operator keys may change the ${what} of unclaimed organizations only.`);
   }
 }
 
@@ -88,17 +88,17 @@ export function owningOrganization(ctx: ServiceContext, requested: string | unde
   const pointer = "/data/relationships/organization/data/id";
   if (ctx.caller.kind === "organization") {
     if (requested !== undefined && requested !== ctx.caller.organizationId) {
-      throw new ApiError("validation_error", { detail: "organization does not exist.", source: { pointer } });
+      throw Invalid.at(pointer, "organization does not exist.");
     }
     return ctx.caller.organizationId!;
   }
   if (requested === undefined) {
-    throw new ApiError("validation_error", {
+    throw new Invalid({
       detail: "An operator key must name the organization (relationships.organization).",
       source: { pointer: "/data/relationships/organization" },
     });
   }
-  if (!exists) throw new ApiError("validation_error", { detail: "organization does not exist.", source: { pointer } });
+  if (!exists) throw Invalid.at(pointer, "organization does not exist.");
   return requested;
 }
 

@@ -4,7 +4,6 @@ import {
   briefs, directories, directoryListingItems, directoryListings, organizations, policies,
   type DirectoryListingItemRow, type DirectoryListingRow, type DirectoryRow, type ListableType,
 } from "../db/schema";
-import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
@@ -12,6 +11,7 @@ import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContex
 import { batchOf, isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, pageStatements, type Ordering, type Sort } from "./list-pages";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
 
 export interface DirectoryInput {
   name?: string;
@@ -20,12 +20,12 @@ export interface DirectoryInput {
   min_maturity_rating?: number;
 }
 
-const directoryNotFound = () => new ApiError("not_found", { detail: "No directory has that id." });
-const listingNotFound = () => new ApiError("not_found", { detail: "No directory listing has that id." });
+const directoryNotFound = () => new NotFound("directory", "No directory has that id.");
+const listingNotFound = () => new NotFound("directory_listing", "No directory listing has that id.");
 
 function slugGuard<T>(write: () => Promise<T>): Promise<T> {
   return write().catch((err) => {
-    if (isUniqueViolation(err, "directories.slug")) throw invalid("/data/attributes/slug", "slug is already taken by another directory.");
+    if (isUniqueViolation(err, "directories.slug")) throw Invalid.at("/data/attributes/slug", "slug is already taken by another directory.");
     throw err;
   });
 }
@@ -123,13 +123,13 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
     ...(dirs.length ? [] : [{ detail: "directory does not exist.", source: { pointer: "/data/relationships/directory/data/id" } }]),
     ...(orgs.length ? [] : [{ detail: "organization does not exist.", source: { pointer: "/data/relationships/organization/data/id" } }]),
   ];
-  if (problems.length) throw new ApiError("validation_error", problems);
-  if (existing.length) throw invalid("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+  if (problems.length) throw new Invalid(problems);
+  if (existing.length) throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
   const now = nowIso();
   const row: ListingRecord = { id: uuidv7(), directoryId, organizationId, visible: true, customized: false, createdAt: now, updatedAt: now, directorySlug: dirs[0]!.slug };
   const { directorySlug: _slug, ...listing } = row;
   await commit(ctx, new Plan(row).add(ctx.db.insert(directoryListings).values(listing)), respond).catch((err) => {
-    if (isUniqueViolation(err, "directory_listings.")) throw invalid("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+    if (isUniqueViolation(err, "directory_listings.")) throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
     throw err;
   });
   await evictStale(ctx, { directories: [row.directorySlug] });
@@ -239,10 +239,10 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
     () => commit(ctx, p, respond),
     async () => {
       await readForItem(ctx, listingId, type, listableId);
-      throw new ApiError("conflict", { detail: "The listing changed while this request ran; read it again and retry." });
+      throw new Conflict("The listing changed while this request ran; read it again and retry.");
     },
   ).catch((err) => {
-    if (isUniqueViolation(err, "directory_listing_items.")) throw new ApiError("unprocessable_entity", { detail: `${type} is already in this listing.`, source: ITEM_POINTER });
+    if (isUniqueViolation(err, "directory_listing_items.")) throw new Unprocessable({ detail: `${type} is already in this listing.`, source: ITEM_POINTER });
     throw err;
   });
   await evictStale(ctx, { directories: [listing.directorySlug] });
@@ -262,7 +262,7 @@ async function readForItem(ctx: ServiceContext, listingId: string, type: Listabl
   ]);
   const listing = await itemsListing(ctx, listings);
   const listable = listables[0];
-  const unprocessable = (detail: string) => new ApiError("unprocessable_entity", { detail, source: ITEM_POINTER });
+  const unprocessable = (detail: string) => new Unprocessable({ detail, source: ITEM_POINTER });
   if (!listable || listable.organizationId !== listing.organizationId) throw unprocessable(`${type} does not exist in this organization.`);
   if (!isPublished(listable.publishedAt, nowIso())) throw unprocessable(`${type} is not published.`);
   if (dupes.length) throw unprocessable(`${type} is already in this listing.`);
@@ -276,7 +276,7 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
     ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
   ]);
   const listing = await itemsListing(ctx, listings);
-  if (!items[0]) throw new ApiError("not_found", { detail: "No item of this listing has that id." });
+  if (!items[0]) throw new NotFound("directory_listing_item", "No item of this listing has that id.");
   await ctx.db.batch([
     ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
     compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)),
@@ -300,9 +300,9 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
     seen.add(id);
     return problem ? [{ detail: `data/${i}/id ${problem}`, source: { pointer: `/data/${i}/id` } }] : [];
   });
-  if (problems.length) throw new ApiError("unprocessable_entity", problems);
+  if (problems.length) throw new Unprocessable(problems);
   if (seen.size !== known.size) {
-    throw new ApiError("unprocessable_entity", { detail: `Name every item of the listing exactly once (${known.size} items, ${seen.size} named).`, source: { pointer: "/data" } });
+    throw new Unprocessable({ detail: `Name every item of the listing exactly once (${known.size} items, ${seen.size} named).`, source: { pointer: "/data" } });
   }
   const now = nowIso();
   const order = JSON.stringify(ids);
@@ -317,7 +317,7 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
       .where(and(eq(directoryListingItems.listingId, listingId), same)),
     ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(and(eq(directoryListings.id, listingId), same)),
   ]);
-  if (updated.meta.changes === 0 && ids.length > 0) throw new ApiError("conflict", { detail: "The listing's items changed while this request ran; read them again and retry." });
+  if (updated.meta.changes === 0 && ids.length > 0) throw new Conflict("The listing's items changed while this request ran; read them again and retry.");
   const byId = new Map(items.map((i) => [i.id, i]));
   const rows = ids.map((id, i) => ({ ...byId.get(id)!, position: i + 1, updatedAt: now })) as ItemRecord[];
   await evictStale(ctx, { directories: [listing.directorySlug] });

@@ -2,9 +2,9 @@ import { and, asc, count, desc, getTableColumns, inArray, sql, type SQL } from "
 import type { BatchItem } from "drizzle-orm/batch";
 import type { SQLiteColumn, SQLiteTable } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
-import { ApiError } from "../http/errors";
 import { encodeCursor, offsetOf, type Cursor, type Page } from "../db/pagination";
 import { batchOf } from "../db/queries";
+import { BadInput } from "../lib/domain-errors";
 
 export type Sort = "created_at" | "-created_at" | "updated_at" | "-updated_at";
 
@@ -65,7 +65,7 @@ export function pageStatements<Row>(spec: PageSpec): { statements: BatchItem<"sq
   }
   const { direction, at } = page.cursor;
   if (at && at.sort !== o.name) {
-    throw new ApiError("bad_request", { detail: `page[${direction}]: the cursor belongs to another sort or list.`, source: { parameter: `page[${direction}]` } });
+    throw new BadInput(`page[${direction}]: the cursor belongs to another sort or list.`, { parameter: `page[${direction}]` });
   }
   const after = direction === "after";
   // In list order: "later" rows come after the cursor, "earlier" ones before it.
@@ -95,7 +95,7 @@ export function pageInMemory<T extends { id: string }>(items: readonly T[], page
   if (!page.cursor) return { rows: items.slice(offsetOf(page), offsetOf(page) + page.size), total: items.length };
   const { direction, at } = page.cursor;
   if (at && (at.sort !== "position" || typeof at.value !== "number")) {
-    throw new ApiError("bad_request", { detail: `page[${direction}]: the cursor belongs to another sort or list.`, source: { parameter: `page[${direction}]` } });
+    throw new BadInput(`page[${direction}]: the cursor belongs to another sort or list.`, { parameter: `page[${direction}]` });
   }
   const index = at ? (at.value as number) : -1;
   const from = direction === "after" ? index + 1 : Math.max(0, index - page.size);

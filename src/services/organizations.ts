@@ -1,6 +1,5 @@
 import { eq } from "drizzle-orm";
 import { briefs, organizations, type OrganizationRow } from "../db/schema";
-import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -8,6 +7,7 @@ import { isUniqueViolation, where } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
 import { commit, evictStale, Plan, type Responder } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
+import { Invalid, NotFound } from "../lib/domain-errors";
 
 export interface OrganizationInput {
   name?: string;
@@ -26,7 +26,7 @@ export function listOrganizations(ctx: ServiceContext, page: Page, sort?: Sort, 
 
 export async function getOrganization(ctx: ServiceContext, id: string): Promise<OrganizationRow> {
   const row = await ctx.db.select().from(organizations).where(where(eq(organizations.id, id), tenantFilter(ctx, organizations.id))).get();
-  if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
+  if (!row) throw new NotFound("organization", "No organization has that id.");
   return row;
 }
 
@@ -72,7 +72,7 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
     ]),
   );
   const row = rows[0];
-  if (!row) throw new ApiError("not_found", { detail: "No organization has that id." });
+  if (!row) throw new NotFound("organization", "No organization has that id.");
   await evictStale(ctx, { briefs: shortcodes.map((b) => b.shortcode), directories: slugs.map((d) => d.slug) });
   return row;
 }
@@ -81,7 +81,7 @@ async function slugGuard<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, "organizations.slug")) throw invalid("/data/attributes/slug", "slug is already taken by another organization.");
+    if (isUniqueViolation(err, "organizations.slug")) throw Invalid.at("/data/attributes/slug", "slug is already taken by another organization.");
     throw err;
   }
 }

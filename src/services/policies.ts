@@ -1,7 +1,6 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
-import { ApiError } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
@@ -10,6 +9,7 @@ import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
+import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 export interface PolicyInput {
   name?: string | null;
@@ -71,7 +71,7 @@ export async function getPolicy(ctx: ServiceContext, id: string): Promise<Policy
   return toRecord(row);
 }
 
-const notFound = () => new ApiError("not_found", { detail: "No policy has that id." });
+const notFound = () => new NotFound("policy", "No policy has that id.");
 
 function columnsOf(input: PolicyInput): Partial<PolicyRow> {
   const out: Partial<PolicyRow> = {};
@@ -118,7 +118,7 @@ async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string
   const again = await readForWrite(ctx, opts);
   if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "policies");
   assertAssetsOwned(opts.assetIds, again.assetRows, owner);
-  throw new ApiError("conflict", { detail: "Something this policy depends on changed while the request ran; read it again and retry." });
+  throw new Conflict("Something this policy depends on changed while the request ran; read it again and retry.");
 }
 
 /** Unknown and foreign asset ids answer alike: 422 at their pointer. */
@@ -127,7 +127,7 @@ function assertAssetsOwned(assetIds: string[], assetRows: { id: string; organiza
   const problems = assetIds.flatMap((id, i) =>
     owned.has(id) ? [] : [{ detail: "asset does not exist.", source: { pointer: `/data/relationships/assets/data/${i}/id` } }],
   );
-  if (problems.length) throw new ApiError("validation_error", problems);
+  if (problems.length) throw new Invalid(problems);
 }
 
 function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[] | undefined): BatchItem<"sqlite">[] {

@@ -1,17 +1,20 @@
-import { eq, sql } from "drizzle-orm";
+import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, deletedReportTokens, organizations, vulns } from "../db/schema";
+import { briefs, deletedReportTokens, idempotencyKeys, organizations, vulns, type Submission } from "../db/schema";
+import { IdempotencyUnit } from "../http/idempotency-key";
+import { generateReporterToken, sha256Hex } from "../lib/crypto";
+import { Conflict, IdempotentReplay } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import type { Page } from "../db/pagination";
 import { getAttachment, listAttachments, openAttachmentContent, uploadAttachment, type AttachmentContext, type AttachmentRecord, type UploadMeta } from "./attachments";
 import { createComment, getReporterComment, listComments, type CommentRecord, type CommentSide } from "./comments";
 import type { Caller, ServiceContext } from "./context";
 import type { Plan, Responder } from "./unit-of-work";
-import { touchVulns } from "./vulns";
+import { createVuln, touchVulns, type VulnInput, type VulnRecord } from "./vulns";
 
 // The reporter's side of the platform, whatever door it comes through (the JSON API under
-// /v1/p/report, the pages under /r/{token}): open a report by its token, read and answer the
-// conversation, add and read files. Each verb acts as the report's reporter (kind "reporter"), which
+// /v1/p/*, the pages under /b and /r/{token}): submit a report, open it by its token, read and answer
+// the conversation, add and read files. Each verb acts as the report's reporter (kind "reporter"), which
 // reaches that one report's rows and nothing else of the organization's.
 
 /**
@@ -125,4 +128,83 @@ export function reporterFile({ ctx, report, attachmentId }: ReporterArgs & { att
 /** One file's bytes, streamed from R2. */
 export function openReporterFile({ ctx, report, attachmentId }: { ctx: AttachmentContext; report: ReporterArgs["report"]; attachmentId: string }) {
   return openAttachmentContent(asReporter(ctx, report), report.id, attachmentId);
+}
+
+/** What a submission carries, whatever the door: the validated members and the members exactly as sent. */
+export interface SubmissionArgs {
+  ctx: ServiceContext;
+  /** The published brief's shortcode: a draft or an unknown one is a brief not found. */
+  shortcode: string;
+  input: VulnInput;
+  raw: Omit<Submission, "received_at">;
+}
+
+/**
+ * A report through a published brief. The reporter's follow-up token is made here and returned once;
+ * only its SHA-256 is stored, so `respond` (the answer kept for an Idempotency-Key) never holds it.
+ */
+export async function submitReport({ respond, ...submission }: SubmissionArgs & { respond: Responder<VulnRecord> }): Promise<{ record: VulnRecord; token: string }> {
+  const token = generateReporterToken();
+  const record = await createVuln({ ...submission, brief: { shortcode: submission.shortcode }, respond, followUpTokenHash: await sha256Hex(token) });
+  return { record, token };
+}
+
+/** How long the same content from the same address counts as a repeat of the form (a double click, a resent form). */
+export const FORM_REPEAT_WINDOW_MS = 10 * 60 * 1000;
+
+export type FormOutcome =
+  | { repeat: true; shortcode: string | null }
+  | { repeat: false; record: VulnRecord; token: string; failedFiles: number };
+
+/**
+ * The report form: a submission with its files, sent again within the repeat window answered as a
+ * repeat (with the first report's shortcode once it is done) instead of a second report. The cached
+ * form carries no per-visitor key, so the content is the key: an Idempotency-Key scoped to the client
+ * address, reserved in one round trip with the removal of an entry older than the window (keys
+ * themselves live a day). One still in flight is the first send of a double click: a repeat too.
+ * The files follow the report through the reporter's own upload; one that fails leaves the report
+ * made (`failedFiles` counts them), and the report's page takes the file again.
+ */
+export async function submitReportForm({
+  ctx,
+  address,
+  contentHash,
+  files,
+  now = Date.now(),
+  ...submission
+}: SubmissionArgs & { ctx: AttachmentContext; address: string; contentHash: string; files: File[]; now?: number }): Promise<FormOutcome> {
+  const unit = new IdempotencyUnit(ctx.db, `form:${address}`, contentHash, contentHash);
+  const [upsert, select] = unit.reserveStatements();
+  const windowStart = new Date(now - FORM_REPEAT_WINDOW_MS).toISOString();
+  const stale = ctx.db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.scope, unit.scope), eq(idempotencyKeys.key, unit.key), lt(idempotencyKeys.createdAt, windowStart)));
+  const [, , holder] = await ctx.db.batch([stale, upsert, select]);
+  try {
+    unit.settle(holder);
+  } catch (err) {
+    if (err instanceof IdempotentReplay) return { repeat: true, shortcode: (JSON.parse(err.stored.body) as { shortcode?: string }).shortcode ?? null };
+    if (err instanceof Conflict) return { repeat: true, shortcode: null };
+    throw err;
+  }
+  let submitted;
+  try {
+    // What a repeat finds: the shortcode only.
+    const respond = (r: VulnRecord) => ({ status: 200, headers: {}, body: JSON.stringify({ shortcode: r.shortcode }) });
+    submitted = await submitReport({ ...submission, ctx: { ...ctx, idempotency: unit }, respond });
+  } catch (err) {
+    if (!unit.sealed) await unit.release();
+    throw err;
+  }
+  let failedFiles = 0;
+  for (const file of files) {
+    try {
+      const meta = { filename: file.name, contentType: file.type || undefined, declaredLength: file.size };
+      await addReporterFile({ ctx, report: submitted.record, body: file.stream(), meta, withSubmission: true });
+    } catch (err) {
+      failedFiles++;
+      console.error(JSON.stringify({ level: "warn", message: "form file not stored", vuln_id: submitted.record.id, error: String(err) }));
+    }
+  }
+  return { repeat: false, ...submitted, failedFiles };
 }

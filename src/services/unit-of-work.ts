@@ -1,7 +1,7 @@
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { publishEvents, writtenEvents, type PlannedEvent } from "../events/outbox";
 import type { ServiceContext, Stale } from "./context";
-import type { StoredResponse } from "./idempotency";
+import type { StoredResponse } from "../http/idempotency-key";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 

@@ -2,7 +2,6 @@ import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Severity, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
-import { ApiError, invalid } from "../http/errors";
 import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -12,6 +11,7 @@ import { deleteObjectsLater, vulnObjectKeys } from "./attachments";
 import { inList, where, whenRefused } from "../db/queries";
 import { changedRows } from "../db/queries";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 export interface VulnInput {
   title: string;
@@ -28,7 +28,7 @@ export interface VulnInput {
 /** A vuln with the values of its domain assets (the sort keys SQLite computes are left out). */
 export type VulnRecord = Omit<VulnRow, "cvssRankDesc" | "cvssRankAsc"> & { domains: string[] };
 
-const notFound = () => new ApiError("vuln_not_found", { detail: "No vuln has that id." });
+const notFound = () => new NotFound("vuln", "No vuln has that id.");
 
 // See policies.ts: name the outer column in full inside a correlated subquery.
 export const domainsColumn = {
@@ -138,14 +138,24 @@ function unique(values: string[] | undefined): string[] {
  * `brief` is checked to be the caller's and published (API) or found by its public shortcode.
  * `followUpTokenHash` (public submissions) is the SHA-256 of the reporter's follow-up token.
  */
-export async function createVuln(
-  ctx: ServiceContext,
-  input: VulnInput,
-  brief: { id: string } | { shortcode: string },
-  raw: Omit<Submission, "received_at">,
-  respond: Responder<VulnRecord>,
-  followUpTokenHash: string | null = null,
-): Promise<VulnRecord> {
+export async function createVuln({
+  ctx,
+  input,
+  brief,
+  raw,
+  respond,
+  followUpTokenHash = null,
+}: {
+  ctx: ServiceContext;
+  input: VulnInput;
+  /** By id for an organization's own entry; by shortcode through the public brief (published only). */
+  brief: { id: string } | { shortcode: string };
+  /** The members exactly as sent, kept in the as-received record. */
+  raw: Omit<Submission, "received_at">;
+  respond: Responder<VulnRecord>;
+  /** The SHA-256 of the reporter's follow-up token (the token itself is never stored). */
+  followUpTokenHash?: string | null;
+}): Promise<VulnRecord> {
   const now = nowIso();
   const byId = "id" in brief;
   const [found] = await readBatch(ctx, [
@@ -156,8 +166,8 @@ export async function createVuln(
   ]);
   const row = found[0];
   if (!row || !isPublished(row.publishedAt, now)) {
-    if (!byId) throw new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });
-    throw invalid("/data/relationships/brief/data/id", row ? "brief is not published." : "brief does not exist.");
+    if (!byId) throw new NotFound("brief", "No published brief has that shortcode.");
+    throw Invalid.at("/data/relationships/brief/data/id", row ? "brief is not published." : "brief does not exist.");
   }
   const domains = unique(input.domains);
   const vuln: Omit<VulnRecord, "domains"> = {
@@ -189,8 +199,8 @@ export async function createVuln(
   await whenRefused(
     () => commit(ctx, p, respond),
     () => {
-      if (!byId) throw new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });
-      throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
+      if (!byId) throw new NotFound("brief", "No published brief has that shortcode.");
+      throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
     },
   );
   return record;
@@ -216,7 +226,7 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
   const [vulnRows, briefRows] = input.briefId === undefined ? [...(await readBatch(ctx, [vulnRead])), []] : await readBatch(ctx, [vulnRead, briefRead]);
   const existing = vulnRows[0] ? toRecord(vulnRows[0]) : null;
   if (!existing) throw notFound();
-  if (input.briefId !== undefined && briefRows[0]?.organizationId !== existing.organizationId) throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
+  if (input.briefId !== undefined && briefRows[0]?.organizationId !== existing.organizationId) throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
 
   const next: VulnRecord = {
     ...existing,
@@ -273,10 +283,10 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
   const { results } = await whenRefused(
     () => commit(ctx, p),
     () => {
-      throw invalid("/data/relationships/brief/data/id", "brief does not exist.");
+      throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
     },
   );
-  if (changedRows(guard.of(results)) === 0) throw new ApiError("conflict", { detail: "The vuln changed while this request ran; read it again and retry." });
+  if (changedRows(guard.of(results)) === 0) throw new Conflict("The vuln changed while this request ran; read it again and retry.");
   return next;
 }
 

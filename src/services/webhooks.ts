@@ -2,7 +2,6 @@ import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { publishDeliveries } from "../events/outbox";
 import { EVENT_TYPES } from "../events/types";
-import { ApiError, invalid } from "../http/errors";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";
@@ -12,6 +11,7 @@ import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where } from "../db/queries";
 import { listPage, ordering, pageStatements, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { Forbidden, Invalid, NotFound } from "../lib/domain-errors";
 
 export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
@@ -30,7 +30,7 @@ export interface WebhookInput {
 export type WebhookRecord = Omit<WebhookRow, "secret" | "previousSecret" | "previousSecretExpiresAt"> & { eventTypes: string[] };
 type WithSecret = WebhookRecord & { secret: string };
 
-const notFound = () => new ApiError("not_found", { detail: "No webhook has that id." });
+const notFound = () => new NotFound("webhook", "No webhook has that id.");
 
 const eventTypesColumn = {
   eventTypesJson: sql<string>`(select json_group_array(${webhookSubscriptions.eventType}) from ${webhookSubscriptions} where ${webhookSubscriptions.webhookId} = ${sql.raw(`"webhooks"."id"`)})`,
@@ -49,7 +49,7 @@ export function eventTypesFromIds(ids: string[]): string[] {
     if (!type) problems.push({ detail: "trigger_event_type does not exist.", source: { pointer: `/data/relationships/trigger_event_types/data/${i}/id` } });
     return type ? [type.short_name] : [];
   });
-  if (problems.length) throw new ApiError("validation_error", problems);
+  if (problems.length) throw new Invalid(problems);
   return [...new Set(names)];
 }
 
@@ -79,7 +79,7 @@ function subscriptionStatements(ctx: ServiceContext, webhookId: string, eventTyp
 function limitGuard<T>(write: () => Promise<T>): Promise<T> {
   return write().catch((err) => {
     if (/webhook limit reached/.test(`${(err as Error)?.message} ${String((err as { cause?: unknown })?.cause ?? "")}`)) {
-      throw invalid("/data", `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`);
+      throw Invalid.at("/data", `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`);
     }
     throw err;
   });
@@ -93,9 +93,9 @@ export async function createWebhook(
 ): Promise<WithSecret> {
   // Only an organization's own key writes its webhooks (the routes answer operators 403 before this);
   // naming another organization is a 422, as naming one that does not exist.
-  if (ctx.caller.kind !== "organization") throw new ApiError("forbidden", { detail: "Operator keys read webhooks but never change them; use the organization's key." });
+  if (ctx.caller.kind !== "organization") throw new Forbidden("Operator keys read webhooks but never change them; use the organization's key.");
   const organizationId = ctx.caller.organizationId!;
-  if (links.organizationId !== undefined && links.organizationId !== organizationId) throw invalid("/data/relationships/organization/data/id", "organization does not exist.");
+  if (links.organizationId !== undefined && links.organizationId !== organizationId) throw Invalid.at("/data/relationships/organization/data/id", "organization does not exist.");
   const now = nowIso();
   const id = uuidv7();
   const secret = generateWebhookSecret();
@@ -223,7 +223,7 @@ export async function getDelivery(ctx: ServiceContext, webhookId: string, delive
     ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attemptedAt, webhookAttempts.id),
   ]);
   const delivery = rows[0];
-  if (!delivery) throw new ApiError("not_found", { detail: "No delivery of this webhook has that id." });
+  if (!delivery) throw new NotFound("webhook_delivery", "No delivery of this webhook has that id.");
   return { delivery, attempts };
 }
 

@@ -36,23 +36,23 @@ describe("a reporter caller", () => {
 
   it("sees nothing organization-wide: no policies, no vuln by id, not even its own through the organization's read", async () => {
     expect((await listPolicies(ctx, page)).rows).toEqual([]);
-    await expect(showVuln(ctx, mine.report.id)).rejects.toMatchObject({ code: "vuln_not_found" });
-    await expect(showVuln(ctx, theirs.report.id)).rejects.toMatchObject({ code: "vuln_not_found" });
+    await expect(showVuln(ctx, mine.report.id)).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
+    await expect(showVuln(ctx, theirs.report.id)).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
   });
 
   it("reads its own report's conversation and files, without the internal notes", async () => {
     const thread = await readThread({ ctx, report: report(), page });
     expect(thread.rows.map((c) => c.id)).toEqual([mine.commentId]);
     expect((await reporterFiles({ ctx, report: report(), page })).rows.map((a) => a.id)).toEqual([mine.attachmentId]);
-    await expect(readThreadComment({ ctx, report: report(), commentId: mine.internalId })).rejects.toMatchObject({ code: "not_found" });
+    await expect(readThreadComment({ ctx, report: report(), commentId: mine.internalId })).rejects.toMatchObject({ kind: "not_found" });
   });
 
   it("reaches no other report of the same organization, even when a service is handed that report's id", async () => {
-    await expect(listAttachments(ctx, theirs.report.id, page)).rejects.toMatchObject({ code: "vuln_not_found" });
+    await expect(listAttachments(ctx, theirs.report.id, page)).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
     expect((await listComments(ctx, { author: "reporter", vulnId: theirs.report.id }, page)).rows).toEqual([]);
-    await expect(reporterFile({ ctx, report: report(), attachmentId: theirs.attachmentId })).rejects.toMatchObject({ code: "not_found" });
+    await expect(reporterFile({ ctx, report: report(), attachmentId: theirs.attachmentId })).rejects.toMatchObject({ kind: "not_found" });
     const bytes = new Blob(["x"]).stream();
-    await expect(uploadAttachment({ ctx, vulnId: theirs.report.id, body: bytes, meta: { filename: "x.txt", contentType: "text/plain", declaredLength: 1 }, by: "reporter" })).rejects.toMatchObject({ code: "vuln_not_found" });
+    await expect(uploadAttachment({ ctx, vulnId: theirs.report.id, body: bytes, meta: { filename: "x.txt", contentType: "text/plain", declaredLength: 1 }, by: "reporter" })).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
     const files = await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?").bind(theirs.report.id).first<{ n: number }>();
     expect(files!.n).toBe(1);
   });

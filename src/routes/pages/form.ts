@@ -1,14 +1,8 @@
-import { and, eq, lt } from "drizzle-orm";
 import type { Submission } from "../../db/schema";
-import { idempotencyKeys } from "../../db/schema";
-import type { Db } from "../../db";
-import { ApiError } from "../../http/errors";
-import { IdempotentReplay } from "../../http/replay";
 import { sha256Hex } from "../../lib/crypto";
 import { cleanFilename } from "../../lib/filenames";
 import { FIELD_NAMES, type FormField, type FormState } from "../../pages/brief";
 import { MAX_FILE_BYTES } from "../../services/attachments";
-import { IdempotencyUnit } from "../../services/idempotency";
 import type { VulnInput } from "../../services/vulns";
 import { SubmissionAttributes } from "../v1/vulns/schema";
 import { LIMITS, mib } from "../../lib/limits";
@@ -16,8 +10,6 @@ import { LIMITS, mib } from "../../lib/limits";
 export const MAX_FORM_FILES = LIMITS.formFiles;
 /** The form's body: its files at their largest, and a body's worth for the text fields and the multipart framing. */
 export const MAX_FORM_BYTES = MAX_FORM_FILES * MAX_FILE_BYTES + LIMITS.bodyBytes;
-/** How long the same content from the same address counts as a repeat (a double click, a resent form). */
-export const REPEAT_WINDOW_MS = 10 * 60 * 1000;
 
 export interface FormFile {
   file: File;
@@ -72,29 +64,4 @@ export async function readReportForm(fd: FormData): Promise<ReadForm> {
   }
   const contentHash = await sha256Hex(JSON.stringify([values.title, values.description, contact, domains, files.map((f) => f.sha256)]));
   return { ok: true, input: parsed.data, raw: { title: values.title, description: values.description, contact_email: candidate.contact_email, domains }, files, state, contentHash };
-}
-
-export type Repeat = { repeat: true; shortcode: string | null } | { repeat: false; unit: IdempotencyUnit };
-
-/**
- * The cached page carries no per-visitor key, so the content is the key: an Idempotency-Key scoped to
- * the client address, reserved in one round trip with the removal of an entry older than the window
- * (the keys' own expiry is a day). A completed entry is a repeat; one still in flight is the first
- * send of a double click, a repeat too.
- */
-export async function reserveForm(db: Db, ip: string, contentHash: string, now = Date.now()): Promise<Repeat> {
-  const unit = new IdempotencyUnit(db, `form:${ip}`, contentHash, contentHash);
-  const [upsert, select] = unit.reserveStatements();
-  const stale = db
-    .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.scope, unit.scope), eq(idempotencyKeys.key, unit.key), lt(idempotencyKeys.createdAt, new Date(now - REPEAT_WINDOW_MS).toISOString())));
-  const [, , rows] = await db.batch([stale, upsert, select]);
-  try {
-    unit.settle(rows);
-    return { repeat: false, unit };
-  } catch (err) {
-    if (err instanceof IdempotentReplay) return { repeat: true, shortcode: (JSON.parse(err.stored.body) as { shortcode?: string }).shortcode ?? null };
-    if (err instanceof ApiError && err.code === "conflict") return { repeat: true, shortcode: null };
-    throw err;
-  }
 }

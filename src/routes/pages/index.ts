@@ -1,5 +1,5 @@
 import { Hono } from "hono";
-import type { AppEnv } from "../../app-env";
+import type { AppEnv } from "../../http/app-env";
 import { cachedPublicBody, publicDirectoryPath, publicPagePath } from "../../http/cache";
 import { database } from "../../http/middleware";
 import { nowIso } from "../../lib/ids";

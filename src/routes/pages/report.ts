@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { Hono } from "hono";
-import type { AppEnv } from "../../app-env";
-import { ApiError } from "../../http/errors";
+import type { AppEnv } from "../../http/app-env";
+import { Invalid, TooLarge } from "../../lib/domain-errors";
 import { database } from "../../http/middleware";
 import { countUnknownToken, openReportToken } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
@@ -66,7 +66,8 @@ export const reportPageRouter = new Hono<AppEnv>()
     try {
       await addReporterFile({ ...reporter(c, opened.report), body: file.stream(), meta: { filename: file.name, contentType: file.type || undefined, declaredLength: file.size } });
     } catch (err) {
-      if (err instanceof ApiError && (err.status === 413 || err.status === 422)) return render(c, opened, { fileError: err.message }, err.status);
+      // Too large, or over the report's limits: the page says why and takes another file.
+      if (err instanceof TooLarge || err instanceof Invalid) return render(c, opened, { fileError: err.message }, err instanceof TooLarge ? 413 : 422);
       throw err;
     }
     return c.redirect(`/r/${opened.token}#files`, 303);

@@ -1,7 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import type { AppEnv } from "../../app-env";
-import { ApiError } from "../../http/errors";
+import type { AppEnv } from "../../http/app-env";
+import { ApiError, asApiError } from "../../http/errors";
 import { allowAddress, clientIp } from "../../http/rate-limit";
 import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../pages/layout";
 import { LIMITS, mib } from "../../lib/limits";
@@ -49,15 +49,16 @@ export function pageError(err: Error, c: Context): Response {
     res.headers.set("Content-Security-Policy", PAGE_CSP);
     return res;
   };
-  if (err instanceof ApiError) {
-    if (err.status === 429) {
+  const known = asApiError(err);
+  if (known) {
+    if (known.status === 429) {
       const res = respond(tooManyPage(60), 429);
       res.headers.set("Retry-After", "60");
       return res;
     }
-    if (err.status === 404) return respond(notFoundPage(), 404);
-    if (err.status === 413) return respond(problemPage("Too large", `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with the report. Nothing was stored.`), 413);
-    if (err.status < 500) return respond(problemPage("Not sent", err.message), err.status);
+    if (known.status === 404) return respond(notFoundPage(), 404);
+    if (known.status === 413) return respond(problemPage("Too large", `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with the report. Nothing was stored.`), 413);
+    if (known.status < 500) return respond(problemPage("Not sent", known.message), known.status);
   }
   console.error(JSON.stringify({ level: "error", message: "page failed", path: c.req.path, error: String(err) }));
   return respond(problemPage("Something went wrong", "Nothing was lost on our side that you need to redo, unless the page says otherwise: try again in a moment."), 500);

@@ -1,6 +1,6 @@
 import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../app-env";
+import type { AppEnv } from "../../http/app-env";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
 import { declaredLength, respond } from "../../http/media-type";
 import { Binary, collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";

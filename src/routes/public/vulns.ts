@@ -3,10 +3,9 @@ import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../http/media-type";
 import { errorResponses, jsonContent, requestDocument, Timestamp } from "../../http/openapi";
 import { createRouter } from "../../http/router";
-import { generateReporterToken, sha256Hex } from "../../lib/crypto";
 import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
-import { createVuln } from "../../services/vulns";
+import { submitReport } from "../../services/reporter";
 import { serviceContext, storedResponse } from "../v1/handler-helpers";
 import { rawSubmission, SubmissionAttributes } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
@@ -71,9 +70,14 @@ export const publicVulnsRouter = createRouter().openapi(
     assertDocumentMatches(data, "vuln");
     const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
     if (!shortcode) throw briefNotFound();
-    // Only the token's hash is stored, and the answer kept for a replay has null in its place.
-    const token = generateReporterToken();
-    const record = await createVuln(serviceContext(c), data.attributes, { shortcode }, await rawSubmission(c), (r) => storedResponse(c, receipt(r, null), 201), await sha256Hex(token));
+    // The answer kept for a replay has null in the token's place: only its hash is stored.
+    const { record, token } = await submitReport({
+      ctx: serviceContext(c),
+      shortcode,
+      input: data.attributes,
+      raw: await rawSubmission(c),
+      respond: (r) => storedResponse(c, receipt(r, null), 201),
+    });
     return respond(c, receipt(record, token), 201);
   },
 );

@@ -1,9 +1,9 @@
 import type { Context } from "hono";
-import type { AppEnv } from "../../app-env";
+import type { AppEnv } from "../../http/app-env";
 import type { QueueMessage } from "../../events/outbox";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
-import type { StoredResponse } from "../../services/idempotency";
+import type { StoredResponse } from "../../http/idempotency-key";
 import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../http/cache";
 
 export function serviceContext(c: Context<AppEnv>): ServiceContext {

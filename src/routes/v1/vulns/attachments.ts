@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../http/app-env";
 import { requireOrganizationKey } from "../../../http/auth";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { declaredLength, JSON_MEDIA_TYPE, respond } from "../../../http/media-type";

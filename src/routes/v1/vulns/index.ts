@@ -70,9 +70,13 @@ export const vulnsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "vuln");
-      const record = await createVuln(serviceContext(c), data.attributes, { id: data.relationships.brief.data.id }, await rawSubmission(c), (r) =>
-        storedCreated(c, single(serializeVuln(r))),
-      );
+      const record = await createVuln({
+        ctx: serviceContext(c),
+        input: data.attributes,
+        brief: { id: data.relationships.brief.data.id },
+        raw: await rawSubmission(c),
+        respond: (r) => storedCreated(c, single(serializeVuln(r))),
+      });
       return created(c, single(serializeVuln(record)));
     },
   )

@@ -5,7 +5,7 @@ import { collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import type { StoredResponse } from "../../../services/idempotency";
+import type { StoredResponse } from "../../../http/idempotency-key";
 import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
 import { serviceContext, storedResponse } from "../handler-helpers";
 import { DeliveryParams, ListDeliveriesQuery, serializeDelivery, serializeDeliveryDetail, WebhookDelivery, WebhookDeliveryDetail } from "./schema";

@@ -1,6 +1,6 @@
 import { createRoute } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../../app-env";
+import type { AppEnv } from "../../../http/app-env";
 import { requireOrganizationKey } from "../../../http/auth";
 import { invalid } from "../../../http/errors";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";

@@ -1,11 +1,11 @@
 import { and, eq, lt, or } from "drizzle-orm";
 import type { Db } from "../db";
 import { idempotencyKeys, type IdempotencyKeyRow } from "../db/schema";
-import { ApiError } from "../http/errors";
-import { IdempotentReplay, type StoredResponse } from "../http/replay";
 import { uuidv7 } from "../lib/ids";
 
-export type { StoredResponse } from "../http/replay";
+import { Conflict, IdempotentReplay, KeyReused, type StoredResponse } from "../lib/domain-errors";
+
+export type { StoredResponse };
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // A reservation whose request died (the isolate was evicted mid-request) can be taken over after this.
@@ -67,11 +67,11 @@ export class IdempotencyUnit {
       return;
     }
     const source = { header: "Idempotency-Key" };
-    if (!row) throw new ApiError("conflict", { detail: "The Idempotency-Key could not be reserved; retry.", source });
+    if (!row) throw new Conflict("The Idempotency-Key could not be reserved; retry.", source);
     if (row.requestHash !== this.requestHash) {
-      throw new ApiError("idempotency_key_reused", { detail: "This Idempotency-Key was used with a different request in the last 24 hours.", source });
+      throw new KeyReused("This Idempotency-Key was used with a different request in the last 24 hours.", source);
     }
-    if (row.state === "in_flight") throw new ApiError("conflict", { detail: "A request with this Idempotency-Key is still in flight.", source });
+    if (row.state === "in_flight") throw new Conflict("A request with this Idempotency-Key is still in flight.", source);
     throw new IdempotentReplay({ status: row.responseStatus ?? 200, headers: row.responseHeaders ?? {}, body: row.responseBody ?? "" });
   }
 

@@ -1,6 +1,6 @@
-import type { RequestDatabase } from "./db";
-import type { Caller } from "./lib/caller";
-import type { IdempotencyUnit } from "./services/idempotency";
+import type { RequestDatabase } from "../db";
+import type { Caller } from "../lib/caller";
+import type { IdempotencyUnit } from "./idempotency-key";
 
 export type AppEnv = {
   Bindings: Env;

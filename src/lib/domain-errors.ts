@@ -1,0 +1,130 @@
+/**
+ * What services (and the layers below them) refuse, in their own words. They raise these and never the
+ * API's error type: `src/http/errors.ts` maps each kind to a status, a code and the problem's place in the
+ * request, so the rules know nothing of HTTP and a new front door (a page, the queue) reuses them.
+ */
+
+/** Where in the request a problem is: a member of the document, a query parameter or a header. */
+export type Source = { pointer: string } | { parameter: string } | { header: string };
+
+export interface Problem {
+  detail: string;
+  source?: Source;
+}
+
+export type Refusal =
+  | "not_found"
+  | "invalid"
+  | "unprocessable"
+  | "conflict"
+  | "forbidden"
+  | "too_large"
+  | "unavailable"
+  | "bad_input"
+  | "key_reused";
+
+/** The base of every refusal: one or more problems of one kind. */
+export class DomainError extends Error {
+  readonly problems: Problem[];
+
+  constructor(
+    readonly kind: Refusal,
+    problems: Problem | Problem[],
+  ) {
+    const list = Array.isArray(problems) ? problems : [problems];
+    super(list[0]?.detail ?? kind);
+    this.problems = list;
+  }
+}
+
+/**
+ * No such record for this caller. `entity` says which record: the vuln and the brief have codes of
+ * their own, the rest share one. Another organization's id must read exactly like one that does not exist.
+ */
+export class NotFound extends DomainError {
+  constructor(
+    readonly entity: string,
+    detail: string,
+  ) {
+    super("not_found", { detail });
+  }
+}
+
+/** Members of the request document that are invalid: one problem per member, each with its pointer. */
+export class Invalid extends DomainError {
+  constructor(problems: Problem | Problem[]) {
+    super("invalid", problems);
+  }
+
+  static at(pointer: string, detail: string): Invalid {
+    return new Invalid({ detail, source: { pointer } });
+  }
+}
+
+/** A valid document that breaks a rule of the records it touches. */
+export class Unprocessable extends DomainError {
+  constructor(problems: Problem | Problem[]) {
+    super("unprocessable", problems);
+  }
+}
+
+/** The change lost a race with another one, or depends on something that moved: read again, retry. */
+export class Conflict extends DomainError {
+  constructor(detail: string, source?: Source) {
+    super("conflict", { detail, ...(source ? { source } : {}) });
+  }
+}
+
+/** The caller is known but may not do this. */
+export class Forbidden extends DomainError {
+  constructor(detail: string) {
+    super("forbidden", { detail });
+  }
+}
+
+/** More than a limit allows, in bytes. */
+export class TooLarge extends DomainError {
+  constructor(detail: string) {
+    super("too_large", { detail });
+  }
+}
+
+/** Storage the change needs is briefly unavailable: worth retrying after `retryAfterSeconds`. */
+export class Unavailable extends DomainError {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds = 5,
+  ) {
+    super("unavailable", { detail });
+  }
+}
+
+/** A parameter or header of the request (not its document) is malformed. */
+export class BadInput extends DomainError {
+  constructor(detail: string, source?: Source) {
+    super("bad_input", { detail, ...(source ? { source } : {}) });
+  }
+}
+
+/** An Idempotency-Key sent again with a different request. */
+export class KeyReused extends DomainError {
+  constructor(detail: string, source?: Source) {
+    super("key_reused", { detail, ...(source ? { source } : {}) });
+  }
+}
+
+/**
+ * A response kept for an Idempotency-Key. Not an error: thrown to end a repeated request early, and
+ * answered by the app's error handler with this response, byte for byte.
+ */
+export interface StoredResponse {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+export class IdempotentReplay extends Error {
+  constructor(readonly stored: StoredResponse) {
+    super("idempotent replay");
+  }
+}
