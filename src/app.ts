@@ -9,6 +9,7 @@ import { idempotency } from "./http/idempotency";
 import { requestMediaType } from "./http/media-type";
 import { database, limitBody, noStoreByDefault, requestIdentity } from "./http/middleware";
 import { notFoundHandler } from "./http/not-found";
+import { declare } from "./http/route-facts";
 import { validationHook } from "./http/openapi";
 import { errorsMarkdown, finishDocument } from "./http/openapi-document";
 import { docsRouter } from "./routes/docs";
@@ -25,8 +26,6 @@ import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { publicRouter } from "./routes/public";
 import { pagesRouter } from "./routes/pages";
-
-const PUBLIC_PATHS = ["/v1", "/v1/p/*", "/v1/openapi.json"];
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
@@ -50,7 +49,8 @@ export function createApp() {
   app.use("/v1/*", limitBody());
   app.use("/v1/*", requestMediaType());
   app.use("/v1/*", database());
-  app.use("/v1/*", except(PUBLIC_PATHS, bearerAuth({ lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash) })));
+  // Every route needs a key unless it declares itself public (see RouteFacts).
+  app.use("/v1/*", bearerAuth({ lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash) }));
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);
@@ -79,7 +79,7 @@ export function createApp() {
   // only `servers` depends on the request, so the text is kept per origin (a few custom domains).
   let document: ReturnType<typeof openApiDocument> | undefined;
   const texts = new Map<string, string>();
-  app.get("/v1/openapi.json", (c) => {
+  app.get("/v1/openapi.json", declare({ public: true }), (c) => {
     const origin = new URL(c.req.url).origin;
     let body = texts.get(origin);
     if (body === undefined) {

@@ -4,6 +4,7 @@ import { API_KEY_PATTERN } from "../lib/crypto";
 import type { Caller } from "../lib/caller";
 import { BearerGate, bearerSecret } from "./bearer";
 import { ApiError } from "./errors";
+import { routeFacts } from "./route-facts";
 import { rateLimited, UNAUTHENTICATED_PER_MINUTE } from "./rate-limit";
 import { RATES } from "../lib/limits";
 
@@ -24,6 +25,7 @@ function unauthorized(detail: string): ApiError {
 export function bearerAuth({ lookUp }: { lookUp: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | null> }): MiddlewareHandler<AppEnv> {
   const gate = new BearerGate(`More than ${UNAUTHENTICATED_PER_MINUTE} requests in a minute from this address without a valid API key.`);
   return async function bearerAuthMiddleware(c, next) {
+    if (routeFacts(c).public) return next();
     const presented = bearerSecret(c.req.header("authorization"));
     if ("problem" in presented) return gate.refuse(c, unauthorized(presented.problem === "missing" ? "Send Authorization: Bearer <API key>." : "The Authorization header must be Bearer <API key>."));
     if (!API_KEY_PATTERN.test(presented.secret)) return gate.refuse(c, unauthorized("The API key is malformed."));

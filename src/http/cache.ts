@@ -9,24 +9,28 @@ import { toHex } from "../lib/crypto";
 export const PUBLIC_MAX_AGE = 60;
 export const PUBLIC_CACHE_CONTROL = `public, max-age=${PUBLIC_MAX_AGE}, s-maxage=${PUBLIC_MAX_AGE}`;
 
+/**
+ * The public reads the edge cache keeps, in two representations each: the JSON read and the page for
+ * people, under their own paths. Writers name the JSON path only; evictPublic drops the page beside
+ * it, so no writer can forget it. The cache-first path (src/http/public-hit.ts) matches these too.
+ */
+export const PUBLIC_READS = {
+  briefs: { json: "/v1/p/briefs/", page: "/b/" },
+  directories: { json: "/v1/p/directories/", page: "/d/" },
+} as const;
+export type PublicRead = keyof typeof PUBLIC_READS;
+
 export function publicDirectoryPath(slug: string): string {
-  return `/v1/p/directories/${encodeURIComponent(slug)}`;
+  return `${PUBLIC_READS.directories.json}${encodeURIComponent(slug)}`;
 }
 
 export function publicBriefPath(shortcode: string): string {
-  return `/v1/p/briefs/${encodeURIComponent(shortcode)}`;
+  return `${PUBLIC_READS.briefs.json}${encodeURIComponent(shortcode)}`;
 }
-
-// One cache, two representations: the JSON read and the page for people, each under its own path.
-// Writers name the JSON path only; evictPublic drops the page beside it, so no writer can forget it.
-const PAGE_OF: [RegExp, string][] = [
-  [/^\/v1\/p\/briefs\//, "/b/"],
-  [/^\/v1\/p\/directories\//, "/d/"],
-];
 
 /** The page's cache path beside a public JSON path (`/v1/p/briefs/X` → `/b/X`), or null. */
 export function publicPagePath(path: string): string | null {
-  for (const [json, page] of PAGE_OF) if (json.test(path)) return path.replace(json, page);
+  for (const { json, page } of Object.values(PUBLIC_READS)) if (path.startsWith(json)) return `${page}${path.slice(json.length)}`;
   return null;
 }
 

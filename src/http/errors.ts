@@ -2,7 +2,7 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { DomainError, IdempotentReplay, NotFound, type Refusal, type Source } from "../lib/domain-errors";
-import { responseMediaType } from "./response-type";
+import { responseMediaType } from "./route-facts";
 import { LIMITS, mib } from "../lib/limits";
 import { loggable } from "../lib/log";
 
@@ -105,7 +105,7 @@ export function invalid(pointer: string, detail: string): ApiError {
 
 export function errorResponse(c: Context, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  c.header("Content-Type", responseMediaType(c.req.path));
+  c.header("Content-Type", responseMediaType(c));
   return c.body(JSON.stringify(error.toDocument(c.get("requestId") ?? "unknown")), error.status);
 }
 

@@ -4,10 +4,8 @@ import { sha256Hex } from "../lib/crypto";
 import { clientIp } from "./rate-limit";
 import { IdempotencyUnit } from "./idempotency-key";
 import { ApiError } from "./errors";
-import { isRawUpload } from "./media-type";
-import { LIMITS, mib } from "../lib/limits";
-
-const MAX_FILE_BYTES = LIMITS.fileBytes;
+import { rawUpload } from "./route-facts";
+import { mib } from "../lib/limits";
 
 /**
  * `Idempotency-Key` on every POST. This middleware only prepares the request's
@@ -26,7 +24,8 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
       throw new ApiError("bad_request", { detail: "Idempotency-Key must be 1 to 255 characters.", source: { header: "Idempotency-Key" } });
     }
     const scope = c.var.caller ? c.var.caller.keyId : `ip:${clientIp(c.req)}`;
-    const requestHash = isRawUpload(c.req.method, c.req.path) ? await uploadRequestHash(c) : await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
+    const upload = rawUpload(c);
+    const requestHash = upload ? await uploadRequestHash(c, upload.maxBytes) : await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
     const unit = new IdempotencyUnit(c.var.database.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
@@ -52,16 +51,16 @@ export function idempotencyRequestHash(method: string, path: string, body: strin
  * once, here, up to the file limit (a bigger one is refused before any D1 work), and handed on as the
  * request's body with its length, so the upload streams from this copy instead of buffering again.
  */
-async function uploadRequestHash(c: Context): Promise<string> {
+async function uploadRequestHash(c: Context, maxBytes: number): Promise<string> {
   const url = new URL(c.req.url);
   const declared = Number(c.req.header("content-length") ?? NaN);
-  const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}).` });
-  if (declared > MAX_FILE_BYTES) throw tooLarge();
+  const tooLarge = () => new ApiError("payload_too_large", { detail: `A file may be at most ${maxBytes} bytes (${mib(maxBytes)}).` });
+  if (declared > maxBytes) throw tooLarge();
   const chunks: Uint8Array[] = [];
   let size = 0;
   for await (const chunk of c.req.raw.body ?? []) {
     size += chunk.byteLength;
-    if (size > MAX_FILE_BYTES) throw tooLarge();
+    if (size > maxBytes) throw tooLarge();
     chunks.push(chunk);
   }
   const bytes = new Uint8Array(size);

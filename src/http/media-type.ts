@@ -5,7 +5,8 @@ import type { JSONParsed } from "hono/utils/types";
 import { ApiError } from "./errors";
 import { MAX_JSON_DEPTH, scanJson } from "./json-scan";
 
-import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType } from "./response-type";
+import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
+import { rawUpload, responseMediaType } from "./route-facts";
 
 export { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType };
 
@@ -14,17 +15,11 @@ export { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType };
  * handler's document is checked against the response schema its route declares.
  */
 export function respond<T, S extends ContentfulStatusCode = 200>(c: Context, document: T, status?: S): TypedResponse<JSONParsed<T>, S, "json"> {
-  c.header("Content-Type", responseMediaType(c.req.path));
+  c.header("Content-Type", responseMediaType(c));
   return c.body(JSON.stringify(document), status ?? 200) as unknown as TypedResponse<JSONParsed<T>, S, "json">;
 }
 
 const METHODS_WITH_BODY = new Set(["POST", "PATCH", "PUT"]);
-
-// The routes whose body is not a JSON document: an attachment upload (the organization's, or the
-// reporter's) is the file itself, of any type and up to 10 MiB, streamed to storage. The JSON checks (media type, scan) and the 1 MiB limit
-// do not apply to it; the upload enforces its own limit as it streams, and the idempotency layer
-// hashes its bytes. Every exception to the JSON rules is decided by this one test.
-const RAW_UPLOAD = /^\/v1\/(vulns\/[^/]+|p\/report)\/attachments\/?$/;
 
 /** A raw upload's declared size: its Content-Length, or null without one; a 400 if it is not a number. */
 export function declaredLength(c: Context): number | null {
@@ -34,21 +29,17 @@ export function declaredLength(c: Context): number | null {
   return Number(header);
 }
 
-export function isRawUpload(method: string, path: string): boolean {
-  return method === "POST" && RAW_UPLOAD.test(path);
-}
-
 /**
  * Checks the request body's media type before any route sees it:
  * `application/json` (with any parameters, e.g. charset) or `application/vnd.api+json` with no
  * parameters other than `ext` and `profile`. A POST with no body at all (e.g. an action) passes, and so
- * does an attachment upload (see isRawUpload).
+ * does a route that declares a raw upload (an attachment: the file itself, see RouteFacts).
  *
  * @example app.use("/v1/*", requestMediaType())
  */
 export function requestMediaType(): MiddlewareHandler {
   return async function requestMediaTypeMiddleware(c, next) {
-    if (!METHODS_WITH_BODY.has(c.req.method) || isRawUpload(c.req.method, c.req.path)) return next();
+    if (!METHODS_WITH_BODY.has(c.req.method) || rawUpload(c)) return next();
     const header = c.req.header("content-type");
     if (!header) {
       if (c.req.raw.body === null || c.req.header("content-length") === "0") return next();

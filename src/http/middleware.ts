@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
-import { isRawUpload } from "./media-type";
+import { rawUpload } from "./route-facts";
 import { LIMITS } from "../lib/limits";
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -37,7 +37,7 @@ export function database(): MiddlewareHandler<AppEnv> {
 
 /**
  * Rejects bodies over 1 MiB with the API's 413 document, before anything parses them. Attachment
- * uploads are the exception (isRawUpload): they stream up to 10 MiB and count as they go, where this
+ * uploads are the exception (a route that declares `rawUpload`): they stream up to 10 MiB and count as they go, where this
  * limit would gather a chunked body in memory first.
  *
  * @example app.use("/v1/*", limitBody())
@@ -50,7 +50,7 @@ export function limitBody(maxSize = MAX_BODY_BYTES): MiddlewareHandler {
     },
   });
   return function limitBodyMiddleware(c, next) {
-    return isRawUpload(c.req.method, c.req.path) ? next() : limit(c, next);
+    return rawUpload(c) ? next() : limit(c, next);
   };
 }
 

@@ -1,4 +1,5 @@
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
+import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
 
 // What applies to many operations at once is added here, once, so every route (and every route still
 // to come) gets it without declaring it: response headers, the Idempotency-Key and X-D1-Bookmark
@@ -107,12 +108,14 @@ function parameterDescription(name: string, location: string): string | undefine
   return undefined;
 }
 
-/** Who may call an operation, said from what it declares (security, 403). */
+/** Who may call an operation, from what it declares: no security, or the access kind of its 403 (removed here). */
 function accessSentence(op: Operation): string {
   if (Array.isArray(op.security) && op.security.length === 0) return "No key needed.";
-  const forbidden = op.responses["403"]?.description;
-  if (typeof forbidden === "string" && /operator-only/.test(forbidden)) return "Needs an operator key.";
-  if (forbidden) return `Needs an API key; 403 for ${String(forbidden).replace(/^Forbidden: /, "")}.`;
+  const forbidden = op.responses["403"] as (Json & { [ACCESS_EXTENSION]?: Access }) | undefined;
+  const access = forbidden?.[ACCESS_EXTENSION];
+  if (forbidden) delete forbidden[ACCESS_EXTENSION];
+  if (access === "operator") return "Needs an operator key.";
+  if (access) return `Needs an API key; 403 for ${ACCESS[access].forbidden}.`;
   return "Needs an API key (organization or operator).";
 }
 
@@ -142,7 +145,10 @@ export function finishDocument(doc: { paths?: Record<string, Record<string, unkn
       const cachedRead = method === "get" && path.startsWith("/v1/p/");
       const under = (p: string) => path === p || path.startsWith(`${p}/`);
 
-      op.description ??= `${op.summary ?? ""}${op.summary?.endsWith(".") ? "" : "."} ${accessSentence(op)}`.trim();
+      // Every operation says who may call it, after its own description (or its summary).
+      const access = accessSentence(op);
+      const said = op.description ?? op.summary ?? "";
+      op.description = `${said}${said === "" || said.endsWith(".") ? "" : "."} ${access}`.trim();
       for (const p of op.parameters ?? []) {
         if (!p.description && typeof p.name === "string") {
           const text = parameterDescription(p.name, String(p.in));

@@ -171,20 +171,32 @@ export interface ErrorResponseOptions {
   notFound?: string;
   /** The media type errors are answered in (the route's own). */
   mediaType?: string;
-  /** Operator-only: organization keys get 403. */
-  operator?: boolean;
-  /** Operators' writes are narrowed here (see OPERATOR_NEVER, OPERATOR_UNCLAIMED): who gets 403. */
-  forbidden?: string;
+  /** Who may call it beyond "any key" (see ACCESS): who gets 403. */
+  access?: Access;
   /** No key: no 401. */
   public?: boolean;
   /** A read (GET, DELETE) that can also refuse with a 422: when, e.g. "a brief that reports came through". */
   unprocessable?: string;
 }
 
-/** 403 on writes that only the organization's own key makes (vulns, webhooks). */
-export const OPERATOR_NEVER = "an operator key; only the organization's own key changes these";
-/** 403 on writes an operator makes only for organizations nobody has claimed yet. */
-export const OPERATOR_UNCLAIMED = "an operator key on a claimed organization; operators change the policies, assets, briefs and directory items of unclaimed organizations only";
+/**
+ * Who may call an operation, when not every key may: what its 403 says, and the sentence the reference
+ * adds to its description. The route declares the kind; the document reads it (ACCESS_EXTENSION).
+ */
+export const ACCESS = {
+  /** Operator-only: organization keys get 403. */
+  operator: { forbidden: "an operator-only operation with an organization key" },
+  /** Writes only the organization's own key makes (vulns, webhooks). */
+  organization: { forbidden: "an operator key; only the organization's own key changes these" },
+  /** Writes an operator makes only for organizations nobody has claimed yet. */
+  unclaimed: {
+    forbidden:
+      "an operator key on a claimed organization; operators change the policies, assets, briefs and directory items of unclaimed organizations only",
+  },
+} as const;
+export type Access = keyof typeof ACCESS;
+/** The 403 response's mark of its access kind, read and removed by finishDocument. */
+export const ACCESS_EXTENSION = "x-access";
 
 /**
  * The errors an operation can answer, declared once: reads (GET, DELETE) can be
@@ -196,8 +208,7 @@ export function errorResponses(kind: "read" | "write", opts: ErrorResponseOption
   return {
     400: e("Bad request: malformed JSON, a bad query parameter or a bad Idempotency-Key"),
     ...(opts.public ? {} : { 401: e("Unauthorized: missing, malformed, unknown or revoked key") }),
-    ...(opts.operator ? { 403: e("Forbidden: an operator-only operation with an organization key") } : {}),
-    ...(opts.forbidden && !opts.operator ? { 403: e(`Forbidden: ${opts.forbidden}`) } : {}),
+    ...(opts.access ? { 403: { ...e(`Forbidden: ${ACCESS[opts.access].forbidden}`), [ACCESS_EXTENSION]: opts.access } } : {}),
     404: e(opts.notFound ?? "Not found"),
     ...(kind === "write"
       ? {

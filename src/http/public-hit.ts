@@ -1,5 +1,5 @@
 import { normalizeShortcode } from "../lib/ids";
-import { PUBLIC_JSON_HEADERS, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
+import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
 import { allowAddress, clientIp, counted } from "./rate-limit";
 
 // The public brief and directory reads, answered from the edge cache before the app is built or a
@@ -7,7 +7,8 @@ import { allowAddress, clientIp, counted } from "./rate-limit";
 // ReadBudget) and a cache match, close to a bare Worker's cache.match, where the full middleware chain
 // cost about half the throughput. A miss, a bad path or a limited client falls through to the app,
 // which answers exactly as before (and does not count the request against the limit a second time).
-const PUBLIC_READ = /^\/v1\/p\/(briefs|directories)\/([^/?#]+)(?:[?#]|$)/;
+// A regex (one test, no router), built from the cache's own table of public reads.
+const PUBLIC_READ = new RegExp(`^(${Object.values(PUBLIC_READS).map((r) => r.json).join("|")})([^/?#]+)(?:[?#]|$)`);
 
 /** The path and query of a request's URL, which the runtime hands over absolute and normalized. */
 function pathOf(url: string): string {
@@ -16,14 +17,14 @@ function pathOf(url: string): string {
 
 const CLIENT_REQUEST_ID = /^[\w\-=.:]{1,255}$/;
 
-function cachePath(kind: string, segment: string): string | null {
+function cachePath(prefix: string, segment: string): string | null {
   let decoded: string;
   try {
     decoded = decodeURIComponent(segment);
   } catch {
     return null;
   }
-  if (kind === "directories") return publicDirectoryPath(decoded);
+  if (prefix === PUBLIC_READS.directories.json) return publicDirectoryPath(decoded);
   const shortcode = normalizeShortcode(decoded);
   return shortcode ? publicBriefPath(shortcode) : null;
 }

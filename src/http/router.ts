@@ -1,8 +1,14 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
 import { validationHook } from "./openapi";
+import { declare, type RouteFacts } from "./route-facts";
 
-/** Every sub-app validates the same way, so every validation failure has the same error document. */
-export function createRouter() {
-  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+/**
+ * Every sub-app validates the same way, so every validation failure has the same error document.
+ * `facts` are what all of its routes declare (see RouteFacts), its 404s included.
+ */
+export function createRouter(facts?: RouteFacts) {
+  const router = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+  if (facts) router.use("*", declare(facts));
+  return router;
 }

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { ERRORS_PAGE } from "../http/errors";
 import { respond } from "../http/media-type";
 import { errorResponse, jsonApiContent } from "../http/openapi";
+import { declare } from "../http/route-facts";
 import { createRouter } from "../http/router";
 import { publicRateLimit } from "../http/rate-limit";
 
@@ -39,7 +40,7 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
     tags: ["Index"],
     summary: path === "/" ? "The index: name, version and where to go next" : "The index of version 1 (the same as /)",
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
+    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     responses: {
       200: { description: "The API's name and version, and links to the reference, the OpenAPI document and the public routes", content: jsonApiContent(IndexDocument) },
       429: errorResponse("Too many requests from this address (see Retry-After)"),

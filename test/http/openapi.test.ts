@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { isRawUpload } from "../../src/http/media-type";
 import { get } from "../helpers/api";
 import { ENDPOINTS, label } from "../helpers/endpoints";
 import { organization } from "../helpers/factories";
@@ -26,6 +25,10 @@ function served(): Set<string> {
   );
 }
 
+
+// The uploads whose body is the file itself: no media type to refuse, so no 415.
+const RAW_UPLOADS = new Set(["POST /v1/vulns/{id}/attachments", "POST /v1/p/report/attachments"]);
+
 describe("GET /v1/openapi.json", () => {
   it("needs no key and is an OpenAPI 3.0.x document with the bearer scheme", async () => {
     const res = await get("/v1/openapi.json");
@@ -47,6 +50,29 @@ describe("GET /v1/openapi.json", () => {
     const docs = [...(await documented())].filter((r) => !r.includes(" /v1/p/") && !/^GET \/(v1)?$/.test(r));
     const covered = new Set(ENDPOINTS.map((e) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}")));
     expect(docs.filter((r) => !covered.has(r))).toEqual([]);
+  });
+
+  it("says on each operation who may call it, from the endpoint's own rules", async () => {
+    const res = await get("/v1/openapi.json");
+    expect(res.text).not.toContain("x-access");
+    const ops = Object.entries(res.body.paths as Record<string, Record<string, { description: string; security?: unknown[] }>>).flatMap(([path, item]) =>
+      Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
+    );
+    for (const e of ENDPOINTS) {
+      const op = ops.find(([where]) => where === label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}"))?.[1];
+      expect(op, label(e)).toBeDefined();
+      const sentence = e.operatorOnly
+        ? "Needs an operator key."
+        : e.operator === "never"
+          ? "Needs an API key; 403 for an operator key; only the organization's own key changes these."
+          : e.operator === "unclaimed"
+            ? "Needs an API key; 403 for an operator key on a claimed organization;"
+            : "Needs an API key (organization or operator).";
+      if (!op!.description.includes(sentence)) expect([label(e), op!.description]).toEqual([label(e), `... ${sentence}`]);
+    }
+    const open = ops.filter(([where]) => where.includes(" /v1/p/") && !where.includes("/v1/p/report"));
+    expect(open.length).toBeGreaterThan(2);
+    for (const [where, op] of open) expect([where, op.description.includes("No key needed.")]).toEqual([where, true]);
   });
 
   it("declares on each operation exactly the errors it can answer", async () => {
@@ -72,7 +98,7 @@ describe("GET /v1/openapi.json", () => {
           ...(isPublic ? [] : ["401"]),
           ...(operatorOnly.has(where) ? ["403"] : []),
           "404",
-          ...(write ? ["409", "413", ...(isRawUpload(method.toUpperCase(), path) ? [] : ["415"]), "422"] : []),
+          ...(write ? ["409", "413", ...(RAW_UPLOADS.has(where) ? [] : ["415"]), "422"] : []),
           // A brief that reports came through is not deleted: unpublish it instead.
           ...(where === "DELETE /v1/briefs/{id}" ? ["422"] : []),
           "429",
@@ -82,7 +108,7 @@ describe("GET /v1/openapi.json", () => {
         expect([where, statuses]).toEqual([where, expected]);
         if (isPublic) expect(op.security).toEqual([]);
         if (isReporter) expect(op.security).toEqual([{ reporterToken: [] }]);
-        if (write && op.requestBody && !path.startsWith("/v1/vulns") && !isPublic && !isRawUpload(method.toUpperCase(), path)) {
+        if (write && op.requestBody && !path.startsWith("/v1/vulns") && !isPublic && !RAW_UPLOADS.has(where)) {
           expect([where, Object.keys(op.requestBody!.content).sort()]).toEqual([where, ["application/json", "application/vnd.api+json"]]);
         }
       }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { isAcceptedMediaType, JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType } from "../../src/http/media-type";
+import { isAcceptedMediaType, JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "../../src/http/media-type";
+import { api } from "../helpers/api";
 
 describe("isAcceptedMediaType", () => {
   it.each([
@@ -47,38 +48,42 @@ describe("isAcceptedMediaType", () => {
   });
 });
 
-describe("responseMediaType", () => {
+// Each route declares the media type of its answers; its errors (a 401, a 404, a 422) follow it.
+describe("the media type of a route's answers and errors", () => {
   it("uses the expected constants", () => {
     expect(JSON_MEDIA_TYPE).toBe("application/json");
     expect(JSONAPI_MEDIA_TYPE).toBe("application/vnd.api+json");
   });
 
   it.each([
-    "/v1/vulns",
-    "/v1/vulns/",
-    "/v1/vulns/abc",
-    "/v1/vulns/abc/relationships/assets",
-    "/v1/p/briefs/ABCD-EFGH/vulns",
-    "/v1/p/briefs/ABCD-EFGH/vulns/",
-  ])("%s answers application/json", (path) => {
-    expect(responseMediaType(path)).toBe("application/json");
+    ["GET", "/v1/vulns"],
+    ["GET", "/v1/vulns/"],
+    ["GET", "/v1/vulns/abc"],
+    ["GET", "/v1/vulns/abc/relationships/assets"],
+    ["POST", "/v1/p/briefs/ABCD-EFGH/vulns"],
+  ])("%s %s answers application/json", async (method, path) => {
+    const res = await api(method, path, { key: null, body: method === "POST" ? {} : undefined });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.headers.get("content-type")).toBe("application/json");
   });
 
   it.each([
-    "/v1/policies",
-    "/v1/policies/abc",
-    "/v1/p/briefs/ABCD-EFGH",
-    "/v1/p/briefs/ABCD-EFGH/vulns/abc",
-    "/v1/p/briefs/ABCD-EFGH/vulnsX",
-    "/v1/p/briefs//vulns",
-    "/v1/vulnsX",
-    "/v1/vuln",
-    "/v2/vulns",
-    "/vulns",
-    "/v1/briefs/abc/vulns",
-    "/",
-    "",
-  ])("%j answers application/vnd.api+json", (path) => {
-    expect(responseMediaType(path)).toBe("application/vnd.api+json");
+    ["GET", "/v1/policies"],
+    ["GET", "/v1/policies/abc"],
+    ["GET", "/v1/p/briefs/ABCD-EFGH"],
+    ["GET", "/v1/p/briefs/ABCD-EFGH/vulns/abc"],
+    ["GET", "/v1/p/briefs/ABCD-EFGH/vulnsX"],
+    ["GET", "/v1/p/briefs//vulns"],
+    // No route has this path (the submission's has no trailing slash): a 404 like any unknown path.
+    ["POST", "/v1/p/briefs/ABCD-EFGH/vulns/"],
+    ["GET", "/v1/vulnsX"],
+    ["GET", "/v1/vuln"],
+    ["GET", "/v2/vulns"],
+    ["GET", "/vulns"],
+    ["GET", "/v1/briefs/abc/vulns"],
+  ])("%s %s answers application/vnd.api+json", async (method, path) => {
+    const res = await api(method, path, { key: null, body: method === "POST" ? {} : undefined });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.headers.get("content-type")).toBe("application/vnd.api+json");
   });
 });

@@ -6,7 +6,7 @@ import { reportRouter } from "./report";
 import { publicVulnsRouter } from "./vulns";
 
 /** The routes under /v1/p: no key, CORS open to any origin (and only here). */
-export const publicRouter = createRouter();
+export const publicRouter = createRouter({ public: true });
 publicRouter.use(
   "*",
   cors({ origin: "*", allowMethods: ["GET", "HEAD", "POST", "OPTIONS"], exposeHeaders: ["ETag", "X-Cache", "X-Request-Id", "Retry-After"], maxAge: 86400 }),

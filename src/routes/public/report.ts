@@ -3,6 +3,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
 import { declaredLength, respond } from "../../http/media-type";
+import { declare } from "../../http/route-facts";
 import { Binary, collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
@@ -183,6 +184,7 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       method: "post",
       path: "/attachments",
       operationId: "createReportAttachment",
+      middleware: [...auth, declare({ rawUpload: { maxBytes: MAX_FILE_BYTES } })],
       summary: "Add a file to the report: the body is the file, Content-Type its type; the organization's webhooks get Vuln::Updated",
       description: `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a report, counting both sides' files.`,
       request: { query: UploadQuery, body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } } },

@@ -2,6 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../http/media-type";
 import { errorResponses, jsonContent, requestDocument, Timestamp } from "../../http/openapi";
+import { declare } from "../../http/route-facts";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
@@ -58,7 +59,8 @@ export const publicVulnsRouter = createRouter().openapi(
     tags: ["Public"],
     summary: `Submit a report through a published brief (no key; ${RATES.publicSubmits} a minute per client IP); the answer carries the reporter's follow-up token, once`,
     security: [],
-    middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
+    // It makes a vuln, so it answers as the vuln endpoints do: plain JSON.
+    middleware: [declare({ mediaType: JSON_MEDIA_TYPE }), publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
     request: {
       params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "DEMX-0001" }) }),
       body: { required: true, content: jsonContent(PublicSubmissionInput) },

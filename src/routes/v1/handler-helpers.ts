@@ -21,7 +21,7 @@ export function serviceContext(c: Context<AppEnv>): ServiceContext {
 export function storedResponse(c: Context, document: unknown, status: number, location?: string): StoredResponse {
   return {
     status,
-    headers: { "Content-Type": responseMediaType(c.req.path), ...(location ? { Location: location } : {}) },
+    headers: { "Content-Type": responseMediaType(c), ...(location ? { Location: location } : {}) },
     body: JSON.stringify(document),
   };
 }

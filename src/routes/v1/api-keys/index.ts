@@ -23,7 +23,7 @@ export const organizationApiKeysRouter = createRouter()
       summary: "Make an API key for an organization (operator). The key is in this response only.",
       middleware,
       request: { params: IdParam, body: jsonApiBody(CreateApiKeyInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) }, ...errorResponses("write", { operator: true }) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) }, ...errorResponses("write", { access: "operator" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -48,7 +48,7 @@ export const organizationApiKeysRouter = createRouter()
       summary: "List an organization's API keys (operator); keys themselves are never shown again",
       middleware,
       request: { params: IdParam, query: ListApiKeysQuery },
-      responses: { 200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) }, ...errorResponses("read", { operator: true }) },
+      responses: { 200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) }, ...errorResponses("read", { access: "operator" }) },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -68,7 +68,7 @@ export const apiKeysRouter = createRouter()
       summary: "Show an API key (operator), without the key itself",
       middleware,
       request: { params: IdParam },
-      responses: { 200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) }, ...errorResponses("read", { operator: true }) },
+      responses: { 200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) }, ...errorResponses("read", { access: "operator" }) },
     }),
     async (c) => respond(c, single(serializeApiKey(await getKey(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -81,7 +81,7 @@ export const apiKeysRouter = createRouter()
       summary: "Revoke an API key (operator); it stops working at once",
       middleware,
       request: { params: IdParam },
-      responses: { 204: { description: "Revoked" }, ...errorResponses("read", { operator: true }) },
+      responses: { 204: { description: "Revoked" }, ...errorResponses("read", { access: "operator" }) },
     }),
     async (c) => {
       await revokeKey(serviceContext(c), c.req.valid("param").id);

@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createAsset, deleteAsset, getAsset, listAssets, updateAsset } from "../../../services/assets";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
@@ -48,7 +48,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Create an asset; its value is checked against its kind, and (kind, value) is unique per organization",
       request: { body: jsonApiBody(CreateAssetInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(AssetDocument) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 201: { description: "Created", content: jsonApiContent(AssetDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -65,7 +65,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Update an asset",
       request: { params: IdParam, body: jsonApiBody(UpdateAssetInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(AssetDocument) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(AssetDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -82,7 +82,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Delete an asset",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "unclaimed" }) },
     }),
     async (c) => {
       await deleteAsset(serviceContext(c), c.req.valid("param").id);

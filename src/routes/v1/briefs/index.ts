@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
@@ -10,10 +10,10 @@ import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefIn
 const tags = ["Briefs"];
 const BriefDocument = singleDocument(Brief);
 const readErrors = errorResponses("read", { notFound: "Brief not found" });
-const writeErrors = errorResponses("write", { notFound: "Brief not found", forbidden: OPERATOR_UNCLAIMED });
+const writeErrors = errorResponses("write", { notFound: "Brief not found", access: "unclaimed" });
 const deleteErrors = errorResponses("read", {
   notFound: "Brief not found",
-  forbidden: OPERATOR_UNCLAIMED,
+  access: "unclaimed",
   unprocessable: "reports came through this brief; unpublish it (published_at: null) to close it instead",
 });
 

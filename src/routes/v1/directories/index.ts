@@ -79,7 +79,7 @@ export const directoriesRouter = createRouter()
       summary: "Create a directory (operator)",
       middleware: [requireOperator()],
       request: { body: jsonApiBody(CreateDirectoryInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { operator: true }) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { access: "operator" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -97,7 +97,7 @@ export const directoriesRouter = createRouter()
       summary: "Update a directory (operator); its public page is evicted",
       middleware: [requireOperator()],
       request: { params: IdParam, body: jsonApiBody(UpdateDirectoryInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { operator: true }) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { access: "operator" }) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

@@ -3,7 +3,7 @@ import { requireOperator } from "../../../http/auth";
 import { ApiError } from "../../../http/errors";
 import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { z } from "@hono/zod-openapi";
 import { addItem, createListing, deleteItem, deleteListing, getListing, listItems, listListings, reorderItems, updateListing } from "../../../services/directories";
@@ -54,7 +54,7 @@ export const directoryListingsRouter = createRouter()
       summary: "List an organization in a directory (operator; also organizations nobody has claimed)",
       middleware: [requireOperator()],
       request: { body: jsonApiBody(CreateListingInput) },
-      responses: { 201: { description: "Created, visible", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write", { operator: true }) },
+      responses: { 201: { description: "Created, visible", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write", { access: "operator" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -92,7 +92,7 @@ export const directoryListingsRouter = createRouter()
       summary: "Remove an organization from a directory (operator)",
       middleware: [requireOperator()],
       request: { params: IdParam },
-      responses: { 204: { description: "Removed" }, ...errorResponses("read", { operator: true }) },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "operator" }) },
     }),
     async (c) => {
       await deleteListing(serviceContext(c), c.req.valid("param").id);
@@ -123,7 +123,7 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Display a published Policy or Brief of the organization, at the end (422 Unprocessable entity otherwise)",
       request: { params: ListingParam, body: jsonApiBody(CreateItemInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) }, ...errorResponses("write", { access: "unclaimed" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -144,7 +144,7 @@ export const directoryListingsRouter = createRouter()
       request: { params: ListingParam, body: jsonApiBody(ReorderItemsInput) },
       responses: {
         200: { description: "The items in order", content: jsonApiContent(z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem) })) },
-        ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }),
+        ...errorResponses("write", { access: "unclaimed" }),
       },
     }),
     async (c) => {
@@ -166,7 +166,7 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Remove an item; the positions after it close up",
       request: { params: ItemParams },
-      responses: { 204: { description: "Removed" }, ...errorResponses("read", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "unclaimed" }) },
     }),
     async (c) => {
       const { directory_listing_id, id } = c.req.valid("param");

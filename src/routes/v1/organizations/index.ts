@@ -59,7 +59,7 @@ export const organizationsRouter = createRouter()
       summary: "Create an organization (operator)",
       middleware: [requireOperator()],
       request: { body: jsonApiBody(CreateOrganizationInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { operator: true }) },
+      responses: { 201: { description: "Created", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { access: "operator" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -77,7 +77,7 @@ export const organizationsRouter = createRouter()
       summary: "Update an organization (operator)",
       middleware: [requireOperator()],
       request: { params: IdParam, body: jsonApiBody(UpdateOrganizationInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { operator: true }) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { access: "operator" }) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

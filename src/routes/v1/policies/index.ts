@@ -1,7 +1,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_UNCLAIMED, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
 import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from "../../../services/policies";
@@ -50,7 +50,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Create a policy",
       request: { body: jsonApiBody(CreatePolicyInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -72,7 +72,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Update a policy; attributes not sent are kept, scope arrays are replaced whole",
       request: { params: IdParam, body: jsonApiBody(UpdatePolicyInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -92,7 +92,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Delete a policy; its briefs stay, detached from it",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { forbidden: OPERATOR_UNCLAIMED }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "unclaimed" }) },
     }),
     async (c) => {
       await deletePolicy(serviceContext(c), c.req.valid("param").id);

@@ -4,7 +4,8 @@ import type { AppEnv } from "../../../http/app-env";
 import { requireOrganizationKey } from "../../../http/auth";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { declaredLength, JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
-import { Binary, collectionDocument, errorResponses, jsonContent, listQuery, OPERATOR_NEVER, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
+import { declare } from "../../../http/route-facts";
+import { Binary, collectionDocument, errorResponses, jsonContent, listQuery, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { downloadHeaders } from "../../../lib/filenames";
 import { UPLOADERS } from "../../../db/schema";
@@ -27,9 +28,9 @@ const tags = ["Vuln attachments"];
 const organizationOnly = [requireOrganizationKey("vulns")];
 const errors = { notFound: "Vuln not found (vuln_not_found), or the vuln has no such attachment (not_found)", mediaType: JSON_MEDIA_TYPE };
 const readErrors = errorResponses("read", errors);
-const deleteErrors = errorResponses("read", { ...errors, forbidden: OPERATOR_NEVER });
+const deleteErrors = errorResponses("read", { ...errors, access: "organization" });
 // Any Content-Type is a file's type here, so no 415; the 413 is the file limit, not the JSON one.
-const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = errorResponses("write", { ...errors, forbidden: OPERATOR_NEVER });
+const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = errorResponses("write", { ...errors, access: "organization" });
 const uploadErrors = {
   ...uploadWriteErrors,
   413: { ...tooLarge, description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)} (by Content-Length or as streamed); nothing is stored` },
@@ -127,7 +128,7 @@ export const attachmentsRouter = createRouter()
         `The raw bytes, streamed to storage while their SHA-256 is computed. At most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ` +
         `${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a vuln. With an Idempotency-Key, the key covers the bytes and the filename. ` +
         "Attaching does not change the vuln: no Vuln::Updated, updated_at unchanged.",
-      middleware: organizationOnly,
+      middleware: [...organizationOnly, declare({ rawUpload: { maxBytes: MAX_FILE_BYTES } })],
       request: {
         params: VulnParam,
         query: UploadQuery,

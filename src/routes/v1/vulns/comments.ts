@@ -2,7 +2,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireOrganizationKey } from "../../../http/auth";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, jsonContent, OPERATOR_NEVER, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
+import { collectionDocument, errorResponses, jsonContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { COMMENT_AUTHORS, COMMENT_VISIBILITIES } from "../../../db/schema";
 import { createComment, deleteComment, getComment, listComments, MAX_COMMENT_LENGTH, type CommentRecord } from "../../../services/comments";
@@ -12,8 +12,8 @@ const tags = ["Vuln comments"];
 const organizationOnly = [requireOrganizationKey("comments")];
 const errors = { notFound: "Vuln not found (vuln_not_found), or the vuln has no such comment (not_found)", mediaType: JSON_MEDIA_TYPE };
 const readErrors = errorResponses("read", errors);
-const writeErrors = errorResponses("write", { ...errors, forbidden: OPERATOR_NEVER });
-const deleteErrors = errorResponses("read", { ...errors, forbidden: OPERATOR_NEVER });
+const writeErrors = errorResponses("write", { ...errors, access: "organization" });
+const deleteErrors = errorResponses("read", { ...errors, access: "organization" });
 
 /** A comment's text: 1 to 20,000 characters, not only white space. */
 export const CommentBody = z

@@ -2,7 +2,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { requireOrganizationKey } from "../../../http/auth";
-import { collectionDocument, errorResponses, IdParam, jsonContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { listVulns } from "../../../services/vuln-list";
 import { createVuln, deleteVuln, showVuln, updateVuln } from "../../../services/vulns";
@@ -14,12 +14,13 @@ import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVu
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
 const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
-const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, forbidden: OPERATOR_NEVER });
-const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, forbidden: OPERATOR_NEVER });
+const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
+const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
 // Operators read every organization's vulns but change none: a report is its organization's alone.
 const organizationOnly = [requireOrganizationKey("vulns")];
 
-export const vulnsRouter = createRouter()
+// The vuln endpoints answer plain JSON (in the shape of JSON:API), their errors too.
+export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
   .openapi(
     createRoute({
       method: "get",

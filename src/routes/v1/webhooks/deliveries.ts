@@ -3,7 +3,7 @@ import type { Context } from "hono";
 import { requireOrganizationKey } from "../../../http/auth";
 import { collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import type { StoredResponse } from "../../../http/idempotency-key";
 import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
@@ -13,7 +13,7 @@ import { DeliveryParams, ListDeliveriesQuery, serializeDelivery, serializeDelive
 const tags = ["Webhook deliveries"];
 // Redelivering and pinging send to the organization's URL: like every webhook write, its key's alone.
 const organizationOnly = [requireOrganizationKey("webhook deliveries")];
-const writeErrors = errorResponses("write", { forbidden: OPERATOR_NEVER });
+const writeErrors = errorResponses("write", { access: "organization" });
 
 /** 202 Accepted: the delivery is queued; Location is where its attempts will show. */
 function accepted<T extends { data: { links: { self: string } } }>(c: Context, document: T) {

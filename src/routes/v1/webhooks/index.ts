@@ -5,7 +5,7 @@ import { requireOrganizationKey } from "../../../http/auth";
 import { invalid } from "../../../http/errors";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, OPERATOR_NEVER, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createWebhook, deleteWebhook, eventTypesFromIds, getWebhook, listWebhooks, rotateSecret, updateWebhook } from "../../../services/webhooks";
 import { checkWebhookUrl } from "../../../webhooks/url";
@@ -16,7 +16,7 @@ import { CreateWebhookInput, ListWebhooksQuery, serializeWebhook, UpdateWebhookI
 const tags = ["Webhooks"];
 // A webhook sends report text to its URL and signs with its secret: operators read them, never change them.
 const organizationOnly = [requireOrganizationKey("webhooks")];
-const writeErrors = errorResponses("write", { forbidden: OPERATOR_NEVER });
+const writeErrors = errorResponses("write", { access: "organization" });
 
 /** The rules for webhook URLs; loopback only where the dev configuration allows it. */
 function checkedUrl(c: Context<AppEnv>, url: string): string {
@@ -111,7 +111,7 @@ export const webhooksRouter = createRouter()
       summary: "Delete a webhook and its delivery log (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { forbidden: OPERATOR_NEVER }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "organization" }) },
     }),
     async (c) => {
       await deleteWebhook(serviceContext(c), c.req.valid("param").id);

@@ -1,0 +1,72 @@
+import type { Context, MiddlewareHandler } from "hono";
+import { matchedRoutes } from "hono/route";
+import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
+
+/**
+ * What a route (or a whole sub-app) declares about itself, next to its `createRoute`, for the app's
+ * middleware to read: the app-wide middleware runs before any route, so it cannot ask the route, but
+ * Hono has matched every handler of the request by then, declarations included.
+ */
+export interface RouteFacts {
+  /** Needs no key: the bearer gate lets it through (it limits per client address instead). */
+  public?: boolean;
+  /** The media type of its answers and its errors; JSON:API's own unless it says otherwise. */
+  mediaType?: typeof JSON_MEDIA_TYPE | typeof JSONAPI_MEDIA_TYPE;
+  /**
+   * Its body is a file, not a JSON document: no media-type check, no 1 MiB limit, no JSON scan; it
+   * streams up to `maxBytes`, and an Idempotency-Key covers the file's bytes.
+   */
+  rawUpload?: { maxBytes: number };
+}
+
+const FACTS = Symbol("route facts");
+type Declaration = MiddlewareHandler & { [FACTS]: RouteFacts };
+
+/**
+ * Declares a route's facts: put it in the route's `middleware` (or `use("*", ...)` it on a sub-app for
+ * all of its routes, including its 404s). As a handler it only passes the request on.
+ *
+ * @example createRoute({ method: "post", path: "/", middleware: [declare({ public: true })], ... })
+ */
+export function declare(facts: RouteFacts): MiddlewareHandler {
+  const declaration = async function declaredFacts(_c: Context, next: () => Promise<void>) {
+    await next();
+  } as Declaration;
+  declaration[FACTS] = facts;
+  return declaration;
+}
+
+/**
+ * The facts of the route that answers this request: the declarations of the sub-apps it is mounted in,
+ * then its own (a later one wins). Only the first route is read: a handler registered after it for the
+ * same path is never reached, and a request no route matches keeps its sub-apps' facts.
+ */
+export function routeFacts(c: Context): RouteFacts {
+  let facts: RouteFacts = {};
+  let route: string | undefined;
+  for (const { handler, method, path } of matchedRoutes(c)) {
+    if (method !== "ALL") {
+      route ??= `${method} ${path}`;
+      if (route !== `${method} ${path}`) break;
+    }
+    const declared = (handler as Partial<Declaration>)[FACTS];
+    if (declared) facts = { ...facts, ...declared };
+  }
+  return facts;
+}
+
+/** The facts a route config declares in its own `middleware` (what the OpenAPI document reads). */
+export function declaredIn(middleware: unknown): RouteFacts {
+  const list = Array.isArray(middleware) ? middleware : middleware ? [middleware] : [];
+  return list.reduce<RouteFacts>((facts, handler) => ({ ...facts, ...(handler as Partial<Declaration>)[FACTS] }), {});
+}
+
+/** The media type this request's answers and errors carry. */
+export function responseMediaType(c: Context): string {
+  return routeFacts(c).mediaType ?? JSONAPI_MEDIA_TYPE;
+}
+
+/** The raw upload this request is (its limit), or undefined for a JSON body. */
+export function rawUpload(c: Context): RouteFacts["rawUpload"] {
+  return c.req.method === "POST" ? routeFacts(c).rawUpload : undefined;
+}
