@@ -38,7 +38,11 @@ async function createWebhook(base: string, key: string, name: string, url: strin
     method: "POST",
     headers: { ...bearer(key), "Content-Type": "application/vnd.api+json" },
     body: JSON.stringify({
-      data: { type: "webhook", attributes: { name, url }, relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: created }] } } },
+      data: {
+        type: "webhook",
+        attributes: { name, url },
+        relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: created }] } },
+      },
     }),
   });
   if (hook.status !== 201) throw new Error(`Creating the bench webhook answered ${hook.status}: ${await hook.text()}`);
@@ -57,7 +61,13 @@ async function received(receiver: Receiver, tag: string, count: number, deadline
  * made first, then the clock starts as the cron fires (`/cdn-cgi/local/scheduled`, as the deployed
  * cron would) and stops at the receiver's `count`th distinct delivery.
  */
-export async function backlogRun(base: string, org: { keys: string[]; slug: string }, receiver: Receiver, count: number, timeoutMs: number): Promise<DeliveryRun> {
+export async function backlogRun(
+  base: string,
+  org: { keys: string[]; slug: string },
+  receiver: Receiver,
+  count: number,
+  timeoutMs: number,
+): Promise<DeliveryRun> {
   await createWebhook(base, org.keys[0]!, org.slug, receiver.url);
   const deadline = Date.now() + timeoutMs;
   const started = performance.now();
@@ -65,10 +75,24 @@ export async function backlogRun(base: string, org: { keys: string[]; slug: stri
   await cron.arrayBuffer();
   if (!cron.ok) throw new Error(`Firing the cron answered ${cron.status}.`);
   const delivered = await received(receiver, org.slug, count, deadline);
-  return { seconds: (performance.now() - started) / 1000, createSeconds: 0, complete: delivered >= count, delivered, created: count, refused: {} };
+  return {
+    seconds: (performance.now() - started) / 1000,
+    createSeconds: 0,
+    complete: delivered >= count,
+    delivered,
+    created: count,
+    refused: {},
+  };
 }
 
-export async function deliveryRun(base: string, org: Org, receiver: Receiver, tag: string, count: number, timeoutMs: number): Promise<DeliveryRun> {
+export async function deliveryRun(
+  base: string,
+  org: Org,
+  receiver: Receiver,
+  tag: string,
+  count: number,
+  timeoutMs: number,
+): Promise<DeliveryRun> {
   const key = rotate(org.keys);
   const webhookId = await createWebhook(base, key(), tag, receiver.url);
   const refused: Record<string, number> = {};
@@ -84,7 +108,11 @@ export async function deliveryRun(base: string, org: Org, receiver: Receiver, ta
         method: "POST",
         headers: { ...bearer(key()), "Content-Type": "application/json" },
         body: JSON.stringify({
-          data: { type: "vuln", attributes: { title: `${tag} #${i}`, description: "Timed delivery." }, relationships: { brief: { data: { type: "brief", id: org.briefId } } } },
+          data: {
+            type: "vuln",
+            attributes: { title: `${tag} #${i}`, description: "Timed delivery." },
+            relationships: { brief: { data: { type: "brief", id: org.briefId } } },
+          },
         }),
       });
       await res.arrayBuffer();
@@ -107,7 +135,10 @@ export async function waitForQuietQueue(base: string, keys: string[], timeoutMs:
   while (Date.now() < deadline) {
     let busy = 0;
     for (const state of ["dispatching", "received"]) {
-      const { body } = await getJson(`${base}/v1/vulns?${new URLSearchParams({ "q[inbox_state_eq]": state, "page[size]": "1" })}`, bearer(key()));
+      const { body } = await getJson(
+        `${base}/v1/vulns?${new URLSearchParams({ "q[inbox_state_eq]": state, "page[size]": "1" })}`,
+        bearer(key()),
+      );
       busy += body?.meta?.page?.total ?? body?.data?.length ?? 0;
     }
     if (busy === 0) return true;

@@ -32,7 +32,11 @@ export async function load(spec: LoadSpec, duration = settings.duration): Promis
     method: spec.method ?? "GET",
     requests: [
       {
-        setupRequest: (request) => ({ ...request, headers: { ...request.headers, ...spec.headers?.() }, ...(spec.body ? { body: spec.body() } : {}) }),
+        setupRequest: (request) => ({
+          ...request,
+          headers: { ...request.headers, ...spec.headers?.() },
+          ...(spec.body ? { body: spec.body() } : {}),
+        }),
       },
     ],
   });

@@ -78,7 +78,15 @@ const [smallOrg, largeOrg, writesOrg] = seeded.organizations as [SeededOrganizat
 
 step("starting wrangler dev: the API and the bare Worker");
 const runtime = apiRuntime();
-const bareArgs = (config: string, dir: string) => ["--config", config, "--persist-to", path.join(tmp, dir), "--compatibility-date", runtime.compatibilityDate, ...runtime.compatibilityFlags.flatMap((f) => ["--compatibility-flags", f])];
+const bareArgs = (config: string, dir: string) => [
+  "--config",
+  config,
+  "--persist-to",
+  path.join(tmp, dir),
+  "--compatibility-date",
+  runtime.compatibilityDate,
+  ...runtime.compatibilityFlags.flatMap((f) => ["--compatibility-flags", f]),
+];
 const [api, bare, bareAssets] = await Promise.all([
   startWrangler("api", [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", persist, ...devVarArgs()], tmp),
   startWrangler("bare", bareArgs("bench/bare-worker/wrangler.toml", "bare"), tmp),
@@ -86,7 +94,14 @@ const [api, bare, bareAssets] = await Promise.all([
   part("reads") ? startWrangler("bare-assets", bareArgs("bench/bare-worker/wrangler-assets.toml", "bare-assets"), tmp) : null,
 ]);
 // wrangler dev runs no cron triggers; fire the scheduled handler every minute as the deployed cron would.
-const cron = setInterval(() => void fetch(`${api.url}/cdn-cgi/local/scheduled`).then((r) => r.arrayBuffer(), () => undefined), 60_000);
+const cron = setInterval(
+  () =>
+    void fetch(`${api.url}/cdn-cgi/local/scheduled`).then(
+      (r) => r.arrayBuffer(),
+      () => undefined,
+    ),
+  60_000,
+);
 const tags: string[] = [];
 const receiver = await startReceiver(RECEIVER_DELAY_MS, () => tags);
 
@@ -113,25 +128,45 @@ for (const [name, pathname] of [
   await fetch(`${api.url}${pathname}`).then((r) => r.arrayBuffer());
   const hit = await fetch(`${api.url}${pathname}`);
   const body = await hit.arrayBuffer();
-  if (hit.status !== 200 || hit.headers.get("X-Cache") !== "HIT") throw new Error(`${pathname} answered ${hit.status}, X-Cache ${hit.headers.get("X-Cache")}.`);
+  if (hit.status !== 200 || hit.headers.get("X-Cache") !== "HIT")
+    throw new Error(`${pathname} answered ${hit.status}, X-Cache ${hit.headers.get("X-Cache")}.`);
   await fetch(`${bare.url}/cache/${name}`, { method: "PUT", body, headers: { "Content-Type": hit.headers.get("Content-Type") ?? "" } });
   const headers = () => ({ "CF-Connecting-IP": address() });
   const r = await paired({ url: `${api.url}${pathname}`, headers }, { url: `${bare.url}/cache/${name}`, headers });
   const probe = await probeRowsRead(`${api.url}${pathname}`, {});
   rows.push({
-    what, unit: "req/s", api: rps(r.api), baseline: { label: "bare cache.match", samples: rps(r.baseline) }, ratio: true,
-    target: { of: "ratio", op: ">=", value: 0.9 }, note: notes(unexpected(r.api, 200), probe.rowsRead !== null ? `rows read per HIT: ${formatNumber(probe.rowsRead)}` : undefined),
+    what,
+    unit: "req/s",
+    api: rps(r.api),
+    baseline: { label: "bare cache.match", samples: rps(r.baseline) },
+    ratio: true,
+    target: { of: "ratio", op: ">=", value: 0.9 },
+    note: notes(unexpected(r.api, 200), probe.rowsRead !== null ? `rows read per HIT: ${formatNumber(probe.rowsRead)}` : undefined),
   });
   // The same against a bare Worker with the API's plumbing: its static assets (so the same asset router
   // under wrangler dev) and the API's answer headers stored with the body. No target: it says how much
   // of the gap above is the Worker's own code rather than what surrounds it.
   if (name === "brief" && bareAssets && enough(settings.reps)) {
     step("brief HIT vs a bare cache.match with the API's assets and headers");
-    const keep = [...hit.headers.keys()].filter((h) => !["content-length", "content-type", "cache-control", "date", "connection", "keep-alive", "transfer-encoding"].includes(h));
-    await fetch(`${bareAssets.url}/cache/${name}`, { method: "PUT", body, headers: { "Content-Type": hit.headers.get("Content-Type") ?? "", "X-Bench-Keep-Headers": keep.join(","), ...Object.fromEntries(keep.map((h) => [h, hit.headers.get(h)!])) } });
+    const keep = [...hit.headers.keys()].filter(
+      (h) => !["content-length", "content-type", "cache-control", "date", "connection", "keep-alive", "transfer-encoding"].includes(h),
+    );
+    await fetch(`${bareAssets.url}/cache/${name}`, {
+      method: "PUT",
+      body,
+      headers: {
+        "Content-Type": hit.headers.get("Content-Type") ?? "",
+        "X-Bench-Keep-Headers": keep.join(","),
+        ...Object.fromEntries(keep.map((h) => [h, hit.headers.get(h)!])),
+      },
+    });
     const same = await paired({ url: `${api.url}${pathname}`, headers }, { url: `${bareAssets.url}/cache/${name}`, headers });
     rows.push({
-      what: `${what}, against the same plumbing`, unit: "req/s", api: rps(same.api), baseline: { label: `bare cache.match with the API's assets and ${keep.length + 2} headers`, samples: rps(same.baseline) }, ratio: true,
+      what: `${what}, against the same plumbing`,
+      unit: "req/s",
+      api: rps(same.api),
+      baseline: { label: `bare cache.match with the API's assets and ${keep.length + 2} headers`, samples: rps(same.baseline) },
+      ratio: true,
       note: notes(unexpected(same.api, 200), unexpected(same.baseline, 200)),
     });
   }
@@ -146,18 +181,32 @@ if (!part("lists")) {
 } else if (enough(settings.reps * 2)) {
   step(`GET /v1/vulns page 1 at ${sizeName(large)} vs ${sizeName(small)}`);
   const r = await paired(listSpec(api.url, "/v1/vulns", largeOrg.keys), listSpec(api.url, "/v1/vulns", smallOrg.keys));
-  const [atLarge, atSmall] = [await probeRowsRead(`${api.url}/v1/vulns`, bearer(largeOrg.keys[0]!)), await probeRowsRead(`${api.url}/v1/vulns`, bearer(smallOrg.keys[0]!))];
+  const [atLarge, atSmall] = [
+    await probeRowsRead(`${api.url}/v1/vulns`, bearer(largeOrg.keys[0]!)),
+    await probeRowsRead(`${api.url}/v1/vulns`, bearer(smallOrg.keys[0]!)),
+  ];
   rows.push({
-    what: `GET /v1/vulns page 1: p50 at ${sizeName(large)} vs ${sizeName(small)}`, unit: "ms", api: p50(r.api), baseline: { label: `at ${sizeName(small)}`, samples: p50(r.baseline) },
-    ratio: true, target: { of: "ratio", op: "<=", value: 1.2 }, note: unexpected([...r.api, ...r.baseline], 200),
+    what: `GET /v1/vulns page 1: p50 at ${sizeName(large)} vs ${sizeName(small)}`,
+    unit: "ms",
+    api: p50(r.api),
+    baseline: { label: `at ${sizeName(small)}`, samples: p50(r.baseline) },
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 1.2 },
+    note: unexpected([...r.api, ...r.baseline], 200),
   });
   rows.push({
-    what: `GET /v1/vulns page 1 at ${sizeName(large)}: D1 rows read`, unit: "rows", api: atLarge.rowsRead === null ? [] : [atLarge.rowsRead],
-    baseline: atSmall.rowsRead === null ? undefined : { label: `at ${sizeName(small)}`, samples: [atSmall.rowsRead] }, target: { of: "value", op: "<", value: 200 },
+    what: `GET /v1/vulns page 1 at ${sizeName(large)}: D1 rows read`,
+    unit: "rows",
+    api: atLarge.rowsRead === null ? [] : [atLarge.rowsRead],
+    baseline: atSmall.rowsRead === null ? undefined : { label: `at ${sizeName(small)}`, samples: [atSmall.rowsRead] },
+    target: { of: "value", op: "<", value: 200 },
   });
   rows.push({
-    what: "GET /v1/vulns page 1: D1 round trips", unit: "", api: atLarge.roundTrips === null ? [] : [atLarge.roundTrips],
-    target: { of: "value", op: "<=", value: 2 }, note: "the README's figure: key lookup, one batch",
+    what: "GET /v1/vulns page 1: D1 round trips",
+    unit: "",
+    api: atLarge.roundTrips === null ? [] : [atLarge.roundTrips],
+    target: { of: "value", op: "<=", value: 2 },
+    note: "the README's figure: key lookup, one batch",
   });
 
   step("last page");
@@ -165,8 +214,16 @@ if (!part("lists")) {
   const l = await paired(listSpec(api.url, last.url, largeOrg.keys), listSpec(api.url, last.firstUrl, largeOrg.keys));
   const lastProbe = await probeRowsRead(`${api.url}${last.url}`, bearer(largeOrg.keys[0]!));
   rows.push({
-    what: `${last.label}: p50 vs page 1`, unit: "ms", api: p50(l.api), baseline: { label: "page 1", samples: p50(l.baseline) }, ratio: true,
-    target: { of: "ratio", op: "<=", value: 1.2 }, note: notes(unexpected([...l.api, ...l.baseline], 200), lastProbe.rowsRead !== null ? `rows read: ${formatNumber(lastProbe.rowsRead)}` : undefined),
+    what: `${last.label}: p50 vs page 1`,
+    unit: "ms",
+    api: p50(l.api),
+    baseline: { label: "page 1", samples: p50(l.baseline) },
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 1.2 },
+    note: notes(
+      unexpected([...l.api, ...l.baseline], 200),
+      lastProbe.rowsRead !== null ? `rows read: ${formatNumber(lastProbe.rowsRead)}` : undefined,
+    ),
   });
 } else {
   rows.push(skipped("GET /v1/vulns: page 1 and last page", "ms"));
@@ -182,7 +239,9 @@ const ideal = { label: "6-connection ideal", samples: [idealSeconds(deliveryCoun
 const runsNote = (runs: DeliveryRun[], reps: number) => {
   const cut = runs.filter((r) => !r.complete);
   return [
-    cut.length ? `${cut.length} of ${runs.length} runs hit their time limit, so are lower bounds (delivered ${cut.map((r) => r.delivered).join(", ")} of ${deliveryCount})` : undefined,
+    cut.length
+      ? `${cut.length} of ${runs.length} runs hit their time limit, so are lower bounds (delivered ${cut.map((r) => r.delivered).join(", ")} of ${deliveryCount})`
+      : undefined,
     runs.length < reps ? `${reps - runs.length} runs skipped: time budget (BENCH_BUDGET)` : undefined,
   ];
 };
@@ -202,7 +261,11 @@ if (part("deliveries")) {
     const backlogDb = new DatabaseSync(localD1File(dir));
     const [org] = (await seed(backlogDb, [{ slug, vulns: deliveryCount, keys: 1, backlog: true }])).organizations;
     backlogDb.close();
-    const server = await startWrangler(`deliveries-${i + 1}`, [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", dir, ...devVarArgs()], tmp);
+    const server = await startWrangler(
+      `deliveries-${i + 1}`,
+      [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", dir, ...devVarArgs()],
+      tmp,
+    );
     tags.push(slug);
     step(`deliveries, run ${i + 1}: cron fired, timing (at most ${Math.round(timeout / 1000)} s)`);
     runs.push(await backlogRun(server.url, org!, receiver, deliveryCount, timeout));
@@ -210,7 +273,12 @@ if (part("deliveries")) {
     server.stop();
   }
   rows.push({
-    what: deliveryWhat, unit: "s", api: runs.map((r) => r.seconds), baseline: ideal, ratio: true, target: { of: "ratio", op: "<=", value: 1.5 },
+    what: deliveryWhat,
+    unit: "s",
+    api: runs.map((r) => r.seconds),
+    baseline: ideal,
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 1.5 },
     lowerBound: runs.some((r) => !r.complete),
     note: notes("due at once: from the cron's outbox sweep to the last delivery", ...runsNote(runs, settings.reps)),
   });
@@ -227,7 +295,12 @@ if (part("deliveries")) {
     const run = await deliveryRun(api.url, writesOrg, receiver, tag, deliveryCount, timeout);
     await waitForQuietQueue(api.url, writesOrg.keys, 20_000);
     rows.push({
-      what: endToEndWhat, unit: "s", api: [run.seconds], baseline: ideal, ratio: true, lowerBound: !run.complete,
+      what: endToEndWhat,
+      unit: "s",
+      api: [run.seconds],
+      baseline: ideal,
+      ratio: true,
+      lowerBound: !run.complete,
       note: notes(
         `of which creating the ${deliveryCount} reports through POST /v1/vulns, 10 in flight: ${run.createSeconds.toFixed(1)} s`,
         ...Object.entries(run.refused).map(([code, n]) => `${code} ×${n} on create`),
@@ -245,21 +318,51 @@ if (!part("creates")) {
   let n = 0;
   const body = () =>
     JSON.stringify({
-      data: { type: "vuln", attributes: { title: `bench-post-${process.pid}-${n++}`, description: "Throughput of creates.", domains: ["app1.bench-writes.example"] }, relationships: { brief: { data: { type: "brief", id: writesOrg.briefId } } } },
+      data: {
+        type: "vuln",
+        attributes: {
+          title: `bench-post-${process.pid}-${n++}`,
+          description: "Throughput of creates.",
+          domains: ["app1.bench-writes.example"],
+        },
+        relationships: { brief: { data: { type: "brief", id: writesOrg.briefId } } },
+      },
     });
   const keys = listSpec(api.url, "/v1/vulns", writesOrg.keys).headers!;
-  const apiPost: LoadSpec = { url: `${api.url}/v1/vulns`, method: "POST", body, headers: () => ({ ...keys(), "Content-Type": "application/json" }) };
-  const r = await paired(apiPost, { url: `${bare.url}/echo`, method: "POST", body, headers: () => ({ "Content-Type": "application/json" }) });
-  rows.push({ what: "POST /v1/vulns: throughput", unit: "req/s", api: rps(r.api), baseline: { label: "bare POST", samples: rps(r.baseline) }, ratio: true, note: unexpected(r.api, 201) });
+  const apiPost: LoadSpec = {
+    url: `${api.url}/v1/vulns`,
+    method: "POST",
+    body,
+    headers: () => ({ ...keys(), "Content-Type": "application/json" }),
+  };
+  const r = await paired(apiPost, {
+    url: `${bare.url}/echo`,
+    method: "POST",
+    body,
+    headers: () => ({ "Content-Type": "application/json" }),
+  });
+  rows.push({
+    what: "POST /v1/vulns: throughput",
+    unit: "req/s",
+    api: rps(r.api),
+    baseline: { label: "bare POST", samples: rps(r.baseline) },
+    ratio: true,
+    note: unexpected(r.api, 201),
+  });
 } else {
   rows.push(skipped("POST /v1/vulns: throughput", "req/s"));
 }
 
-if (part("startup")) rows.push({ what: "startup CPU (wrangler check startup)", unit: "ms", api: startupMs, target: { of: "value", op: "<=", value: 25 } });
-if (part("startup")) rows.push({
-  what: "bundle, gzip (wrangler deploy --dry-run)", unit: "KiB", api: upload ? [Number(upload[2])] : [], target: { of: "value", op: "<=", value: 150 },
-  note: upload ? `${upload[1]} KiB before gzip` : "size not found in wrangler's output",
-});
+if (part("startup"))
+  rows.push({ what: "startup CPU (wrangler check startup)", unit: "ms", api: startupMs, target: { of: "value", op: "<=", value: 25 } });
+if (part("startup"))
+  rows.push({
+    what: "bundle, gzip (wrangler deploy --dry-run)",
+    unit: "KiB",
+    api: upload ? [Number(upload[2])] : [],
+    target: { of: "value", op: "<=", value: 150 },
+    note: upload ? `${upload[1]} KiB before gzip` : "size not found in wrangler's output",
+  });
 
 clearInterval(cron);
 await receiver.close();

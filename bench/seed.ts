@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
-import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
+import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
 import { generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
 import { shortcode, uuidv7, vulnShortcode } from "../src/lib/ids.ts";
 
@@ -80,7 +80,8 @@ export class RowWriter {
     if (!prepared) {
       const columns = this.columnsOf(table);
       const missing = columns.filter((c) => c.required && row[c.name] === undefined).map((c) => `${table}.${c.name}`);
-      if (missing.length) throw new Error(`bench/seed.ts does not fill ${missing.join(", ")}, which the schema now requires: add it there.`);
+      if (missing.length)
+        throw new Error(`bench/seed.ts does not fill ${missing.join(", ")}, which the schema now requires: add it there.`);
       const names = columns.map((c) => c.name).filter((n) => row[n] !== undefined);
       const sql = `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
       prepared = { statement: this.db.prepare(sql), names };
@@ -92,7 +93,12 @@ export class RowWriter {
   private columnsOf(table: string) {
     let cols = this.columns.get(table);
     if (!cols) {
-      const info = this.db.prepare(`PRAGMA table_info("${table}")`).all() as { name: string; notnull: number; dflt_value: unknown; pk: number }[];
+      const info = this.db.prepare(`PRAGMA table_info("${table}")`).all() as {
+        name: string;
+        notnull: number;
+        dflt_value: unknown;
+        pk: number;
+      }[];
       if (info.length === 0) throw new Error(`bench/seed.ts writes table ${table}, which the schema no longer has.`);
       cols = info.map((c) => ({ name: c.name, required: c.notnull === 1 && c.dflt_value === null }));
       this.columns.set(table, cols);
@@ -125,21 +131,34 @@ export function checkDerived(db: DatabaseSync): void {
 /** Buckets are "all" or "<column>:<value>", per organization and for "*" (every organization). */
 function checkVulnCounts(db: DatabaseSync): void {
   const columns = new Set((db.prepare(`PRAGMA table_info("vulns")`).all() as { name: string }[]).map((c) => c.name));
-  const buckets = db.prepare("SELECT organization_id, bucket, count FROM vuln_counts").all() as { organization_id: string; bucket: string; count: number }[];
-  const organizations = db.prepare("SELECT organization_id, count(*) AS n FROM vulns GROUP BY 1").all() as { organization_id: string; n: number }[];
+  const buckets = db.prepare("SELECT organization_id, bucket, count FROM vuln_counts").all() as {
+    organization_id: string;
+    bucket: string;
+    count: number;
+  }[];
+  const organizations = db.prepare("SELECT organization_id, count(*) AS n FROM vulns GROUP BY 1").all() as {
+    organization_id: string;
+    n: number;
+  }[];
   const wrong: string[] = [];
   for (const { organization_id, n } of organizations) {
-    if (!buckets.some((b) => b.organization_id === organization_id && b.bucket === "all")) wrong.push(`${organization_id}/all missing (${n} vulns)`);
+    if (!buckets.some((b) => b.organization_id === organization_id && b.bucket === "all"))
+      wrong.push(`${organization_id}/all missing (${n} vulns)`);
   }
   for (const b of buckets) {
-    const [column, value] = b.bucket === "all" ? [null, null] : [b.bucket.slice(0, b.bucket.indexOf(":")), b.bucket.slice(b.bucket.indexOf(":") + 1)];
-    if (column !== null && !columns.has(column)) throw new Error(`vuln_counts bucket ${b.bucket} names no column of vulns: update bench/seed.ts.`);
+    const [column, value] =
+      b.bucket === "all" ? [null, null] : [b.bucket.slice(0, b.bucket.indexOf(":")), b.bucket.slice(b.bucket.indexOf(":") + 1)];
+    if (column !== null && !columns.has(column))
+      throw new Error(`vuln_counts bucket ${b.bucket} names no column of vulns: update bench/seed.ts.`);
     const where = [b.organization_id === "*" ? null : "organization_id = ?", column === null ? null : `"${column}" = ?`].filter(Boolean);
     const params = [b.organization_id === "*" ? null : b.organization_id, value].filter((p): p is string => p !== null);
-    const actual = (db.prepare(`SELECT count(*) AS n FROM vulns${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`).get(...params) as { n: number }).n;
+    const actual = (
+      db.prepare(`SELECT count(*) AS n FROM vulns${where.length ? ` WHERE ${where.join(" AND ")}` : ""}`).get(...params) as { n: number }
+    ).n;
     if (actual !== b.count) wrong.push(`${b.organization_id}/${b.bucket} is ${b.count}, rows say ${actual}`);
   }
-  if (wrong.length) throw new Error(`vuln_counts disagrees with the seeded vulns (${wrong.slice(0, 5).join("; ")}): recount it in bench/seed.ts.`);
+  if (wrong.length)
+    throw new Error(`vuln_counts disagrees with the seeded vulns (${wrong.slice(0, 5).join("; ")}): recount it in bench/seed.ts.`);
 }
 
 /** One organization with a published policy and brief, domain assets, keys, and `plan.vulns` stored vulns. */
@@ -147,31 +166,82 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
   const at = new Date(now - 400 * DAY).toISOString();
   const published = new Date(now - 30 * DAY).toISOString();
   const id = uuidv7();
-  w.insert("organizations", { id, name: `Bench ${plan.slug}`, slug: plan.slug, website_url: `https://${plan.slug}.example`, claimed: true, created_at: at, updated_at: at });
+  w.insert("organizations", {
+    id,
+    name: `Bench ${plan.slug}`,
+    slug: plan.slug,
+    website_url: `https://${plan.slug}.example`,
+    claimed: true,
+    created_at: at,
+    updated_at: at,
+  });
 
   const domains = Array.from({ length: DOMAINS_PER_ORGANIZATION }, (_, i) => ({ id: uuidv7(), value: `app${i}.${plan.slug}.example` }));
-  for (const d of domains) w.insert("assets", { id: d.id, organization_id: id, kind: "domain", value: d.value, short_description: null, created_at: at, updated_at: at });
+  for (const d of domains)
+    w.insert("assets", {
+      id: d.id,
+      organization_id: id,
+      kind: "domain",
+      value: d.value,
+      short_description: null,
+      created_at: at,
+      updated_at: at,
+    });
   const scope = domains.map((d) => ({ id: uuidv7(), kind: "domain", value: d.value, short_description: null }));
 
   const policyId = uuidv7();
   w.insert("policies", {
-    id: policyId, organization_id: id, name: `${plan.slug} disclosure policy`, short_description: "Report issues in our web properties.",
-    point_of_contact: `security@${plan.slug}.example`, cvd_timeline: 90, safe_harbor: "full", offers_bounty: false, offers_swag: true,
-    hall_of_fame: true, contact_url: `https://${plan.slug}.example/security`, securitytxt_url: null, public_disclosure: true,
-    published_at: published, shortcode: shortcode(), in_scope_assets: scope, out_of_scope_assets: [], created_at: at, updated_at: at,
+    id: policyId,
+    organization_id: id,
+    name: `${plan.slug} disclosure policy`,
+    short_description: "Report issues in our web properties.",
+    point_of_contact: `security@${plan.slug}.example`,
+    cvd_timeline: 90,
+    safe_harbor: "full",
+    offers_bounty: false,
+    offers_swag: true,
+    hall_of_fame: true,
+    contact_url: `https://${plan.slug}.example/security`,
+    securitytxt_url: null,
+    public_disclosure: true,
+    published_at: published,
+    shortcode: shortcode(),
+    in_scope_assets: scope,
+    out_of_scope_assets: [],
+    created_at: at,
+    updated_at: at,
   });
   const briefId = uuidv7();
   const briefShortcode = shortcode();
   w.insert("briefs", {
-    id: briefId, organization_id: id, policy_id: policyId, name: "Report a vulnerability", short_description: `Found an issue in ${plan.slug}?`,
-    shortcode: briefShortcode, published_at: published, in_scope_assets: scope, out_of_scope_assets: [], created_at: at, updated_at: at,
+    id: briefId,
+    organization_id: id,
+    policy_id: policyId,
+    name: "Report a vulnerability",
+    short_description: `Found an issue in ${plan.slug}?`,
+    shortcode: briefShortcode,
+    published_at: published,
+    in_scope_assets: scope,
+    out_of_scope_assets: [],
+    created_at: at,
+    updated_at: at,
   });
 
   const keys: string[] = [];
   for (let i = 0; i < plan.keys; i++) {
     const key = generateApiKey();
     keys.push(key);
-    w.insert("api_keys", { id: uuidv7(), organization_id: id, kind: "organization", name: `bench ${i}`, key_hash: await sha256Hex(key), key_prefix: key.slice(0, 8), revoked_at: null, created_at: at, updated_at: at });
+    w.insert("api_keys", {
+      id: uuidv7(),
+      organization_id: id,
+      kind: "organization",
+      name: `bench ${i}`,
+      key_hash: await sha256Hex(key),
+      key_prefix: key.slice(0, 8),
+      revoked_at: null,
+      created_at: at,
+      updated_at: at,
+    });
   }
 
   const idAt = idsAt();
@@ -192,25 +262,60 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
     const tags = i % 3 === 0 ? ["xss"] : [];
     const shortcode = codeAt(i);
     w.insert("vulns", {
-      id: vulnId, organization_id: id, brief_id: briefId, shortcode, title, description, contact_email: contact, tags,
-      inbox_state: plan.backlog ? "dispatching" : "stored", processing_state: i % 5 === 0 && !plan.backlog ? "closed" : "open",
-      read_at: i % 2 === 0 && !plan.backlog ? created : null, revision: 0, submission, created_at: created, updated_at: created,
+      id: vulnId,
+      organization_id: id,
+      brief_id: briefId,
+      shortcode,
+      title,
+      description,
+      contact_email: contact,
+      tags,
+      inbox_state: plan.backlog ? "dispatching" : "stored",
+      processing_state: i % 5 === 0 && !plan.backlog ? "closed" : "open",
+      read_at: i % 2 === 0 && !plan.backlog ? created : null,
+      revision: 0,
+      submission,
+      created_at: created,
+      updated_at: created,
     });
     w.insert("vuln_assets", { vuln_id: vulnId, asset_id: domain.id });
     if (plan.backlog) {
       // The body the API's outbox builds for Vuln::Created, key for key, from the row just written.
       const payload = {
         vuln: {
-          id: vulnId, shortcode, title, description, inbox_state: "dispatching", processing_state: "open", organization_id: id, tags,
-          assets: [{ id: domain.id, kind: "domain", value: domain.value }], created_at: created, updated_at: created,
+          id: vulnId,
+          shortcode,
+          title,
+          description,
+          inbox_state: "dispatching",
+          processing_state: "open",
+          organization_id: id,
+          tags,
+          assets: [{ id: domain.id, kind: "domain", value: domain.value }],
+          created_at: created,
+          updated_at: created,
         },
       };
-      w.insert("events", { id: eventIdAt(ms), organization_id: id, vuln_id: vulnId, type: "Vuln::Created", payload, created_at: created, send_count: 0 });
+      w.insert("events", {
+        id: eventIdAt(ms),
+        organization_id: id,
+        vuln_id: vulnId,
+        type: "Vuln::Created",
+        payload,
+        created_at: created,
+        send_count: 0,
+      });
       continue;
     }
     w.insert("vuln_records", {
-      vuln_id: vulnId, title, description, contact_email: contact, domains: [domain.value], received_at: created,
-      sha256: createHash("sha256").update(JSON.stringify(submission)).digest("hex"), stored_at: created,
+      vuln_id: vulnId,
+      title,
+      description,
+      contact_email: contact,
+      domains: [domain.value],
+      received_at: created,
+      sha256: createHash("sha256").update(JSON.stringify(submission)).digest("hex"),
+      stored_at: created,
     });
   }
   return { id, slug: plan.slug, vulns: plan.vulns, keys, briefId, briefShortcode, policyId };
@@ -227,15 +332,47 @@ export async function seed(db: DatabaseSync, plans: OrganizationPlan[], now = Da
   try {
     const at = new Date(now - 400 * DAY).toISOString();
     const directoryId = uuidv7();
-    w.insert("directories", { id: directoryId, name: "Bench directory", slug: directorySlug, description: "Organizations under load", min_maturity_rating: 1, created_at: at, updated_at: at });
+    w.insert("directories", {
+      id: directoryId,
+      name: "Bench directory",
+      slug: directorySlug,
+      description: "Organizations under load",
+      min_maturity_rating: 1,
+      created_at: at,
+      updated_at: at,
+    });
     const organizations: SeededOrganization[] = [];
     for (const plan of plans) {
       const { policyId, ...org } = await seedOrganization(w, plan, now);
       organizations.push(org);
       const listingId = uuidv7();
-      w.insert("directory_listings", { id: listingId, directory_id: directoryId, organization_id: org.id, visible: true, customized: false, created_at: at, updated_at: at });
-      w.insert("directory_listing_items", { id: uuidv7(), listing_id: listingId, listable_type: "Policy", listable_id: policyId, position: 1, created_at: at, updated_at: at });
-      w.insert("directory_listing_items", { id: uuidv7(), listing_id: listingId, listable_type: "Brief", listable_id: org.briefId, position: 2, created_at: at, updated_at: at });
+      w.insert("directory_listings", {
+        id: listingId,
+        directory_id: directoryId,
+        organization_id: org.id,
+        visible: true,
+        customized: false,
+        created_at: at,
+        updated_at: at,
+      });
+      w.insert("directory_listing_items", {
+        id: uuidv7(),
+        listing_id: listingId,
+        listable_type: "Policy",
+        listable_id: policyId,
+        position: 1,
+        created_at: at,
+        updated_at: at,
+      });
+      w.insert("directory_listing_items", {
+        id: uuidv7(),
+        listing_id: listingId,
+        listable_type: "Brief",
+        listable_id: org.briefId,
+        position: 2,
+        created_at: at,
+        updated_at: at,
+      });
     }
     checkDerived(db);
     db.exec("COMMIT");

@@ -1,7 +1,7 @@
 // The processes `npm run bench` runs: `wrangler dev` for the API and for the bare Worker, each in its own
 // process group on a free loopback port, and the 50 ms webhook receiver inside this process. Everything
 // started here is stopped by `stopAll`, which the entry calls on exit, Ctrl-C and errors alike.
-import { type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { existsSync, openSync, readFileSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
@@ -56,7 +56,17 @@ export async function startWrangler(name: string, args: string[], logDir: string
   const inspector = await freePort();
   const log = path.join(logDir, `${name}.log`);
   const fd = openSync(log, "a");
-  const options = ["--ip", "127.0.0.1", "--port", String(port), "--inspector-port", String(inspector), "--log-level", "warn", "--show-interactive-dev-session=false"];
+  const options = [
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspector),
+    "--log-level",
+    "warn",
+    "--show-interactive-dev-session=false",
+  ];
   const child = spawnWrangler(["dev", ...args, ...options], {
     detached: true,
     stdio: ["ignore", fd, fd],

@@ -88,7 +88,9 @@ export function renderTable(rows: readonly Row[]): string {
     const baseline = row.baseline ? `${row.baseline.label}: ${figure(row.baseline.samples, row.unit)}` : "—";
     const ratio = row.ratio ? atLeast + figure(ratios(row), "", true) : "—";
     const verdict = met(row);
-    lines.push(`| ${[row.what, api, baseline, ratio, targetText(row), verdict === null ? "n/a" : verdict ? "yes" : "no"].map(cell).join(" | ")} |`);
+    lines.push(
+      `| ${[row.what, api, baseline, ratio, targetText(row), verdict === null ? "n/a" : verdict ? "yes" : "no"].map(cell).join(" | ")} |`,
+    );
   }
   return lines.join("\n");
 }

@@ -22,7 +22,12 @@ const now = nowIso();
 const id = uuidv7();
 const values = [id, null, "operator", name, await sha256Hex(key), key.slice(0, 8), null, now, now].map(sqlText).join(", ");
 runWrangler([
-  "d1", "execute", "DB", target, ...persist, "--command",
+  "d1",
+  "execute",
+  "DB",
+  target,
+  ...persist,
+  "--command",
   `INSERT INTO api_keys (id, organization_id, kind, name, key_hash, key_prefix, revoked_at, created_at, updated_at) VALUES (${values});`,
 ]);
 

@@ -33,7 +33,10 @@ INSERT OR IGNORE INTO policies (id, organization_id, name, short_description, po
     'Report security issues in our web properties. We respond within 3 business days.', 'security@demo.example', 90, 'full',
     0, 1, 1, 'https://demo.example/security', 'https://demo.example/.well-known/security.txt', 1, '${at}',
     ${sqlText(DEMO.policyShortcode)},
-    ${scope([["01900000-0000-7000-8000-0000000000a1", "domain", "demo.example", "Main site"], ["01900000-0000-7000-8000-0000000000a2", "wildcard_domain", "*.demo.example", "All subdomains"]])},
+    ${scope([
+      ["01900000-0000-7000-8000-0000000000a1", "domain", "demo.example", "Main site"],
+      ["01900000-0000-7000-8000-0000000000a2", "wildcard_domain", "*.demo.example", "All subdomains"],
+    ])},
     ${scope([["01900000-0000-7000-8000-0000000000a3", "domain", "status.demo.example", "Third-party status page"]])},
     '${at}', '${at}');
 INSERT OR IGNORE INTO briefs (id, organization_id, policy_id, name, short_description, shortcode, published_at,

@@ -27,14 +27,19 @@ for (let i = 0; i < burnerCount; i++) burners.push(spawn(process.execPath, ["-e"
 // The run in progress is its own process group, so stopping this script stops all of it too.
 let running: ChildProcess | undefined;
 const stopAll = () => {
-  burners.forEach((b) => b.kill("SIGKILL"));
+  for (const b of burners) b.kill("SIGKILL");
   if (running?.pid && running.exitCode === null) process.kill(-running.pid, "SIGTERM");
 };
 process.on("exit", stopAll);
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => process.exit(130));
 
-const load = () => loadavg().map((n) => n.toFixed(1)).join(" ");
-console.log(`[stress] ${burnerCount} CPU burner(s) on ${availableParallelism()} core(s); ${runs} run(s) of ${ci ? "bash .ci/run in a fresh clone of HEAD" : "npm test"}`);
+const load = () =>
+  loadavg()
+    .map((n) => n.toFixed(1))
+    .join(" ");
+console.log(
+  `[stress] ${burnerCount} CPU burner(s) on ${availableParallelism()} core(s); ${runs} run(s) of ${ci ? "bash .ci/run in a fresh clone of HEAD" : "npm test"}`,
+);
 
 const results: string[] = [];
 let failed = 0;
@@ -49,12 +54,19 @@ for (let run = 1; run <= runs; run++) {
     command = ["bash", [".ci/run"]];
   }
   console.log(`\n[stress] run ${run} of ${runs} in ${cwd}, load average ${load()}`);
-  running = spawn(command[0], command[1], { cwd, stdio: "inherit", detached: true, env: { ...process.env, ...(ci ? { CI: "true" } : {}) } });
+  running = spawn(command[0], command[1], {
+    cwd,
+    stdio: "inherit",
+    detached: true,
+    env: { ...process.env, ...(ci ? { CI: "true" } : {}) },
+  });
   const [status, signal] = (await once(running, "exit")) as [number | null, string | null];
   const seconds = Math.round((Date.now() - started) / 1000);
   const ok = status === 0;
   if (!ok) failed++;
-  results.push(`run ${run}: ${ok ? "passed" : `FAILED (exit ${status ?? signal})`} in ${Math.floor(seconds / 60)} min ${seconds % 60} s, load average at its end ${load()}`);
+  results.push(
+    `run ${run}: ${ok ? "passed" : `FAILED (exit ${status ?? signal})`} in ${Math.floor(seconds / 60)} min ${seconds % 60} s, load average at its end ${load()}`,
+  );
   console.log(`[stress] ${results.at(-1)}`);
   if (ci) rmSync(cwd, { recursive: true, force: true });
 }

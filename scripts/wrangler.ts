@@ -16,7 +16,12 @@ const wrangler = existsSync(bin) ? bin : "wrangler";
 export function runWrangler(args: string[]): string {
   for (let attempt = 1; ; attempt++) {
     try {
-      return execFileSync(wrangler, args, { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "true" } });
+      return execFileSync(wrangler, args, {
+        cwd: root,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+        env: { ...process.env, CI: "true" },
+      });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string };
       const output = `${e.stdout ?? ""}${e.stderr ?? ""}`;

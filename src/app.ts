@@ -84,7 +84,11 @@ export function createApp() {
     let body = texts.get(origin);
     if (body === undefined) {
       document ??= openApiDocument(app);
-      const info = { ...document.info, contact: { name: "The reference", url: `${origin}/docs` }, license: { name: "Proprietary: all rights reserved", url: `${origin}/` } };
+      const info = {
+        ...document.info,
+        contact: { name: "The reference", url: `${origin}/docs` },
+        license: { name: "Proprietary: all rights reserved", url: `${origin}/` },
+      };
       body = JSON.stringify({ ...document, info, servers: [{ url: origin, description: "This deployment" }] });
       if (texts.size < 16) texts.set(origin, body);
     }

@@ -24,6 +24,7 @@ export async function runScheduled(env: Env): Promise<void> {
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
   results.forEach((r, i) => {
-    if (r.status === "rejected") console.error(JSON.stringify({ level: "error", message: `scheduled ${Object.keys(steps)[i]} failed`, error: String(r.reason) }));
+    if (r.status === "rejected")
+      console.error(JSON.stringify({ level: "error", message: `scheduled ${Object.keys(steps)[i]} failed`, error: String(r.reason) }));
   });
 }

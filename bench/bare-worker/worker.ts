@@ -13,7 +13,10 @@ export default {
     if (name && request.method === "PUT") {
       const kept = (request.headers.get("x-bench-keep-headers") ?? "").split(",").filter(Boolean);
       const headers: Record<string, string> = Object.fromEntries(kept.map((h) => [h, request.headers.get(h) ?? ""]));
-      Object.assign(headers, { "Content-Type": request.headers.get("content-type") ?? "application/octet-stream", "Cache-Control": "public, max-age=3600" });
+      Object.assign(headers, {
+        "Content-Type": request.headers.get("content-type") ?? "application/octet-stream",
+        "Cache-Control": "public, max-age=3600",
+      });
       await caches.default.put(entry(name), new Response(await request.arrayBuffer(), { headers }));
       return new Response(null, { status: 204 });
     }

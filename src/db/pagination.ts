@@ -21,7 +21,10 @@ export interface Page {
 
 // Opaque to clients, but not secret: base64url of JSON [sort, value, id].
 export function encodeCursor(c: Cursor): string {
-  return btoa(JSON.stringify([c.sort, c.value, c.id])).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return btoa(JSON.stringify([c.sort, c.value, c.id]))
+    .replaceAll("+", "-")
+    .replaceAll("/", "_")
+    .replace(/=+$/, "");
 }
 
 export function decodeCursor(text: string): Cursor | null {

@@ -39,7 +39,15 @@ function limiter(limit: number) {
 }
 
 function fail(message: Message<unknown>, err: unknown, what: Record<string, unknown>) {
-  console.error(JSON.stringify({ level: "error", message: "queue message failed; retrying", ...what, attempts: message.attempts, ...loggable(err as Error) }));
+  console.error(
+    JSON.stringify({
+      level: "error",
+      message: "queue message failed; retrying",
+      ...what,
+      attempts: message.attempts,
+      ...loggable(err as Error),
+    }),
+  );
   message.retry({ delaySeconds: retryDelaySeconds(message.attempts) });
 }
 
@@ -59,7 +67,14 @@ async function deliverLeased(ctx: DeliveryContext, queue: Queue<QueueMessage>, {
     if (outcome.ack) return;
     delaySeconds = outcome.delaySeconds;
   } catch (err) {
-    console.error(JSON.stringify({ level: "error", message: "delivery failed; queued for a retry", delivery_id: delivery.id, ...loggable(err as Error) }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        message: "delivery failed; queued for a retry",
+        delivery_id: delivery.id,
+        ...loggable(err as Error),
+      }),
+    );
     delaySeconds = retryDelaySeconds(1);
   }
   await publishDeliveries(queue, [delivery.id], delaySeconds);
@@ -76,20 +91,37 @@ async function deliverLeased(ctx: DeliveryContext, queue: Queue<QueueMessage>, {
 export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
   const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
-  const deliveryCtx: DeliveryContext = { db, serviceName: env.SERVICE_NAME, allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true", record: groupCommit(db) };
+  const deliveryCtx: DeliveryContext = {
+    db,
+    serviceName: env.SERVICE_NAME,
+    allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true",
+    record: groupCommit(db),
+  };
   const sending = limiter(MAX_CONCURRENT_DELIVERIES);
   const sends: Promise<void>[] = [];
-  const send = (deliveries: LeasedDelivery[]) => sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
+  const send = (deliveries: LeasedDelivery[]) =>
+    sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
   const eventIdOf = (m: Message<unknown>) => (m.body as { event_id?: unknown } | null)?.event_id;
 
   const eventMessages = batch.messages.filter((m) => typeof eventIdOf(m) === "string");
   let together = false;
   if (eventMessages.length > 0) {
     try {
-      await processEventBatch(db, eventMessages.map((m) => eventIdOf(m) as string), send);
+      await processEventBatch(
+        db,
+        eventMessages.map((m) => eventIdOf(m) as string),
+        send,
+      );
       together = true;
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", message: "events processed one by one: processing them together failed", events: eventMessages.length, ...loggable(err as Error) }));
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          message: "events processed one by one: processing them together failed",
+          events: eventMessages.length,
+          ...loggable(err as Error),
+        }),
+      );
     }
   }
   const handled = new Set(together ? eventMessages : []);

@@ -34,7 +34,13 @@ export interface PlannedEvent {
  * changes()), which lets a conditional UPDATE decide inside the transaction whether its event exists.
  * With `processedAt`, it is written processed: its fan-out is in the same batch (the consumer's).
  */
-export function vulnEvent(db: Db, type: EventType, vulnId: string, now: string, opts: { ifPreviousChanged?: boolean; organizationId?: string; processedAt?: string } = {}) {
+export function vulnEvent(
+  db: Db,
+  type: EventType,
+  vulnId: string,
+  now: string,
+  opts: { ifPreviousChanged?: boolean; organizationId?: string; processedAt?: string } = {},
+) {
   const event: PlannedEvent = { id: uuidv7(), type };
   const payload = type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD;
   // (An insert-select builder rather than db.run(sql): drizzle's D1 batch cannot bind raw queries.)
@@ -150,7 +156,11 @@ async function sweepPage(db: Db, queue: Queue<QueueMessage>, now: number): Promi
       sendCount: sql`${events.sendCount} + 1`,
       nextSendAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '+' || (${SWEEP_AFTER_MS / 1000} * (1 << ${events.sendCount})) || ' seconds')`,
     })
-    .where(inList(events.id, due.map((e) => e.id)));
+    .where(
+      inList(
+        events.id,
+        due.map((e) => e.id),
+      ),
+    );
   return due.length;
 }
-

@@ -39,7 +39,12 @@ function plain(statements: Statement[]): Part {
  * step writes, leased, go to `send` as soon as the step is committed, so the first requests leave
  * while the next step runs; it resolves once every step is committed, and throws if one fails.
  */
-export async function processEventBatch(db: Db, ids: readonly string[], send: (deliveries: LeasedDelivery[]) => void, now = Date.now()): Promise<void> {
+export async function processEventBatch(
+  db: Db,
+  ids: readonly string[],
+  send: (deliveries: LeasedDelivery[]) => void,
+  now = Date.now(),
+): Promise<void> {
   const eventIds = [...new Set(ids)];
   if (eventIds.length === 0) return;
   const nowIso = new Date(now).toISOString();
@@ -50,7 +55,9 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (d
     db
       .select({ id: vulns.id, submission: vulns.submission })
       .from(vulns)
-      .where(sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`),
+      .where(
+        sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`,
+      ),
   ]);
   const targets = targetsOf(hooks);
   const submissionOf = new Map(submissions.map((v) => [v.id, v.submission]));

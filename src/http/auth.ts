@@ -22,12 +22,22 @@ function unauthorized(detail: string): ApiError {
  *
  * @example app.use("/v1/*", bearerAuth({ lookUp: (c, hash) => findActiveKey(c.var.database.db, hash) }))
  */
-export function bearerAuth({ lookUp }: { lookUp: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | null> }): MiddlewareHandler<AppEnv> {
+export function bearerAuth({
+  lookUp,
+}: {
+  lookUp: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | null>;
+}): MiddlewareHandler<AppEnv> {
   const gate = new BearerGate(`More than ${UNAUTHENTICATED_PER_MINUTE} requests in a minute from this address without a valid API key.`);
   return async function bearerAuthMiddleware(c, next) {
     if (routeFacts(c).public) return next();
     const presented = bearerSecret(c.req.header("authorization"));
-    if ("problem" in presented) return gate.refuse(c, unauthorized(presented.problem === "missing" ? "Send Authorization: Bearer <API key>." : "The Authorization header must be Bearer <API key>."));
+    if ("problem" in presented)
+      return gate.refuse(
+        c,
+        unauthorized(
+          presented.problem === "missing" ? "Send Authorization: Bearer <API key>." : "The Authorization header must be Bearer <API key>.",
+        ),
+      );
     if (!API_KEY_PATTERN.test(presented.secret)) return gate.refuse(c, unauthorized("The API key is malformed."));
     const caller = await gate.open(c, presented.secret, (hash) => lookUp(c, hash));
     if (!caller || caller === "gone") throw unauthorized("The API key is unknown or revoked.");

@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import { sha256Hex } from "../lib/crypto";
-import { ApiError } from "./errors";
+import type { ApiError } from "./errors";
 import { clientIp, rateLimited, UnauthenticatedLimit } from "./rate-limit";
 
 /** What looking a secret up by its SHA-256 found: the thing it opens, "gone" (deleted since), or nothing. */

@@ -11,22 +11,86 @@ import { loggable } from "../lib/log";
  * reference's errors page says of each (every error links to it), so it speaks to the client.
  */
 export const ERROR_CODES = {
-  bad_request: { status: 400, title: "Bad request", about: "The request is malformed: invalid JSON, an unknown or invalid query parameter, or a bad header. `source` names the parameter or header. Fix the request; retrying it unchanged fails again." },
-  unauthorized: { status: 401, title: "Unauthorized", about: "The `Authorization: Bearer` key is missing, malformed, unknown or revoked. Send a valid key. Repeated requests without a valid key are limited per client IP." },
-  forbidden: { status: 403, title: "Forbidden", about: "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where only the organization (or an unclaimed organization) may." },
-  not_found: { status: 404, title: "Not found", about: "No such route, or no such record for this key. Another organization's id answers exactly like an id that does not exist." },
+  bad_request: {
+    status: 400,
+    title: "Bad request",
+    about:
+      "The request is malformed: invalid JSON, an unknown or invalid query parameter, or a bad header. `source` names the parameter or header. Fix the request; retrying it unchanged fails again.",
+  },
+  unauthorized: {
+    status: 401,
+    title: "Unauthorized",
+    about:
+      "The `Authorization: Bearer` key is missing, malformed, unknown or revoked. Send a valid key. Repeated requests without a valid key are limited per client IP.",
+  },
+  forbidden: {
+    status: 403,
+    title: "Forbidden",
+    about:
+      "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where only the organization (or an unclaimed organization) may.",
+  },
+  not_found: {
+    status: 404,
+    title: "Not found",
+    about: "No such route, or no such record for this key. Another organization's id answers exactly like an id that does not exist.",
+  },
   vuln_not_found: { status: 404, title: "Vuln not found", about: "No vuln with this id belongs to the key's organization." },
-  brief_not_found: { status: 404, title: "Brief not found", about: "No brief with this id belongs to the key's organization, or (on the public read) no published brief has this shortcode." },
-  method_not_allowed: { status: 405, title: "Method not allowed", about: "The route exists, but not with this method. The `Allow` header lists the methods it takes." },
-  conflict: { status: 409, title: "Conflict", about: "`data.type` or `data.id` does not match the endpoint, the request lost a race with another change, or a request with the same `Idempotency-Key` is still in flight. Read the current state and retry." },
+  brief_not_found: {
+    status: 404,
+    title: "Brief not found",
+    about: "No brief with this id belongs to the key's organization, or (on the public read) no published brief has this shortcode.",
+  },
+  method_not_allowed: {
+    status: 405,
+    title: "Method not allowed",
+    about: "The route exists, but not with this method. The `Allow` header lists the methods it takes.",
+  },
+  conflict: {
+    status: 409,
+    title: "Conflict",
+    about:
+      "`data.type` or `data.id` does not match the endpoint, the request lost a race with another change, or a request with the same `Idempotency-Key` is still in flight. Read the current state and retry.",
+  },
   payload_too_large: { status: 413, title: "Payload too large", about: `The request body is over ${mib(LIMITS.bodyBytes)}.` },
-  unsupported_media_type: { status: 415, title: "Unsupported media type", about: "Send request bodies as `application/vnd.api+json` (parameters `ext` and `profile` only) or `application/json`." },
-  validation_error: { status: 422, title: "Validation error", about: "A member of the request document is invalid, missing, read-only or unknown. Each problem is its own error object, with `source.pointer` at the member." },
-  unprocessable_entity: { status: 422, title: "Unprocessable entity", about: "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead)." },
-  idempotency_key_reused: { status: 422, title: "Idempotency key reused", about: "This `Idempotency-Key` was used in the last 24 hours with a different request. Use a new key for a new request." },
-  rate_limited: { status: 429, title: "Too many requests", about: "Too many requests in the current minute for this key (or client IP). Wait the `Retry-After` seconds, then retry." },
-  internal_error: { status: 500, title: "Internal error", about: "Something failed on our side. Nothing internal is shown; quote `meta.request_id` (also the `X-Request-Id` header) when reporting it." },
-  service_unavailable: { status: 503, title: "Service unavailable", about: "Storage or the queue is briefly unavailable. Retry after the `Retry-After` seconds; with an `Idempotency-Key`, a retried write never happens twice." },
+  unsupported_media_type: {
+    status: 415,
+    title: "Unsupported media type",
+    about: "Send request bodies as `application/vnd.api+json` (parameters `ext` and `profile` only) or `application/json`.",
+  },
+  validation_error: {
+    status: 422,
+    title: "Validation error",
+    about:
+      "A member of the request document is invalid, missing, read-only or unknown. Each problem is its own error object, with `source.pointer` at the member.",
+  },
+  unprocessable_entity: {
+    status: 422,
+    title: "Unprocessable entity",
+    about:
+      "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead).",
+  },
+  idempotency_key_reused: {
+    status: 422,
+    title: "Idempotency key reused",
+    about: "This `Idempotency-Key` was used in the last 24 hours with a different request. Use a new key for a new request.",
+  },
+  rate_limited: {
+    status: 429,
+    title: "Too many requests",
+    about: "Too many requests in the current minute for this key (or client IP). Wait the `Retry-After` seconds, then retry.",
+  },
+  internal_error: {
+    status: 500,
+    title: "Internal error",
+    about:
+      "Something failed on our side. Nothing internal is shown; quote `meta.request_id` (also the `X-Request-Id` header) when reporting it.",
+  },
+  service_unavailable: {
+    status: 503,
+    title: "Service unavailable",
+    about:
+      "Storage or the queue is briefly unavailable. Retry after the `Retry-After` seconds; with an `Idempotency-Key`, a retried write never happens twice.",
+  },
 } as const;
 
 /** Where the reference explains an error code: every error object links here (`links.about`). */
@@ -147,7 +211,10 @@ export function handleError(err: Error, c: Context): Response {
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   if (isStorageUnavailable(err)) {
     console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err) }));
-    return errorResponse(c, new ApiError("service_unavailable", { detail: "Storage is unavailable; retry shortly." }).withHeaders({ "Retry-After": "5" }));
+    return errorResponse(
+      c,
+      new ApiError("service_unavailable", { detail: "Storage is unavailable; retry shortly." }).withHeaders({ "Retry-After": "5" }),
+    );
   }
   // Never answer with internals: the stack and driver text go to the log, tied to the request id.
   console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), ...loggable(err) }));
@@ -162,7 +229,10 @@ function fromHttpException(err: HTTPException): ApiError {
     case 413:
       return new ApiError("payload_too_large", { detail: `The request body is larger than ${mib(LIMITS.bodyBytes)}.` });
     case 415:
-      return new ApiError("unsupported_media_type", { detail: "Send application/vnd.api+json or application/json.", source: { header: "Content-Type" } });
+      return new ApiError("unsupported_media_type", {
+        detail: "Send application/vnd.api+json or application/json.",
+        source: { header: "Content-Type" },
+      });
     case 401:
       return new ApiError("unauthorized");
     default:
@@ -172,5 +242,7 @@ function fromHttpException(err: HTTPException): ApiError {
 
 function isStorageUnavailable(err: Error): boolean {
   const text = `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}`;
-  return /D1_ERROR: (Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout)|Queue send failed: .*unavailable/i.test(text);
+  return /D1_ERROR: (Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout)|Queue send failed: .*unavailable/i.test(
+    text,
+  );
 }

@@ -55,7 +55,10 @@ export class IdempotencyUnit {
         .insert(idempotencyKeys)
         .values({ scope: this.scope, key: this.key, ...fresh })
         .onConflictDoUpdate({ target: [idempotencyKeys.scope, idempotencyKeys.key], set: fresh, setWhere: takeover }),
-      this.db.select().from(idempotencyKeys).where(and(eq(idempotencyKeys.scope, this.scope), eq(idempotencyKeys.key, this.key))),
+      this.db
+        .select()
+        .from(idempotencyKeys)
+        .where(and(eq(idempotencyKeys.scope, this.scope), eq(idempotencyKeys.key, this.key))),
     ] as const;
   }
 

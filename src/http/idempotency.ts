@@ -25,7 +25,9 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     }
     const scope = c.var.caller ? c.var.caller.keyId : `ip:${clientIp(c.req)}`;
     const upload = rawUpload(c);
-    const requestHash = upload ? await uploadRequestHash(c, upload.maxBytes) : await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
+    const requestHash = upload
+      ? await uploadRequestHash(c, upload.maxBytes)
+      : await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
     const unit = new IdempotencyUnit(c.var.database.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
@@ -33,7 +35,9 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     if (c.res.status >= 400) {
       // Also when the reservation's own batch failed on the way back: it may have committed, and the
       // token is this request's, so only this request's in-flight reservation can go.
-      await unit.release().catch((err) => console.error(JSON.stringify({ level: "warn", message: "idempotency key not released", error: String(err) })));
+      await unit
+        .release()
+        .catch((err) => console.error(JSON.stringify({ level: "warn", message: "idempotency key not released", error: String(err) })));
     } else if (unit.reserved) {
       const res = c.res.clone();
       await unit.storeAfter({ status: res.status, headers: Object.fromEntries(res.headers), body: await res.text() });
@@ -64,7 +68,11 @@ async function uploadRequestHash(c: Context, maxBytes: number): Promise<string> 
     chunks.push(chunk);
   }
   const bytes = new Uint8Array(size);
-  chunks.reduce((offset, chunk) => (bytes.set(chunk, offset), offset + chunk.byteLength), 0);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
   const headers = new Headers(c.req.raw.headers);
   headers.set("Content-Length", String(size));
   c.req.raw = new Request(c.req.raw, { body: bytes, headers });

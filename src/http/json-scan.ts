@@ -116,7 +116,7 @@ export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonScanResul
           const r = readMember(frame);
           if (r !== "ok") return memberProblem(r);
         }
-        continue value;
+        continue;
       }
     } else if (c === '"') {
       const s = readString();

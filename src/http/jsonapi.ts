@@ -34,7 +34,10 @@ export function toMany(type: string, ids: readonly string[]): { data: Linkage[] 
   return { data: ids.map((id) => ({ type, id })) };
 }
 
-export function single<R extends ResourceObject<unknown, {}>>(data: R, extra: { included?: ResourceObject<unknown, {}>[]; meta?: Record<string, unknown> } = {}) {
+export function single<R extends ResourceObject<unknown, {}>>(
+  data: R,
+  extra: { included?: ResourceObject<unknown, {}>[]; meta?: Record<string, unknown> } = {},
+) {
   return { jsonapi: JSONAPI_VERSION, data, links: { self: data.links.self }, ...extra };
 }
 
@@ -43,7 +46,6 @@ export function single<R extends ResourceObject<unknown, {}>>(data: R, extra: { 
 export const DEFAULT_PAGE_SIZE = 25;
 export const MAX_PAGE_SIZE = LIMITS.pageSize;
 
-
 type PageParams = { "page[number]"?: number; "page[size]"?: number; "page[after]"?: string; "page[before]"?: string };
 
 export function pageOf(query: PageParams): Page {
@@ -51,7 +53,8 @@ export function pageOf(query: PageParams): Page {
   const after = query["page[after]"];
   const before = query["page[before]"];
   if (after === undefined && before === undefined) return { number: query["page[number]"] ?? 1, size };
-  const badParameter = (parameter: string, detail: string) => new ApiError("bad_request", { detail: `${parameter}: ${detail}`, source: { parameter } });
+  const badParameter = (parameter: string, detail: string) =>
+    new ApiError("bad_request", { detail: `${parameter}: ${detail}`, source: { parameter } });
   if (after !== undefined && before !== undefined) throw badParameter("page[before]", "send page[after] or page[before], not both.");
   if (query["page[number]"] !== undefined) throw badParameter("page[number]", "a page is asked for by number or by cursor, not both.");
   const direction = after !== undefined ? "after" : "before";
@@ -65,9 +68,14 @@ export function pageOf(query: PageParams): Page {
   return { number: 1, size, cursor: { direction, at } };
 }
 
-
 /** A collection document with `links` (null at the ends) and `meta.page`, keeping every other query parameter. */
-export function collection<R extends ResourceObject<unknown, {}>>(c: Context, data: R[], page: Page, total: number, extra: { included?: ResourceObject<unknown, {}>[] } = {}) {
+export function collection<R extends ResourceObject<unknown, {}>>(
+  c: Context,
+  data: R[],
+  page: Page,
+  total: number,
+  extra: { included?: ResourceObject<unknown, {}>[] } = {},
+) {
   const url = new URL(c.req.url);
   const link = (set: Record<string, string>) => {
     const next = new URL(url);

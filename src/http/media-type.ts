@@ -14,7 +14,11 @@ export { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType };
  * Serializes a document with the media type of the route it answers. Typed like `c.json`, so a
  * handler's document is checked against the response schema its route declares.
  */
-export function respond<T, S extends ContentfulStatusCode = 200>(c: Context, document: T, status?: S): TypedResponse<JSONParsed<T>, S, "json"> {
+export function respond<T, S extends ContentfulStatusCode = 200>(
+  c: Context,
+  document: T,
+  status?: S,
+): TypedResponse<JSONParsed<T>, S, "json"> {
   c.header("Content-Type", responseMediaType(c));
   return c.body(JSON.stringify(document), status ?? 200) as unknown as TypedResponse<JSONParsed<T>, S, "json">;
 }
@@ -25,7 +29,8 @@ const METHODS_WITH_BODY = new Set(["POST", "PATCH", "PUT"]);
 export function declaredLength(c: Context): number | null {
   const header = c.req.header("content-length");
   if (header === undefined) return null;
-  if (!/^\d{1,15}$/.test(header)) throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
+  if (!/^\d{1,15}$/.test(header))
+    throw new ApiError("bad_request", { detail: "Content-Length must be a number of bytes.", source: { header: "Content-Length" } });
   return Number(header);
 }
 
@@ -84,7 +89,10 @@ async function checkJsonBody(c: Context): Promise<void> {
       case "too_deep":
         throw new ApiError("bad_request", { detail: `The request body nests deeper than ${MAX_JSON_DEPTH} levels.` });
       case "duplicate_member":
-        throw new ApiError("bad_request", { detail: "The request body names the same member twice in one object.", source: { pointer: scan.pointer } });
+        throw new ApiError("bad_request", {
+          detail: "The request body names the same member twice in one object.",
+          source: { pointer: scan.pointer },
+        });
     }
   }
   if (scan.loneSurrogates.length) {

@@ -24,7 +24,10 @@ export function database(): MiddlewareHandler<AppEnv> {
   return async function databaseMiddleware(c, next) {
     const bookmark = c.req.header("x-d1-bookmark");
     if (bookmark !== undefined && !BOOKMARK.test(bookmark)) {
-      throw new ApiError("bad_request", { detail: "X-D1-Bookmark must be a bookmark this API returned.", source: { header: "X-D1-Bookmark" } });
+      throw new ApiError("bad_request", {
+        detail: "X-D1-Bookmark must be a bookmark this API returned.",
+        source: { header: "X-D1-Bookmark" },
+      });
     }
     const start = READ_METHODS.has(c.req.method) ? (bookmark ?? "first-unconstrained") : "first-primary";
     const requestDb = new RequestDatabase(c.env.DB, start);

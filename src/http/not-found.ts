@@ -20,7 +20,11 @@ export function notFoundHandler(routes: () => RouterRoute[]) {
   return function notFound(c: Context): Response {
     table ??= routes()
       .filter((r) => r.method !== "ALL")
-      .map((r) => ({ pattern: patternOf(r.path), method: r.method, literals: r.path.split("/").filter((s) => s && !s.startsWith(":")).length }));
+      .map((r) => ({
+        pattern: patternOf(r.path),
+        method: r.method,
+        literals: r.path.split("/").filter((s) => s && !s.startsWith(":")).length,
+      }));
     // The most literal routes win, as they do in routing: /items/reorder is the reorder action's
     // path, not an item called "reorder", so its Allow is PATCH alone.
     const matching = table.filter((r) => r.pattern.test(c.req.path));
@@ -29,7 +33,12 @@ export function notFoundHandler(routes: () => RouterRoute[]) {
     if (allowed.size > 0) {
       if (allowed.has("GET")) allowed.add("HEAD");
       const allow = [...allowed].sort().join(", ");
-      return errorResponse(c, new ApiError("method_not_allowed", { detail: `${c.req.method} is not allowed here. Allowed: ${allow}.` }).withHeaders({ Allow: allow }));
+      return errorResponse(
+        c,
+        new ApiError("method_not_allowed", { detail: `${c.req.method} is not allowed here. Allowed: ${allow}.` }).withHeaders({
+          Allow: allow,
+        }),
+      );
     }
     return errorResponse(c, new ApiError("not_found", { detail: `No route matches ${c.req.method} ${c.req.path}.` }));
   };

@@ -9,19 +9,42 @@ import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
 /** Every tag an operation may use, in the reference's order. A route with another tag fails the lint test. */
 export const TAGS = [
   { name: "Index", description: "Where to start: the API's name, version and links, with no key." },
-  { name: "Organizations", description: "The organizations on the platform. Operators create and update them; an organization key reads its own." },
-  { name: "API keys", description: "Keys are made by operators for an organization and shown once, in the create response. Only their SHA-256 is stored." },
-  { name: "Policies", description: "Disclosure policies: contact, terms (safe harbor, disclosure timeline, bounty), scope and branding. `published_at: null` keeps or makes one a draft." },
-  { name: "Assets", description: "The organization's assets (domains, URLs, IP ranges, apps, ...), checked and stored canonically per kind." },
+  {
+    name: "Organizations",
+    description: "The organizations on the platform. Operators create and update them; an organization key reads its own.",
+  },
+  {
+    name: "API keys",
+    description: "Keys are made by operators for an organization and shown once, in the create response. Only their SHA-256 is stored.",
+  },
+  {
+    name: "Policies",
+    description:
+      "Disclosure policies: contact, terms (safe harbor, disclosure timeline, bounty), scope and branding. `published_at: null` keeps or makes one a draft.",
+  },
+  {
+    name: "Assets",
+    description: "The organization's assets (domains, URLs, IP ranges, apps, ...), checked and stored canonically per kind.",
+  },
   { name: "Briefs", description: "The public entry points researchers report through, each optionally under a policy." },
   { name: "Vulns", description: "Reports in the organization's inbox. These endpoints answer `application/json` in the JSON:API shape." },
   { name: "Vuln comments", description: "The conversation on a report: internal notes, and replies the reporter sees." },
   { name: "Vuln attachments", description: "Files attached to a report, stored in R2 and always served as downloads." },
-  { name: "Webhooks", description: "Signed event deliveries (Standard Webhooks) to the organization's endpoints, and the event types to subscribe to." },
+  {
+    name: "Webhooks",
+    description: "Signed event deliveries (Standard Webhooks) to the organization's endpoints, and the event types to subscribe to.",
+  },
   { name: "Webhook deliveries", description: "The delivery log of a webhook: every attempt, kept 30 days; redeliveries and pings." },
   { name: "Directories", description: "Public directories of organizations, curated by operators and readable with any key." },
-  { name: "Directory listings", description: "An organization's place in a directory: whether it shows, and which of its published policies and briefs, in which order." },
-  { name: "Reporter", description: "The reporter's own view of a report, by the token they were given at submission: its state, the conversation and files." },
+  {
+    name: "Directory listings",
+    description:
+      "An organization's place in a directory: whether it shows, and which of its published policies and briefs, in which order.",
+  },
+  {
+    name: "Reporter",
+    description: "The reporter's own view of a report, by the token they were given at submission: its state, the conversation and files.",
+  },
   { name: "Public", description: "No key: published briefs and directories (cached at the edge) and report submission." },
 ] as const;
 
@@ -39,15 +62,26 @@ type Operation = {
 const header = (description: string, schema: Json = { type: "string" }) => ({ description, schema });
 
 const HEADERS = {
-  RequestId: header("The server's id for this request, the id its logs use; also `meta.request_id` of every error.", { type: "string", format: "uuid" }),
-  ClientRequestId: header("The client's own `X-Request-Id`, echoed when well-formed (1 to 255 of `A-Za-z0-9_-=.:`); never used as the request id."),
+  RequestId: header("The server's id for this request, the id its logs use; also `meta.request_id` of every error.", {
+    type: "string",
+    format: "uuid",
+  }),
+  ClientRequestId: header(
+    "The client's own `X-Request-Id`, echoed when well-formed (1 to 255 of `A-Za-z0-9_-=.:`); never used as the request id.",
+  ),
   D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica."),
   Location: header("The created resource (its `links.self`)."),
   RetryAfter: header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
-  IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", { type: "string", enum: ["true"] }),
+  IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", {
+    type: "string",
+    enum: ["true"],
+  }),
   WWWAuthenticate: header("`Bearer`: the scheme this API takes.", { type: "string", example: "Bearer" }),
   ETag: header("A strong validator of the document; send it as `If-None-Match` for a 304."),
-  XCache: header("`HIT` when served from the edge cache without touching the database, else `MISS`.", { type: "string", enum: ["HIT", "MISS"] }),
+  XCache: header("`HIT` when served from the edge cache without touching the database, else `MISS`.", {
+    type: "string",
+    enum: ["HIT", "MISS"],
+  }),
   CacheControl: header("How long shared caches may keep the answer."),
   AccessControlAllowOrigin: header("`*`: public reads and submissions may be made from any web page.", { type: "string", enum: ["*"] }),
 } as const;
@@ -68,7 +102,8 @@ const PARAMETERS = {
     name: "X-D1-Bookmark",
     in: "header",
     required: false,
-    description: "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else is a 400.",
+    description:
+      "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else is a 400.",
     schema: { type: "string", pattern: "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$" },
   },
   ClientRequestId: {

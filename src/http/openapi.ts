@@ -21,9 +21,7 @@ export const ErrorObjectSchema = z
     code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES]),
     title: z.string().openapi({ example: "Validation error" }),
     detail: z.string().optional().openapi({ example: "title must not be empty" }),
-    source: z
-      .object({ pointer: z.string().optional(), parameter: z.string().optional(), header: z.string().optional() })
-      .optional(),
+    source: z.object({ pointer: z.string().optional(), parameter: z.string().optional(), header: z.string().optional() }).optional(),
     links: z.object({
       about: z.string().openapi({ description: "The reference's entry for this code", example: "/docs/errors#validation_error" }),
     }),
@@ -59,9 +57,7 @@ const JsonApiObject = z.object({ version: z.literal("1.1") });
 
 /** The resource object of a response: `attributes` and `relationships` as the resource declares them. */
 export function resourceSchema<A extends ZodType, R extends ZodType>(name: string, type: string, attributes: A, relationships: R) {
-  return z
-    .object({ type: z.literal(type), id: Uuid, attributes, relationships, links: SelfLinks })
-    .openapi(name);
+  return z.object({ type: z.literal(type), id: Uuid, attributes, relationships, links: SelfLinks }).openapi(name);
 }
 
 export function singleDocument<T extends ZodType>(data: T, included?: ZodType) {
@@ -111,10 +107,17 @@ export const SORTS = ["created_at", "-created_at", "updated_at", "-updated_at"] 
 // Digits only: "1e2", "0x10", "2.0" or " 2" are not page numbers, whatever Number() makes of them.
 // Nine digits at most, so the largest page number is 999,999,999 (the document says so).
 export const MAX_PAGE_NUMBER = 999_999_999;
-const PositiveInteger = z.string().regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1 to 999999999").transform(Number);
+const PositiveInteger = z
+  .string()
+  .regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1 to 999999999")
+  .transform(Number);
 
 const CursorParam = (name: string, description: string) =>
-  z.string().max(1024, "must be at most 1024 characters").optional().openapi({ param: { name, in: "query", description } });
+  z
+    .string()
+    .max(1024, "must be at most 1024 characters")
+    .optional()
+    .openapi({ param: { name, in: "query", description } });
 
 export const pageQuery = {
   "page[after]": CursorParam(
@@ -122,14 +125,29 @@ export const pageQuery = {
     "Cursor pages: the page after this cursor (from links.next); empty for the first page. Not with page[number]. Every page by cursor costs what the first does.",
   ),
   "page[before]": CursorParam("page[before]", "Cursor pages: the page before this cursor (from links.prev)."),
-  "page[number]": PositiveInteger.optional().openapi({ param: { name: "page[number]", in: "query" }, type: "integer", minimum: 1, maximum: MAX_PAGE_NUMBER, example: 1 }),
+  "page[number]": PositiveInteger.optional().openapi({
+    param: { name: "page[number]", in: "query" },
+    type: "integer",
+    minimum: 1,
+    maximum: MAX_PAGE_NUMBER,
+    example: 1,
+  }),
   "page[size]": PositiveInteger.pipe(z.number().max(MAX_PAGE_SIZE, `must be at most ${MAX_PAGE_SIZE}`))
     .optional()
-    .openapi({ param: { name: "page[size]", in: "query" }, type: "integer", minimum: 1, maximum: MAX_PAGE_SIZE, example: DEFAULT_PAGE_SIZE }),
+    .openapi({
+      param: { name: "page[size]", in: "query" },
+      type: "integer",
+      minimum: 1,
+      maximum: MAX_PAGE_SIZE,
+      example: DEFAULT_PAGE_SIZE,
+    }),
 };
 
 export const sortQuery = {
-  sort: z.enum(SORTS).optional().openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
+  sort: z
+    .enum(SORTS)
+    .optional()
+    .openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
 };
 
 /** An id filter: empty or not a UUID is a 400 (an empty value must not silently mean "no filter"). */
@@ -142,7 +160,11 @@ export const uuidQuery = (name: string) =>
     .openapi({ param: { name, in: "query" }, type: "string", format: "uuid" });
 
 export const booleanQuery = (name: string) =>
-  z.enum(["true", "false"]).transform((v) => v === "true").optional().openapi({ param: { name, in: "query" }, type: "boolean" });
+  z
+    .enum(["true", "false"])
+    .transform((v) => v === "true")
+    .optional()
+    .openapi({ param: { name, in: "query" }, type: "boolean" });
 
 /** The usual list query: pagination, sort, and the filters given. Unknown parameters are a 400. */
 export function listQuery<F extends Record<string, ZodType> = {}>(filters: F = {} as F) {
@@ -236,8 +258,19 @@ type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string
 
 // Attributes the server owns. Naming them in a request is a 422 that says so.
 const READ_ONLY = new Set([
-  "id", "shortcode", "inbox_state", "created_at", "updated_at", "maturity_rating", "customized", "secret",
-  "read_at", "disabled_reason", "key", "key_prefix", "revoked_at",
+  "id",
+  "shortcode",
+  "inbox_state",
+  "created_at",
+  "updated_at",
+  "maturity_rating",
+  "customized",
+  "secret",
+  "read_at",
+  "disabled_reason",
+  "key",
+  "key_prefix",
+  "revoked_at",
 ]);
 
 export function pointerOf(path: PropertyKey[]): string {
@@ -280,6 +313,10 @@ export function validationHook(result: { success: boolean; target: string; error
   if (result.success) return;
   const problems = problemsOf(result.error?.issues ?? [], result.target);
   if (result.target === "query") throw new ApiError("bad_request", problems);
-  if (result.target === "param") throw new ApiError("not_found", problems.map(() => ({})));
+  if (result.target === "param")
+    throw new ApiError(
+      "not_found",
+      problems.map(() => ({})),
+    );
   throw new ApiError("validation_error", problems);
 }

@@ -8,7 +8,11 @@ import { allowAddress, clientIp, counted } from "./rate-limit";
 // cost about half the throughput. A miss, a bad path or a limited client falls through to the app,
 // which answers exactly as before (and does not count the request against the limit a second time).
 // A regex (one test, no router), built from the cache's own table of public reads.
-const PUBLIC_READ = new RegExp(`^(${Object.values(PUBLIC_READS).map((r) => r.json).join("|")})([^/?#]+)(?:[?#]|$)`);
+const PUBLIC_READ = new RegExp(
+  `^(${Object.values(PUBLIC_READS)
+    .map((r) => r.json)
+    .join("|")})([^/?#]+)(?:[?#]|$)`,
+);
 
 /** The path and query of a request's URL, which the runtime hands over absolute and normalized. */
 function pathOf(url: string): string {

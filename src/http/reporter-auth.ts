@@ -35,7 +35,11 @@ const tokens = new BearerGate(`More than ${UNAUTHENTICATED_PER_MINUTE} requests 
  * or null for anything else (malformed or unknown, counted against the address). Then the per-report
  * limit of 30 requests a minute.
  */
-export async function openReportToken<R extends Opened>(c: Context, token: string, { lookUp }: Pick<ReportLookup<R>, "lookUp">): Promise<Found<R>> {
+export async function openReportToken<R extends Opened>(
+  c: Context,
+  token: string,
+  { lookUp }: Pick<ReportLookup<R>, "lookUp">,
+): Promise<Found<R>> {
   if (!REPORTER_TOKEN_PATTERN.test(token)) {
     await tokens.countFailure(c);
     return null;
@@ -49,11 +53,14 @@ export async function openReportToken<R extends Opened>(c: Context, token: strin
 export const countUnknownToken = (c: Context) => tokens.countFailure(c);
 
 async function limitReport(c: Context, report: Opened): Promise<void> {
-  if (!(await c.env.REPORTER_RATE_LIMITER.limit({ key: report.id })).success) throw rateLimited(`More than ${REPORTER_PER_MINUTE} requests in a minute with this follow-up token.`);
+  if (!(await c.env.REPORTER_RATE_LIMITER.limit({ key: report.id })).success)
+    throw rateLimited(`More than ${REPORTER_PER_MINUTE} requests in a minute with this follow-up token.`);
 }
 
 function unauthorized(detail: string): ApiError {
-  return new ApiError("unauthorized", { detail, source: { header: "Authorization" } }).withHeaders({ "WWW-Authenticate": 'Bearer realm="vdp-report"' });
+  return new ApiError("unauthorized", { detail, source: { header: "Authorization" } }).withHeaders({
+    "WWW-Authenticate": 'Bearer realm="vdp-report"',
+  });
 }
 
 /**
@@ -72,13 +79,22 @@ export function reporterAuth<R extends Opened>({ lookUp, caller }: ReportLookup<
   return async function reporterAuthMiddleware(c, next) {
     const presented = bearerSecret(c.req.header("authorization"));
     if ("problem" in presented) {
-      return tokens.refuse(c, unauthorized(presented.problem === "missing" ? "Send Authorization: Bearer <follow-up token>, the vdpr_ token of the submission's answer." : "The Authorization header must be Bearer <follow-up token>."));
+      return tokens.refuse(
+        c,
+        unauthorized(
+          presented.problem === "missing"
+            ? "Send Authorization: Bearer <follow-up token>, the vdpr_ token of the submission's answer."
+            : "The Authorization header must be Bearer <follow-up token>.",
+        ),
+      );
     }
     const token = presented.secret;
-    if (API_KEY_PATTERN.test(token)) return tokens.refuse(c, unauthorized("This is an API key; the report routes take the reporter's follow-up token (vdpr_...)."));
+    if (API_KEY_PATTERN.test(token))
+      return tokens.refuse(c, unauthorized("This is an API key; the report routes take the reporter's follow-up token (vdpr_...)."));
     if (!REPORTER_TOKEN_PATTERN.test(token)) return tokens.refuse(c, unauthorized("The follow-up token is malformed."));
     const report = await tokens.open(c, token, (hash) => lookUp(c, hash));
-    if (report === "gone") throw new ApiError("not_found", { detail: "The organization deleted this report; the follow-up token reaches nothing any more." });
+    if (report === "gone")
+      throw new ApiError("not_found", { detail: "The organization deleted this report; the follow-up token reaches nothing any more." });
     if (!report) throw unauthorized("The follow-up token is unknown.");
     await limitReport(c, report);
     c.set("report", report);

@@ -1,6 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
-import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
+import { type JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
 
 /**
  * What a route (or a whole sub-app) declares about itself, next to its `createRoute`, for the app's
@@ -58,7 +58,9 @@ export function routeFacts(c: Context): RouteFacts {
 /** The facts a route config declares in its own `middleware` (what the OpenAPI document reads). */
 export function declaredIn(middleware: unknown): RouteFacts {
   const list = Array.isArray(middleware) ? middleware : middleware ? [middleware] : [];
-  return list.reduce<RouteFacts>((facts, handler) => ({ ...facts, ...(handler as Partial<Declaration>)[FACTS] }), {});
+  const facts: RouteFacts = {};
+  for (const handler of list) Object.assign(facts, (handler as Partial<Declaration>)[FACTS]);
+  return facts;
 }
 
 /** The media type this request's answers and errors carry. */

@@ -31,7 +31,13 @@ export function receiveStatements(db: Db, vulnId: string, nowIso: string) {
   const received = vulnEvent(db, "Vuln::Inbox::Received", vulnId, nowIso, { ifPreviousChanged: true, processedAt: nowIso });
   return {
     event: received.event,
-    statements: [db.update(vulns).set({ inboxState: "received", updatedAt: nowIso }).where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "dispatching"))), received.statement],
+    statements: [
+      db
+        .update(vulns)
+        .set({ inboxState: "received", updatedAt: nowIso })
+        .where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "dispatching"))),
+      received.statement,
+    ],
   };
 }
 
@@ -65,7 +71,10 @@ export async function storeStatements(db: Db, vulnId: string, submission: Submis
             .where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "received"))),
         )
         .onConflictDoNothing(),
-      db.update(vulns).set({ inboxState: "stored", updatedAt: nowIso }).where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "received"))),
+      db
+        .update(vulns)
+        .set({ inboxState: "stored", updatedAt: nowIso })
+        .where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "received"))),
       stored.statement,
     ],
   };

@@ -1,12 +1,22 @@
 export const ASSET_KINDS = [
-  "domain", "wildcard_domain", "url", "ip_address", "cidr", "ios_app", "android_app",
-  "source_code", "executable", "hardware", "other",
+  "domain",
+  "wildcard_domain",
+  "url",
+  "ip_address",
+  "cidr",
+  "ios_app",
+  "android_app",
+  "source_code",
+  "executable",
+  "hardware",
+  "other",
 ] as const;
 export type AssetKind = (typeof ASSET_KINDS)[number];
 
 export type Checked = { ok: true; value: string } | { ok: false; reason: string };
 
 const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what this refuses.
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 /**
@@ -78,7 +88,8 @@ export function checkAssetValue(kind: AssetKind, raw: string): Checked {
       return fail("value must be an IPv4 or IPv6 address.");
     case "cidr": {
       const [ip = "", prefix, extra] = value.split("/");
-      if (extra !== undefined || prefix === undefined || !/^\d{1,3}$/.test(prefix)) return fail("value must be a CIDR block such as 192.0.2.0/24.");
+      if (extra !== undefined || prefix === undefined || !/^\d{1,3}$/.test(prefix))
+        return fail("value must be a CIDR block such as 192.0.2.0/24.");
       const bits = Number(prefix);
       if (isIPv4(ip) && bits <= 32) return { ok: true, value: `${ip}/${bits}` };
       if (isIPv6(ip) && bits <= 128) return { ok: true, value: `${new URL(`http://[${ip}]/`).hostname.slice(1, -1)}/${bits}` };

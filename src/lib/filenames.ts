@@ -28,7 +28,8 @@ export function storedContentType(header: string | undefined): string {
   if (!header) return "application/octet-stream";
   const [essence = "", ...params] = header.split(";").map((p) => p.trim().toLowerCase());
   const [type, subtype, ...extra] = essence.split("/");
-  if (!type || !subtype || extra.length || !TOKEN.test(type) || !TOKEN.test(subtype) || essence.length > 127) return "application/octet-stream";
+  if (!type || !subtype || extra.length || !TOKEN.test(type) || !TOKEN.test(subtype) || essence.length > 127)
+    return "application/octet-stream";
   const charset = params.map((p) => /^charset="?([a-z0-9._-]{1,40})"?$/.exec(p)?.[1]).find(Boolean);
   return type === "text" && charset ? `${essence}; charset=${charset}` : essence;
 }
@@ -38,11 +39,27 @@ export function storedContentType(header: string | undefined): string {
  * XML, XHTML), scripts, and anything else not listed are served as application/octet-stream.
  */
 const INERT_TYPES = new Set([
-  "text/plain", "text/csv", "text/markdown",
-  "image/png", "image/jpeg", "image/gif", "image/webp", "image/avif", "image/bmp",
-  "application/pdf", "application/json", "application/zip", "application/gzip", "application/x-tar",
-  "application/x-7z-compressed", "application/vnd.tcpdump.pcap",
-  "video/mp4", "video/webm", "video/quicktime", "audio/mpeg", "audio/wav",
+  "text/plain",
+  "text/csv",
+  "text/markdown",
+  "image/png",
+  "image/jpeg",
+  "image/gif",
+  "image/webp",
+  "image/avif",
+  "image/bmp",
+  "application/pdf",
+  "application/json",
+  "application/zip",
+  "application/gzip",
+  "application/x-tar",
+  "application/x-7z-compressed",
+  "application/vnd.tcpdump.pcap",
+  "video/mp4",
+  "video/webm",
+  "video/quicktime",
+  "audio/mpeg",
+  "audio/wav",
   "application/octet-stream",
 ]);
 

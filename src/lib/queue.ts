@@ -19,12 +19,19 @@ export const QUEUE_BATCH_LIMIT = 100;
  * and the sweep sends whatever the queue did not take.
  */
 export async function publishEvents(queue: Queue<QueueMessage>, eventIds: string[]): Promise<void> {
-  await publish(queue, eventIds.map((event_id) => ({ event_id })));
+  await publish(
+    queue,
+    eventIds.map((event_id) => ({ event_id })),
+  );
 }
 
 /** Hands webhook deliveries to the queue (after a delay, for a retry); the sweep re-sends any that stay pending. */
 export async function publishDeliveries(queue: Queue<QueueMessage>, deliveryIds: string[], delaySeconds?: number): Promise<void> {
-  await publish(queue, deliveryIds.map((delivery_id) => ({ delivery_id })), delaySeconds);
+  await publish(
+    queue,
+    deliveryIds.map((delivery_id) => ({ delivery_id })),
+    delaySeconds,
+  );
 }
 
 async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[], delaySeconds?: number): Promise<void> {
@@ -33,7 +40,9 @@ async function publish(queue: Queue<QueueMessage>, bodies: QueueMessage[], delay
     try {
       await queue.sendBatch(chunk.map((body) => ({ body, contentType: "json" as const, ...(delaySeconds ? { delaySeconds } : {}) })));
     } catch (err) {
-      console.error(JSON.stringify({ level: "warn", message: "queue send failed; the sweep will resend", messages: chunk, error: String(err) }));
+      console.error(
+        JSON.stringify({ level: "warn", message: "queue send failed; the sweep will resend", messages: chunk, error: String(err) }),
+      );
     }
   }
 }

@@ -16,7 +16,8 @@ const TAG_BYTES = 16;
 const KEY_BYTES = 32;
 const KID = /^[A-Za-z0-9_-]{1,32}$/;
 
-export const KEYRING_FORMAT = "kid:base64key[,kid:base64key...], newest first; each key 32 random bytes in base64 (openssl rand -base64 32)";
+export const KEYRING_FORMAT =
+  "kid:base64key[,kid:base64key...], newest first; each key 32 random bytes in base64 (openssl rand -base64 32)";
 
 /** The keys of one configuration: `current` seals; every key opens what it sealed. */
 export interface Keyring {
@@ -41,8 +42,14 @@ export function parseKeyring(raw: string | undefined, name: string): { kid: stri
     const at = entry.indexOf(":");
     const kid = entry.slice(0, at).trim();
     const key = fromBase64(entry.slice(at + 1).trim());
-    if (at < 0 || !KID.test(kid)) throw new KeyringError(`${name}: entry ${i + 1} does not start with a key id (1 to 32 letters, digits, _ or -) and a colon. Expected ${KEYRING_FORMAT}.`);
-    if (!key || key.length !== KEY_BYTES) throw new KeyringError(`${name}: key "${kid}" is not the base64 of ${KEY_BYTES} bytes (AES-256). Make one with openssl rand -base64 32.`);
+    if (at < 0 || !KID.test(kid))
+      throw new KeyringError(
+        `${name}: entry ${i + 1} does not start with a key id (1 to 32 letters, digits, _ or -) and a colon. Expected ${KEYRING_FORMAT}.`,
+      );
+    if (!key || key.length !== KEY_BYTES)
+      throw new KeyringError(
+        `${name}: key "${kid}" is not the base64 of ${KEY_BYTES} bytes (AES-256). Make one with openssl rand -base64 32.`,
+      );
     return { kid, key };
   });
   const seen = new Set<string>();
@@ -96,15 +103,25 @@ export async function unseal(keyring: Keyring, value: string, context: string): 
   const kid = sealedWith(value);
   if (kid === null) throw new UnsealError(`not a sealed value (expected ${VERSION}.<kid>.<iv>.<ciphertext>)`);
   const key = keyring.keys.get(kid);
-  if (!key) throw new UnsealError(`sealed with key "${kid}", which the configuration does not hold (it has ${[...keyring.keys.keys()].join(", ")})`);
+  if (!key)
+    throw new UnsealError(
+      `sealed with key "${kid}", which the configuration does not hold (it has ${[...keyring.keys.keys()].join(", ")})`,
+    );
   const [, , ivText, dataText] = value.split(".");
   const iv = fromBase64(ivText!);
   const data = fromBase64(dataText!);
-  if (iv?.length !== IV_BYTES || !data || data.length < TAG_BYTES) throw new UnsealError("a sealed value with a malformed IV or ciphertext");
+  if (iv?.length !== IV_BYTES || !data || data.length < TAG_BYTES)
+    throw new UnsealError("a sealed value with a malformed IV or ciphertext");
   try {
-    const plain = await crypto.subtle.decrypt({ name: "AES-GCM", iv, additionalData: additionalData(`${VERSION}.${kid}`, context), tagLength: TAG_BYTES * 8 }, key, data);
+    const plain = await crypto.subtle.decrypt(
+      { name: "AES-GCM", iv, additionalData: additionalData(`${VERSION}.${kid}`, context), tagLength: TAG_BYTES * 8 },
+      key,
+      data,
+    );
     return new TextDecoder().decode(plain);
   } catch {
-    throw new UnsealError(`a sealed value under key "${kid}" does not authenticate: altered, copied from another record, or sealed by another key with the same id`);
+    throw new UnsealError(
+      `a sealed value under key "${kid}" does not authenticate: altered, copied from another record, or sealed by another key with the same id`,
+    );
   }
 }

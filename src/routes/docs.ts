@@ -38,14 +38,14 @@ const docsHeaders = secureHeaders({
   crossOriginOpenerPolicy: false,
 });
 
-const escape = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 
 const page = (title: string, body: string) => `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escape(title)}</title>
+<title>${escapeHtml(title)}</title>
 </head>
 <body>
 ${body}
@@ -56,7 +56,7 @@ ${body}
 const referencePage = page(
   "VDP API reference",
   `<noscript><p>The interactive reference needs JavaScript. The same content: <a href="/v1/openapi.json">the OpenAPI document</a> and <a href="${ERRORS_PAGE}">the error codes</a>.</p></noscript>
-<div id="api-reference" data-configuration='${escape(CONFIGURATION)}'></div>
+<div id="api-reference" data-configuration='${escapeHtml(CONFIGURATION)}'></div>
 <script src="${REFERENCE_SCRIPT}"></script>`,
 );
 
@@ -72,8 +72,8 @@ answer: quote it when asking about a failure). At most 25 objects are listed; <c
 ${(Object.keys(ERROR_CODES) as ErrorCode[])
   .map((code) => {
     const { status, title, about } = ERROR_CODES[code];
-    const text = escape(about).replace(/`([^`]+)`/g, "<code>$1</code>");
-    return `<section id="${code}">\n<h2><code>${code}</code> ${status} ${escape(title)}</h2>\n<p>${text}</p>\n</section>`;
+    const text = escapeHtml(about).replace(/`([^`]+)`/g, "<code>$1</code>");
+    return `<section id="${code}">\n<h2><code>${code}</code> ${status} ${escapeHtml(title)}</h2>\n<p>${text}</p>\n</section>`;
   })
   .join("\n")}
 <p><a href="/docs">The API reference</a></p>

@@ -42,7 +42,10 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
     security: [],
     middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     responses: {
-      200: { description: "The API's name and version, and links to the reference, the OpenAPI document and the public routes", content: jsonApiContent(IndexDocument) },
+      200: {
+        description: "The API's name and version, and links to the reference, the OpenAPI document and the public routes",
+        content: jsonApiContent(IndexDocument),
+      },
       429: errorResponse("Too many requests from this address (see Retry-After)"),
       500: errorResponse("Internal error"),
     },

@@ -38,7 +38,12 @@ export async function newKeyRecord(kind: ApiKeyKind, organizationId: string | nu
   return { key, record };
 }
 
-export async function createOrganizationKey(ctx: ServiceContext, organizationId: string, name: string | null, respond: Responder<ApiKeyRow>) {
+export async function createOrganizationKey(
+  ctx: ServiceContext,
+  organizationId: string,
+  name: string | null,
+  respond: Responder<ApiKeyRow>,
+) {
   const { key, record } = await newKeyRecord("organization", organizationId, name);
   try {
     await commit(ctx, new Plan(record).add(ctx.db.insert(apiKeys).values(record)), respond);
@@ -73,11 +78,21 @@ export async function listOrganizationKeys(ctx: ServiceContext, organizationId: 
   const list = pageStatements<ApiKeyRow>({
     ordering: ordering(apiKeys, sort),
     page,
-    rows: (seek, order, limit, offset) => ctx.db.select().from(apiKeys).where(and(filter, seek)).orderBy(...order).limit(limit).offset(offset),
+    rows: (seek, order, limit, offset) =>
+      ctx.db
+        .select()
+        .from(apiKeys)
+        .where(and(filter, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
     probe: (at) => ctx.db.select({ id: apiKeys.id }).from(apiKeys).where(and(filter, at)).limit(1),
     total: ctx.db.select({ total: count() }).from(apiKeys).where(filter),
   });
-  const [org, ...results] = await batchOf(ctx.db, [ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)), ...list.statements]);
+  const [org, ...results] = await batchOf(ctx.db, [
+    ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
+    ...list.statements,
+  ]);
   if ((org as unknown[]).length === 0) throw new NotFound("organization", "No organization has that id.");
   return list.read(results);
 }

@@ -3,7 +3,15 @@ import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
-import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
+import {
+  assertOperatorMayChange,
+  ownerClaimed,
+  owningOrganization,
+  owningUnclaimed,
+  ownerValue,
+  tenantFilter,
+  type ServiceContext,
+} from "./context";
 import { isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
@@ -24,7 +32,11 @@ export function listAssets(ctx: ServiceContext, page: Page, sort?: Sort, filters
 }
 
 export async function getAsset(ctx: ServiceContext, id: string): Promise<AssetRow> {
-  const row = await ctx.db.select().from(assets).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))).get();
+  const row = await ctx.db
+    .select()
+    .from(assets)
+    .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId)))
+    .get();
   if (!row) throw notFound();
   return row;
 }
@@ -34,7 +46,8 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, "assets.")) throw Invalid.at("/data/attributes/value", "The organization already has an asset of this kind with this value.");
+    if (isUniqueViolation(err, "assets."))
+      throw Invalid.at("/data/attributes/value", "The organization already has an asset of this kind with this value.");
     throw err;
   }
 }
@@ -59,7 +72,12 @@ export async function createAsset(
     updatedAt: now,
   };
   const insert = ctx.db.insert(assets).values({ ...row, organizationId: ownerValue(ctx, owner) });
-  await uniqueGuard(() => whenRefused(() => commit(ctx, new Plan(row).add(insert), respond), () => refusedOwner(ctx, owner)));
+  await uniqueGuard(() =>
+    whenRefused(
+      () => commit(ctx, new Plan(row).add(insert), respond),
+      () => refusedOwner(ctx, owner),
+    ),
+  );
   return row;
 }
 
@@ -75,8 +93,15 @@ const unclaimedOwner = (ctx: ServiceContext) => (ctx.caller.kind === "organizati
 /** The asset, whether its organization is claimed, and the vulns it is a domain of, in one round trip. */
 async function readWithVulns(ctx: ServiceContext, id: string) {
   const [rows, linked] = await readBatch(ctx, [
-    ctx.db.select({ ...getTableColumns(assets), ownerClaimed: ownerClaimed("assets") }).from(assets).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
-    ctx.db.select({ vulnId: vulnAssets.vulnId }).from(vulnAssets).innerJoin(assets, eq(assets.id, vulnAssets.assetId)).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
+    ctx.db
+      .select({ ...getTableColumns(assets), ownerClaimed: ownerClaimed("assets") })
+      .from(assets)
+      .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
+    ctx.db
+      .select({ vulnId: vulnAssets.vulnId })
+      .from(vulnAssets)
+      .innerJoin(assets, eq(assets.id, vulnAssets.assetId))
+      .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
   ]);
   if (!rows[0]) throw notFound();
   const { ownerClaimed: claimed, ...row } = rows[0];
@@ -94,7 +119,11 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   if (input.short_description !== undefined) changes.shortDescription = input.short_description;
   if (input.kind === undefined && input.value === undefined) {
     // No read first: the operator's rule rides in the UPDATE, and only a miss reads, to tell 403 from 404.
-    const [row] = await ctx.db.update(assets).set(changes).where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx))).returning();
+    const [row] = await ctx.db
+      .update(assets)
+      .set(changes)
+      .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx)))
+      .returning();
     if (row) return row;
     if (unclaimedOwner(ctx)) await readWithVulns(ctx, id);
     throw notFound();
@@ -107,7 +136,12 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   changes.kind = kind;
   changes.value = checked.value;
   const next: AssetRow = { ...existing, ...changes };
-  const p = new Plan(next).add(ctx.db.update(assets).set(changes).where(and(eq(assets.id, id), eq(assets.organizationId, existing.organizationId))));
+  const p = new Plan(next).add(
+    ctx.db
+      .update(assets)
+      .set(changes)
+      .where(and(eq(assets.id, id), eq(assets.organizationId, existing.organizationId))),
+  );
   if (kind !== existing.kind || checked.value !== existing.value) touchVulns(ctx, vulnIds, now, p);
   await uniqueGuard(() => commit(ctx, p));
   return next;
@@ -120,4 +154,3 @@ export async function deleteAsset(ctx: ServiceContext, id: string): Promise<void
   touchVulns(ctx, vulnIds, nowIso(), p);
   await commit(ctx, p);
 }
-

@@ -3,7 +3,9 @@ import { attachments } from "../db/schema";
 import { inList } from "../db/queries";
 import { toHex } from "../lib/crypto";
 
-export type Received = { ok: true; byteSize: number; sha256: string } | { ok: false; problem: "too_large" | "length_mismatch" | "storage_failed" };
+export type Received =
+  | { ok: true; byteSize: number; sha256: string }
+  | { ok: false; problem: "too_large" | "length_mismatch" | "storage_failed" };
 
 /**
  * Streams a request body into R2 under `key`, counting its bytes and computing its SHA-256 on the way
@@ -66,7 +68,12 @@ const CURSOR_KEY = "maintenance/orphan-sweep-cursor";
  * failed. It is the one retry for every object delete, so nothing else keeps a queue of them. Each
  * run reads at most ten pages of the listing (10,000 objects) and one D1 query per page.
  */
-export async function purgeOrphanObjects(db: Db, bucket: R2Bucket, prefix: string, now = Date.now()): Promise<{ checked: number; deleted: number }> {
+export async function purgeOrphanObjects(
+  db: Db,
+  bucket: R2Bucket,
+  prefix: string,
+  now = Date.now(),
+): Promise<{ checked: number; deleted: number }> {
   let cursor = (await (await bucket.get(CURSOR_KEY))?.text()) || undefined;
   let checked = 0;
   let deleted = 0;

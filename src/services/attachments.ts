@@ -48,14 +48,22 @@ const overLimits = (files: number, bytes: number, adding: number) =>
   files >= MAX_FILES_PER_VULN
     ? new Invalid({ detail: `A vuln may have at most ${MAX_FILES_PER_VULN} attachments; delete one first.` })
     : bytes + adding > MAX_BYTES_PER_VULN
-      ? new Invalid({ detail: `A vuln's attachments may total at most ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}); this file would make ${bytes + adding}.` })
+      ? new Invalid({
+          detail: `A vuln's attachments may total at most ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}); this file would make ${bytes + adding}.`,
+        })
       : null;
 
 /** The vuln, scoped to the caller, and what its attachments already use. */
 function vulnAndUsage(ctx: ServiceContext, vulnId: string) {
   return [
-    ctx.db.select({ id: vulns.id, organizationId: vulns.organizationId }).from(vulns).where(where(eq(vulns.id, vulnId), vulnScope(ctx, vulns.organizationId, vulns.id))),
-    ctx.db.select({ files: count(), bytes: sum(attachments.byteSize).mapWith(Number) }).from(attachments).where(eq(attachments.vulnId, vulnId)),
+    ctx.db
+      .select({ id: vulns.id, organizationId: vulns.organizationId })
+      .from(vulns)
+      .where(where(eq(vulns.id, vulnId), vulnScope(ctx, vulns.organizationId, vulns.id))),
+    ctx.db
+      .select({ files: count(), bytes: sum(attachments.byteSize).mapWith(Number) })
+      .from(attachments)
+      .where(eq(attachments.vulnId, vulnId)),
   ] as const;
 }
 
@@ -102,7 +110,17 @@ export async function uploadAttachment({
   const id = uuidv7();
   const objectKey = `${OBJECT_PREFIX}${vulnId}/${id}`;
   const received = await receiveObject(ctx.objects, objectKey, body, { declaredLength: meta.declaredLength, maxBytes: MAX_FILE_BYTES });
-  const discard = () => ctx.objects.delete(objectKey).catch((err) => console.error(JSON.stringify({ level: "warn", message: "attachment object not deleted; the cron purges it", object_key: objectKey, error: String(err) })));
+  const discard = () =>
+    ctx.objects.delete(objectKey).catch((err) =>
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          message: "attachment object not deleted; the cron purges it",
+          object_key: objectKey,
+          error: String(err),
+        }),
+      ),
+    );
   if (!received.ok) {
     await discard();
     if (received.problem === "too_large") throw tooLarge();
@@ -137,7 +155,10 @@ export async function uploadAttachment({
       async () => {
         const [again, now] = await ctx.db.batch(vulnAndUsage(ctx, vulnId));
         if (!again[0]) throw vulnNotFound();
-        throw overLimits(now[0]?.files ?? 0, now[0]?.bytes ?? 0, record.byteSize) ?? new Conflict("The vuln changed while the file was uploading; retry.");
+        throw (
+          overLimits(now[0]?.files ?? 0, now[0]?.bytes ?? 0, record.byteSize) ??
+          new Conflict("The vuln changed while the file was uploading; retry.")
+        );
       },
     );
     return record;
@@ -158,7 +179,14 @@ export async function listAttachments(ctx: ServiceContext, vulnId: string, page:
   const spec = pageStatements<AttachmentRecord>({
     ordering: ORDERINGS[sort],
     page,
-    rows: (seek, order, limit, offset) => ctx.db.select().from(attachments).where(and(ofVuln, seek)).orderBy(...order).limit(limit).offset(offset),
+    rows: (seek, order, limit, offset) =>
+      ctx.db
+        .select()
+        .from(attachments)
+        .where(and(ofVuln, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
     probe: (at) => ctx.db.select({ id: attachments.id }).from(attachments).where(and(ofVuln, at)).limit(1),
     total: ctx.db.select({ total: count() }).from(attachments).where(ofVuln),
   });
@@ -174,7 +202,13 @@ export async function getAttachment(ctx: ServiceContext, vulnId: string, attachm
     ctx.db
       .select()
       .from(attachments)
-      .where(and(eq(attachments.id, attachmentId), eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId))),
+      .where(
+        and(
+          eq(attachments.id, attachmentId),
+          eq(attachments.vulnId, vulnId),
+          vulnScope(ctx, attachments.organizationId, attachments.vulnId),
+        ),
+      ),
   ]);
   if (!found[0]) throw vulnNotFound();
   if (!rows[0]) throw attachmentNotFound();
@@ -187,7 +221,14 @@ export async function openAttachmentContent(ctx: AttachmentContext, vulnId: stri
   const object = await ctx.objects.get(record.objectKey);
   if (!object) {
     // A row without its object breaks the rule uploads keep; say so loudly rather than serve nothing.
-    console.error(JSON.stringify({ level: "error", message: "attachment row without its object", attachment_id: record.id, object_key: record.objectKey }));
+    console.error(
+      JSON.stringify({
+        level: "error",
+        message: "attachment row without its object",
+        attachment_id: record.id,
+        object_key: record.objectKey,
+      }),
+    );
     throw attachmentNotFound();
   }
   return { record, body: object.body };
@@ -199,7 +240,13 @@ export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, a
     vulnAndUsage(ctx, vulnId)[0],
     ctx.db
       .delete(attachments)
-      .where(and(eq(attachments.id, attachmentId), eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId)))
+      .where(
+        and(
+          eq(attachments.id, attachmentId),
+          eq(attachments.vulnId, vulnId),
+          vulnScope(ctx, attachments.organizationId, attachments.vulnId),
+        ),
+      )
       .returning({ objectKey: attachments.objectKey }),
   ]);
   if (!found[0]) throw vulnNotFound();
@@ -222,6 +269,15 @@ export function vulnObjectKeys(ctx: ServiceContext, vulnId: string) {
 export function deleteObjectsLater(ctx: ServiceContext, objects: R2Bucket, keys: string[]): void {
   if (keys.length === 0) return;
   ctx.defer(
-    objects.delete(keys).catch((err) => console.error(JSON.stringify({ level: "warn", message: "attachment objects not deleted; the cron purges them", count: keys.length, error: String(err) }))),
+    objects.delete(keys).catch((err) =>
+      console.error(
+        JSON.stringify({
+          level: "warn",
+          message: "attachment objects not deleted; the cron purges them",
+          count: keys.length,
+          error: String(err),
+        }),
+      ),
+    ),
   );
 }

@@ -1,8 +1,18 @@
-import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
-import { briefs, organizations, policies, vulns, type BriefRow } from "../db/schema";
+import { and, count, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { briefs, organizations, policies, vulns, type BriefRow, type OrganizationRow, type PolicyRow } from "../db/schema";
+import { isPublished } from "../lib/maturity";
 import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
-import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
+import {
+  assertOperatorMayChange,
+  ownerClaimed,
+  owningOrganization,
+  owningUnclaimed,
+  ownerValue,
+  tenantFilter,
+  type ServiceContext,
+} from "./context";
 import { listPage, type Sort } from "./list-pages";
 import { where, whenRefused } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
@@ -32,7 +42,11 @@ export function listBriefs(ctx: ServiceContext, page: Page, sort?: Sort, filters
 }
 
 export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {
-  const row = await ctx.db.select().from(briefs).where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId))).get();
+  const row = await ctx.db
+    .select()
+    .from(briefs)
+    .where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId)))
+    .get();
   if (!row) throw notFound();
   return row;
 }
@@ -48,18 +62,33 @@ async function readForWrite(ctx: ServiceContext, opts: { briefId?: string; organ
       .select({ ...getTableColumns(briefs), ownerClaimed: ownerClaimed("briefs") })
       .from(briefs)
       .where(where(eq(briefs.id, opts.briefId ?? ""), tenantFilter(ctx, briefs.organizationId))),
-    ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
-    ctx.db.select({ organizationId: policies.organizationId }).from(policies).where(eq(policies.id, opts.policyId ?? "")),
+    ctx.db
+      .select({ claimed: organizations.claimed })
+      .from(organizations)
+      .where(eq(organizations.id, opts.organizationId ?? "")),
+    ctx.db
+      .select({ organizationId: policies.organizationId })
+      .from(policies)
+      .where(eq(policies.id, opts.policyId ?? "")),
   ]);
   const { ownerClaimed: claimed, ...brief } = briefRows[0] ?? { ownerClaimed: undefined };
-  return { existing: "id" in brief ? (brief as BriefRow) : null, ownerClaimed: claimed, organization: orgRows[0] ?? null, policyOwner: policyRows[0]?.organizationId };
+  return {
+    existing: "id" in brief ? (brief as BriefRow) : null,
+    ownerClaimed: claimed,
+    organization: orgRows[0] ?? null,
+    policyOwner: policyRows[0]?.organizationId,
+  };
 }
 
 /**
  * The answer to a write the database refused (see whenRefused): the named policy, or the
  * organization, went away after the first read. Read again to name the member.
  */
-async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string; policyId?: string | null }, owner: string): Promise<never> {
+async function refusedLinks(
+  ctx: ServiceContext,
+  opts: { organizationId?: string; policyId?: string | null },
+  owner: string,
+): Promise<never> {
   const again = await readForWrite(ctx, opts);
   if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "briefs");
   assertPolicyOwned(opts.policyId, again.policyOwner, owner);
@@ -72,7 +101,12 @@ function assertPolicyOwned(policyId: string | null | undefined, policyOwner: str
   }
 }
 
-export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks, respond: Responder<BriefRow>): Promise<BriefRow> {
+export async function createBrief(
+  ctx: ServiceContext,
+  input: BriefInput & { name: string },
+  links: BriefLinks,
+  respond: Responder<BriefRow>,
+): Promise<BriefRow> {
   let organizationId: string;
   if (typeof links.policyId !== "string" && ctx.caller.kind === "organization") {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
@@ -96,8 +130,14 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     updatedAt: now,
   };
   await whenRefused(
-    () => commit(ctx, new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) })), respond),
-    () => refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, policyId: links.policyId }, organizationId),
+    () =>
+      commit(ctx, new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) })), respond),
+    () =>
+      refusedLinks(
+        ctx,
+        { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, policyId: links.policyId },
+        organizationId,
+      ),
   );
   return row;
 }
@@ -118,7 +158,11 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   const [rows, slugs] = await whenRefused(
     () =>
       ctx.db.batch([
-        ctx.db.update(briefs).set(changes).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId))).returning(),
+        ctx.db
+          .update(briefs)
+          .set(changes)
+          .where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId)))
+          .returning(),
         directorySlugsOf(ctx.db, existing.organizationId),
       ]),
     () => refusedLinks(ctx, { policyId: links.policyId }, existing.organizationId),
@@ -143,7 +187,16 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
   if (!existing) throw notFound();
   assertOperatorMayChange(ctx, existing.claimed, "briefs");
   const [deleted, reports, slugs] = await ctx.db.batch([
-    ctx.db.delete(briefs).where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId), sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`)).returning(),
+    ctx.db
+      .delete(briefs)
+      .where(
+        and(
+          eq(briefs.id, id),
+          eq(briefs.organizationId, existing.organizationId),
+          sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`,
+        ),
+      )
+      .returning(),
     ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
     ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, sql`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
@@ -154,4 +207,27 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
   throw new Unprocessable({
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,
   });
+}
+
+// ---- The public read (no key) ------------------------------------------------------------------
+
+export interface PublishedBrief {
+  brief: BriefRow;
+  organization: OrganizationRow;
+  /** The brief's policy, only while it is published itself. */
+  policy: PolicyRow | null;
+}
+
+/** One query: the brief if it is published now, with its organization and its policy. No key, no tenant. */
+export async function findPublishedBrief(db: Db, shortcode: string, now: string): Promise<PublishedBrief | null> {
+  const row = await db
+    .select({ brief: getTableColumns(briefs), organization: getTableColumns(organizations), policy: getTableColumns(policies) })
+    .from(briefs)
+    .innerJoin(organizations, eq(organizations.id, briefs.organizationId))
+    .leftJoin(policies, eq(policies.id, briefs.policyId))
+    .where(and(eq(briefs.shortcode, shortcode), isNotNull(briefs.publishedAt), lte(briefs.publishedAt, now)))
+    .get();
+  if (!row) return null;
+  const policy = row.policy && isPublished(row.policy.publishedAt, now) ? row.policy : null;
+  return { brief: row.brief, organization: row.organization, policy };
 }

@@ -31,7 +31,10 @@ const commentNotFound = () => new NotFound("comment", "The vuln has no comment w
 
 /** The vuln, scoped to the caller (the organization's side). */
 function vulnRead(ctx: ServiceContext, vulnId: string) {
-  return ctx.db.select({ id: vulns.id }).from(vulns).where(where(eq(vulns.id, vulnId), vulnScope(ctx, vulns.organizationId, vulns.id)));
+  return ctx.db
+    .select({ id: vulns.id })
+    .from(vulns)
+    .where(where(eq(vulns.id, vulnId), vulnScope(ctx, vulns.organizationId, vulns.id)));
 }
 
 /**
@@ -61,7 +64,9 @@ export async function createComment(
   };
   const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId})`;
   const created = commentEvent(ctx.db, record.id, now);
-  const p = new Plan(record).add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization })).add(created.statement, created.event);
+  const p = new Plan(record)
+    .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
+    .add(created.statement, created.event);
   await whenRefused(
     () => commit(ctx, p, respond),
     () => {
@@ -90,7 +95,14 @@ export async function listComments(ctx: ServiceContext, side: CommentSide, page:
   const spec = pageStatements<CommentRecord>({
     ordering: ORDERINGS[sort],
     page,
-    rows: (seek, order, limit, offset) => ctx.db.select().from(comments).where(and(ofVuln, seek)).orderBy(...order).limit(limit).offset(offset),
+    rows: (seek, order, limit, offset) =>
+      ctx.db
+        .select()
+        .from(comments)
+        .where(and(ofVuln, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
     probe: (at) => ctx.db.select({ id: comments.id }).from(comments).where(and(ofVuln, at)).limit(1),
     total: ctx.db.select({ total: count() }).from(comments).where(ofVuln),
   });
@@ -119,7 +131,14 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
   const row = await ctx.db
     .select()
     .from(comments)
-    .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), eq(comments.visibility, "reporter"), vulnScope(ctx, comments.organizationId, comments.vulnId)))
+    .where(
+      and(
+        eq(comments.id, commentId),
+        eq(comments.vulnId, vulnId),
+        eq(comments.visibility, "reporter"),
+        vulnScope(ctx, comments.organizationId, comments.vulnId),
+      ),
+    )
     .get();
   if (!row) throw commentNotFound();
   return row;
@@ -132,7 +151,9 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
 export async function deleteComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<void> {
   const [found, deleted] = await ctx.db.batch([
     vulnRead(ctx, vulnId),
-    ctx.db.delete(comments).where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
+    ctx.db
+      .delete(comments)
+      .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
   ]);
   if (!found[0]) throw vulnNotFound();
   if (changedRows(deleted) === 0) throw commentNotFound();

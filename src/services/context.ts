@@ -103,7 +103,12 @@ export function owningOrganization(ctx: ServiceContext, requested: string | unde
 }
 
 /** owningOrganization for data an operator writes only while unclaimed: `found` is the named organization's row (null: none). */
-export function owningUnclaimed(ctx: ServiceContext, requested: string | undefined, found: { claimed: boolean } | null | undefined, what: OperatorNarrowed): string {
+export function owningUnclaimed(
+  ctx: ServiceContext,
+  requested: string | undefined,
+  found: { claimed: boolean } | null | undefined,
+  what: OperatorNarrowed,
+): string {
   const owner = owningOrganization(ctx, requested, found === undefined ? undefined : found !== null);
   if (found) assertOperatorMayChange(ctx, found.claimed, what);
   return owner;

@@ -1,8 +1,16 @@
 import { and, asc, count, eq, getTableColumns, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import {
-  briefs, directories, directoryListingItems, directoryListings, organizations, policies,
-  type DirectoryListingItemRow, type DirectoryListingRow, type DirectoryRow, type ListableType,
+  briefs,
+  directories,
+  directoryListingItems,
+  directoryListings,
+  organizations,
+  policies,
+  type DirectoryListingItemRow,
+  type DirectoryListingRow,
+  type DirectoryRow,
+  type ListableType,
 } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -25,7 +33,8 @@ const listingNotFound = () => new NotFound("directory_listing", "No directory li
 
 function slugGuard<T>(write: () => Promise<T>): Promise<T> {
   return write().catch((err) => {
-    if (isUniqueViolation(err, "directories.slug")) throw Invalid.at("/data/attributes/slug", "slug is already taken by another directory.");
+    if (isUniqueViolation(err, "directories.slug"))
+      throw Invalid.at("/data/attributes/slug", "slug is already taken by another directory.");
     throw err;
   });
 }
@@ -42,7 +51,11 @@ export async function getDirectory(ctx: ServiceContext, id: string): Promise<Dir
   return row;
 }
 
-export async function createDirectory(ctx: ServiceContext, input: DirectoryInput & { name: string; slug: string }, respond: Responder<DirectoryRow>): Promise<DirectoryRow> {
+export async function createDirectory(
+  ctx: ServiceContext,
+  input: DirectoryInput & { name: string; slug: string },
+  respond: Responder<DirectoryRow>,
+): Promise<DirectoryRow> {
   const now = nowIso();
   const row: DirectoryRow = {
     id: uuidv7(),
@@ -80,7 +93,10 @@ const slugColumn = {
 };
 
 export async function listListings(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { visible?: boolean }) {
-  const filter = where(tenantFilter(ctx, directoryListings.organizationId), filters.visible === undefined ? undefined : eq(directoryListings.visible, filters.visible));
+  const filter = where(
+    tenantFilter(ctx, directoryListings.organizationId),
+    filters.visible === undefined ? undefined : eq(directoryListings.visible, filters.visible),
+  );
   return listPage(ctx.db, directoryListings, filter, sort, page, slugColumn);
 }
 
@@ -113,23 +129,42 @@ export async function getListing(ctx: ServiceContext, id: string): Promise<Listi
 }
 
 /** The operator lists an organization (claimed or not) in a directory; visible by default. */
-export async function createListing(ctx: ServiceContext, directoryId: string, organizationId: string, respond: Responder<ListingRecord>): Promise<ListingRecord> {
+export async function createListing(
+  ctx: ServiceContext,
+  directoryId: string,
+  organizationId: string,
+  respond: Responder<ListingRecord>,
+): Promise<ListingRecord> {
   const [dirs, orgs, existing] = await readBatch(ctx, [
     ctx.db.select({ slug: directories.slug }).from(directories).where(eq(directories.id, directoryId)),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
-    ctx.db.select({ id: directoryListings.id }).from(directoryListings).where(and(eq(directoryListings.directoryId, directoryId), eq(directoryListings.organizationId, organizationId))),
+    ctx.db
+      .select({ id: directoryListings.id })
+      .from(directoryListings)
+      .where(and(eq(directoryListings.directoryId, directoryId), eq(directoryListings.organizationId, organizationId))),
   ]);
   const problems = [
     ...(dirs.length ? [] : [{ detail: "directory does not exist.", source: { pointer: "/data/relationships/directory/data/id" } }]),
     ...(orgs.length ? [] : [{ detail: "organization does not exist.", source: { pointer: "/data/relationships/organization/data/id" } }]),
   ];
   if (problems.length) throw new Invalid(problems);
-  if (existing.length) throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+  if (existing.length)
+    throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
   const now = nowIso();
-  const row: ListingRecord = { id: uuidv7(), directoryId, organizationId, visible: true, customized: false, createdAt: now, updatedAt: now, directorySlug: dirs[0]!.slug };
+  const row: ListingRecord = {
+    id: uuidv7(),
+    directoryId,
+    organizationId,
+    visible: true,
+    customized: false,
+    createdAt: now,
+    updatedAt: now,
+    directorySlug: dirs[0]!.slug,
+  };
   const { directorySlug: _slug, ...listing } = row;
   await commit(ctx, new Plan(row).add(ctx.db.insert(directoryListings).values(listing)), respond).catch((err) => {
-    if (isUniqueViolation(err, "directory_listings.")) throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+    if (isUniqueViolation(err, "directory_listings."))
+      throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
     throw err;
   });
   await evictStale(ctx, { directories: [row.directorySlug] });
@@ -145,7 +180,10 @@ export async function updateListing(ctx: ServiceContext, id: string, input: { vi
   const existing = await getListing(ctx, id);
   if (input.visible === undefined || input.visible === existing.visible) return existing; // no change, nothing customized
   const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), visible: input.visible, ...customizedBy(ctx) };
-  await ctx.db.update(directoryListings).set(changes).where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
+  await ctx.db
+    .update(directoryListings)
+    .set(changes)
+    .where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
   await evictStale(ctx, { directories: [existing.directorySlug] });
   return { ...existing, ...changes };
 }
@@ -185,7 +223,13 @@ export function compactPositions(db: Db, which: SQL) {
     .where(which);
 }
 
-const ITEM_ORDER: Ordering = { name: "position", column: directoryListingItems.position, field: "position", id: directoryListingItems.id, descending: false };
+const ITEM_ORDER: Ordering = {
+  name: "position",
+  column: directoryListingItems.position,
+  field: "position",
+  id: directoryListingItems.id,
+  descending: false,
+};
 
 export async function listItems(ctx: ServiceContext, listingId: string, page: Page) {
   const ofListing = eq(directoryListingItems.listingId, listingId);
@@ -193,7 +237,13 @@ export async function listItems(ctx: ServiceContext, listingId: string, page: Pa
     ordering: ITEM_ORDER,
     page,
     rows: (seek, order, limit, offset) =>
-      ctx.db.select({ ...getTableColumns(directoryListingItems), listableName }).from(directoryListingItems).where(and(ofListing, seek)).orderBy(...order).limit(limit).offset(offset),
+      ctx.db
+        .select({ ...getTableColumns(directoryListingItems), listableName })
+        .from(directoryListingItems)
+        .where(and(ofListing, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
     probe: (at) => ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(ofListing, at)).limit(1),
     total: ctx.db.select({ total: count() }).from(directoryListingItems).where(ofListing),
   });
@@ -207,7 +257,13 @@ export async function listItems(ctx: ServiceContext, listingId: string, page: Pa
  * listed already (422 Unprocessable entity). The position is computed inside the insert, so two
  * concurrent adds still get distinct places.
  */
-export async function addItem(ctx: ServiceContext, listingId: string, type: ListableType, listableId: string, respond: Responder<ItemRecord>) {
+export async function addItem(
+  ctx: ServiceContext,
+  listingId: string,
+  type: ListableType,
+  listableId: string,
+  respond: Responder<ItemRecord>,
+) {
   const { listing, listable, last } = await readForItem(ctx, listingId, type, listableId);
   const now = nowIso();
   const id = uuidv7();
@@ -217,7 +273,16 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
   const listed = sql<string>`(SELECT id FROM ${sql.raw(type === "Policy" ? "policies" : "briefs")} WHERE id = ${listableId}
     AND organization_id = ${listing.organizationId} AND published_at IS NOT NULL AND published_at <= ${now})`;
   // Positions are 1..n, so the new one is n + 1 (the insert computes it again, atomically).
-  const p = new Plan<ItemRecord>({ id, listingId, listableType: type, listableId, position: (last[0]?.n ?? 0) + 1, createdAt: now, updatedAt: now, listableName: listable.name });
+  const p = new Plan<ItemRecord>({
+    id,
+    listingId,
+    listableType: type,
+    listableId,
+    position: (last[0]?.n ?? 0) + 1,
+    createdAt: now,
+    updatedAt: now,
+    listableName: listable.name,
+  });
   p.add(
     ctx.db.insert(directoryListingItems).select(
       ctx.db
@@ -234,7 +299,12 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
         .where(eq(directoryListingItems.listingId, listingId)),
     ),
   );
-  p.add(ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)));
+  p.add(
+    ctx.db
+      .update(directoryListings)
+      .set({ updatedAt: now, ...customizedBy(ctx) })
+      .where(eq(directoryListings.id, listingId)),
+  );
   await whenRefused(
     () => commit(ctx, p, respond),
     async () => {
@@ -242,7 +312,8 @@ export async function addItem(ctx: ServiceContext, listingId: string, type: List
       throw new Conflict("The listing changed while this request ran; read it again and retry.");
     },
   ).catch((err) => {
-    if (isUniqueViolation(err, "directory_listing_items.")) throw new Unprocessable({ detail: `${type} is already in this listing.`, source: ITEM_POINTER });
+    if (isUniqueViolation(err, "directory_listing_items."))
+      throw new Unprocessable({ detail: `${type} is already in this listing.`, source: ITEM_POINTER });
     throw err;
   });
   await evictStale(ctx, { directories: [listing.directorySlug] });
@@ -256,8 +327,20 @@ async function readForItem(ctx: ServiceContext, listingId: string, type: Listabl
   const table = type === "Policy" ? policies : briefs;
   const [listings, listables, dupes, last] = await readBatch(ctx, [
     selectItemsListing(ctx, listingId),
-    ctx.db.select({ organizationId: table.organizationId, publishedAt: table.publishedAt, name: table.name }).from(table).where(eq(table.id, listableId)),
-    ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.listingId, listingId), eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, listableId))),
+    ctx.db
+      .select({ organizationId: table.organizationId, publishedAt: table.publishedAt, name: table.name })
+      .from(table)
+      .where(eq(table.id, listableId)),
+    ctx.db
+      .select({ id: directoryListingItems.id })
+      .from(directoryListingItems)
+      .where(
+        and(
+          eq(directoryListingItems.listingId, listingId),
+          eq(directoryListingItems.listableType, type),
+          eq(directoryListingItems.listableId, listableId),
+        ),
+      ),
     ctx.db.select({ n: count() }).from(directoryListingItems).where(eq(directoryListingItems.listingId, listingId)),
   ]);
   const listing = await itemsListing(ctx, listings);
@@ -273,14 +356,20 @@ async function readForItem(ctx: ServiceContext, listingId: string, type: Listabl
 export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<void> {
   const [listings, items] = await readBatch(ctx, [
     selectItemsListing(ctx, listingId),
-    ctx.db.select({ id: directoryListingItems.id }).from(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
+    ctx.db
+      .select({ id: directoryListingItems.id })
+      .from(directoryListingItems)
+      .where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
   ]);
   const listing = await itemsListing(ctx, listings);
   if (!items[0]) throw new NotFound("directory_listing_item", "No item of this listing has that id.");
   await ctx.db.batch([
     ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
     compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)),
-    ctx.db.update(directoryListings).set({ updatedAt: nowIso(), ...customizedBy(ctx) }).where(eq(directoryListings.id, listingId)),
+    ctx.db
+      .update(directoryListings)
+      .set({ updatedAt: nowIso(), ...customizedBy(ctx) })
+      .where(eq(directoryListings.id, listingId)),
   ]);
   await evictStale(ctx, { directories: [listing.directorySlug] });
 }
@@ -302,7 +391,10 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
   });
   if (problems.length) throw new Unprocessable(problems);
   if (seen.size !== known.size) {
-    throw new Unprocessable({ detail: `Name every item of the listing exactly once (${known.size} items, ${seen.size} named).`, source: { pointer: "/data" } });
+    throw new Unprocessable({
+      detail: `Name every item of the listing exactly once (${known.size} items, ${seen.size} named).`,
+      source: { pointer: "/data" },
+    });
   }
   const now = nowIso();
   const order = JSON.stringify(ids);
@@ -315,9 +407,13 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
       .update(directoryListingItems)
       .set({ position: sql`(SELECT key + 1 FROM json_each(${order}) WHERE value = directory_listing_items.id)`, updatedAt: now })
       .where(and(eq(directoryListingItems.listingId, listingId), same)),
-    ctx.db.update(directoryListings).set({ updatedAt: now, ...customizedBy(ctx) }).where(and(eq(directoryListings.id, listingId), same)),
+    ctx.db
+      .update(directoryListings)
+      .set({ updatedAt: now, ...customizedBy(ctx) })
+      .where(and(eq(directoryListings.id, listingId), same)),
   ]);
-  if (updated.meta.changes === 0 && ids.length > 0) throw new Conflict("The listing's items changed while this request ran; read them again and retry.");
+  if (updated.meta.changes === 0 && ids.length > 0)
+    throw new Conflict("The listing's items changed while this request ran; read them again and retry.");
   const byId = new Map(items.map((i) => [i.id, i]));
   const rows = ids.map((id, i) => ({ ...byId.get(id)!, position: i + 1, updatedAt: now })) as ItemRecord[];
   await evictStale(ctx, { directories: [listing.directorySlug] });

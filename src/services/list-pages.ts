@@ -25,7 +25,13 @@ export interface Ordering {
 
 export function ordering(table: Sortable, sort: Sort = "-created_at"): Ordering {
   const created = sort.endsWith("created_at");
-  return { name: sort, column: created ? table.createdAt : table.updatedAt, field: created ? "createdAt" : "updatedAt", id: table.id, descending: sort.startsWith("-") };
+  return {
+    name: sort,
+    column: created ? table.createdAt : table.updatedAt,
+    field: created ? "createdAt" : "updatedAt",
+    id: table.id,
+    descending: sort.startsWith("-"),
+  };
 }
 
 type Comparison = "<" | ">" | "<=" | ">=";
@@ -54,9 +60,12 @@ export interface PageSpec {
  * row more than the page tells whether more follow, and a one-row probe whether any lie on the other
  * side of the cursor, so links are exact.
  */
-export function pageStatements<Row>(spec: PageSpec): { statements: BatchItem<"sqlite">[]; read: (results: unknown[]) => { rows: Row[]; total: number } } {
+export function pageStatements<Row>(spec: PageSpec): {
+  statements: BatchItem<"sqlite">[];
+  read: (results: unknown[]) => { rows: Row[]; total: number };
+} {
   const { ordering: o, page } = spec;
-  const totalOf = (results: unknown[]) => ((results.at(-1) as { total: number }[])[0]?.total ?? 0);
+  const totalOf = (results: unknown[]) => (results.at(-1) as { total: number }[])[0]?.total ?? 0;
   if (!page.cursor) {
     return {
       statements: [spec.rows(undefined, orderOf(o), page.size, offsetOf(page)), spec.total],
@@ -69,7 +78,12 @@ export function pageStatements<Row>(spec: PageSpec): { statements: BatchItem<"sq
   }
   const after = direction === "after";
   // In list order: "later" rows come after the cursor, "earlier" ones before it.
-  const [later, notLater, earlier, notEarlier] = (o.descending ? ["<", ">=", ">", "<="] : [">", "<=", "<", ">="]) as [Comparison, Comparison, Comparison, Comparison];
+  const [later, notLater, earlier, notEarlier] = (o.descending ? ["<", ">=", ">", "<="] : [">", "<=", "<", ">="]) as [
+    Comparison,
+    Comparison,
+    Comparison,
+    Comparison,
+  ];
   const seek = at ? rowValue(o, after ? later : earlier, at) : undefined;
   const statements = [spec.rows(seek, orderOf(o, !after), page.size + 1, 0)];
   if (at) statements.push(spec.probe(rowValue(o, after ? notLater : notEarlier, at)));
@@ -127,13 +141,29 @@ export async function listPage<T extends SQLiteTable & Sortable, X extends Recor
     page,
     rows: (seek, order, limit, offset) => {
       const matching = and(filter, seek);
-      if (!extraColumns) return db.select(columns).from(from).where(matching).orderBy(...order).limit(limit).offset(offset);
-      const ids = db.select({ id: table.id }).from(from).where(matching).orderBy(...order).limit(limit).offset(offset);
-      return db.select(columns).from(from).where(inArray(table.id, ids)).orderBy(...order);
+      if (!extraColumns)
+        return db
+          .select(columns)
+          .from(from)
+          .where(matching)
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset);
+      const ids = db
+        .select({ id: table.id })
+        .from(from)
+        .where(matching)
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset);
+      return db
+        .select(columns)
+        .from(from)
+        .where(inArray(table.id, ids))
+        .orderBy(...order);
     },
     probe: (at) => db.select({ id: table.id }).from(from).where(and(filter, at)).limit(1),
     total: total ?? db.select({ total: count() }).from(from).where(filter),
   });
   return spec.read(await batchOf(db, spec.statements));
 }
-

@@ -25,7 +25,11 @@ export function listOrganizations(ctx: ServiceContext, page: Page, sort?: Sort, 
 }
 
 export async function getOrganization(ctx: ServiceContext, id: string): Promise<OrganizationRow> {
-  const row = await ctx.db.select().from(organizations).where(where(eq(organizations.id, id), tenantFilter(ctx, organizations.id))).get();
+  const row = await ctx.db
+    .select()
+    .from(organizations)
+    .where(where(eq(organizations.id, id), tenantFilter(ctx, organizations.id)))
+    .get();
   if (!row) throw new NotFound("organization", "No organization has that id.");
   return row;
 }
@@ -81,7 +85,8 @@ async function slugGuard<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, "organizations.slug")) throw Invalid.at("/data/attributes/slug", "slug is already taken by another organization.");
+    if (isUniqueViolation(err, "organizations.slug"))
+      throw Invalid.at("/data/attributes/slug", "slug is already taken by another organization.");
     throw err;
   }
 }

@@ -3,7 +3,15 @@ import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
-import { assertOperatorMayChange, ownerClaimed, owningOrganization, owningUnclaimed, ownerValue, tenantFilter, type ServiceContext } from "./context";
+import {
+  assertOperatorMayChange,
+  ownerClaimed,
+  owningOrganization,
+  owningUnclaimed,
+  ownerValue,
+  tenantFilter,
+  type ServiceContext,
+} from "./context";
 import { inList, insertChunks, where, whenRefused } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
@@ -66,7 +74,9 @@ export async function listPolicies(ctx: ServiceContext, page: Page, sort?: Sort)
 }
 
 export async function getPolicy(ctx: ServiceContext, id: string): Promise<PolicyRecord> {
-  const row = await selectPolicies(ctx).where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId))).get();
+  const row = await selectPolicies(ctx)
+    .where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId)))
+    .get();
   if (!row) throw notFound();
   return toRecord(row);
 }
@@ -76,13 +86,25 @@ const notFound = () => new NotFound("policy", "No policy has that id.");
 function columnsOf(input: PolicyInput): Partial<PolicyRow> {
   const out: Partial<PolicyRow> = {};
   const map: [keyof PolicyInput, keyof PolicyRow][] = [
-    ["name", "name"], ["short_description", "shortDescription"], ["point_of_contact", "pointOfContact"],
-    ["cvd_timeline", "cvdTimeline"], ["safe_harbor", "safeHarbor"], ["offers_bounty", "offersBounty"],
-    ["offers_swag", "offersSwag"], ["hall_of_fame", "hallOfFame"], ["contact_url", "contactUrl"],
-    ["securitytxt_url", "securitytxtUrl"], ["hosted_policy_url", "hostedPolicyUrl"],
-    ["public_disclosure", "publicDisclosure"], ["launch_date", "launchDate"],
-    ["policy_url_status", "policyUrlStatus"], ["creation_mode", "creationMode"], ["hosting_mode", "hostingMode"],
-    ["custom_domain", "customDomain"], ["published_at", "publishedAt"], ["branding", "branding"],
+    ["name", "name"],
+    ["short_description", "shortDescription"],
+    ["point_of_contact", "pointOfContact"],
+    ["cvd_timeline", "cvdTimeline"],
+    ["safe_harbor", "safeHarbor"],
+    ["offers_bounty", "offersBounty"],
+    ["offers_swag", "offersSwag"],
+    ["hall_of_fame", "hallOfFame"],
+    ["contact_url", "contactUrl"],
+    ["securitytxt_url", "securitytxtUrl"],
+    ["hosted_policy_url", "hostedPolicyUrl"],
+    ["public_disclosure", "publicDisclosure"],
+    ["launch_date", "launchDate"],
+    ["policy_url_status", "policyUrlStatus"],
+    ["creation_mode", "creationMode"],
+    ["hosting_mode", "hostingMode"],
+    ["custom_domain", "customDomain"],
+    ["published_at", "publishedAt"],
+    ["branding", "branding"],
   ];
   for (const [from, to] of map) if (input[from] !== undefined) (out as Record<string, unknown>)[to] = input[from];
   return out;
@@ -99,7 +121,10 @@ async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; orga
       .select({ ...getTableColumns(policies), ...relationshipColumns, ownerClaimed: ownerClaimed("policies") })
       .from(policies)
       .where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
-    ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, opts.organizationId ?? "")),
+    ctx.db
+      .select({ claimed: organizations.claimed })
+      .from(organizations)
+      .where(eq(organizations.id, opts.organizationId ?? "")),
     ctx.db
       .select({ id: assets.id, organizationId: assets.organizationId })
       .from(assets)
@@ -153,10 +178,25 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const row: PolicyRow = {
     id: uuidv7(),
     organizationId,
-    name: null, shortDescription: null, pointOfContact: null, cvdTimeline: null, safeHarbor: null,
-    offersBounty: null, offersSwag: null, hallOfFame: null, contactUrl: null, securitytxtUrl: null,
-    hostedPolicyUrl: null, publicDisclosure: null, launchDate: null, policyUrlStatus: null,
-    creationMode: null, hostingMode: null, customDomain: null, publishedAt: null, branding: null,
+    name: null,
+    shortDescription: null,
+    pointOfContact: null,
+    cvdTimeline: null,
+    safeHarbor: null,
+    offersBounty: null,
+    offersSwag: null,
+    hallOfFame: null,
+    contactUrl: null,
+    securitytxtUrl: null,
+    hostedPolicyUrl: null,
+    publicDisclosure: null,
+    launchDate: null,
+    policyUrlStatus: null,
+    creationMode: null,
+    hostingMode: null,
+    customDomain: null,
+    publishedAt: null,
+    branding: null,
     ...columnsOf(input),
     shortcode: shortcode(),
     inScopeAssets: assignScopeIds(input.in_scope_assets ?? []),
@@ -191,12 +231,20 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: nowIso() };
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
-  const results = await whenRefused(() => ctx.db.batch([
-    ctx.db.update(policies).set(changes).where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId))).returning(),
-    ...linkStatements(ctx, id, links.assetIds),
-    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
-    directorySlugsOf(ctx.db, existing.organizationId),
-  ]), () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId));
+  const results = await whenRefused(
+    () =>
+      ctx.db.batch([
+        ctx.db
+          .update(policies)
+          .set(changes)
+          .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId)))
+          .returning(),
+        ...linkStatements(ctx, id, links.assetIds),
+        ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+        directorySlugsOf(ctx.db, existing.organizationId),
+      ]),
+    () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
+  );
   const updated = results[0] as PolicyRow[];
   const shortcodes = results.at(-2) as { shortcode: string }[];
   const slugs = results.at(-1) as { slug: string }[];
@@ -218,7 +266,10 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
   const [shortcodes, slugs, deleted] = await ctx.db.batch([
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
-    ctx.db.delete(policies).where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId))).returning({ id: policies.id }),
+    ctx.db
+      .delete(policies)
+      .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId)))
+      .returning({ id: policies.id }),
     ...unlistStatements(ctx.db, "Policy", id, existing.organizationId),
   ]);
   if (deleted.length === 0) throw notFound();

@@ -1,6 +1,17 @@
 import { and, asc, eq, inArray, isNotNull, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, directories, directoryListingItems, directoryListings, organizations, policies, type BriefRow, type DirectoryRow, type OrganizationRow, type PolicyRow } from "../db/schema";
+import {
+  briefs,
+  directories,
+  directoryListingItems,
+  directoryListings,
+  organizations,
+  policies,
+  type BriefRow,
+  type DirectoryRow,
+  type OrganizationRow,
+  type PolicyRow,
+} from "../db/schema";
 import { maturityRating } from "../lib/maturity";
 import { compactPositions } from "./directories";
 
@@ -16,18 +27,30 @@ export interface PublicDirectoryEntry {
  * briefs they show. Organizations rate as their best published policy; those under the directory's
  * minimum are left out; the rest come best first.
  */
-export async function findPublicDirectory(db: Db, slug: string, now: string): Promise<{ directory: DirectoryRow; entries: PublicDirectoryEntry[] } | null> {
+export async function findPublicDirectory(
+  db: Db,
+  slug: string,
+  now: string,
+): Promise<{ directory: DirectoryRow; entries: PublicDirectoryEntry[] } | null> {
   const directoryId = sql`(SELECT id FROM directories WHERE slug = ${slug})`;
   const listed = sql`(SELECT organization_id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`;
   const [dirs, listings, orgs, pols, items, brs] = await db.batch([
     db.select().from(directories).where(eq(directories.slug, slug)),
-    db.select().from(directoryListings).where(and(sql`${directoryListings.directoryId} = ${directoryId}`, eq(directoryListings.visible, true))),
+    db
+      .select()
+      .from(directoryListings)
+      .where(and(sql`${directoryListings.directoryId} = ${directoryId}`, eq(directoryListings.visible, true))),
     db.select().from(organizations).where(sql`${organizations.id} IN ${listed}`),
-    db.select().from(policies).where(and(sql`${policies.organizationId} IN ${listed}`, isNotNull(policies.publishedAt), lte(policies.publishedAt, now))),
+    db
+      .select()
+      .from(policies)
+      .where(and(sql`${policies.organizationId} IN ${listed}`, isNotNull(policies.publishedAt), lte(policies.publishedAt, now))),
     db
       .select()
       .from(directoryListingItems)
-      .where(sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`)
+      .where(
+        sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`,
+      )
       .orderBy(asc(directoryListingItems.position)),
     db
       .select()
@@ -72,13 +95,26 @@ export function directorySlugsOf(db: Db, organizationId: string) {
   return db
     .select({ slug: directories.slug })
     .from(directories)
-    .where(inArray(directories.id, db.select({ id: directoryListings.directoryId }).from(directoryListings).where(eq(directoryListings.organizationId, organizationId))));
+    .where(
+      inArray(
+        directories.id,
+        db
+          .select({ id: directoryListings.directoryId })
+          .from(directoryListings)
+          .where(eq(directoryListings.organizationId, organizationId)),
+      ),
+    );
 }
 
 /** Removes a deleted policy or brief from every listing of its organization, and closes the gaps. */
 export function unlistStatements(db: Db, type: "Policy" | "Brief", id: string, organizationId: string, onlyIf?: SQL) {
   return [
-    db.delete(directoryListingItems).where(and(eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, id), onlyIf)),
-    compactPositions(db, sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`),
+    db
+      .delete(directoryListingItems)
+      .where(and(eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, id), onlyIf)),
+    compactPositions(
+      db,
+      sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`,
+    ),
   ] as const;
 }

@@ -6,7 +6,15 @@ import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import type { Page } from "../db/pagination";
-import { getAttachment, listAttachments, openAttachmentContent, uploadAttachment, type AttachmentContext, type AttachmentRecord, type UploadMeta } from "./attachments";
+import {
+  getAttachment,
+  listAttachments,
+  openAttachmentContent,
+  uploadAttachment,
+  type AttachmentContext,
+  type AttachmentRecord,
+  type UploadMeta,
+} from "./attachments";
 import { createComment, getReporterComment, listComments, type CommentRecord, type CommentSide } from "./comments";
 import type { Caller, ServiceContext } from "./context";
 import type { Plan, Responder } from "./unit-of-work";
@@ -79,7 +87,11 @@ export interface ReporterArgs {
 
 /** The request's context, acting as the report's reporter: whatever door it came through, never more. */
 const asReporter = <C extends ServiceContext>(ctx: C, report: ReporterArgs["report"]): C => ({ ...ctx, caller: reporterCaller(report) });
-const reporterSide = (report: ReporterArgs["report"]): CommentSide => ({ author: "reporter", vulnId: report.id, organizationId: report.organizationId });
+const reporterSide = (report: ReporterArgs["report"]): CommentSide => ({
+  author: "reporter",
+  vulnId: report.id,
+  organizationId: report.organizationId,
+});
 
 /** The conversation as the reporter reads it: the organization's replies and its own comments, oldest first. */
 export function readThread({ ctx, report, page }: ReporterArgs & { page: Page }) {
@@ -92,7 +104,12 @@ export function readThreadComment({ ctx, report, commentId }: ReporterArgs & { c
 }
 
 /** The reporter answers the organization (a closed report too); the organization's webhooks get Vuln::Comment::Created. */
-export function replyAsReporter({ ctx, report, body, respond }: ReporterArgs & { body: string; respond?: Responder<CommentRecord> }): Promise<CommentRecord> {
+export function replyAsReporter({
+  ctx,
+  report,
+  body,
+  respond,
+}: ReporterArgs & { body: string; respond?: Responder<CommentRecord> }): Promise<CommentRecord> {
   return createComment(asReporter(ctx, report), reporterSide(report), { body, visibility: "reporter" }, respond);
 }
 
@@ -109,7 +126,14 @@ export function addReporterFile({
   meta,
   respond,
   withSubmission = false,
-}: { ctx: AttachmentContext; report: ReporterArgs["report"]; body: ReadableStream<Uint8Array> | null; meta: UploadMeta; respond?: Responder<AttachmentRecord>; withSubmission?: boolean }): Promise<AttachmentRecord> {
+}: {
+  ctx: AttachmentContext;
+  report: ReporterArgs["report"];
+  body: ReadableStream<Uint8Array> | null;
+  meta: UploadMeta;
+  respond?: Responder<AttachmentRecord>;
+  withSubmission?: boolean;
+}): Promise<AttachmentRecord> {
   const reporter = asReporter(ctx, report);
   const news = withSubmission ? undefined : (p: Plan<unknown>) => touchVulns(reporter, [report.id], nowIso(), p);
   return uploadAttachment({ ctx: reporter, vulnId: report.id, body, meta, by: "reporter", respond, also: news });
@@ -126,7 +150,15 @@ export function reporterFile({ ctx, report, attachmentId }: ReporterArgs & { att
 }
 
 /** One file's bytes, streamed from R2. */
-export function openReporterFile({ ctx, report, attachmentId }: { ctx: AttachmentContext; report: ReporterArgs["report"]; attachmentId: string }) {
+export function openReporterFile({
+  ctx,
+  report,
+  attachmentId,
+}: {
+  ctx: AttachmentContext;
+  report: ReporterArgs["report"];
+  attachmentId: string;
+}) {
   return openAttachmentContent(asReporter(ctx, report), report.id, attachmentId);
 }
 
@@ -143,9 +175,17 @@ export interface SubmissionArgs {
  * A report through a published brief. The reporter's follow-up token is made here and returned once;
  * only its SHA-256 is stored, so `respond` (the answer kept for an Idempotency-Key) never holds it.
  */
-export async function submitReport({ respond, ...submission }: SubmissionArgs & { respond: Responder<VulnRecord> }): Promise<{ record: VulnRecord; token: string }> {
+export async function submitReport({
+  respond,
+  ...submission
+}: SubmissionArgs & { respond: Responder<VulnRecord> }): Promise<{ record: VulnRecord; token: string }> {
   const token = generateReporterToken();
-  const record = await createVuln({ ...submission, brief: { shortcode: submission.shortcode }, respond, followUpTokenHash: await sha256Hex(token) });
+  const record = await createVuln({
+    ...submission,
+    brief: { shortcode: submission.shortcode },
+    respond,
+    followUpTokenHash: await sha256Hex(token),
+  });
   return { record, token };
 }
 
@@ -183,11 +223,12 @@ export async function submitReportForm({
   try {
     unit.settle(holder);
   } catch (err) {
-    if (err instanceof IdempotentReplay) return { repeat: true, shortcode: (JSON.parse(err.stored.body) as { shortcode?: string }).shortcode ?? null };
+    if (err instanceof IdempotentReplay)
+      return { repeat: true, shortcode: (JSON.parse(err.stored.body) as { shortcode?: string }).shortcode ?? null };
     if (err instanceof Conflict) return { repeat: true, shortcode: null };
     throw err;
   }
-  let submitted;
+  let submitted: { record: VulnRecord; token: string };
   try {
     // What a repeat finds: the shortcode only.
     const respond = (r: VulnRecord) => ({ status: 200, headers: {}, body: JSON.stringify({ shortcode: r.shortcode }) });

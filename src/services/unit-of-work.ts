@@ -65,7 +65,11 @@ export async function evictStale(ctx: ServiceContext, stale: Stale): Promise<voi
  * Commits a plan in one D1 batch: the change, its outbox events and, with an Idempotency-Key, the
  * stored response. Then hands the events that were written to the queue, after the response.
  */
-export async function commit<R>(ctx: ServiceContext, p: Plan<R>, respond?: Responder<R>): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
+export async function commit<R>(
+  ctx: ServiceContext,
+  p: Plan<R>,
+  respond?: Responder<R>,
+): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
   const statements = [...p.statements];
@@ -74,6 +78,12 @@ export async function commit<R>(ctx: ServiceContext, p: Plan<R>, respond?: Respo
   const results = (await ctx.db.batch(statements as unknown as Statements)) as unknown as unknown[];
   if (unit && respond) unit.sealed = true;
   const events = writtenEvents(p.events, results);
-  if (events.length) ctx.defer(publishEvents(ctx.queue, events.map((e) => e.id)));
+  if (events.length)
+    ctx.defer(
+      publishEvents(
+        ctx.queue,
+        events.map((e) => e.id),
+      ),
+    );
   return { events, results };
 }

@@ -24,7 +24,12 @@ const BY_SCORE: Record<"cvss_score" | "-cvss_score", Ordering> = {
   cvss_score: { name: "cvss_score", column: vulns.cvssRankAsc, field: "cvssRankAsc", id: vulns.id, descending: false },
 };
 
-export async function listVulns(ctx: ServiceContext, page: Page, sort: VulnSort | undefined, f: VulnFilters): Promise<{ rows: VulnRecord[]; total: number }> {
+export async function listVulns(
+  ctx: ServiceContext,
+  page: Page,
+  sort: VulnSort | undefined,
+  f: VulnFilters,
+): Promise<{ rows: VulnRecord[]; total: number }> {
   const filter = where(
     tenantFilter(ctx, vulns.organizationId),
     f.processingState ? eq(vulns.processingState, f.processingState as ProcessingState) : undefined,
@@ -40,8 +45,18 @@ export async function listVulns(ctx: ServiceContext, page: Page, sort: VulnSort 
     ordering: sort === "cvss_score" || sort === "-cvss_score" ? BY_SCORE[sort] : ordering(vulns, sort),
     page,
     rows: (seek, order, limit, offset) => {
-      const ids = ctx.db.select({ id: vulns.id }).from(vulns).where(and(filter, seek)).orderBy(...order).limit(limit).offset(offset);
-      return ctx.db.select(columns).from(vulns).where(inArray(vulns.id, ids)).orderBy(...order);
+      const ids = ctx.db
+        .select({ id: vulns.id })
+        .from(vulns)
+        .where(and(filter, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset);
+      return ctx.db
+        .select(columns)
+        .from(vulns)
+        .where(inArray(vulns.id, ids))
+        .orderBy(...order);
     },
     probe: (at: SQL) => ctx.db.select({ id: vulns.id }).from(vulns).where(and(filter, at)).limit(1),
     total: countedTotal(ctx, f) ?? ctx.db.select({ total: count() }).from(vulns).where(filter),

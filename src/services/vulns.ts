@@ -64,7 +64,10 @@ function triageOf(input: Partial<VulnInput>, existing?: Triage): Triage {
  */
 export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead: boolean } = { markRead: true }): Promise<VulnRecord> {
   const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
-  const select = ctx.db.select({ ...getTableColumns(vulns), ...domainsColumn }).from(vulns).where(scoped);
+  const select = ctx.db
+    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .from(vulns)
+    .where(scoped);
   if (ctx.caller.kind !== "organization" || !opts.markRead) {
     const row = await select.get();
     if (!row) throw notFound();
@@ -73,7 +76,12 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
   const now = nowIso();
   const read = vulnEvent(ctx.db, "Vuln::Read", id, now, { ifPreviousChanged: true, organizationId: ctx.caller.organizationId! });
   const p = new Plan(null)
-    .add(ctx.db.update(vulns).set({ readAt: now }).where(and(scoped, isNull(vulns.readAt))))
+    .add(
+      ctx.db
+        .update(vulns)
+        .set({ readAt: now })
+        .where(and(scoped, isNull(vulns.readAt))),
+    )
     .add(read.statement, read.event)
     .add(select);
   const { results } = await commit(ctx, p);
@@ -87,7 +95,14 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
  * linked. With a guard (updates), none of them changes anything unless the vuln is still at the
  * revision the request read, so a PATCH that loses a race writes nothing at all.
  */
-function domainStatements(ctx: ServiceContext, vulnId: string, organizationId: string, domains: string[], now: string, guard?: number): BatchItem<"sqlite">[] {
+function domainStatements(
+  ctx: ServiceContext,
+  vulnId: string,
+  organizationId: string,
+  domains: string[],
+  now: string,
+  guard?: number,
+): BatchItem<"sqlite">[] {
   const unchanged = guard === undefined ? sql`1` : sql`EXISTS (SELECT 1 FROM vulns WHERE id = ${vulnId} AND revision = ${guard})`;
   const statements: BatchItem<"sqlite">[] = [];
   if (guard !== undefined) statements.push(ctx.db.delete(vulnAssets).where(and(eq(vulnAssets.vulnId, vulnId), unchanged)));
@@ -221,12 +236,20 @@ const sameList = (a: string[], b: string[]) => JSON.stringify(a) === JSON.string
  * on changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
  */
 export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
-  const vulnRead = ctx.db.select({ ...getTableColumns(vulns), ...domainsColumn }).from(vulns).where(where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId)));
-  const briefRead = ctx.db.select({ organizationId: briefs.organizationId }).from(briefs).where(eq(briefs.id, input.briefId ?? ""));
-  const [vulnRows, briefRows] = input.briefId === undefined ? [...(await readBatch(ctx, [vulnRead])), []] : await readBatch(ctx, [vulnRead, briefRead]);
+  const vulnRead = ctx.db
+    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .from(vulns)
+    .where(where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId)));
+  const briefRead = ctx.db
+    .select({ organizationId: briefs.organizationId })
+    .from(briefs)
+    .where(eq(briefs.id, input.briefId ?? ""));
+  const [vulnRows, briefRows] =
+    input.briefId === undefined ? [...(await readBatch(ctx, [vulnRead])), []] : await readBatch(ctx, [vulnRead, briefRead]);
   const existing = vulnRows[0] ? toRecord(vulnRows[0]) : null;
   if (!existing) throw notFound();
-  if (input.briefId !== undefined && briefRows[0]?.organizationId !== existing.organizationId) throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
+  if (input.briefId !== undefined && briefRows[0]?.organizationId !== existing.organizationId)
+    throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
 
   const next: VulnRecord = {
     ...existing,
@@ -242,7 +265,9 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
   const domainsChanged = !sameSet(next.domains, existing.domains);
   const changed =
     domainsChanged ||
-    (["title", "description", "briefId", "contactEmail", "processingState", "severity", "cvssVector", "cvssScore", "cvssVersion"] as const).some((k) => next[k] !== existing[k]) ||
+    (
+      ["title", "description", "briefId", "contactEmail", "processingState", "severity", "cvssVector", "cvssScore", "cvssVersion"] as const
+    ).some((k) => next[k] !== existing[k]) ||
     !sameList(next.tags, existing.tags) ||
     !sameList(next.cweIds, existing.cweIds);
   if (!changed) return existing;
@@ -302,7 +327,11 @@ export async function deleteVuln(ctx: ServiceContext, id: string, objects: R2Buc
   const p = new Plan(null).add(vulnObjectKeys(ctx, id)).add(destroyed.statement, destroyed.event).add(ctx.db.delete(vulns).where(scoped));
   const { results } = await commit(ctx, p);
   if (changedRows(results[2]) === 0) throw notFound();
-  deleteObjectsLater(ctx, objects, (results[0] as { objectKey: string }[]).map((r) => r.objectKey));
+  deleteObjectsLater(
+    ctx,
+    objects,
+    (results[0] as { objectKey: string }[]).map((r) => r.objectKey),
+  );
 }
 
 /**
@@ -312,7 +341,12 @@ export async function deleteVuln(ctx: ServiceContext, id: string, objects: R2Buc
  */
 export function touchVulns(ctx: ServiceContext, vulnIds: string[], now: string, p: Plan<unknown>): void {
   if (vulnIds.length === 0) return;
-  p.add(ctx.db.update(vulns).set({ revision: sql`${vulns.revision} + 1`, updatedAt: now }).where(inList(vulns.id, vulnIds)));
+  p.add(
+    ctx.db
+      .update(vulns)
+      .set({ revision: sql`${vulns.revision} + 1`, updatedAt: now })
+      .where(inList(vulns.id, vulnIds)),
+  );
   for (const id of vulnIds) {
     const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now);
     p.add(updated.statement, updated.event);

@@ -46,7 +46,11 @@ export function eventTypesFromIds(ids: string[]): string[] {
   const problems: { detail: string; source: { pointer: string } }[] = [];
   const names = ids.flatMap((id, i) => {
     const type = EVENT_TYPES.find((t) => t.id === id);
-    if (!type) problems.push({ detail: "trigger_event_type does not exist.", source: { pointer: `/data/relationships/trigger_event_types/data/${i}/id` } });
+    if (!type)
+      problems.push({
+        detail: "trigger_event_type does not exist.",
+        source: { pointer: `/data/relationships/trigger_event_types/data/${i}/id` },
+      });
     return type ? [type.short_name] : [];
   });
   if (problems.length) throw new Invalid(problems);
@@ -54,13 +58,19 @@ export function eventTypesFromIds(ids: string[]): string[] {
 }
 
 export async function listWebhooks(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { enabled?: boolean }) {
-  const filter = where(tenantFilter(ctx, webhooks.organizationId), filters.enabled === undefined ? undefined : eq(webhooks.enabled, filters.enabled));
+  const filter = where(
+    tenantFilter(ctx, webhooks.organizationId),
+    filters.enabled === undefined ? undefined : eq(webhooks.enabled, filters.enabled),
+  );
   const { rows, total } = await listPage(ctx.db, webhooks, filter, sort, page, eventTypesColumn);
   return { rows: rows.map(toRecord), total };
 }
 
 function selectWebhook(ctx: ServiceContext, id: string) {
-  return ctx.db.select({ ...getTableColumns(webhooks), ...eventTypesColumn }).from(webhooks).where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)));
+  return ctx.db
+    .select({ ...getTableColumns(webhooks), ...eventTypesColumn })
+    .from(webhooks)
+    .where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)));
 }
 
 export async function getWebhook(ctx: ServiceContext, id: string): Promise<WebhookRecord> {
@@ -93,9 +103,11 @@ export async function createWebhook(
 ): Promise<WithSecret> {
   // Only an organization's own key writes its webhooks (the routes answer operators 403 before this);
   // naming another organization is a 422, as naming one that does not exist.
-  if (ctx.caller.kind !== "organization") throw new Forbidden("Operator keys read webhooks but never change them; use the organization's key.");
+  if (ctx.caller.kind !== "organization")
+    throw new Forbidden("Operator keys read webhooks but never change them; use the organization's key.");
   const organizationId = ctx.caller.organizationId!;
-  if (links.organizationId !== undefined && links.organizationId !== organizationId) throw Invalid.at("/data/relationships/organization/data/id", "organization does not exist.");
+  if (links.organizationId !== undefined && links.organizationId !== organizationId)
+    throw Invalid.at("/data/relationships/organization/data/id", "organization does not exist.");
   const now = nowIso();
   const id = uuidv7();
   const secret = generateWebhookSecret();
@@ -123,7 +135,12 @@ export async function createWebhook(
 }
 
 /** Updates a webhook. `enabled: true` turns a disabled one back on and clears its failure count. */
-export async function updateWebhook(ctx: ServiceContext, id: string, input: WebhookInput, eventTypes: string[] | undefined): Promise<WebhookRecord> {
+export async function updateWebhook(
+  ctx: ServiceContext,
+  id: string,
+  input: WebhookInput,
+  eventTypes: string[] | undefined,
+): Promise<WebhookRecord> {
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const existing = rows[0] ? toRecord(rows[0]) : null;
   if (!existing) throw notFound();
@@ -136,14 +153,22 @@ export async function updateWebhook(ctx: ServiceContext, id: string, input: Webh
     if (input.enabled) Object.assign(changes, { disabledReason: null, consecutiveFailures: 0 });
   }
   const next: WebhookRecord = { ...existing, ...changes, eventTypes: eventTypes ?? existing.eventTypes };
-  const p = new Plan(next).add(ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId))));
+  const p = new Plan(next).add(
+    ctx.db
+      .update(webhooks)
+      .set(changes)
+      .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId))),
+  );
   if (eventTypes) for (const s of subscriptionStatements(ctx, id, eventTypes, true)) p.add(s);
   await commit(ctx, p);
   return next;
 }
 
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
-  const deleted = await ctx.db.delete(webhooks).where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId))).returning({ id: webhooks.id });
+  const deleted = await ctx.db
+    .delete(webhooks)
+    .where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)))
+    .returning({ id: webhooks.id });
   if (deleted.length === 0) throw notFound();
 }
 
@@ -174,7 +199,16 @@ export async function rotateSecret(ctx: ServiceContext, id: string, respond: Res
     updatedAt: nowIso,
   };
   const record: WebhookRecord = { ...toRecord(row), updatedAt: nowIso };
-  await commit(ctx, new Plan(record).add(ctx.db.update(webhooks).set(changes).where(and(eq(webhooks.id, id), eq(webhooks.organizationId, row.organizationId)))), respond);
+  await commit(
+    ctx,
+    new Plan(record).add(
+      ctx.db
+        .update(webhooks)
+        .set(changes)
+        .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, row.organizationId))),
+    ),
+    respond,
+  );
   return { ...record, secret };
 }
 
@@ -192,7 +226,10 @@ export async function ping(ctx: ServiceContext, id: string, respond: Responder<W
 }
 
 function deliveryFilter(webhookId: string, status?: string) {
-  return and(eq(webhookDeliveries.webhookId, webhookId), status ? eq(webhookDeliveries.status, status as WebhookDeliveryRow["status"]) : undefined);
+  return and(
+    eq(webhookDeliveries.webhookId, webhookId),
+    status ? eq(webhookDeliveries.status, status as WebhookDeliveryRow["status"]) : undefined,
+  );
 }
 
 /** One batch: the webhook (a foreign or missing one is a 404), a page of its deliveries, the count. */
@@ -201,12 +238,22 @@ export async function listDeliveries(ctx: ServiceContext, webhookId: string, pag
   const list = pageStatements<WebhookDeliveryRow>({
     ordering: ordering(webhookDeliveries, sort),
     page,
-    rows: (seek, order, limit, offset) => ctx.db.select().from(webhookDeliveries).where(and(filter, seek)).orderBy(...order).limit(limit).offset(offset),
+    rows: (seek, order, limit, offset) =>
+      ctx.db
+        .select()
+        .from(webhookDeliveries)
+        .where(and(filter, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
     probe: (at) => ctx.db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(and(filter, at)).limit(1),
     total: ctx.db.select({ total: count() }).from(webhookDeliveries).where(filter),
   });
   const [hook, ...results] = await batchOf(ctx.db, [
-    ctx.db.select({ id: webhooks.id }).from(webhooks).where(where(eq(webhooks.id, webhookId), tenantFilter(ctx, webhooks.organizationId))),
+    ctx.db
+      .select({ id: webhooks.id })
+      .from(webhooks)
+      .where(where(eq(webhooks.id, webhookId), tenantFilter(ctx, webhooks.organizationId))),
     ...list.statements,
   ]);
   if ((hook as unknown[]).length === 0) throw notFound();
@@ -219,8 +266,14 @@ export async function getDelivery(ctx: ServiceContext, webhookId: string, delive
       .select(getTableColumns(webhookDeliveries))
       .from(webhookDeliveries)
       .innerJoin(webhooks, eq(webhooks.id, webhookDeliveries.webhookId))
-      .where(where(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId), tenantFilter(ctx, webhooks.organizationId))),
-    ctx.db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(webhookAttempts.attemptedAt, webhookAttempts.id),
+      .where(
+        where(eq(webhookDeliveries.id, deliveryId), eq(webhookDeliveries.webhookId, webhookId), tenantFilter(ctx, webhooks.organizationId)),
+      ),
+    ctx.db
+      .select()
+      .from(webhookAttempts)
+      .where(eq(webhookAttempts.deliveryId, deliveryId))
+      .orderBy(webhookAttempts.attemptedAt, webhookAttempts.id),
   ]);
   const delivery = rows[0];
   if (!delivery) throw new NotFound("webhook_delivery", "No delivery of this webhook has that id.");
@@ -228,10 +281,20 @@ export async function getDelivery(ctx: ServiceContext, webhookId: string, delive
 }
 
 /** A new delivery of the same event (the same webhook-id and body), queued at once. */
-export async function redeliver(ctx: ServiceContext, webhookId: string, deliveryId: string, respond: Responder<WebhookDeliveryRow>): Promise<WebhookDeliveryRow> {
+export async function redeliver(
+  ctx: ServiceContext,
+  webhookId: string,
+  deliveryId: string,
+  respond: Responder<WebhookDeliveryRow>,
+): Promise<WebhookDeliveryRow> {
   const { delivery } = await getDelivery(ctx, webhookId, deliveryId);
   const copy: WebhookDeliveryRow = {
-    ...newDelivery(webhookId, delivery.organizationId, { id: delivery.eventId, type: delivery.eventType, payload: delivery.requestBody }, nowIso()),
+    ...newDelivery(
+      webhookId,
+      delivery.organizationId,
+      { id: delivery.eventId, type: delivery.eventType, payload: delivery.requestBody },
+      nowIso(),
+    ),
     redeliveryOf: delivery.id,
   };
   await commit(ctx, new Plan(copy).add(ctx.db.insert(webhookDeliveries).values(copy)), respond);

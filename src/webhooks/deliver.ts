@@ -48,7 +48,10 @@ export function groupCommit(db: Db): (statements: Statement[]) => Promise<void> 
       const group = queued;
       queued = [];
       try {
-        await batchOf(db, group.flatMap((e) => e.statements));
+        await batchOf(
+          db,
+          group.flatMap((e) => e.statements),
+        );
         for (const e of group) e.done();
       } catch {
         await Promise.all(group.map(alone));
@@ -111,7 +114,12 @@ async function send(ctx: DeliveryContext, url: string, headers: Record<string, s
     };
   } catch (err) {
     const timeout = (err as Error)?.name === "TimeoutError" || (err as Error)?.name === "AbortError";
-    return { statusCode: null, error: timeout ? `timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : `request failed: ${String((err as Error)?.message ?? err)}`, retryAfter: null, durationMs: Date.now() - started };
+    return {
+      statusCode: null,
+      error: timeout ? `timed out after ${ATTEMPT_TIMEOUT_MS / 1000} s` : `request failed: ${String((err as Error)?.message ?? err)}`,
+      retryAfter: null,
+      durationMs: Date.now() - started,
+    };
   }
 }
 
@@ -124,12 +132,16 @@ async function send(ctx: DeliveryContext, url: string, headers: Record<string, s
  */
 async function signingSecrets(db: Db, webhook: WebhookRow, deliveryId: string, nowIso: string): Promise<string[]> {
   const stored = [webhook.secret];
-  if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > nowIso) stored.push(webhook.previousSecret);
+  if (webhook.previousSecret && webhook.previousSecretExpiresAt && webhook.previousSecretExpiresAt > nowIso)
+    stored.push(webhook.previousSecret);
   try {
     return await Promise.all(stored.map((s) => openWebhookSecret(webhook.id, s)));
   } catch (err) {
     await db.update(webhookDeliveries).set({ leaseUntil: null }).where(eq(webhookDeliveries.id, deliveryId));
-    throw new Error(`webhook ${webhook.id}: its signing secret cannot be used, so delivery ${deliveryId} is not sent: ${(err as Error).message}`, { cause: err });
+    throw new Error(
+      `webhook ${webhook.id}: its signing secret cannot be used, so delivery ${deliveryId} is not sent: ${(err as Error).message}`,
+      { cause: err },
+    );
   }
 }
 
@@ -194,7 +206,12 @@ export function leasedUntil(now: number): string {
 }
 
 /** Sends a leased delivery to its webhook (or records why not) and records the attempt. */
-async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow, webhook: WebhookRow | null, now: number): Promise<Outcome> {
+async function sendAndRecord(
+  ctx: DeliveryContext,
+  delivery: WebhookDeliveryRow,
+  webhook: WebhookRow | null,
+  now: number,
+): Promise<Outcome> {
   const { db } = ctx;
   const deliveryId = delivery.id;
   const nowIso = new Date(now).toISOString();
@@ -203,7 +220,12 @@ async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow,
   const active = webhook !== null && (webhook.enabled || delivery.eventType === "Webhook::Ping" || delivery.redeliveryOf !== null);
   let result: Result;
   if (!webhook || !active) {
-    result = { statusCode: null, error: webhook ? `webhook disabled (${webhook.disabledReason ?? "by its owner"})` : "webhook deleted", retryAfter: null, durationMs: 0 };
+    result = {
+      statusCode: null,
+      error: webhook ? `webhook disabled (${webhook.disabledReason ?? "by its owner"})` : "webhook deleted",
+      retryAfter: null,
+      durationMs: 0,
+    };
   } else if (!check!.ok) {
     result = { statusCode: null, error: `url refused: ${check!.reason}`, retryAfter: null, durationMs: 0 };
   } else {
@@ -230,7 +252,14 @@ async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow,
   const status = succeeded ? "succeeded" : delay === null ? "failed" : "pending";
 
   const statements = [
-    db.insert(webhookAttempts).values({ id: uuidv7(), deliveryId, attemptedAt: nowIso, statusCode: result.statusCode, durationMs: result.durationMs, error: result.error }),
+    db.insert(webhookAttempts).values({
+      id: uuidv7(),
+      deliveryId,
+      attemptedAt: nowIso,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      error: result.error,
+    }),
     db
       .update(webhookDeliveries)
       .set({
@@ -248,7 +277,10 @@ async function sendAndRecord(ctx: DeliveryContext, delivery: WebhookDeliveryRow,
     : succeeded
       ? // (Known to have none when the webhook was read: nothing to reset, one statement fewer.)
         webhook.consecutiveFailures > 0
-        ? db.update(webhooks).set({ consecutiveFailures: 0 }).where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)))
+        ? db
+            .update(webhooks)
+            .set({ consecutiveFailures: 0 })
+            .where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)))
         : null
       : gone
         ? db.update(webhooks).set({ enabled: false, disabledReason: "gone", updatedAt: nowIso }).where(eq(webhooks.id, webhook.id))

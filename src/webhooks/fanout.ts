@@ -1,11 +1,24 @@
 import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
-import { events, webhookDeliveries, webhooks, webhookSubscriptions, type EventRow, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
+import {
+  events,
+  webhookDeliveries,
+  webhooks,
+  webhookSubscriptions,
+  type EventRow,
+  type WebhookDeliveryRow,
+  type WebhookRow,
+} from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../db/queries";
 import { leasedUntil } from "./deliver";
 
-export function newDelivery(webhookId: string, organizationId: string, event: { id: string; type: string; payload: string }, now: string): WebhookDeliveryRow {
+export function newDelivery(
+  webhookId: string,
+  organizationId: string,
+  event: { id: string; type: string; payload: string },
+  now: string,
+): WebhookDeliveryRow {
   return {
     id: uuidv7(),
     webhookId,
@@ -46,7 +59,12 @@ export function subscribedWebhooks(db: Db, eventIds: readonly string[]) {
     .select({ ...getTableColumns(webhooks), subscribedTo: webhookSubscriptions.eventType })
     .from(webhooks)
     .innerJoin(webhookSubscriptions, eq(webhookSubscriptions.webhookId, webhooks.id))
-    .where(and(eq(webhooks.enabled, true), sql`${webhooks.organizationId} IN (SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`));
+    .where(
+      and(
+        eq(webhooks.enabled, true),
+        sql`${webhooks.organizationId} IN (SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`,
+      ),
+    );
 }
 
 export function targetsOf(rows: (WebhookRow & { subscribedTo: string })[]): Targets {
@@ -59,7 +77,10 @@ export function targetsOf(rows: (WebhookRow & { subscribedTo: string })[]): Targ
 }
 
 export function markProcessed(db: Db, eventId: string, nowIso: string): Statement {
-  return db.update(events).set({ processedAt: nowIso }).where(and(eq(events.id, eventId), isNull(events.processedAt)));
+  return db
+    .update(events)
+    .set({ processedAt: nowIso })
+    .where(and(eq(events.id, eventId), isNull(events.processedAt)));
 }
 
 /**
@@ -79,7 +100,8 @@ export function fanOut(db: Db, event: EventRow, targets: Targets, now: number, o
       ...rows.map(({ row }) => db.insert(webhookDeliveries).values(row).onConflictDoNothing().returning({ id: webhookDeliveries.id })),
       ...(opts.markProcessed ? [markProcessed(db, event.id, nowIso)] : []),
     ],
-    written: (results) => rows.filter((_, i) => (results[i] as unknown[]).length > 0).map(({ row, webhook }) => ({ delivery: row, webhook })),
+    written: (results) =>
+      rows.filter((_, i) => (results[i] as unknown[]).length > 0).map(({ row, webhook }) => ({ delivery: row, webhook })),
   };
 }
 

@@ -34,14 +34,20 @@ export async function sweepDeliveries(db: Db, queue: Queue<QueueMessage>, now = 
     .set({ nextAttemptAt: nowIso })
     .where(
       and(
-        inList(webhookDeliveries.id, due.map((d) => d.id)),
+        inList(
+          webhookDeliveries.id,
+          due.map((d) => d.id),
+        ),
         eq(webhookDeliveries.status, "pending"),
         lt(webhookDeliveries.nextAttemptAt, overdue),
         or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, nowIso)),
       ),
     )
     .returning({ id: webhookDeliveries.id });
-  await publishDeliveries(queue, taken.map((t) => t.id));
+  await publishDeliveries(
+    queue,
+    taken.map((t) => t.id),
+  );
   return taken.length;
 }
 
@@ -66,9 +72,15 @@ export async function resealWebhookSecrets(db: Db, now = Date.now()): Promise<{ 
   await db
     .update(webhooks)
     .set({ previousSecret: null, previousSecretExpiresAt: null })
-    .where(and(isNotNull(webhooks.previousSecret), or(isNull(webhooks.previousSecretExpiresAt), lte(webhooks.previousSecretExpiresAt, new Date(now).toISOString()))));
+    .where(
+      and(
+        isNotNull(webhooks.previousSecret),
+        or(isNull(webhooks.previousSecretExpiresAt), lte(webhooks.previousSecretExpiresAt, new Date(now).toISOString())),
+      ),
+    );
   const current = `v1.${keyring.current}.`;
-  const stale = (column: typeof webhooks.secret | typeof webhooks.previousSecret) => sql`substr(${column}, 1, ${current.length}) <> ${current}`;
+  const stale = (column: typeof webhooks.secret | typeof webhooks.previousSecret) =>
+    sql`substr(${column}, 1, ${current.length}) <> ${current}`;
   let resealed = 0;
   let failed = 0;
   let after = "";
@@ -76,27 +88,42 @@ export async function resealWebhookSecrets(db: Db, now = Date.now()): Promise<{ 
     const rows = await db
       .select({ id: webhooks.id, secret: webhooks.secret, previousSecret: webhooks.previousSecret })
       .from(webhooks)
-      .where(and(gt(webhooks.id, after), or(stale(webhooks.secret), and(isNotNull(webhooks.previousSecret), stale(webhooks.previousSecret)))))
+      .where(
+        and(gt(webhooks.id, after), or(stale(webhooks.secret), and(isNotNull(webhooks.previousSecret), stale(webhooks.previousSecret)))),
+      )
       .orderBy(webhooks.id)
       .limit(RESEAL_PAGE);
     const updates = [];
     for (const row of rows) {
       try {
-        const reseal = async (stored: string) => (needsReseal(stored, keyring) ? sealWebhookSecret(row.id, await openWebhookSecret(row.id, stored, keyring), keyring) : stored);
+        const reseal = async (stored: string) =>
+          needsReseal(stored, keyring) ? sealWebhookSecret(row.id, await openWebhookSecret(row.id, stored, keyring), keyring) : stored;
         const secret = await reseal(row.secret);
         const previousSecret = row.previousSecret === null ? null : await reseal(row.previousSecret);
         updates.push(
           db
             .update(webhooks)
             .set({ secret, previousSecret })
-            .where(and(eq(webhooks.id, row.id), eq(webhooks.secret, row.secret), row.previousSecret === null ? isNull(webhooks.previousSecret) : eq(webhooks.previousSecret, row.previousSecret))),
+            .where(
+              and(
+                eq(webhooks.id, row.id),
+                eq(webhooks.secret, row.secret),
+                row.previousSecret === null ? isNull(webhooks.previousSecret) : eq(webhooks.previousSecret, row.previousSecret),
+              ),
+            ),
         );
       } catch (err) {
         failed++;
-        console.error(JSON.stringify({ level: "error", message: "webhook signing secret cannot be resealed", webhook_id: row.id, error: String(err) }));
+        console.error(
+          JSON.stringify({ level: "error", message: "webhook signing secret cannot be resealed", webhook_id: row.id, error: String(err) }),
+        );
       }
     }
-    if (updates.length) resealed += (await db.batch(updates as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])).reduce((n, r) => n + changedRows(r), 0);
+    if (updates.length)
+      resealed += (await db.batch(updates as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])).reduce(
+        (n, r) => n + changedRows(r),
+        0,
+      );
     if (rows.length < RESEAL_PAGE) break;
     after = rows[rows.length - 1]!.id;
   }

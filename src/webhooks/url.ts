@@ -39,7 +39,9 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): UrlCheck {
   // Any other port would let a webhook knock on services that are not web servers (Redis on 6379 ...).
   if (url.port !== "" && url.port !== "8443") return { ok: false, reason: "must use port 443 or 8443 (or name none)" };
   if (host.startsWith("[") || /^[\d.]+$/.test(host)) return { ok: false, reason: "must name a host, not an IP address" };
-  if (LOCAL_NAMES.some((n) => host === n || host.endsWith(`.${n}`))) return { ok: false, reason: "must not point to a local or internal name" };
-  if (!host.includes(".") || host.split(".").some((label) => label === "")) return { ok: false, reason: "must name a public host (a single-label name is local)" };
+  if (LOCAL_NAMES.some((n) => host === n || host.endsWith(`.${n}`)))
+    return { ok: false, reason: "must not point to a local or internal name" };
+  if (!host.includes(".") || host.split(".").some((label) => label === ""))
+    return { ok: false, reason: "must name a public host (a single-label name is local)" };
   return { ok: true, url: url.toString() };
 }

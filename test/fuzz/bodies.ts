@@ -17,17 +17,94 @@ const DUP = "@@DUP@@";
 const UTF8 = "@@UTF8@@";
 const MAX_BYTES = 1_100_000;
 
-const WRONG = [null, true, false, 0, -1, 1.5, 1e308, "", "x", " ", [], {}, [null], { zzz: 1 }, "\u0000", "'; DROP TABLE organizations; --", "😀é", 2 ** 53 + 1];
-const EXTRA_NAMES = ["zzz", "__proto__", "constructor", "toString", "id", "created_at", "secret", "organization_id", "claimed", "type", "", "\ud800", "a".repeat(300)];
-const RAW_LITERALS = ["1e999", "-0", "123456789012345678901234567890", '"\\ud800"', '"x\\udc00"', '"\\ud83d\\ude00"', '"\\u0000"', "NaN", "Infinity", "undefined", "'x'", "0x10", "01", ".5", "+1", "tru", '"a"  "b"'];
-const BAD_UTF8 = [[0xff], [0xfe], [0xc0, 0xaf], [0xc3, 0x28], [0xed, 0xa0, 0x80], [0xf4, 0x90, 0x80, 0x80], [0x80], [0xe2, 0x82], [0xf0, 0x9f, 0x98], [0xf8, 0x88, 0x80, 0x80, 0x80]];
-const SYNTAX = [(t: string) => t.slice(0, Math.floor(t.length / 2)), (t: string) => t.replace(/}$/, ",}"), (t: string) => `${t}x`, (t: string) => `${t}${t}`, (t: string) => `\uFEFF${t}`, (t: string) => ` \n${t}\n `, () => "", () => "null", () => "[]", () => "{}", () => "1", () => '"s"', () => "{"];
+const WRONG = [
+  null,
+  true,
+  false,
+  0,
+  -1,
+  1.5,
+  1e308,
+  "",
+  "x",
+  " ",
+  [],
+  {},
+  [null],
+  { zzz: 1 },
+  "\u0000",
+  "'; DROP TABLE organizations; --",
+  "😀é",
+  2 ** 53 + 1,
+];
+const EXTRA_NAMES = [
+  "zzz",
+  "__proto__",
+  "constructor",
+  "toString",
+  "id",
+  "created_at",
+  "secret",
+  "organization_id",
+  "claimed",
+  "type",
+  "",
+  "\ud800",
+  "a".repeat(300),
+];
+const RAW_LITERALS = [
+  "1e999",
+  "-0",
+  "123456789012345678901234567890",
+  '"\\ud800"',
+  '"x\\udc00"',
+  '"\\ud83d\\ude00"',
+  '"\\u0000"',
+  "NaN",
+  "Infinity",
+  "undefined",
+  "'x'",
+  "0x10",
+  "01",
+  ".5",
+  "+1",
+  "tru",
+  '"a"  "b"',
+];
+const BAD_UTF8 = [
+  [0xff],
+  [0xfe],
+  [0xc0, 0xaf],
+  [0xc3, 0x28],
+  [0xed, 0xa0, 0x80],
+  [0xf4, 0x90, 0x80, 0x80],
+  [0x80],
+  [0xe2, 0x82],
+  [0xf0, 0x9f, 0x98],
+  [0xf8, 0x88, 0x80, 0x80, 0x80],
+];
+const SYNTAX = [
+  (t: string) => t.slice(0, Math.floor(t.length / 2)),
+  (t: string) => t.replace(/}$/, ",}"),
+  (t: string) => `${t}x`,
+  (t: string) => `${t}${t}`,
+  (t: string) => `\uFEFF${t}`,
+  (t: string) => ` \n${t}\n `,
+  () => "",
+  () => "null",
+  () => "[]",
+  () => "{}",
+  () => "1",
+  () => '"s"',
+  () => "{",
+];
 
 type Path = (string | number)[];
 
 function pathsOf(value: unknown, at: Path = [], out: { path: Path; value: unknown }[] = []) {
   out.push({ path: at, value });
-  if (value && typeof value === "object") for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, Array.isArray(value) ? Number(k) : k], out);
+  if (value && typeof value === "object")
+    for (const [k, v] of Object.entries(value)) pathsOf(v, [...at, Array.isArray(value) ? Number(k) : k], out);
   return out;
 }
 
@@ -57,12 +134,42 @@ const mutation = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("none" as const) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("replace" as const), pick: fc.nat(), value: fc.constantFrom(...WRONG) }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("huge-string" as const), pick: fc.nat(), bytes: fc.constantFrom(301, 5_001, 100_001, 1_000_000, 1_048_600), char: fc.constantFrom("a", "é", "😀", "\u0000") }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant("huge-array" as const), pick: fc.nat(), length: fc.constantFrom(51, 501, 1_001, 100_000) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("extra" as const), pick: fc.nat(), name: fc.constantFrom(...EXTRA_NAMES), value: fc.constantFrom(...WRONG) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("deep" as const), pick: fc.nat(), depth: fc.constantFrom(60, 62, 63, 64, 65, 100, 2_000, 20_000), shape: fc.constantFrom("[", "{") }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant("huge-string" as const),
+      pick: fc.nat(),
+      bytes: fc.constantFrom(301, 5_001, 100_001, 1_000_000, 1_048_600),
+      char: fc.constantFrom("a", "é", "😀", "\u0000"),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({ kind: fc.constant("huge-array" as const), pick: fc.nat(), length: fc.constantFrom(51, 501, 1_001, 100_000) }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("extra" as const),
+      pick: fc.nat(),
+      name: fc.constantFrom(...EXTRA_NAMES),
+      value: fc.constantFrom(...WRONG),
+    }),
+  },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("deep" as const),
+      pick: fc.nat(),
+      depth: fc.constantFrom(60, 62, 63, 64, 65, 100, 2_000, 20_000),
+      shape: fc.constantFrom("[", "{"),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("raw" as const), pick: fc.nat(), literal: fc.constantFrom(...RAW_LITERALS) }) },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("duplicate" as const), pick: fc.nat(), same: fc.boolean(), escape: fc.boolean() }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({ kind: fc.constant("duplicate" as const), pick: fc.nat(), same: fc.boolean(), escape: fc.boolean() }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("utf8" as const), pick: fc.nat(), bytes: fc.constantFrom(...BAD_UTF8) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("extras" as const), pick: fc.nat(), count: fc.constantFrom(26, 1_000, 60_000) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("syntax" as const), variant: fc.nat({ max: SYNTAX.length - 1 }) }) },
@@ -90,24 +197,41 @@ function mutate(valid: unknown, m: Mutation): Body {
     case "huge-string": {
       // As JSON writes it: "\u0000" takes six bytes, "é" two.
       const perChar = new TextEncoder().encode(JSON.stringify(m.char)).length - 2;
-      return { text: JSON.stringify(setAt(valid, node.path, m.char.repeat(Math.floor(m.bytes / perChar)))), note: `${where} = ${JSON.stringify(m.char)} x ${m.bytes} bytes` };
+      return {
+        text: JSON.stringify(setAt(valid, node.path, m.char.repeat(Math.floor(m.bytes / perChar)))),
+        note: `${where} = ${JSON.stringify(m.char)} x ${m.bytes} bytes`,
+      };
     }
     case "huge-array": {
       const first = Array.isArray(node.value) && node.value.length ? node.value[0] : 0;
       const element = JSON.stringify(first).length * m.length < MAX_BYTES / 2 ? first : 0;
-      return { text: JSON.stringify(setAt(valid, node.path, Array(m.length).fill(element))), note: `${where} = [${JSON.stringify(element)} x ${m.length}]` };
+      return {
+        text: JSON.stringify(setAt(valid, node.path, Array(m.length).fill(element))),
+        note: `${where} = [${JSON.stringify(element)} x ${m.length}]`,
+      };
     }
     case "extra": {
       const target = (object.value as Record<string, unknown>) ?? {};
       // defineProperty: a plain assignment to "__proto__" would set the prototype, not a member.
-      const withExtra = Object.defineProperty(structuredClone(target), m.name, { value: m.value, enumerable: true, writable: true, configurable: true });
-      return { text: JSON.stringify(setAt(valid, object.path, withExtra)), note: `extra member ${JSON.stringify(m.name.slice(0, 20))} at /${object.path.join("/")}` };
+      const withExtra = Object.defineProperty(structuredClone(target), m.name, {
+        value: m.value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      return {
+        text: JSON.stringify(setAt(valid, object.path, withExtra)),
+        note: `extra member ${JSON.stringify(m.name.slice(0, 20))} at /${object.path.join("/")}`,
+      };
     }
     case "deep": {
       const close = m.shape === "[" ? "]" : "}";
       const open = m.shape === "[" ? "[" : '{"a":';
       const inner = m.shape === "[" ? "" : "null";
-      return { text: withRaw(valid, node.path, open.repeat(m.depth) + inner + close.repeat(m.depth)), note: `${where} nested ${m.depth} levels of ${m.shape}` };
+      return {
+        text: withRaw(valid, node.path, open.repeat(m.depth) + inner + close.repeat(m.depth)),
+        note: `${where} nested ${m.depth} levels of ${m.shape}`,
+      };
     }
     case "raw":
       return { text: withRaw(valid, node.path, m.literal), note: `${where} = ${m.literal} (raw)` };
@@ -116,7 +240,9 @@ function mutate(valid: unknown, m: Mutation): Body {
       const name = Object.keys(target)[0];
       if (name === undefined) return { text: JSON.stringify(valid), note: "none (no member to repeat)" };
       const copy = { ...target, [DUP]: m.same ? target[name] : "duplicate" };
-      const text = JSON.stringify(setAt(valid, object.path, copy)).replace(`"${DUP}"`, () => (m.escape ? escaped(name) : JSON.stringify(name)));
+      const text = JSON.stringify(setAt(valid, object.path, copy)).replace(`"${DUP}"`, () =>
+        m.escape ? escaped(name) : JSON.stringify(name),
+      );
       return { text, duplicate: true, note: `member ${name} twice${m.escape ? " (second escaped)" : ""} at /${object.path.join("/")}` };
     }
     case "utf8": {
@@ -142,7 +268,9 @@ function mutate(valid: unknown, m: Mutation): Body {
 
 /** The deepest nesting of arrays and objects, counting the outermost as 1, without recursion. */
 export function depthOf(text: string): number {
-  let depth = 0, max = 0, inString = false;
+  let depth = 0,
+    max = 0,
+    inString = false;
   for (let i = 0; i < text.length; i++) {
     const ch = text[i];
     if (inString) {
@@ -178,7 +306,12 @@ export function whyBodyMustFail(body: Body, schema: Schema, components: Componen
   if (hasLoneSurrogate(parsed)) return "lone surrogate";
   if (!conforms(schema, components, parsed)) return "does not conform to the request schema";
   const url = (parsed as { data?: { attributes?: { url?: unknown } } }).data?.attributes?.url;
-  if (template.startsWith("/v1/webhooks") && typeof url === "string" && URL.canParse(url) && !["", "443", "8443"].includes(new URL(url).port)) {
+  if (
+    template.startsWith("/v1/webhooks") &&
+    typeof url === "string" &&
+    URL.canParse(url) &&
+    !["", "443", "8443"].includes(new URL(url).port)
+  ) {
     return "webhook URL on a port other than 443 or 8443";
   }
   return undefined;

@@ -14,14 +14,17 @@ const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}... (${s
 
 /** A request as a person would retype it; ids and keys stay placeholders ({{A.policy}}, {{key:org}}). */
 export function describeRequest(c: FuzzCase, key: KeyKind): string {
-  const lines = [`${c.method} ${clip(pathOf(c), 200)}${c.query ? `?${clip(c.query, 200)}` : ""}  [key: ${key === "literal" ? "Authorization below" : key}]`];
+  const lines = [
+    `${c.method} ${clip(pathOf(c), 200)}${c.query ? `?${clip(c.query, 200)}` : ""}  [key: ${key === "literal" ? "Authorization below" : key}]`,
+  ];
   if (key === "literal") lines.push(`  Authorization: ${c.authorization === null ? "(none)" : clip(String(c.authorization), 100)}`);
   for (const [name, value] of Object.entries(c.headers)) lines.push(`  ${name}: ${clip(JSON.stringify(value), 100)}`);
   if (c.body) {
-    const contentType = c.contentType === undefined ? c.op.body?.mediaTypes[0] ?? "application/vnd.api+json" : c.contentType;
+    const contentType = c.contentType === undefined ? (c.op.body?.mediaTypes[0] ?? "application/vnd.api+json") : c.contentType;
     lines.push(`  Content-Type: ${contentType === null ? "(none)" : JSON.stringify(contentType)}`);
     lines.push(`  body (${c.body.note}): ${clip(c.body.text, 400)}`);
-    if (c.body.badBytes) lines.push(`  raw bytes ${c.body.badBytes.bytes.map((b) => b.toString(16)).join(" ")} inserted at character ${c.body.badBytes.at}`);
+    if (c.body.badBytes)
+      lines.push(`  raw bytes ${c.body.badBytes.bytes.map((b) => b.toString(16)).join(" ")} inserted at character ${c.body.badBytes.at}`);
   }
   if (c.mustFail.length) lines.push(`  wrong with it: ${c.mustFail.join("; ")}`);
   return lines.join("\n");
@@ -40,7 +43,13 @@ export class Findings {
       const size = (c.body?.text.length ?? 0) + c.query.length + c.pathValues.join("").length;
       const found = this.groups.get(problem.label);
       if (!found) {
-        this.groups.set(problem.label, { problem, count: 1, operations: new Set([`${c.method} ${c.op.template}`]), keys: new Set([key]), example: { c, key, answer, size } });
+        this.groups.set(problem.label, {
+          problem,
+          count: 1,
+          operations: new Set([`${c.method} ${c.op.template}`]),
+          keys: new Set([key]),
+          example: { c, key, answer, size },
+        });
         continue;
       }
       found.count++;
@@ -63,7 +72,9 @@ export class Findings {
           f.problem.detail ? `  ${clip(f.problem.detail, 300)}` : "",
           describeRequest(f.example.c, f.example.key).replace(/^/gm, "  "),
           `  -> ${f.example.answer.status} ${clip(f.example.answer.text, 300)}`,
-        ].filter(Boolean).join("\n"),
+        ]
+          .filter(Boolean)
+          .join("\n"),
       )
       .join("\n\n");
   }

@@ -69,9 +69,10 @@ export async function send(c: FuzzCase, key: KeyKind, pool: Pool): Promise<Answe
   for (const [name, value] of Object.entries(c.headers)) headers.set(name, substitute(value, pool));
   if (key === "org") headers.set("Authorization", `Bearer ${pool.orgKey}`);
   if (key === "operator") headers.set("Authorization", `Bearer ${pool.operatorKey}`);
-  if (key === "literal" && c.authorization !== null && c.authorization !== undefined) headers.set("Authorization", substitute(c.authorization, pool));
+  if (key === "literal" && c.authorization !== null && c.authorization !== undefined)
+    headers.set("Authorization", substitute(c.authorization, pool));
   const body = bodyOf(c, pool);
-  const contentType = c.contentType === undefined ? c.op.body?.mediaTypes[0] ?? "application/vnd.api+json" : c.contentType;
+  const contentType = c.contentType === undefined ? (c.op.body?.mediaTypes[0] ?? "application/vnd.api+json") : c.contentType;
   if (body && contentType !== null) headers.set("Content-Type", contentType);
   const url = `${BASE}${pathOf(c, pool)}${c.query ? `?${substitute(c.query, pool)}` : ""}`;
   const ctx = createExecutionContext();
@@ -119,15 +120,18 @@ export function judge(c: FuzzCase, res: Answer, { ops, errorCodes, components }:
     if (res.text !== "") add("204 with a body");
   } else if (status < 400) {
     const documented = op?.responses.get(status) ?? [];
-    if (!documented.includes(essence(res.headers.get("Content-Type")))) add(`success Content-Type ${res.headers.get("Content-Type")}`, `documented: ${documented.join(", ")}`);
+    if (!documented.includes(essence(res.headers.get("Content-Type"))))
+      add(`success Content-Type ${res.headers.get("Content-Type")}`, `documented: ${documented.join(", ")}`);
     // A creation points at what it made, at the address the document itself gives.
     const self = status === 201 ? selfLinkOf(res.text) : undefined;
-    if (self && !(res.headers.get("Location") ?? "").endsWith(self)) add("201 whose Location is not its links.self", `Location: ${res.headers.get("Location")}, links.self: ${self}`);
+    if (self && !(res.headers.get("Location") ?? "").endsWith(self))
+      add("201 whose Location is not its links.self", `Location: ${res.headers.get("Location")}, links.self: ${self}`);
     const schema = op?.successSchemas.get(status);
     const where = schema && mismatchOf(schema, components, res.text);
     if (where) add(`${status} body departs from its documented schema at ${where.replace(/\/\d+(?=\/|$)/g, "/*")}`, res.text.slice(0, 300));
   } else {
-    if (essence(res.headers.get("Content-Type")) !== c.op.errorMediaType) add(`error Content-Type ${res.headers.get("Content-Type")}`, `documented: ${c.op.errorMediaType}`);
+    if (essence(res.headers.get("Content-Type")) !== c.op.errorMediaType)
+      add(`error Content-Type ${res.headers.get("Content-Type")}`, `documented: ${c.op.errorMediaType}`);
     const why = errorDocumentProblem(res, errorCodes);
     if (why) add(`not a valid error document: ${why}`, res.text.slice(0, 200));
     if (status === 401 && !/^Bearer/i.test(res.headers.get("WWW-Authenticate") ?? "")) add("401 without WWW-Authenticate: Bearer");
@@ -135,9 +139,15 @@ export function judge(c: FuzzCase, res: Answer, { ops, errorCodes, components }:
     if (status === 405) {
       const methods = [...ops.values()].filter((o) => o.template === c.op.template).map((o) => o.method);
       const expected = new Set([...methods, ...(methods.includes("GET") ? ["HEAD"] : [])]);
-      const allow = new Set((res.headers.get("Allow") ?? "").split(",").map((m) => m.trim()).filter(Boolean));
+      const allow = new Set(
+        (res.headers.get("Allow") ?? "")
+          .split(",")
+          .map((m) => m.trim())
+          .filter(Boolean),
+      );
       allow.delete("OPTIONS");
-      if ([...expected].some((m) => !allow.has(m)) || [...allow].some((m) => !expected.has(m))) add(`405 Allow: ${res.headers.get("Allow")}`, `documented: ${[...expected].join(", ")}`);
+      if ([...expected].some((m) => !allow.has(m)) || [...allow].some((m) => !expected.has(m)))
+        add(`405 Allow: ${res.headers.get("Allow")}`, `documented: ${[...expected].join(", ")}`);
     }
   }
   return problems;
@@ -180,7 +190,8 @@ function errorDocumentProblem(res: Answer, codes: Set<string>): string | undefin
     if (e.source !== undefined) {
       const entries = Object.entries(e.source as object);
       const [member, value] = entries[0] ?? [];
-      if (entries.length !== 1 || !["pointer", "parameter", "header"].includes(member!) || typeof value !== "string") return "source is not one pointer, parameter or header";
+      if (entries.length !== 1 || !["pointer", "parameter", "header"].includes(member!) || typeof value !== "string")
+        return "source is not one pointer, parameter or header";
       if (member === "pointer" && !/^(\/([^~]|~[01])*)*$/.test(value)) return "source.pointer is not a JSON Pointer";
       if (member !== "pointer" && value === "") return `source.${member} is empty`;
     }

@@ -29,9 +29,13 @@ beforeAll(async () => {
 
 describe("the fuzzer's own generator", () => {
   it("can match every pattern the document gives (a pattern no string matches refuses every value)", () => {
-    const patterns = [...new Set(JSON.stringify(doc).match(/"pattern":"(?:[^"\\]|\\.)*"/g) ?? [])].map((p) => JSON.parse(`{${p}}`).pattern as string);
+    const patterns = [...new Set(JSON.stringify(doc).match(/"pattern":"(?:[^"\\]|\\.)*"/g) ?? [])].map(
+      (p) => JSON.parse(`{${p}}`).pattern as string,
+    );
     expect(patterns.length).toBeGreaterThan(0);
-    const unmatchable = patterns.filter((p) => !fc.sample(fc.stringMatching(new RegExp(patternOf(p).source)), { seed: SEED, numRuns: 20 }).some((v) => new RegExp(p).test(v)));
+    const unmatchable = patterns.filter(
+      (p) => !fc.sample(fc.stringMatching(new RegExp(patternOf(p).source)), { seed: SEED, numRuns: 20 }).some((v) => new RegExp(p).test(v)),
+    );
     expect(unmatchable).toEqual([]);
   });
 
@@ -40,7 +44,10 @@ describe("the fuzzer's own generator", () => {
     expect(withBody.length).toBeGreaterThan(15);
     for (const op of withBody) {
       const ids = { resourceType: op.resourceType, pathId: "{{A.x}}", of: (t: string) => [`{{A.${t}}}`, `{{B.${t}}}`] };
-      fc.assert(fc.property(arbitraryOf(op.body!.schema, doc.components.schemas, ids), (v) => conforms(op.body!.schema, doc.components.schemas, v)), { seed: SEED, numRuns: 50 });
+      fc.assert(
+        fc.property(arbitraryOf(op.body!.schema, doc.components.schemas, ids), (v) => conforms(op.body!.schema, doc.components.schemas, v)),
+        { seed: SEED, numRuns: 50 },
+      );
     }
   });
 });
@@ -55,7 +62,8 @@ function noteEffects(c: FuzzCase, answer: Answer, pool: Pool): void {
   const owner = namedIn(c.pathValues.join(" "))[0]?.owner;
   if (!owner) return;
   if (c.method === "DELETE") pool.spent.add(owner);
-  if (c.method === "PATCH" && c.op.template === "/v1/organizations/{id}") pool.claimed[owner] = JSON.parse(answer.text).data.attributes.claimed;
+  if (c.method === "PATCH" && c.op.template === "/v1/organizations/{id}")
+    pool.claimed[owner] = JSON.parse(answer.text).data.attributes.claimed;
 }
 
 describe("every operation of the OpenAPI document, fuzzed", () => {
@@ -94,11 +102,17 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
           const after = answer.mayHaveWritten ? await writes.read() : before;
           const problems = judge(c, answer, { ops: byMethodAndPath, errorCodes, components }, mustFail);
           const expected = expectedStatuses(c, key, operatorOnly);
-          if (expected && !expected.includes(answer.status) && answer.status < 500) problems.push({ label: `answered ${answer.status} where only ${expected.join(" or ")} is right`, detail: c.mustFail.join("; ") || "another organization's record" });
-          for (const type of leaks(c, key, answer, pool)) problems.push({ label: `an organization key was shown another organization's ${type}` });
+          if (expected && !expected.includes(answer.status) && answer.status < 500)
+            problems.push({
+              label: `answered ${answer.status} where only ${expected.join(" or ")} is right`,
+              detail: c.mustFail.join("; ") || "another organization's record",
+            });
+          for (const type of leaks(c, key, answer, pool))
+            problems.push({ label: `an organization key was shown another organization's ${type}` });
           const wrote = WriteCounter.changed(before, after);
           if (answer.status >= 400 && wrote.length) problems.push({ label: `a failed request wrote ${wrote.join(", ")}` });
-          else if (!mayWrite(c) && WriteCounter.changed(before, after, true).length) problems.push({ label: `a ${c.method} wrote ${WriteCounter.changed(before, after, true).join(", ")}` });
+          else if (!mayWrite(c) && WriteCounter.changed(before, after, true).length)
+            problems.push({ label: `a ${c.method} wrote ${WriteCounter.changed(before, after, true).join(", ")}` });
           before = after;
           findings.record(c, key, answer, problems);
           noteEffects(c, answer, pool);
@@ -114,6 +128,9 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
       expect(ops.filter((op) => (perOperation.get(op.label) ?? 0) < 20).map((op) => op.label)).toEqual([]);
       expect(sent).toBeGreaterThanOrEqual(MIN_REQUESTS);
     }
-    expect(findings.size, `${summary}\nReproduce with VITE_FUZZ_SEED=${SEED}. Placeholders: {{A.*}} the key's organization (claimed), {{B.*}} another (unclaimed), {{key:*}} the keys.\n\n${findings.report()}`).toBe(0);
+    expect(
+      findings.size,
+      `${summary}\nReproduce with VITE_FUZZ_SEED=${SEED}. Placeholders: {{A.*}} the key's organization (claimed), {{B.*}} another (unclaimed), {{key:*}} the keys.\n\n${findings.report()}`,
+    ).toBe(0);
   }, 600_000);
 });

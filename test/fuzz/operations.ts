@@ -65,7 +65,7 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         .map((p) => {
           const before = segments[segments.indexOf(`{${p.name}}`) - 1]!;
           const isPublic = template.startsWith("/v1/p/");
-          return { name: p.name as string, type: isPublic ? (p.name as string) : COLLECTIONS[before] ?? before };
+          return { name: p.name as string, type: isPublic ? (p.name as string) : (COLLECTIONS[before] ?? before) };
         });
       const responses = new Map<number, string[]>();
       const successSchemas = new Map<number, Schema>();
@@ -89,7 +89,8 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         responses,
         successSchemas,
         errorMediaType: responses.get(400)?.[0] ?? "application/vnd.api+json",
-        resourceType: resourceTypeOf(op, doc.components.schemas) ?? COLLECTIONS[segments.filter((s) => !s.startsWith("{")).at(-1)!] ?? "unknown",
+        resourceType:
+          resourceTypeOf(op, doc.components.schemas) ?? COLLECTIONS[segments.filter((s) => !s.startsWith("{")).at(-1)!] ?? "unknown",
         // An operation that overrides the document's bearer requirement with none needs no key.
         public: Array.isArray(op.security) && op.security.length === 0,
         reporter: Array.isArray(op.security) && op.security.some((r: Record<string, unknown>) => "reporterToken" in r),
@@ -107,7 +108,7 @@ function resourceTypeOf(op: any, components: Components): string | undefined {
     const data = schema && resolve(schema, components).properties?.data;
     if (!data) continue;
     const resolved = resolve(data, components);
-    const resource = resolve(resolved.type === "array" ? resolved.items ?? {} : resolved, components);
+    const resource = resolve(resolved.type === "array" ? (resolved.items ?? {}) : resolved, components);
     const type = resource.properties?.type?.enum?.[0];
     if (typeof type === "string") return type;
   }

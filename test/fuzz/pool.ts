@@ -10,8 +10,20 @@ import { EVENT_TYPE_ID, fixture, type Fixture } from "../helpers/endpoints";
 export type Owner = "A" | "B";
 
 export const TYPES = [
-  "organization", "policy", "asset", "brief", "api_key", "vuln", "webhook", "webhook_delivery",
-  "directory", "directory_listing", "directory_listing_item", "trigger_event_type", "shortcode", "slug",
+  "organization",
+  "policy",
+  "asset",
+  "brief",
+  "api_key",
+  "vuln",
+  "webhook",
+  "webhook_delivery",
+  "directory",
+  "directory_listing",
+  "directory_listing_item",
+  "trigger_event_type",
+  "shortcode",
+  "slug",
 ] as const;
 
 /** Records no organization owns: any key may name them. */
@@ -51,7 +63,9 @@ export class Pool {
     }
     const claimed = owner === "A";
     if (!claimed) {
-      const res = await patch(`/v1/organizations/${f.org.id}`, f.org.operatorKey, { data: { type: "organization", attributes: { claimed: false } } });
+      const res = await patch(`/v1/organizations/${f.org.id}`, f.org.operatorKey, {
+        data: { type: "organization", attributes: { claimed: false } },
+      });
       if (res.status !== 200) throw new Error(`unclaiming the second organization: ${res.status} ${res.text}`);
     }
     this.claimed[owner] = claimed;
@@ -65,7 +79,9 @@ export class Pool {
   }
 
   all(): string[] {
-    return (["A", "B"] as const).flatMap((owner) => TYPES.filter((t) => !["shortcode", "slug"].includes(t)).map((t) => placeholder(owner, t)));
+    return (["A", "B"] as const).flatMap((owner) =>
+      TYPES.filter((t) => !["shortcode", "slug"].includes(t)).map((t) => placeholder(owner, t)),
+    );
   }
 
   /** The records of an owner that tenancy applies to, as [type, id]. */

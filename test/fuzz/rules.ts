@@ -35,7 +35,8 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
   if (key === "operator" && write) {
     if (NEVER_BY_OPERATOR.test(c.op.template)) out.push("operator write to vulns or webhooks");
     const target = named.find((n) => n.type !== "organization")?.owner ?? named.find((n) => n.type === "organization")?.owner;
-    if (UNCLAIMED_ONLY.test(c.op.template) && target && pool.claimed[target as Owner]) out.push("operator write to a claimed organization's records");
+    if (UNCLAIMED_ONLY.test(c.op.template) && target && pool.claimed[target as Owner])
+      out.push("operator write to a claimed organization's records");
   }
   return out;
 }
@@ -46,7 +47,8 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
  */
 export function expectedStatuses(c: FuzzCase, key: KeyKind, operatorOnly: Set<string>): number[] | undefined {
   // Only where nothing else is wrong with the request: a bad body or query may rightly come first.
-  if (c.focus !== "path" || c.op.body || c.op.upload || c.op.requiredQuery || key === "literal" || c.method !== c.op.method) return undefined;
+  if (c.focus !== "path" || c.op.body || c.op.upload || c.op.requiredQuery || key === "literal" || c.method !== c.op.method)
+    return undefined;
   // An API key never reaches a reporter route's records: the token is checked first.
   if (c.op.reporter) return [401];
   if (!c.mustFail.every((why) => why.startsWith("the path names no"))) return undefined;
@@ -54,7 +56,8 @@ export function expectedStatuses(c: FuzzCase, key: KeyKind, operatorOnly: Set<st
   const foreign = key === "org" && pathOwners(c).has("B");
   const unknown = c.mustFail.length > 0;
   if (!foreign && !unknown && pathOwners(c).size < 2) return undefined;
-  const restricted = key === "operator" && WRITE.has(c.method) && (NEVER_BY_OPERATOR.test(c.op.template) || UNCLAIMED_ONLY.test(c.op.template));
+  const restricted =
+    key === "operator" && WRITE.has(c.method) && (NEVER_BY_OPERATOR.test(c.op.template) || UNCLAIMED_ONLY.test(c.op.template));
   return restricted ? [403, 404] : [404];
 }
 
@@ -63,5 +66,8 @@ export function leaks(c: FuzzCase, key: KeyKind, answer: Answer, pool: Pool): st
   // Directories and public reads show every organization listed in them, by design.
   if (key !== "org" || c.op.public || c.op.template.startsWith("/v1/directories")) return [];
   const sent = substitute(`${c.pathValues.join(" ")} ${c.query} ${c.body?.text ?? ""}`, pool);
-  return pool.recordsOf("B").filter(([, id]) => answer.text.includes(id) && !sent.includes(id)).map(([type]) => type);
+  return pool
+    .recordsOf("B")
+    .filter(([, id]) => answer.text.includes(id) && !sent.includes(id))
+    .map(([type]) => type);
 }

@@ -54,17 +54,30 @@ export interface Ids {
 }
 
 // Values that pass the schema and usually the services' own checks, so valid instances reach them.
-const URIS = ["https://example.com/", "https://hooks.example.com/vdp", "https://example.org/.well-known/security.txt", "https://example.com:8443/x", "https://example.com:6379/", "http://example.com/"];
+const URIS = [
+  "https://example.com/",
+  "https://hooks.example.com/vdp",
+  "https://example.org/.well-known/security.txt",
+  "https://example.com:8443/x",
+  "https://example.com:6379/",
+  "http://example.com/",
+];
 const EMAILS = ["reporter@example.com", "a.b+c@example.org"];
 const HOSTNAMES = ["example.com", "sub.example.org", "xn--bcher-kva.example"];
 const label = fc.stringMatching(/^[a-z][a-z0-9]{2,10}$/);
 const HINTS: Record<string, (ids: Ids) => fc.Arbitrary<string>> = {
   // Directory items name a policy or a brief by an attribute rather than a relationship.
   listable_id: (ids) => idFrom([...ids.of("policy"), ...ids.of("brief")]),
-  value: () => fc.oneof(label.map((l) => `${l}.example.com`), label.map((l) => `https://${l}.example.com/app`), fc.constantFrom("10.0.0.1", "10.0.0.0/8", "*.example.com")),
+  value: () =>
+    fc.oneof(
+      label.map((l) => `${l}.example.com`),
+      label.map((l) => `https://${l}.example.com/app`),
+      fc.constantFrom("10.0.0.1", "10.0.0.0/8", "*.example.com"),
+    ),
 };
 
-const idFrom = (ids: string[]) => (ids.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: fc.uuid() }) : fc.uuid());
+const idFrom = (ids: string[]) =>
+  ids.length ? fc.oneof({ weight: 4, arbitrary: fc.constantFrom(...ids) }, { weight: 1, arbitrary: fc.uuid() }) : fc.uuid();
 
 /** A valid instance of `schema` (with the ids of the fixture where the schema names a record). */
 export function arbitraryOf(schema: Schema, components: Components, ids: Ids, path: (string | number)[] = []): fc.Arbitrary<unknown> {
@@ -91,7 +104,10 @@ function baseArbitrary(s: Schema, components: Components, ids: Ids, path: (strin
       return fc.record(model, { requiredKeys: s.required ?? [] });
     }
     case "array":
-      return fc.array(arbitraryOf(s.items ?? {}, components, ids, [...path, 0]), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, 3) });
+      return fc.array(arbitraryOf(s.items ?? {}, components, ids, [...path, 0]), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 3, 3),
+      });
     case "integer":
       return fc.integer({ min: s.minimum ?? -10, max: s.maximum ?? 1000 });
     case "number":
@@ -117,9 +133,14 @@ function stringArbitrary(s: Schema, ids: Ids, name: string): fc.Arbitrary<string
     case "email":
       return fc.constantFrom(...EMAILS);
     case "hostname":
-      return fc.oneof(fc.constantFrom(...HOSTNAMES), label.map((l) => `${l}.example.net`));
+      return fc.oneof(
+        fc.constantFrom(...HOSTNAMES),
+        label.map((l) => `${l}.example.net`),
+      );
     case "date-time":
-      return fc.date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true }).map((d) => d.toISOString());
+      return fc
+        .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2100-01-01T00:00:00Z"), noInvalidDate: true })
+        .map((d) => d.toISOString());
   }
   if (HINTS[name]) return HINTS[name](ids);
   return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.max(s.minLength ?? 0, Math.min(s.maxLength ?? 40, 40)) });
@@ -147,7 +168,11 @@ export function mismatch(schema: Schema, components: Components, value: unknown,
       const missing = (s.required ?? []).find((name) => !Object.hasOwn(obj, name));
       if (missing !== undefined) return `${at}/${missing}`;
       for (const [name, v] of Object.entries(obj)) {
-        const where = Object.hasOwn(props, name) ? mismatch(props[name]!, components, v, `${at}/${name}`) : s.additionalProperties === false ? `${at}/${name}` : undefined;
+        const where = Object.hasOwn(props, name)
+          ? mismatch(props[name]!, components, v, `${at}/${name}`)
+          : s.additionalProperties === false
+            ? `${at}/${name}`
+            : undefined;
         if (where !== undefined) return where;
       }
       return undefined;

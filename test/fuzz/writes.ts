@@ -17,11 +17,15 @@ export class WriteCounter {
   static readonly EXPECTED = new Set(["idempotency_keys"]);
 
   async install(): Promise<void> {
-    const listed = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', 'fuzz_writes')").all<{ name: string }>();
+    const listed = await env.DB.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', 'fuzz_writes')",
+    ).all<{ name: string }>();
     this.tables = listed.results.map((r) => r.name);
     const statements = [env.DB.prepare("CREATE TABLE IF NOT EXISTS fuzz_writes (tbl TEXT PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0)")];
     for (const table of this.tables) {
-      const columns = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${table}')`).all<{ name: string }>()).results.map((c) => `"${c.name}"`);
+      const columns = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${table}')`).all<{ name: string }>()).results.map(
+        (c) => `"${c.name}"`,
+      );
       const bump = `UPDATE fuzz_writes SET n = n + 1 WHERE tbl = '${table}';`;
       statements.push(
         env.DB.prepare(`INSERT OR IGNORE INTO fuzz_writes (tbl) VALUES ('${table}')`),

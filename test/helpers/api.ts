@@ -50,10 +50,21 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");
   const counter = countingD1(opts.env?.DB ?? env.DB);
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }), { ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env, DB: counter.db }, ctx);
+  const res = await worker.fetch(
+    new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }),
+    { ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env, DB: counter.db },
+    ctx,
+  );
   const text = await res.text();
   await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, body: text ? JSON.parse(text) : null, text, roundTrips: counter.count(), rowsRead: counter.rowsRead() };
+  return {
+    status: res.status,
+    headers: res.headers,
+    body: text ? JSON.parse(text) : null,
+    text,
+    roundTrips: counter.count(),
+    rowsRead: counter.rowsRead(),
+  };
 }
 
 /**
@@ -73,6 +84,8 @@ export async function untilLimited(limit: number, send: () => Promise<ApiRespons
 }
 
 export const get = <T = any>(path: string, key?: string | null, opts: RequestOptions = {}) => api<T>("GET", path, { ...opts, key });
-export const post = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) => api<T>("POST", path, { ...opts, key, body });
-export const patch = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) => api<T>("PATCH", path, { ...opts, key, body });
+export const post = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) =>
+  api<T>("POST", path, { ...opts, key, body });
+export const patch = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) =>
+  api<T>("PATCH", path, { ...opts, key, body });
 export const del = <T = any>(path: string, key: string | null, opts: RequestOptions = {}) => api<T>("DELETE", path, { ...opts, key });

@@ -33,17 +33,36 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
   const spare = await brief(org, { published_at: PUBLISHED });
   const k = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: {} } });
   const v = await vuln(org, b.id);
-  const file = await api("POST", `/v1/vulns/${v.id}/attachments?filename=poc.json`, { key: org.key, rawBody: '{"poc":true}', contentType: "application/json" });
+  const file = await api("POST", `/v1/vulns/${v.id}/attachments?filename=poc.json`, {
+    key: org.key,
+    rawBody: '{"poc":true}',
+    contentType: "application/json",
+  });
   const note = await post(`/v1/vulns/${v.id}/comments`, org.key, { data: { type: "comment", attributes: { body: "Triage note" } } });
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
   const dir = await directory(org.operatorKey);
   const spareDir = await directory(org.operatorKey);
   const l = await listing(org.operatorKey, dir.id, org.id);
-  const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: b.id } } });
+  const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, {
+    data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: b.id } },
+  });
   return {
-    org, policyId: p.id, assetId: a.id, briefId: b.id, spareBriefId: spare.id, apiKeyId: k.body.data.id, vulnId: v.id, attachmentId: file.body.data.id, commentId: note.body.data.id, webhookId: w.id, deliveryId: d.body.data.id,
-    directoryId: dir.id, spareDirectoryId: spareDir.id, listingId: l.id, itemId: item.body.data.id,
+    org,
+    policyId: p.id,
+    assetId: a.id,
+    briefId: b.id,
+    spareBriefId: spare.id,
+    apiKeyId: k.body.data.id,
+    vulnId: v.id,
+    attachmentId: file.body.data.id,
+    commentId: note.body.data.id,
+    webhookId: w.id,
+    deliveryId: d.body.data.id,
+    directoryId: dir.id,
+    spareDirectoryId: spareDir.id,
+    listingId: l.id,
+    itemId: item.body.data.id,
   };
 }
 
@@ -66,9 +85,11 @@ export interface Endpoint {
   notFound?: "vuln_not_found";
 }
 
-const doc = (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) => () => ({
-  data: { type, attributes, ...extra },
-});
+const doc =
+  (type: string, attributes: Record<string, unknown> = {}, extra: Record<string, unknown> = {}) =>
+  () => ({
+    data: { type, attributes, ...extra },
+  });
 /** A create that names the fixture's organization, as an operator must (its own key may too). */
 const owned = (type: string, attributes: Record<string, unknown>) => (f: Fixture) => ({
   data: { type, attributes, relationships: { organization: { data: { type: "organization", id: f.org.id } } } },
@@ -78,8 +99,20 @@ const owned = (type: string, attributes: Record<string, unknown>) => (f: Fixture
 export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/v1/organizations" },
   { method: "GET", path: (f) => `/v1/organizations/${f.org.id}`, owned: true },
-  { method: "POST", path: () => "/v1/organizations", body: (f) => doc("organization", { name: "X", slug: `x-${f.org.id.slice(-12)}` })(), operatorOnly: true, operator: "any" },
-  { method: "PATCH", path: (f) => `/v1/organizations/${f.org.id}`, body: doc("organization", { name: "Renamed" }), operatorOnly: true, operator: "any" },
+  {
+    method: "POST",
+    path: () => "/v1/organizations",
+    body: (f) => doc("organization", { name: "X", slug: `x-${f.org.id.slice(-12)}` })(),
+    operatorOnly: true,
+    operator: "any",
+  },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/organizations/${f.org.id}`,
+    body: doc("organization", { name: "Renamed" }),
+    operatorOnly: true,
+    operator: "any",
+  },
   { method: "POST", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, body: doc("api_key"), operatorOnly: true, operator: "any" },
   { method: "GET", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, operatorOnly: true },
   { method: "GET", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true },
@@ -87,12 +120,29 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/v1/policies" },
   { method: "POST", path: () => "/v1/policies", body: owned("policy", { name: "P" }), operator: "unclaimed" },
   { method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
-  { method: "PATCH", path: (f) => `/v1/policies/${f.policyId}`, body: doc("policy", { name: "Changed" }), owned: true, operator: "unclaimed" },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/policies/${f.policyId}`,
+    body: doc("policy", { name: "Changed" }),
+    owned: true,
+    operator: "unclaimed",
+  },
   { method: "DELETE", path: (f) => `/v1/policies/${f.policyId}`, owned: true, operator: "unclaimed" },
   { method: "GET", path: () => "/v1/assets" },
-  { method: "POST", path: () => "/v1/assets", body: owned("asset", { kind: "domain", value: "tenancy.example.com" }), operator: "unclaimed" },
+  {
+    method: "POST",
+    path: () => "/v1/assets",
+    body: owned("asset", { kind: "domain", value: "tenancy.example.com" }),
+    operator: "unclaimed",
+  },
   { method: "GET", path: (f) => `/v1/assets/${f.assetId}`, owned: true },
-  { method: "PATCH", path: (f) => `/v1/assets/${f.assetId}`, body: doc("asset", { short_description: "Changed" }), owned: true, operator: "unclaimed" },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/assets/${f.assetId}`,
+    body: doc("asset", { short_description: "Changed" }),
+    owned: true,
+    operator: "unclaimed",
+  },
   { method: "DELETE", path: (f) => `/v1/assets/${f.assetId}`, owned: true, operator: "unclaimed" },
   { method: "GET", path: () => "/v1/briefs" },
   { method: "POST", path: () => "/v1/briefs", body: owned("brief", { name: "B" }), operator: "unclaimed" },
@@ -115,7 +165,12 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
   },
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}/content`, ownedBy: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, notFound: "vuln_not_found" },
+  {
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}/content`,
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
+    notFound: "vuln_not_found",
+  },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true, operator: "never" },
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments`, ownedBy: (f) => `/v1/vulns/${f.vulnId}`, notFound: "vuln_not_found" },
   {
@@ -133,9 +188,20 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/v1/webhooks" },
   { method: "POST", path: () => "/v1/webhooks", body: (f) => webhookDoc({}, f.org.id), operator: "never" },
   { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
-  { method: "PATCH", path: (f) => `/v1/webhooks/${f.webhookId}`, body: () => ({ data: { type: "webhook", attributes: { name: "Changed" } } }), owned: true, operator: "never" },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/webhooks/${f.webhookId}`,
+    body: () => ({ data: { type: "webhook", attributes: { name: "Changed" } } }),
+    owned: true,
+    operator: "never",
+  },
   { method: "DELETE", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true, operator: "never" },
-  { method: "POST", path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}`, operator: "never" },
+  {
+    method: "POST",
+    path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`,
+    ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
+    operator: "never",
+  },
   { method: "POST", path: (f) => `/v1/webhooks/${f.webhookId}/ping`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}`, operator: "never" },
   { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}` },
   { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`, owned: true },
@@ -147,18 +213,44 @@ export const ENDPOINTS: Endpoint[] = [
   },
   { method: "GET", path: () => "/v1/directories" },
   { method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
-  { method: "POST", path: () => "/v1/directories", body: (f) => ({ data: { type: "directory", attributes: { name: "D", slug: `d-${f.org.id.slice(-12)}` } } }), operatorOnly: true, operator: "any" },
-  { method: "PATCH", path: (f) => `/v1/directories/${f.directoryId}`, body: () => ({ data: { type: "directory", attributes: { name: "Renamed" } } }), operatorOnly: true, operator: "any" },
+  {
+    method: "POST",
+    path: () => "/v1/directories",
+    body: (f) => ({ data: { type: "directory", attributes: { name: "D", slug: `d-${f.org.id.slice(-12)}` } } }),
+    operatorOnly: true,
+    operator: "any",
+  },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/directories/${f.directoryId}`,
+    body: () => ({ data: { type: "directory", attributes: { name: "Renamed" } } }),
+    operatorOnly: true,
+    operator: "any",
+  },
   { method: "GET", path: () => "/v1/directory_listings" },
   {
     method: "POST",
     path: () => "/v1/directory_listings",
-    body: (f) => ({ data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: f.spareDirectoryId } }, organization: { data: { type: "organization", id: f.org.id } } } } }),
+    body: (f) => ({
+      data: {
+        type: "directory_listing",
+        relationships: {
+          directory: { data: { type: "directory", id: f.spareDirectoryId } },
+          organization: { data: { type: "organization", id: f.org.id } },
+        },
+      },
+    }),
     operatorOnly: true,
     operator: "any",
   },
   { method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
-  { method: "PATCH", path: (f) => `/v1/directory_listings/${f.listingId}`, body: () => ({ data: { type: "directory_listing", attributes: { visible: false } } }), owned: true, operator: "any" },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/directory_listings/${f.listingId}`,
+    body: () => ({ data: { type: "directory_listing", attributes: { visible: false } } }),
+    owned: true,
+    operator: "any",
+  },
   { method: "DELETE", path: (f) => `/v1/directory_listings/${f.listingId}`, operatorOnly: true, operator: "any" },
   { method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}/items`, ownedBy: (f) => `/v1/directory_listings/${f.listingId}` },
   {
@@ -175,7 +267,12 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
     operator: "unclaimed",
   },
-  { method: "DELETE", path: (f) => `/v1/directory_listings/${f.listingId}/items/${f.itemId}`, ownedBy: (f) => `/v1/directory_listings/${f.listingId}`, operator: "unclaimed" },
+  {
+    method: "DELETE",
+    path: (f) => `/v1/directory_listings/${f.listingId}/items/${f.itemId}`,
+    ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
+    operator: "unclaimed",
+  },
 ];
 
 export const EVENT_TYPE_ID = "0b1e7f1a-5c52-5d7e-9a01-000000000001";
@@ -194,7 +291,13 @@ export function webhookDoc(attributes: Record<string, unknown> = {}, organizatio
 }
 
 function vulnDoc(briefId: string) {
-  return { data: { type: "vuln", attributes: { title: "T", description: "D" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } };
+  return {
+    data: {
+      type: "vuln",
+      attributes: { title: "T", description: "D" },
+      relationships: { brief: { data: { type: "brief", id: briefId } } },
+    },
+  };
 }
 
 export const label = (e: Endpoint) =>

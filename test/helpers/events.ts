@@ -32,7 +32,9 @@ export interface StoredEvent {
 
 /** The outbox rows of one vuln, in the order they were written. */
 export async function eventsOf(vulnId: string): Promise<StoredEvent[]> {
-  const { results } = await env.DB.prepare("SELECT id, type, payload, vuln_id, processed_at FROM events WHERE vuln_id = ? ORDER BY rowid").bind(vulnId).all<StoredEvent>();
+  const { results } = await env.DB.prepare("SELECT id, type, payload, vuln_id, processed_at FROM events WHERE vuln_id = ? ORDER BY rowid")
+    .bind(vulnId)
+    .all<StoredEvent>();
   return results;
 }
 

@@ -35,12 +35,20 @@ export async function organization(attributes: Record<string, unknown> = {}): Pr
     data: { type: "organization", attributes: { name: `Org ${slug}`, slug, website_url: "https://example.com", ...attributes } },
   });
   if (org.status !== 201) throw new Error(`organization factory: ${org.status} ${org.text}`);
-  const key = await post(`/v1/organizations/${org.body.data.id}/api_keys`, operator, { data: { type: "api_key", attributes: { name: "test" } } });
+  const key = await post(`/v1/organizations/${org.body.data.id}/api_keys`, operator, {
+    data: { type: "api_key", attributes: { name: "test" } },
+  });
   if (key.status !== 201) throw new Error(`api key factory: ${key.status} ${key.text}`);
   return { id: org.body.data.id, slug, key: key.body.data.attributes.key, keyId: key.body.data.id, operatorKey: operator };
 }
 
-async function create(path: string, type: string, key: string, attributes: Record<string, unknown>, relationships?: Record<string, unknown>) {
+async function create(
+  path: string,
+  type: string,
+  key: string,
+  attributes: Record<string, unknown>,
+  relationships?: Record<string, unknown>,
+) {
   const res = await post(path, key, { data: { type, attributes, ...(relationships ? { relationships } : {}) } });
   if (res.status !== 201) throw new Error(`${type} factory: ${res.status} ${res.text}`);
   return res.body.data;
@@ -67,9 +75,15 @@ export function brief(org: TestOrganization, attributes: Record<string, unknown>
 }
 
 export function vuln(org: TestOrganization, briefId: string, attributes: Record<string, unknown> = {}) {
-  return create("/v1/vulns", "vuln", org.key, { title: `Report ${unique()}`, description: "Steps to reproduce", ...attributes }, {
-    brief: { data: { type: "brief", id: briefId } },
-  });
+  return create(
+    "/v1/vulns",
+    "vuln",
+    org.key,
+    { title: `Report ${unique()}`, description: "Steps to reproduce", ...attributes },
+    {
+      brief: { data: { type: "brief", id: briefId } },
+    },
+  );
 }
 
 /** A fresh organization with one report, through a published brief: what the attachment tests start from. */
@@ -80,7 +94,11 @@ export async function organizationWithVuln(): Promise<{ org: TestOrganization; v
   return { org, vulnId: v.id as string };
 }
 
-export async function webhook(org: TestOrganization, attributes: Record<string, unknown> = {}, eventTypeIds: string[] = ["0b1e7f1a-5c52-5d7e-9a01-000000000001"]) {
+export async function webhook(
+  org: TestOrganization,
+  attributes: Record<string, unknown> = {},
+  eventTypeIds: string[] = ["0b1e7f1a-5c52-5d7e-9a01-000000000001"],
+) {
   const res = await post("/v1/webhooks", org.key, {
     data: {
       type: "webhook",
@@ -93,14 +111,22 @@ export async function webhook(org: TestOrganization, attributes: Record<string, 
 }
 
 export async function directory(operatorKey: string, attributes: Record<string, unknown> = {}) {
-  const res = await post("/v1/directories", operatorKey, { data: { type: "directory", attributes: { name: `Directory ${unique()}`, slug: `dir-${unique()}`, ...attributes } } });
+  const res = await post("/v1/directories", operatorKey, {
+    data: { type: "directory", attributes: { name: `Directory ${unique()}`, slug: `dir-${unique()}`, ...attributes } },
+  });
   if (res.status !== 201) throw new Error(`directory factory: ${res.status} ${res.text}`);
   return res.body.data;
 }
 
 export async function listing(operatorKey: string, directoryId: string, organizationId: string) {
   const res = await post("/v1/directory_listings", operatorKey, {
-    data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: directoryId } }, organization: { data: { type: "organization", id: organizationId } } } },
+    data: {
+      type: "directory_listing",
+      relationships: {
+        directory: { data: { type: "directory", id: directoryId } },
+        organization: { data: { type: "organization", id: organizationId } },
+      },
+    },
   });
   if (res.status !== 201) throw new Error(`listing factory: ${res.status} ${res.text}`);
   return res.body.data;
@@ -114,7 +140,12 @@ export function attachmentBytes(size: number, seed = 7): Uint8Array {
 }
 
 /** An attachment upload as a client sends it: the file as the body, its name in ?filename=. */
-export function upload(key: string | null, vulnId: string, bytes: Uint8Array | string, opts: { filename?: string; contentType?: string | null; headers?: Record<string, string>; env?: Partial<Env> } = {}) {
+export function upload(
+  key: string | null,
+  vulnId: string,
+  bytes: Uint8Array | string,
+  opts: { filename?: string; contentType?: string | null; headers?: Record<string, string>; env?: Partial<Env> } = {},
+) {
   const query = opts.filename === undefined ? "" : `?filename=${encodeURIComponent(opts.filename)}`;
   const length = typeof bytes === "string" ? new TextEncoder().encode(bytes).byteLength : bytes.byteLength;
   return api("POST", `/v1/vulns/${vulnId}/attachments${query}`, {

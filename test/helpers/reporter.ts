@@ -15,7 +15,11 @@ export interface SubmittedReport {
 }
 
 /** A report as a researcher makes one: through a published brief's shortcode, keeping the token. */
-export async function submitReport(org?: TestOrganization, attributes: Record<string, unknown> = {}, opts: { briefId?: string; shortcode?: string } = {}): Promise<SubmittedReport> {
+export async function submitReport(
+  org?: TestOrganization,
+  attributes: Record<string, unknown> = {},
+  opts: { briefId?: string; shortcode?: string } = {},
+): Promise<SubmittedReport> {
   const owner = org ?? (await organization());
   let briefId = opts.briefId;
   let code = opts.shortcode;
@@ -25,16 +29,32 @@ export async function submitReport(org?: TestOrganization, attributes: Record<st
     code = b.attributes.shortcode;
   }
   const res = await api("POST", `/v1/p/briefs/${code}/vulns`, {
-    body: { data: { type: "vuln", attributes: { title: "Stored XSS in the profile name", description: "Set the name to <img src=x onerror=alert(1)>.", ...attributes } } },
+    body: {
+      data: {
+        type: "vuln",
+        attributes: {
+          title: "Stored XSS in the profile name",
+          description: "Set the name to <img src=x onerror=alert(1)>.",
+          ...attributes,
+        },
+      },
+    },
     contentType: "application/json",
     headers: { "CF-Connecting-IP": nextIp() },
   });
   if (res.status !== 201) throw new Error(`report factory: ${res.status} ${res.text}`);
-  return { org: owner, id: res.body.data.id, shortcode: res.body.data.attributes.shortcode, token: res.body.data.attributes.follow_up_token, briefId: briefId! };
+  return {
+    org: owner,
+    id: res.body.data.id,
+    shortcode: res.body.data.attributes.shortcode,
+    token: res.body.data.attributes.follow_up_token,
+    briefId: briefId!,
+  };
 }
 
 /** A request with the follow-up token as the Bearer (as a reporter's client sends it). */
-export const asReporter = (method: string, path: string, token: string | null, opts: RequestOptions = {}) => api(method, path, { ...opts, key: token });
+export const asReporter = (method: string, path: string, token: string | null, opts: RequestOptions = {}) =>
+  api(method, path, { ...opts, key: token });
 
 /** A reporter upload: the file as the body, its name in ?filename=. */
 export function reporterUpload(token: string | null, bytes: Uint8Array | string, filename = "poc.txt", opts: RequestOptions = {}) {
@@ -74,9 +94,20 @@ export const REPORTER_ENDPOINTS: { method: "GET" | "POST"; path: (f: ReporterFix
 /** A report with a reporter-visible reply and an internal note of the organization, and a file. */
 export async function reporterFixture(org?: TestOrganization): Promise<ReporterFixture & { internalId: string }> {
   const report = await submitReport(org);
-  const reply = await api("POST", `/v1/vulns/${report.id}/comments`, { key: report.org.key, body: { data: { type: "comment", attributes: { body: "Thanks, we are looking.", visibility: "reporter" } } } });
-  const note = await api("POST", `/v1/vulns/${report.id}/comments`, { key: report.org.key, body: { data: { type: "comment", attributes: { body: "INTERNAL: looks like a dupe of #12" } } } });
-  const file = await api("POST", `/v1/vulns/${report.id}/attachments?filename=fix-plan.json`, { key: report.org.key, rawBody: '{"plan":1}', contentType: "application/json" });
-  if (reply.status !== 201 || note.status !== 201 || file.status !== 201) throw new Error(`reporter fixture: ${reply.status} ${note.status} ${file.status}`);
+  const reply = await api("POST", `/v1/vulns/${report.id}/comments`, {
+    key: report.org.key,
+    body: { data: { type: "comment", attributes: { body: "Thanks, we are looking.", visibility: "reporter" } } },
+  });
+  const note = await api("POST", `/v1/vulns/${report.id}/comments`, {
+    key: report.org.key,
+    body: { data: { type: "comment", attributes: { body: "INTERNAL: looks like a dupe of #12" } } },
+  });
+  const file = await api("POST", `/v1/vulns/${report.id}/attachments?filename=fix-plan.json`, {
+    key: report.org.key,
+    rawBody: '{"plan":1}',
+    contentType: "application/json",
+  });
+  if (reply.status !== 201 || note.status !== 201 || file.status !== 201)
+    throw new Error(`reporter fixture: ${reply.status} ${note.status} ${file.status}`);
   return { report, commentId: reply.body.data.id, internalId: note.body.data.id, attachmentId: file.body.data.id };
 }

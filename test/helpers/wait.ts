@@ -15,7 +15,12 @@ export interface WaitOptions {
  * Past the bound it throws "waited N s for WHAT; last seen: ...", with the last value read or the
  * last error the read threw.
  */
-export async function waitFor<T>(what: string, read: () => T | Promise<T>, holds: (value: T) => boolean = Boolean, { timeout = 90_000, interval = 100 }: WaitOptions = {}): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  holds: (value: T) => boolean = Boolean,
+  { timeout = 90_000, interval = 100 }: WaitOptions = {},
+): Promise<T> {
   const started = Date.now();
   let last: unknown = "nothing yet";
   for (;;) {

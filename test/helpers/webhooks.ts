@@ -51,13 +51,19 @@ export async function deliverEvents(eventIds: string[], overrides: Partial<Env> 
 
 /** Makes a delivery due now, as if its retry delay had passed. */
 export async function makeDue(deliveryId: string) {
-  await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), deliveryId).run();
+  await env.DB.prepare("UPDATE webhook_deliveries SET next_attempt_at = ? WHERE id = ?")
+    .bind(new Date(Date.now() - 1000).toISOString(), deliveryId)
+    .run();
 }
 
 /** Every row of every table, as text: for asserting that a value is stored nowhere. */
 export async function databaseText(): Promise<string> {
-  const { results: tables } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'").all<{ name: string }>();
-  const dumps = await Promise.all(tables.map(async ({ name }) => JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results)));
+  const { results: tables } = await env.DB.prepare(
+    "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\'",
+  ).all<{ name: string }>();
+  const dumps = await Promise.all(
+    tables.map(async ({ name }) => JSON.stringify((await env.DB.prepare(`SELECT * FROM "${name}"`).all()).results)),
+  );
   return dumps.join("\n");
 }
 
@@ -68,7 +74,9 @@ export function withWebhookKey<T>(value: string, work: () => Promise<T>): Promis
 
 /** The webhook's stored secret columns, as D1 holds them. */
 export async function storedSecrets(webhookId: string) {
-  return (await env.DB.prepare("SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE id = ?").bind(webhookId).first<{ secret: string; previous_secret: string | null; previous_secret_expires_at: string | null }>())!;
+  return (await env.DB.prepare("SELECT secret, previous_secret, previous_secret_expires_at FROM webhooks WHERE id = ?")
+    .bind(webhookId)
+    .first<{ secret: string; previous_secret: string | null; previous_secret_expires_at: string | null }>())!;
 }
 
 /** A fresh organization with a published brief and, unless `types` is empty, a webhook subscribed to them. */
@@ -77,7 +85,11 @@ export async function subscribedOrganization(types: string[]) {
   const ids = types.map((n) => EVENT_TYPES.find((t) => t.short_name === n)!.id);
   if (ids.length) {
     await post("/v1/webhooks", o.key, {
-      data: { type: "webhook", attributes: { name: "R", url: "https://hooks.example.com/vdp" }, relationships: { trigger_event_types: { data: ids.map((id) => ({ type: "trigger_event_type", id })) } } },
+      data: {
+        type: "webhook",
+        attributes: { name: "R", url: "https://hooks.example.com/vdp" },
+        relationships: { trigger_event_types: { data: ids.map((id) => ({ type: "trigger_event_type", id })) } },
+      },
     });
   }
   return { o, briefId: (await brief(o, { published_at: PUBLISHED })).id };
@@ -88,7 +100,18 @@ export async function createVulns(o: TestOrganization, briefId: string, n: numbe
   const q = fakeQueue();
   const vulns: string[] = [];
   for (let i = 0; i < n; i++) {
-    const res = await post("/v1/vulns", o.key, { data: { type: "vuln", attributes: { title: `T${i}`, description: "d" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } }, { env: { EVENTS: q.queue } });
+    const res = await post(
+      "/v1/vulns",
+      o.key,
+      {
+        data: {
+          type: "vuln",
+          attributes: { title: `T${i}`, description: "d" },
+          relationships: { brief: { data: { type: "brief", id: briefId } } },
+        },
+      },
+      { env: { EVENTS: q.queue } },
+    );
     expect(res.status).toBe(201);
     vulns.push(res.body.data.id);
   }

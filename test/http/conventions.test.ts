@@ -46,13 +46,16 @@ describe("documents and media types", () => {
     expect(res.headers.get("Location")).toBe(res.body.data.links.self);
   });
 
-  it.each(["application/vnd.api+json", "application/json", "application/json; charset=utf-8", 'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"', "application/vnd.api+json; profile=x"])(
-    "accepts a body sent as %s",
-    async (contentType) => {
-      const res = await post("/v1/policies", org.key, policyDoc(), { contentType });
-      expect(res.status).toBe(201);
-    },
-  );
+  it.each([
+    "application/vnd.api+json",
+    "application/json",
+    "application/json; charset=utf-8",
+    'application/vnd.api+json; ext="https://jsonapi.org/ext/atomic"',
+    "application/vnd.api+json; profile=x",
+  ])("accepts a body sent as %s", async (contentType) => {
+    const res = await post("/v1/policies", org.key, policyDoc(), { contentType });
+    expect(res.status).toBe(201);
+  });
 
   it.each(["text/plain", "application/x-www-form-urlencoded", "application/vnd.api+json; charset=utf-8", "application/xml"])(
     "answers 415 to a body sent as %s and writes nothing",
@@ -93,16 +96,24 @@ describe("documents and media types", () => {
 
   it("answers 409 when data.id differs from the path id, and changes nothing", async () => {
     const p = await policy(org, { name: "Original" });
-    const res = await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", id: "01900000-0000-7000-8000-000000000000", attributes: { name: "X" } } });
+    const res = await patch(`/v1/policies/${p.id}`, org.key, {
+      data: { type: "policy", id: "01900000-0000-7000-8000-000000000000", attributes: { name: "X" } },
+    });
     expect(res.status).toBe(409);
     expect(res.body.errors[0].source.pointer).toBe("/data/id");
     expect((await get(`/v1/policies/${p.id}`, org.key)).body.data.attributes.name).toBe("Original");
   });
 
   it("names each read-only and unknown attribute with a 422 at its pointer", async () => {
-    const res = await post("/v1/policies", org.key, policyDoc({ id: "x", shortcode: "x", maturity_rating: 5, created_at: "x", colour: "red" }));
+    const res = await post(
+      "/v1/policies",
+      org.key,
+      policyDoc({ id: "x", shortcode: "x", maturity_rating: 5, created_at: "x", colour: "red" }),
+    );
     expect(res.status).toBe(422);
-    const byPointer = Object.fromEntries(res.body.errors.map((e: { source: { pointer: string }; detail: string }) => [e.source.pointer, e.detail]));
+    const byPointer = Object.fromEntries(
+      res.body.errors.map((e: { source: { pointer: string }; detail: string }) => [e.source.pointer, e.detail]),
+    );
     expect(byPointer).toEqual({
       "/data/attributes/id": "id is read-only.",
       "/data/attributes/shortcode": "shortcode is read-only.",
@@ -154,22 +165,34 @@ describe("routes", () => {
 describe("failures", () => {
   it("answers an unexpected failure with a 500 that leaks no internals", async () => {
     const logs = expectedErrorLogs();
-    const res = await get("/v1/policies", org.key, { env: { DB: unavailable("D1_ERROR: no such column: secret_column: SQLITE_ERROR at select * from policies", { spareKeyLookup: true }) } });
+    const res = await get("/v1/policies", org.key, {
+      env: { DB: unavailable("D1_ERROR: no such column: secret_column: SQLITE_ERROR at select * from policies", { spareKeyLookup: true }) },
+    });
     expect(res.status).toBe(500);
     expect(res.body.errors[0]).toMatchObject({ status: "500", code: "internal_error", title: "Internal error" });
     expect(res.text).not.toMatch(/SQLITE|secret_column|select|at \w+ \(/i);
     expect(res.body.errors[0].meta).toEqual({ request_id: res.headers.get("X-Request-Id") });
     // The details stay in the log, under the same request id.
-    expect(logs).toEqual([expect.objectContaining({ level: "error", request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("secret_column") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        level: "error",
+        request_id: res.headers.get("X-Request-Id"),
+        error: expect.stringContaining("secret_column"),
+      }),
+    ]);
   });
 
   it("answers D1 being unavailable with 503 and Retry-After", async () => {
     const logs = expectedErrorLogs();
-    const res = await get("/v1/policies", org.key, { env: { DB: unavailable("D1_ERROR: Network connection lost.", { spareKeyLookup: true }) } });
+    const res = await get("/v1/policies", org.key, {
+      env: { DB: unavailable("D1_ERROR: Network connection lost.", { spareKeyLookup: true }) },
+    });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBeTruthy();
     expect(res.body.errors[0]).toMatchObject({ status: "503", code: "service_unavailable" });
-    expect(logs).toEqual([expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") }),
+    ]);
   });
 });
 
@@ -189,13 +212,17 @@ describe("headers", () => {
   });
 
   it("sends CORS headers on public routes only", async () => {
-    expect((await get("/v1/policies", org.key, { headers: { Origin: "https://example.org" } })).headers.get("Access-Control-Allow-Origin")).toBeNull();
+    expect(
+      (await get("/v1/policies", org.key, { headers: { Origin: "https://example.org" } })).headers.get("Access-Control-Allow-Origin"),
+    ).toBeNull();
     const pub = await get("/v1/p/briefs/NONE-0000", null, { headers: { Origin: "https://example.org" } });
     expect(pub.headers.get("Access-Control-Allow-Origin")).toBe("*");
   });
 
   it("answers a CORS preflight on public routes", async () => {
-    const res = await api("OPTIONS", "/v1/p/briefs/ABCD-EFGH", { headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" } });
+    const res = await api("OPTIONS", "/v1/p/briefs/ABCD-EFGH", {
+      headers: { Origin: "https://example.org", "Access-Control-Request-Method": "GET" },
+    });
     expect(res.status).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
   });
@@ -282,6 +309,6 @@ describe("the index and the reference", () => {
       expect(attrs).toMatch(/src="\/[^/]/);
       expect(body!.trim()).toBe("");
     }
-    expect(res.text).toContain('data-configuration=');
+    expect(res.text).toContain("data-configuration=");
   });
 });

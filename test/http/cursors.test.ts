@@ -1,6 +1,17 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { get, post } from "../helpers/api";
-import { asset, brief, directory, listing, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "../helpers/factories";
+import {
+  asset,
+  brief,
+  directory,
+  listing,
+  organization,
+  policy,
+  PUBLISHED,
+  vuln,
+  webhook,
+  type TestOrganization,
+} from "../helpers/factories";
 
 let org: TestOrganization;
 let reporter: TestOrganization;
@@ -21,7 +32,9 @@ beforeAll(async () => {
   itemIds = [];
   for (let i = 0; i < 5; i++) {
     const p = await policy(org, { published_at: PUBLISHED });
-    const item = await post(`/v1/directory_listings/${listingId}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: p.id } } });
+    const item = await post(`/v1/directory_listings/${listingId}/items`, org.key, {
+      data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: p.id } },
+    });
     itemIds.push(item.body.data.id);
   }
 });

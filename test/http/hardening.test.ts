@@ -20,13 +20,24 @@ async function policyCount(): Promise<number> {
 const deep = (levels: number) => "[".repeat(levels) + "]".repeat(levels);
 
 describe("request bodies are scanned before anything parses them", () => {
-  it.each([1_500, 8_000, 20_000, 200_000])("answers %i levels of nesting with a 400, before authentication, never a 5xx", async (levels) => {
-    for (const path of ["/v1/zzz", "/v1/policies", "/v1/vulns"]) {
-      const res = await api("POST", path, { rawBody: deep(levels), contentType: "application/json", headers: { "CF-Connecting-IP": freshIp() } });
-      expect(res.status, path).toBe(400);
-      expect(res.body.errors[0]).toMatchObject({ status: "400", code: "bad_request", detail: "The request body nests deeper than 64 levels." });
-    }
-  });
+  it.each([1_500, 8_000, 20_000, 200_000])(
+    "answers %i levels of nesting with a 400, before authentication, never a 5xx",
+    async (levels) => {
+      for (const path of ["/v1/zzz", "/v1/policies", "/v1/vulns"]) {
+        const res = await api("POST", path, {
+          rawBody: deep(levels),
+          contentType: "application/json",
+          headers: { "CF-Connecting-IP": freshIp() },
+        });
+        expect(res.status, path).toBe(400);
+        expect(res.body.errors[0]).toMatchObject({
+          status: "400",
+          code: "bad_request",
+          detail: "The request body nests deeper than 64 levels.",
+        });
+      }
+    },
+  );
 
   it("takes 64 levels and refuses 65 with a key, writing nothing", async () => {
     const wrap = (levels: number) => `{"data":{"type":"policy","attributes":{"name":"Deep"},"meta":${deep(levels - 2)}}}`;
@@ -55,7 +66,10 @@ describe("request bodies are scanned before anything parses them", () => {
 
   it("refuses a member named twice, at its pointer, and writes nothing", async () => {
     const before = await policyCount();
-    const res = await api("POST", "/v1/policies", { key: org.key, rawBody: '{"data":{"type":"policy","attributes":{"name":"A","name":"B"}}}' });
+    const res = await api("POST", "/v1/policies", {
+      key: org.key,
+      rawBody: '{"data":{"type":"policy","attributes":{"name":"A","name":"B"}}}',
+    });
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatchObject({ code: "bad_request", source: { pointer: "/data/attributes/name" } });
     expect(await policyCount()).toBe(before);
@@ -87,14 +101,17 @@ describe("error lists are bounded", () => {
 });
 
 describe("filters are validated", () => {
-  it.each(["q[brief_id_eq]=", "q[brief_id_eq]=not-a-uuid", "q[brief_id_eq]=01900000-0000-7000-8000-00000000dea", "q[processing_state_eq]=", "q[created_at_gteq]="])(
-    "answers %s with a 400 at source.parameter",
-    async (query) => {
-      const res = await get(`/v1/vulns?${query}`, org.key);
-      expect(res.status).toBe(400);
-      expect(res.body.errors[0]).toMatchObject({ code: "bad_request", source: { parameter: query.split("=")[0] } });
-    },
-  );
+  it.each([
+    "q[brief_id_eq]=",
+    "q[brief_id_eq]=not-a-uuid",
+    "q[brief_id_eq]=01900000-0000-7000-8000-00000000dea",
+    "q[processing_state_eq]=",
+    "q[created_at_gteq]=",
+  ])("answers %s with a 400 at source.parameter", async (query) => {
+    const res = await get(`/v1/vulns?${query}`, org.key);
+    expect(res.status).toBe(400);
+    expect(res.body.errors[0]).toMatchObject({ code: "bad_request", source: { parameter: query.split("=")[0] } });
+  });
 
   it("answers an empty policy filter on briefs with a 400 too", async () => {
     const res = await get("/v1/briefs?q[policy_id_eq]=", org.key);

@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { idempotencyRequestHash } from "../../src/http/idempotency";
-import { api, get, post } from "../helpers/api";
+import { api, get } from "../helpers/api";
 import { rewritingSql } from "../helpers/d1-faults";
 import { count, fakeQueue } from "../helpers/events";
 import { expectedErrorLogs } from "../helpers/logs";
@@ -17,7 +17,11 @@ beforeAll(async () => {
 });
 
 const vulnBody = (title = "Open redirect") => ({
-  data: { type: "vuln", attributes: { title, description: "GET /login?next=//evil" }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+  data: {
+    type: "vuln",
+    attributes: { title, description: "GET /login?next=//evil" },
+    relationships: { brief: { data: { type: "brief", id: briefId } } },
+  },
 });
 
 const send = (key: string, body: unknown, apiKey = org.key, path = "/v1/vulns") =>
@@ -72,7 +76,9 @@ describe("Idempotency-Key", () => {
     const body = JSON.stringify(vulnBody("in flight"));
     const hash = await idempotencyRequestHash("POST", "/v1/vulns", body);
     const insert = (key: string, createdAt: string) =>
-      env.DB.prepare("INSERT INTO idempotency_keys (scope, key, request_hash, state, token, created_at, expires_at) VALUES (?, ?, ?, 'in_flight', 'other', ?, ?)")
+      env.DB.prepare(
+        "INSERT INTO idempotency_keys (scope, key, request_hash, state, token, created_at, expires_at) VALUES (?, ?, ?, 'in_flight', 'other', ?, ?)",
+      )
         .bind(org.keyId, key, hash, createdAt, new Date(Date.now() + 86_400_000).toISOString())
         .run();
     await insert("k-flight", new Date().toISOString());
@@ -81,13 +87,20 @@ describe("Idempotency-Key", () => {
     expect(busy.body.errors[0]).toMatchObject({ code: "conflict", source: { header: "Idempotency-Key" } });
 
     await insert("k-abandoned", new Date(Date.now() - 120_000).toISOString());
-    const takeover = await api("POST", "/v1/vulns", { key: org.key, rawBody: body, headers: { "Idempotency-Key": "k-abandoned" }, env: quiet });
+    const takeover = await api("POST", "/v1/vulns", {
+      key: org.key,
+      rawBody: body,
+      headers: { "Idempotency-Key": "k-abandoned" },
+      env: quiet,
+    });
     expect(takeover.status).toBe(201);
   });
 
   it("forgets a key after 24 hours", async () => {
     const first = await send("k-expire", vulnBody());
-    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = ? WHERE key = 'k-expire'").bind(new Date(Date.now() - 1000).toISOString()).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET expires_at = ? WHERE key = 'k-expire'")
+      .bind(new Date(Date.now() - 1000).toISOString())
+      .run();
     const again = await send("k-expire", vulnBody());
     expect(again.status).toBe(201);
     expect(again.body.data.id).not.toBe(first.body.data.id);
@@ -103,9 +116,16 @@ describe("Idempotency-Key", () => {
   it("stores nothing when the change's batch fails: the key stays free", async () => {
     const logs = expectedErrorLogs();
     const failing = rewritingSql((sql) => sql.replace(/insert into "events"/i, 'insert into "no_such_table"'));
-    const failed = await api("POST", "/v1/vulns", { key: org.key, body: vulnBody(), headers: { "Idempotency-Key": "k-atomic" }, env: { ...quiet, DB: failing } });
+    const failed = await api("POST", "/v1/vulns", {
+      key: org.key,
+      body: vulnBody(),
+      headers: { "Idempotency-Key": "k-atomic" },
+      env: { ...quiet, DB: failing },
+    });
     expect(failed.status).toBe(500);
-    expect(logs).toEqual([expect.objectContaining({ request_id: failed.headers.get("X-Request-Id"), error: expect.stringContaining("no_such_table") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ request_id: failed.headers.get("X-Request-Id"), error: expect.stringContaining("no_such_table") }),
+    ]);
     const retried = await send("k-atomic", vulnBody());
     expect(retried.status).toBe(201);
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
@@ -150,7 +170,9 @@ describe("Idempotency-Key", () => {
     expect(k2.headers.get("Idempotent-Replayed")).toBe("true");
     expect(k2.body.data.id).toBe(k1.body.data.id);
     expect(k2.body.data.attributes.key).toBeNull();
-    const stored = await env.DB.prepare("SELECT response_body FROM idempotency_keys WHERE key = 'k-key'").first<{ response_body: string }>();
+    const stored = await env.DB.prepare("SELECT response_body FROM idempotency_keys WHERE key = 'k-key'").first<{
+      response_body: string;
+    }>();
     expect(stored!.response_body).not.toContain(k1.body.data.attributes.key);
   });
 });

@@ -25,7 +25,6 @@ function served(): Set<string> {
   );
 }
 
-
 // The uploads whose body is the file itself: no media type to refuse, so no 415.
 const RAW_UPLOADS = new Set(["POST /v1/vulns/{id}/attachments", "POST /v1/p/report/attachments"]);
 
@@ -55,8 +54,8 @@ describe("GET /v1/openapi.json", () => {
   it("says on each operation who may call it, from the endpoint's own rules", async () => {
     const res = await get("/v1/openapi.json");
     expect(res.text).not.toContain("x-access");
-    const ops = Object.entries(res.body.paths as Record<string, Record<string, { description: string; security?: unknown[] }>>).flatMap(([path, item]) =>
-      Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
+    const ops = Object.entries(res.body.paths as Record<string, Record<string, { description: string; security?: unknown[] }>>).flatMap(
+      ([path, item]) => Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
     );
     for (const e of ENDPOINTS) {
       const op = ops.find(([where]) => where === label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}"))?.[1];
@@ -77,13 +76,24 @@ describe("GET /v1/openapi.json", () => {
 
   it("declares on each operation exactly the errors it can answer", async () => {
     const doc = (await get("/v1/openapi.json")).body;
-    const operatorOnly = new Set(ENDPOINTS.filter((e) => e.operatorOnly || e.operator === "unclaimed" || e.operator === "never").map((e) => label(e).replace(/\{org\}/g, "{id}")));
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: { content: Record<string, unknown> } }>>)) {
+    const operatorOnly = new Set(
+      ENDPOINTS.filter((e) => e.operatorOnly || e.operator === "unclaimed" || e.operator === "never").map((e) =>
+        label(e).replace(/\{org\}/g, "{id}"),
+      ),
+    );
+    for (const [path, item] of Object.entries(
+      doc.paths as Record<
+        string,
+        Record<string, { responses: Record<string, unknown>; security?: unknown[]; requestBody?: { content: Record<string, unknown> } }>
+      >,
+    )) {
       for (const method of METHODS) {
         const op = item[method];
         if (!op) continue;
         const where = `${method.toUpperCase()} ${path}`;
-        const statuses = Object.keys(op.responses).filter((s) => Number(s) >= 400).sort();
+        const statuses = Object.keys(op.responses)
+          .filter((s) => Number(s) >= 400)
+          .sort();
         // The reporter's routes sit under /v1/p/ but take the reporter's token, not no key.
         const isReporter = path.startsWith("/v1/p/report");
         const isPublic = path.startsWith("/v1/p/") && !isReporter;
@@ -134,24 +144,81 @@ describe("Idempotency-Key in the document", () => {
 // The operationIds are a contract with every generated client: renaming one is a deliberate act that
 // edits this list too.
 const OPERATION_IDS = [
-  "getIndex", "getV1Index",
-  "listOrganizations", "createOrganization", "showOrganization", "updateOrganization",
-  "createOrganizationApiKey", "listOrganizationApiKeys", "showApiKey", "revokeApiKey",
-  "listPolicies", "createPolicy", "showPolicy", "updatePolicy", "deletePolicy",
-  "listAssets", "createAsset", "showAsset", "updateAsset", "deleteAsset",
-  "listBriefs", "createBrief", "showBrief", "updateBrief", "deleteBrief",
-  "listVulns", "createVuln", "showVuln", "updateVuln", "deleteVuln",
-  "listVulnAttachments", "createVulnAttachment", "showVulnAttachment", "deleteVulnAttachment", "downloadVulnAttachment",
-  "listWebhooks", "createWebhook", "showWebhook", "updateWebhook", "deleteWebhook", "rotateWebhookSecret",
-  "listWebhookDeliveries", "showWebhookDelivery", "redeliverWebhookDelivery", "pingWebhook",
-  "listWebhookEventTypes", "showWebhookEventType",
-  "listDirectories", "createDirectory", "showDirectory", "updateDirectory",
-  "listDirectoryListings", "createDirectoryListing", "showDirectoryListing", "updateDirectoryListing", "deleteDirectoryListing",
-  "listDirectoryListingItems", "createDirectoryListingItem", "reorderDirectoryListingItems", "deleteDirectoryListingItem",
-  "showPublicBrief", "createPublicVuln", "showPublicDirectory",
-  "listVulnComments", "createVulnComment", "showVulnComment", "deleteVulnComment",
-  "showReport", "listReportComments", "createReportComment", "showReportComment",
-  "listReportAttachments", "createReportAttachment", "showReportAttachment", "downloadReportAttachment",
+  "getIndex",
+  "getV1Index",
+  "listOrganizations",
+  "createOrganization",
+  "showOrganization",
+  "updateOrganization",
+  "createOrganizationApiKey",
+  "listOrganizationApiKeys",
+  "showApiKey",
+  "revokeApiKey",
+  "listPolicies",
+  "createPolicy",
+  "showPolicy",
+  "updatePolicy",
+  "deletePolicy",
+  "listAssets",
+  "createAsset",
+  "showAsset",
+  "updateAsset",
+  "deleteAsset",
+  "listBriefs",
+  "createBrief",
+  "showBrief",
+  "updateBrief",
+  "deleteBrief",
+  "listVulns",
+  "createVuln",
+  "showVuln",
+  "updateVuln",
+  "deleteVuln",
+  "listVulnAttachments",
+  "createVulnAttachment",
+  "showVulnAttachment",
+  "deleteVulnAttachment",
+  "downloadVulnAttachment",
+  "listWebhooks",
+  "createWebhook",
+  "showWebhook",
+  "updateWebhook",
+  "deleteWebhook",
+  "rotateWebhookSecret",
+  "listWebhookDeliveries",
+  "showWebhookDelivery",
+  "redeliverWebhookDelivery",
+  "pingWebhook",
+  "listWebhookEventTypes",
+  "showWebhookEventType",
+  "listDirectories",
+  "createDirectory",
+  "showDirectory",
+  "updateDirectory",
+  "listDirectoryListings",
+  "createDirectoryListing",
+  "showDirectoryListing",
+  "updateDirectoryListing",
+  "deleteDirectoryListing",
+  "listDirectoryListingItems",
+  "createDirectoryListingItem",
+  "reorderDirectoryListingItems",
+  "deleteDirectoryListingItem",
+  "showPublicBrief",
+  "createPublicVuln",
+  "showPublicDirectory",
+  "listVulnComments",
+  "createVulnComment",
+  "showVulnComment",
+  "deleteVulnComment",
+  "showReport",
+  "listReportComments",
+  "createReportComment",
+  "showReportComment",
+  "listReportAttachments",
+  "createReportAttachment",
+  "showReportAttachment",
+  "downloadReportAttachment",
 ];
 
 describe("operationIds", () => {
@@ -173,7 +240,15 @@ describe("operationIds", () => {
 describe("what the document adds to every operation", () => {
   it("documents the headers each answer carries, and the request headers the API reads", async () => {
     const doc = (await get("/v1/openapi.json")).body;
-    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { security?: unknown[]; parameters?: { $ref?: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }>>)) {
+    for (const [path, item] of Object.entries(
+      doc.paths as Record<
+        string,
+        Record<
+          string,
+          { security?: unknown[]; parameters?: { $ref?: string }[]; responses: Record<string, { headers?: Record<string, unknown> }> }
+        >
+      >,
+    )) {
       for (const method of METHODS) {
         const op = item[method];
         if (!op) continue;

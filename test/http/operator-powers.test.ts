@@ -25,14 +25,26 @@ const unlimited = { API_RATE_LIMITER: { limit: async () => ({ success: true }) }
 async function snapshot(f: Fixture): Promise<unknown[]> {
   const op = f.org.operatorKey;
   const paths = [
-    `/v1/organizations/${f.org.id}`, `/v1/organizations/${f.org.id}/api_keys`, `/v1/policies/${f.policyId}`, `/v1/assets/${f.assetId}`,
-    `/v1/briefs/${f.briefId}`, `/v1/briefs/${f.spareBriefId}`, `/v1/vulns/${f.vulnId}`, `/v1/webhooks/${f.webhookId}`,
-    `/v1/webhooks/${f.webhookId}/deliveries`, `/v1/directories/${f.directoryId}`, `/v1/directory_listings/${f.listingId}`,
+    `/v1/organizations/${f.org.id}`,
+    `/v1/organizations/${f.org.id}/api_keys`,
+    `/v1/policies/${f.policyId}`,
+    `/v1/assets/${f.assetId}`,
+    `/v1/briefs/${f.briefId}`,
+    `/v1/briefs/${f.spareBriefId}`,
+    `/v1/vulns/${f.vulnId}`,
+    `/v1/webhooks/${f.webhookId}`,
+    `/v1/webhooks/${f.webhookId}/deliveries`,
+    `/v1/directories/${f.directoryId}`,
+    `/v1/directory_listings/${f.listingId}`,
     `/v1/directory_listings/${f.listingId}/items`,
   ];
   const reads = await Promise.all(paths.map((p) => get(p, op, { env: unlimited })));
   // The organization's own lists: a refused create must not have added anything to them.
-  const lists = await Promise.all(["/v1/policies", "/v1/assets", "/v1/briefs", "/v1/vulns", "/v1/webhooks", "/v1/directory_listings"].map((p) => get(p, f.org.key, { env: unlimited })));
+  const lists = await Promise.all(
+    ["/v1/policies", "/v1/assets", "/v1/briefs", "/v1/vulns", "/v1/webhooks", "/v1/directory_listings"].map((p) =>
+      get(p, f.org.key, { env: unlimited }),
+    ),
+  );
   return [...reads, ...lists].map((r) => [r.status, r.body]);
 }
 
@@ -85,15 +97,25 @@ describe.each(WRITES.map((e) => [label(e), e] as const))("%s", (_name, e) => {
 
 describe("the 403 says why", () => {
   it("names the rule for a claimed organization's policy", async () => {
-    const res = await api("PATCH", `/v1/policies/${claimed.policyId}`, { key: claimed.org.operatorKey, body: { data: { type: "policy", attributes: { name: "X" } } } });
+    const res = await api("PATCH", `/v1/policies/${claimed.policyId}`, {
+      key: claimed.org.operatorKey,
+      body: { data: { type: "policy", attributes: { name: "X" } } },
+    });
     expect(res.body.errors[0].detail).toBe("Operator keys may change the policies of unclaimed organizations only.");
   });
 
   it("a claim ends the operator's writes, and an unclaim restores them", async () => {
     const f = await fixture({ claimed: false });
-    const rename = (name: string) => api("PATCH", `/v1/assets/${f.assetId}`, { key: f.org.operatorKey, body: { data: { type: "asset", attributes: { short_description: name } } } });
+    const rename = (name: string) =>
+      api("PATCH", `/v1/assets/${f.assetId}`, {
+        key: f.org.operatorKey,
+        body: { data: { type: "asset", attributes: { short_description: name } } },
+      });
     expect((await rename("before the claim")).status).toBe(200);
-    await api("PATCH", `/v1/organizations/${f.org.id}`, { key: f.org.operatorKey, body: { data: { type: "organization", attributes: { claimed: true } } } });
+    await api("PATCH", `/v1/organizations/${f.org.id}`, {
+      key: f.org.operatorKey,
+      body: { data: { type: "organization", attributes: { claimed: true } } },
+    });
     expect((await rename("after the claim")).status).toBe(403);
     expect((await get(`/v1/assets/${f.assetId}`, f.org.key)).body.data.attributes.short_description).toBe("before the claim");
   });

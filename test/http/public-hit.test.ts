@@ -37,7 +37,15 @@ function inOneWindow(): void {
 /** A rate limiter that counts what it is asked, and lets everything through (or nothing). */
 function countingLimiter(allow = true) {
   const calls: string[] = [];
-  return { calls, limiter: { limit: async ({ key }: { key: string }) => (calls.push(key), { success: allow }) } as RateLimit };
+  return {
+    calls,
+    limiter: {
+      limit: async ({ key }: { key: string }) => {
+        calls.push(key);
+        return { success: allow };
+      },
+    } as RateLimit,
+  };
 }
 
 const VARYING = new Set(["x-cache", "x-request-id", "date", "age", "cf-cache-status", "content-length"]);
@@ -50,7 +58,10 @@ describe.each([
   it("answers a hit with the app's headers, the same body, no database, and no call to the limiter", async () => {
     const miss = await get(path(), null, { headers: { "X-Request-Id": "mine" } });
     const counting = countingLimiter();
-    const hit = await api("GET", typed(), { headers: { "X-Request-Id": "mine", "CF-Connecting-IP": freshAddress() }, env: { PUBLIC_READ_RATE_LIMITER: counting.limiter } });
+    const hit = await api("GET", typed(), {
+      headers: { "X-Request-Id": "mine", "CF-Connecting-IP": freshAddress() },
+      env: { PUBLIC_READ_RATE_LIMITER: counting.limiter },
+    });
     expect(hit.status).toBe(200);
     expect(hit.headers.get("X-Cache")).toBe("HIT");
     expect(hit.roundTrips).toBe(0);

@@ -30,9 +30,25 @@ beforeAll(async () => {
 const CASES: Case[] = [
   { name: "GET /v1/organizations", trips: 2, run: (o) => get("/v1/organizations", o.key) },
   { name: "GET /v1/organizations/{id}", trips: 2, run: (o) => get(`/v1/organizations/${o.id}`, o.key) },
-  { name: "POST /v1/organizations", trips: 2, run: (o) => api("POST", "/v1/organizations", { key: o.operatorKey, body: doc("organization", { name: "RT", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }) }) },
-  { name: "PATCH /v1/organizations/{id}", trips: 2, run: (o) => api("PATCH", `/v1/organizations/${o.id}`, { key: o.operatorKey, body: doc("organization", { name: "RT" }) }) },
-  { name: "POST /v1/organizations/{id}/api_keys", trips: 2, run: (o) => api("POST", `/v1/organizations/${o.id}/api_keys`, { key: o.operatorKey, body: doc("api_key") }) },
+  {
+    name: "POST /v1/organizations",
+    trips: 2,
+    run: (o) =>
+      api("POST", "/v1/organizations", {
+        key: o.operatorKey,
+        body: doc("organization", { name: "RT", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }),
+      }),
+  },
+  {
+    name: "PATCH /v1/organizations/{id}",
+    trips: 2,
+    run: (o) => api("PATCH", `/v1/organizations/${o.id}`, { key: o.operatorKey, body: doc("organization", { name: "RT" }) }),
+  },
+  {
+    name: "POST /v1/organizations/{id}/api_keys",
+    trips: 2,
+    run: (o) => api("POST", `/v1/organizations/${o.id}/api_keys`, { key: o.operatorKey, body: doc("api_key") }),
+  },
   { name: "GET /v1/organizations/{id}/api_keys", trips: 2, run: (o) => get(`/v1/organizations/${o.id}/api_keys`, o.operatorKey) },
   { name: "GET /v1/api_keys/{id}", trips: 2, run: (o) => get(`/v1/api_keys/${o.keyId}`, o.operatorKey) },
   {
@@ -49,43 +65,99 @@ const CASES: Case[] = [
   {
     name: "POST /v1/policies (with assets)",
     trips: 3,
-    run: async (o) => api("POST", "/v1/policies", { key: o.key, body: doc("policy", {}, { assets: { data: [{ type: "asset", id: (await asset(o)).id }] } }) }),
+    run: async (o) =>
+      api("POST", "/v1/policies", {
+        key: o.key,
+        body: doc("policy", {}, { assets: { data: [{ type: "asset", id: (await asset(o)).id }] } }),
+      }),
   },
   {
     name: "POST /v1/policies (operator, naming the organization)",
     trips: 3,
     run: async (o) => {
       const unclaimed = await organization({ claimed: false });
-      return api("POST", "/v1/policies", { key: o.operatorKey, body: doc("policy", {}, { organization: rel("organization", unclaimed.id) }) });
+      return api("POST", "/v1/policies", {
+        key: o.operatorKey,
+        body: doc("policy", {}, { organization: rel("organization", unclaimed.id) }),
+      });
     },
   },
-  { name: "PATCH /v1/policies/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/policies/${(await policy(o)).id}`, { key: o.key, body: doc("policy", { name: "RT" }) }) },
+  {
+    name: "PATCH /v1/policies/{id}",
+    trips: 3,
+    run: async (o) => api("PATCH", `/v1/policies/${(await policy(o)).id}`, { key: o.key, body: doc("policy", { name: "RT" }) }),
+  },
   {
     name: "PATCH /v1/policies/{id} (with assets)",
     trips: 3,
     run: async (o) => {
       const [p, a] = [await policy(o), await asset(o)];
-      return api("PATCH", `/v1/policies/${p.id}`, { key: o.key, body: doc("policy", { name: "RT" }, { assets: { data: [{ type: "asset", id: a.id }] } }) });
+      return api("PATCH", `/v1/policies/${p.id}`, {
+        key: o.key,
+        body: doc("policy", { name: "RT" }, { assets: { data: [{ type: "asset", id: a.id }] } }),
+      });
     },
   },
-  { name: "DELETE /v1/policies/{id} (read, then the delete with its unlisting)", trips: 3, run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }) },
+  {
+    name: "DELETE /v1/policies/{id} (read, then the delete with its unlisting)",
+    trips: 3,
+    run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }),
+  },
   { name: "GET /v1/assets", trips: 2, run: (o) => get("/v1/assets", o.key) },
   { name: "GET /v1/assets/{id}", trips: 2, run: async (o) => get(`/v1/assets/${(await asset(o)).id}`, o.key) },
-  { name: "POST /v1/assets", trips: 2, run: (o) => api("POST", "/v1/assets", { key: o.key, body: doc("asset", { kind: "domain", value: `${crypto.randomUUID()}.example.com` }) }) },
-  { name: "PATCH /v1/assets/{id} (kind and value, or neither)", trips: 2, run: async (o) => api("PATCH", `/v1/assets/${(await asset(o)).id}`, { key: o.key, body: doc("asset", { short_description: "RT" }) }) },
-  { name: "PATCH /v1/assets/{id} (value alone)", trips: 3, run: async (o) => api("PATCH", `/v1/assets/${(await asset(o)).id}`, { key: o.key, body: doc("asset", { value: `${crypto.randomUUID()}.example.com` }) }) },
-  { name: "DELETE /v1/assets/{id} (its vulns get Vuln::Updated)", trips: 3, run: async (o) => api("DELETE", `/v1/assets/${(await asset(o)).id}`, { key: o.key }) },
+  {
+    name: "POST /v1/assets",
+    trips: 2,
+    run: (o) =>
+      api("POST", "/v1/assets", { key: o.key, body: doc("asset", { kind: "domain", value: `${crypto.randomUUID()}.example.com` }) }),
+  },
+  {
+    name: "PATCH /v1/assets/{id} (kind and value, or neither)",
+    trips: 2,
+    run: async (o) => api("PATCH", `/v1/assets/${(await asset(o)).id}`, { key: o.key, body: doc("asset", { short_description: "RT" }) }),
+  },
+  {
+    name: "PATCH /v1/assets/{id} (value alone)",
+    trips: 3,
+    run: async (o) =>
+      api("PATCH", `/v1/assets/${(await asset(o)).id}`, {
+        key: o.key,
+        body: doc("asset", { value: `${crypto.randomUUID()}.example.com` }),
+      }),
+  },
+  {
+    name: "DELETE /v1/assets/{id} (its vulns get Vuln::Updated)",
+    trips: 3,
+    run: async (o) => api("DELETE", `/v1/assets/${(await asset(o)).id}`, { key: o.key }),
+  },
   { name: "GET /v1/briefs", trips: 2, run: (o) => get("/v1/briefs", o.key) },
   { name: "GET /v1/briefs/{id}", trips: 2, run: async (o) => get(`/v1/briefs/${(await brief(o)).id}`, o.key) },
   { name: "POST /v1/briefs", trips: 2, run: (o) => api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }) }) },
-  { name: "POST /v1/briefs (with policy)", trips: 3, run: async (o) => api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }) },
+  {
+    name: "POST /v1/briefs (with policy)",
+    trips: 3,
+    run: async (o) =>
+      api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }),
+  },
   {
     name: "PATCH /v1/briefs/{id} (with policy)",
     trips: 3,
-    run: async (o) => api("PATCH", `/v1/briefs/${(await brief(o)).id}`, { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }),
+    run: async (o) =>
+      api("PATCH", `/v1/briefs/${(await brief(o)).id}`, {
+        key: o.key,
+        body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }),
+      }),
   },
-  { name: "DELETE /v1/briefs/{id} (read, then the delete with its unlisting)", trips: 3, run: async (o) => api("DELETE", `/v1/briefs/${(await brief(o)).id}`, { key: o.key }) },
-  { name: "GET /v1/p/briefs/{shortcode} (miss)", trips: 1, run: async (o) => get(`/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`) },
+  {
+    name: "DELETE /v1/briefs/{id} (read, then the delete with its unlisting)",
+    trips: 3,
+    run: async (o) => api("DELETE", `/v1/briefs/${(await brief(o)).id}`, { key: o.key }),
+  },
+  {
+    name: "GET /v1/p/briefs/{shortcode} (miss)",
+    trips: 1,
+    run: async (o) => get(`/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`),
+  },
   {
     name: "GET /v1/p/briefs/{shortcode} (hit)",
     trips: 0,
@@ -96,7 +168,11 @@ const CASES: Case[] = [
     },
   },
   { name: "GET /v1/vulns", trips: 2, run: (o) => get("/v1/vulns", o.key) },
-  { name: "GET /v1/vulns/{id} (first read: read_at and Vuln::Read in the same batch)", trips: 2, run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}`, o.key) },
+  {
+    name: "GET /v1/vulns/{id} (first read: read_at and Vuln::Read in the same batch)",
+    trips: 2,
+    run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}`, o.key),
+  },
   {
     name: "GET /v1/vulns/{id} (later reads)",
     trips: 2,
@@ -106,11 +182,22 @@ const CASES: Case[] = [
       return get(`/v1/vulns/${v.id}`, o.key);
     },
   },
-  { name: "POST /v1/vulns", trips: 3, run: async (o) => api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(await publishedBrief(o), { domains: ["a.example.com"] }), env: quiet }) },
+  {
+    name: "POST /v1/vulns",
+    trips: 3,
+    run: async (o) =>
+      api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(await publishedBrief(o), { domains: ["a.example.com"] }), env: quiet }),
+  },
   {
     name: "POST /v1/vulns (with Idempotency-Key)",
     trips: 3,
-    run: async (o) => api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(await publishedBrief(o)), headers: { "Idempotency-Key": crypto.randomUUID() }, env: quiet }),
+    run: async (o) =>
+      api("POST", "/v1/vulns", {
+        key: o.key,
+        body: vulnDoc(await publishedBrief(o)),
+        headers: { "Idempotency-Key": crypto.randomUUID() },
+        env: quiet,
+      }),
   },
   {
     name: "PATCH /v1/vulns/{id} (close)",
@@ -121,11 +208,20 @@ const CASES: Case[] = [
       return api("PATCH", `/v1/vulns/${v.id}`, { key: o.key, body: vulnDoc(briefId, { processing_state: "closed" }), env: quiet });
     },
   },
-  { name: "DELETE /v1/vulns/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, env: quiet }) },
+  {
+    name: "DELETE /v1/vulns/{id}",
+    trips: 2,
+    run: async (o) => api("DELETE", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, env: quiet }),
+  },
   {
     name: "PATCH /v1/vulns/{id} (triage alone, no brief named)",
     trips: 3,
-    run: async (o) => api("PATCH", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, body: { data: { type: "vuln", attributes: { cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" } } }, env: quiet }),
+    run: async (o) =>
+      api("PATCH", `/v1/vulns/${(await newVuln(o)).id}`, {
+        key: o.key,
+        body: { data: { type: "vuln", attributes: { cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H" } } },
+        env: quiet,
+      }),
   },
   {
     name: "DELETE /v1/vulns/{id} (with attachments: their keys ride in the delete's batch)",
@@ -136,28 +232,67 @@ const CASES: Case[] = [
       return api("DELETE", `/v1/vulns/${v.id}`, { key: o.key, env: quiet });
     },
   },
-  { name: "POST /v1/vulns/{id}/attachments (the vuln and its usage, then the row)", trips: 3, run: async (o) => attach(o, (await newVuln(o)).id) },
-  { name: "POST /v1/vulns/{id}/attachments (with Idempotency-Key)", trips: 3, run: async (o) => attach(o, (await newVuln(o)).id, { "Idempotency-Key": crypto.randomUUID() }) },
-  { name: "GET /v1/vulns/{id}/attachments", trips: 2, run: async (o) => get(`/v1/vulns/${(await attachedVuln(o)).vulnId}/attachments`, o.key) },
+  {
+    name: "POST /v1/vulns/{id}/attachments (the vuln and its usage, then the row)",
+    trips: 3,
+    run: async (o) => attach(o, (await newVuln(o)).id),
+  },
+  {
+    name: "POST /v1/vulns/{id}/attachments (with Idempotency-Key)",
+    trips: 3,
+    run: async (o) => attach(o, (await newVuln(o)).id, { "Idempotency-Key": crypto.randomUUID() }),
+  },
+  {
+    name: "GET /v1/vulns/{id}/attachments",
+    trips: 2,
+    run: async (o) => get(`/v1/vulns/${(await attachedVuln(o)).vulnId}/attachments`, o.key),
+  },
   { name: "GET /v1/vulns/{id}/attachments/{attachment_id}", trips: 2, run: async (o) => get((await attachedVuln(o)).self, o.key) },
-  { name: "GET /v1/vulns/{id}/attachments/{attachment_id}/content", trips: 2, run: async (o) => get(`${(await attachedVuln(o)).self}/content`, o.key) },
-  { name: "DELETE /v1/vulns/{id}/attachments/{attachment_id}", trips: 2, run: async (o) => api("DELETE", (await attachedVuln(o)).self, { key: o.key }) },
+  {
+    name: "GET /v1/vulns/{id}/attachments/{attachment_id}/content",
+    trips: 2,
+    run: async (o) => get(`${(await attachedVuln(o)).self}/content`, o.key),
+  },
+  {
+    name: "DELETE /v1/vulns/{id}/attachments/{attachment_id}",
+    trips: 2,
+    run: async (o) => api("DELETE", (await attachedVuln(o)).self, { key: o.key }),
+  },
   {
     name: "POST /v1/p/briefs/{shortcode}/vulns",
     trips: 2,
     run: async (o) => {
       const shortcode = (await brief(o, { published_at: PUBLISHED })).attributes.shortcode;
-      return api("POST", `/v1/p/briefs/${shortcode}/vulns`, { body: { data: { type: "vuln", attributes: { title: "T", description: "D" } } }, env: quiet });
+      return api("POST", `/v1/p/briefs/${shortcode}/vulns`, {
+        body: { data: { type: "vuln", attributes: { title: "T", description: "D" } } },
+        env: quiet,
+      });
     },
   },
   { name: "GET /v1/webhook_event_types (no query)", trips: 1, run: (o) => get("/v1/webhook_event_types", o.key) },
   { name: "GET /v1/webhooks", trips: 2, run: (o) => get("/v1/webhooks", o.key) },
   { name: "GET /v1/webhooks/{id}", trips: 2, run: async (o) => get(`/v1/webhooks/${(await webhook(o)).id}`, o.key) },
   { name: "POST /v1/webhooks", trips: 2, run: (o) => api("POST", "/v1/webhooks", { key: o.key, body: webhookDoc() }) },
-  { name: "PATCH /v1/webhooks/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/webhooks/${(await webhook(o)).id}`, { key: o.key, body: { data: { type: "webhook", attributes: { enabled: false } } } }) },
+  {
+    name: "PATCH /v1/webhooks/{id}",
+    trips: 3,
+    run: async (o) =>
+      api("PATCH", `/v1/webhooks/${(await webhook(o)).id}`, {
+        key: o.key,
+        body: { data: { type: "webhook", attributes: { enabled: false } } },
+      }),
+  },
   { name: "DELETE /v1/webhooks/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/webhooks/${(await webhook(o)).id}`, { key: o.key }) },
-  { name: "POST /v1/webhooks/{id}/rotate_secret", trips: 3, run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/rotate_secret`, { key: o.key }) },
-  { name: "POST /v1/webhooks/{id}/ping", trips: 3, run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/ping`, { key: o.key }) },
+  {
+    name: "POST /v1/webhooks/{id}/rotate_secret",
+    trips: 3,
+    run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/rotate_secret`, { key: o.key }),
+  },
+  {
+    name: "POST /v1/webhooks/{id}/ping",
+    trips: 3,
+    run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/ping`, { key: o.key }),
+  },
   {
     name: "GET /v1/webhooks/{id}/deliveries",
     trips: 2,
@@ -183,31 +318,77 @@ const CASES: Case[] = [
   },
   { name: "GET /v1/directories", trips: 2, run: (o) => get("/v1/directories", o.key) },
   { name: "GET /v1/directories/{id}", trips: 2, run: async (o) => get(`/v1/directories/${(await directory(o.operatorKey)).id}`, o.key) },
-  { name: "POST /v1/directories", trips: 2, run: (o) => api("POST", "/v1/directories", { key: o.operatorKey, body: doc("directory", { name: "D", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }) }) },
-  { name: "PATCH /v1/directories/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/directories/${(await directory(o.operatorKey)).id}`, { key: o.operatorKey, body: doc("directory", { name: "D2" }) }) },
+  {
+    name: "POST /v1/directories",
+    trips: 2,
+    run: (o) =>
+      api("POST", "/v1/directories", {
+        key: o.operatorKey,
+        body: doc("directory", { name: "D", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }),
+      }),
+  },
+  {
+    name: "PATCH /v1/directories/{id}",
+    trips: 3,
+    run: async (o) =>
+      api("PATCH", `/v1/directories/${(await directory(o.operatorKey)).id}`, {
+        key: o.operatorKey,
+        body: doc("directory", { name: "D2" }),
+      }),
+  },
   { name: "GET /v1/directory_listings", trips: 2, run: (o) => get("/v1/directory_listings", o.key) },
   { name: "GET /v1/directory_listings/{id}", trips: 2, run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}`, o.key) },
   {
     name: "POST /v1/directory_listings",
     trips: 3,
     run: async (o) =>
-      api("POST", "/v1/directory_listings", { key: o.operatorKey, body: doc("directory_listing", {}, { directory: rel("directory", (await directory(o.operatorKey)).id), organization: rel("organization", o.id) }) }),
+      api("POST", "/v1/directory_listings", {
+        key: o.operatorKey,
+        body: doc(
+          "directory_listing",
+          {},
+          { directory: rel("directory", (await directory(o.operatorKey)).id), organization: rel("organization", o.id) },
+        ),
+      }),
   },
-  { name: "PATCH /v1/directory_listings/{id}", trips: 3, run: async (o) => api("PATCH", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.key, body: doc("directory_listing", { visible: false }) }) },
-  { name: "DELETE /v1/directory_listings/{id}", trips: 3, run: async (o) => api("DELETE", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.operatorKey }) },
-  { name: "GET /v1/directory_listings/{id}/items", trips: 2, run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}/items`, o.key) },
+  {
+    name: "PATCH /v1/directory_listings/{id}",
+    trips: 3,
+    run: async (o) =>
+      api("PATCH", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.key, body: doc("directory_listing", { visible: false }) }),
+  },
+  {
+    name: "DELETE /v1/directory_listings/{id}",
+    trips: 3,
+    run: async (o) => api("DELETE", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.operatorKey }),
+  },
+  {
+    name: "GET /v1/directory_listings/{id}/items",
+    trips: 2,
+    run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}/items`, o.key),
+  },
   {
     name: "POST /v1/directory_listings/{id}/items",
     trips: 3,
-    run: async (o) => api("POST", `/v1/directory_listings/${(await listed(o)).id}/items`, { key: o.key, body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }) }),
+    run: async (o) =>
+      api("POST", `/v1/directory_listings/${(await listed(o)).id}/items`, {
+        key: o.key,
+        body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }),
+      }),
   },
   {
     name: "PATCH /v1/directory_listings/{id}/items/reorder",
     trips: 3,
     run: async (o) => {
       const l = await listed(o);
-      const item = await api("POST", `/v1/directory_listings/${l.id}/items`, { key: o.key, body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }) });
-      return api("PATCH", `/v1/directory_listings/${l.id}/items/reorder`, { key: o.key, body: { data: [{ type: "directory_listing_item", id: item.body.data.id }] } });
+      const item = await api("POST", `/v1/directory_listings/${l.id}/items`, {
+        key: o.key,
+        body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }),
+      });
+      return api("PATCH", `/v1/directory_listings/${l.id}/items/reorder`, {
+        key: o.key,
+        body: { data: [{ type: "directory_listing_item", id: item.body.data.id }] },
+      });
     },
   },
   {
@@ -215,11 +396,18 @@ const CASES: Case[] = [
     trips: 3,
     run: async (o) => {
       const l = await listed(o);
-      const item = await api("POST", `/v1/directory_listings/${l.id}/items`, { key: o.key, body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }) });
+      const item = await api("POST", `/v1/directory_listings/${l.id}/items`, {
+        key: o.key,
+        body: doc("directory_listing_item", { listable_type: "Brief", listable_id: await publishedBrief(o) }),
+      });
       return api("DELETE", `/v1/directory_listings/${l.id}/items/${item.body.data.id}`, { key: o.key });
     },
   },
-  { name: "GET /v1/p/directories/{slug} (miss)", trips: 1, run: async (o) => get(`/v1/p/directories/${(await directory(o.operatorKey)).attributes.slug}`) },
+  {
+    name: "GET /v1/p/directories/{slug} (miss)",
+    trips: 1,
+    run: async (o) => get(`/v1/p/directories/${(await directory(o.operatorKey)).attributes.slug}`),
+  },
   {
     name: "GET /v1/p/directories/{slug} (hit)",
     trips: 0,
@@ -230,17 +418,44 @@ const CASES: Case[] = [
     },
   },
   { name: "GET /v1/vulns/{id}/comments", trips: 2, run: async (o) => get(`/v1/vulns/${(await commented(o)).vulnId}/comments`, o.key) },
-  { name: "POST /v1/vulns/{id}/comments", trips: 2, run: async (o) => api("POST", `/v1/vulns/${(await newVuln(o)).id}/comments`, { key: o.key, body: doc("comment", { body: "Fixed" }), env: quiet }) },
+  {
+    name: "POST /v1/vulns/{id}/comments",
+    trips: 2,
+    run: async (o) =>
+      api("POST", `/v1/vulns/${(await newVuln(o)).id}/comments`, { key: o.key, body: doc("comment", { body: "Fixed" }), env: quiet }),
+  },
   {
     name: "POST /v1/vulns/{id}/comments (with Idempotency-Key)",
     trips: 3,
-    run: async (o) => api("POST", `/v1/vulns/${(await newVuln(o)).id}/comments`, { key: o.key, body: doc("comment", { body: "Fixed" }), headers: { "Idempotency-Key": crypto.randomUUID() }, env: quiet }),
+    run: async (o) =>
+      api("POST", `/v1/vulns/${(await newVuln(o)).id}/comments`, {
+        key: o.key,
+        body: doc("comment", { body: "Fixed" }),
+        headers: { "Idempotency-Key": crypto.randomUUID() },
+        env: quiet,
+      }),
   },
   { name: "GET /v1/vulns/{id}/comments/{comment_id}", trips: 2, run: async (o) => get((await commented(o)).self, o.key) },
-  { name: "DELETE /v1/vulns/{id}/comments/{comment_id}", trips: 2, run: async (o) => api("DELETE", (await commented(o)).self, { key: o.key }) },
+  {
+    name: "DELETE /v1/vulns/{id}/comments/{comment_id}",
+    trips: 2,
+    run: async (o) => api("DELETE", (await commented(o)).self, { key: o.key }),
+  },
   { name: "GET /v1/p/report", trips: 1, run: async (o) => asReporter("GET", "/v1/p/report", (await submitReport(o)).token) },
-  { name: "GET /v1/p/report/comments", trips: 2, run: async (o) => asReporter("GET", "/v1/p/report/comments", (await submitReport(o)).token) },
-  { name: "POST /v1/p/report/comments", trips: 2, run: async (o) => asReporter("POST", "/v1/p/report/comments", (await submitReport(o)).token, { body: doc("comment", { body: "Any news?" }), env: quiet }) },
+  {
+    name: "GET /v1/p/report/comments",
+    trips: 2,
+    run: async (o) => asReporter("GET", "/v1/p/report/comments", (await submitReport(o)).token),
+  },
+  {
+    name: "POST /v1/p/report/comments",
+    trips: 2,
+    run: async (o) =>
+      asReporter("POST", "/v1/p/report/comments", (await submitReport(o)).token, {
+        body: doc("comment", { body: "Any news?" }),
+        env: quiet,
+      }),
+  },
   {
     name: "GET /v1/p/report/comments/{comment_id}",
     trips: 2,
@@ -249,11 +464,16 @@ const CASES: Case[] = [
       return asReporter("GET", `/v1/p/report/comments/${f.commentId}`, f.report.token);
     },
   },
-  { name: "GET /v1/p/report/attachments", trips: 2, run: async (o) => asReporter("GET", "/v1/p/report/attachments", (await submitReport(o)).token) },
+  {
+    name: "GET /v1/p/report/attachments",
+    trips: 2,
+    run: async (o) => asReporter("GET", "/v1/p/report/attachments", (await submitReport(o)).token),
+  },
   {
     name: "POST /v1/p/report/attachments (Vuln::Updated in the file's batch)",
     trips: 3,
-    run: async (o) => reporterUpload((await submitReport(o)).token, "print('poc')\n", "poc.py", { contentType: "text/x-python", env: quiet }),
+    run: async (o) =>
+      reporterUpload((await submitReport(o)).token, "print('poc')\n", "poc.py", { contentType: "text/x-python", env: quiet }),
   },
   {
     name: "GET /v1/p/report/attachments/{attachment_id}",
@@ -291,7 +511,12 @@ const vulnDoc = (briefId: string, attributes: Record<string, unknown> = {}) => (
 });
 /** An upload whose bytes are JSON text, so the download parses like any answer here. */
 function attach(o: TestOrganization, vulnId: string, headers: Record<string, string> = {}) {
-  return api("POST", `/v1/vulns/${vulnId}/attachments?filename=poc.json`, { key: o.key, rawBody: '{"poc":true}', contentType: "application/json", headers });
+  return api("POST", `/v1/vulns/${vulnId}/attachments?filename=poc.json`, {
+    key: o.key,
+    rawBody: '{"poc":true}',
+    contentType: "application/json",
+    headers,
+  });
 }
 async function attachedVuln(o: TestOrganization) {
   const vulnId = (await newVuln(o)).id;

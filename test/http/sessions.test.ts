@@ -15,7 +15,12 @@ function recordingDb() {
   const starts: (string | undefined)[] = [];
   const db = new Proxy(env.DB, {
     get(target, prop) {
-      if (prop === "withSession") return (start?: string) => (starts.push(start), target.withSession(start));
+      if (prop === "withSession") {
+        return (start?: string) => {
+          starts.push(start);
+          return target.withSession(start);
+        };
+      }
       const value = Reflect.get(target, prop, target);
       return typeof value === "function" ? value.bind(target) : value;
     },
@@ -30,14 +35,22 @@ describe("D1 sessions and bookmarks", () => {
     expect(read.starts).toEqual(["first-unconstrained"]);
 
     const write = recordingDb();
-    const made = await post("/v1/policies", org.key, { data: { type: "policy", attributes: { name: "Bookmarked" } } }, { env: { DB: write.db } });
+    const made = await post(
+      "/v1/policies",
+      org.key,
+      { data: { type: "policy", attributes: { name: "Bookmarked" } } },
+      { env: { DB: write.db } },
+    );
     expect(made.status).toBe(201);
     expect(write.starts).toEqual(["first-primary"]);
 
     const bookmark = made.headers.get("X-D1-Bookmark")!;
     expect(bookmark).toMatch(BOOKMARK);
     const after = recordingDb();
-    const again = await get(`/v1/policies/${made.body.data.id}`, org.key, { env: { DB: after.db }, headers: { "X-D1-Bookmark": bookmark } });
+    const again = await get(`/v1/policies/${made.body.data.id}`, org.key, {
+      env: { DB: after.db },
+      headers: { "X-D1-Bookmark": bookmark },
+    });
     expect(again.status).toBe(200);
     expect(again.body.data.attributes.name).toBe("Bookmarked");
     expect(after.starts).toEqual([bookmark]);
@@ -66,7 +79,12 @@ describe("D1 sessions and bookmarks", () => {
       const before = (await get("/v1/policies", org.key)).body.meta.page.total;
       for (const res of [
         await get("/v1/policies", org.key, { headers: { "X-D1-Bookmark": bookmark } }),
-        await post("/v1/policies", org.key, { data: { type: "policy", attributes: { name: "No" } } }, { headers: { "X-D1-Bookmark": bookmark } }),
+        await post(
+          "/v1/policies",
+          org.key,
+          { data: { type: "policy", attributes: { name: "No" } } },
+          { headers: { "X-D1-Bookmark": bookmark } },
+        ),
       ]) {
         expect(res.status).toBe(400);
         expect(res.body.errors[0]).toMatchObject({ code: "bad_request", source: { header: "X-D1-Bookmark" } });

@@ -15,7 +15,9 @@ let sender = 0;
 beforeAll(async () => {
   mine = await fixture();
   other = await fixture();
-  const made = await post(`/v1/organizations/${mine.org.id}/api_keys`, mine.org.operatorKey, { data: { type: "api_key", attributes: { name: "to revoke" } } });
+  const made = await post(`/v1/organizations/${mine.org.id}/api_keys`, mine.org.operatorKey, {
+    data: { type: "api_key", attributes: { name: "to revoke" } },
+  });
   revokedKey = made.body.data.attributes.key;
   expect((await get("/v1/policies", revokedKey)).status).toBe(200);
   expect((await del(`/v1/api_keys/${made.body.data.id}`, mine.org.operatorKey)).status).toBe(204);
@@ -32,7 +34,10 @@ const BAD_CREDENTIALS: [string, () => Record<string, string>][] = [
 describe.each(ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_name, endpoint) => {
   it.each(BAD_CREDENTIALS)("answers 401 to %s and changes nothing", async (_case, headers) => {
     // Each from its own address: requests without a valid key are limited to 60 a minute per address.
-    const res = await api(endpoint.method, endpoint.path(mine), { headers: { ...headers(), "CF-Connecting-IP": `203.0.113.${++sender % 250}` }, body: endpoint.body?.(mine) });
+    const res = await api(endpoint.method, endpoint.path(mine), {
+      headers: { ...headers(), "CF-Connecting-IP": `203.0.113.${++sender % 250}` },
+      body: endpoint.body?.(mine),
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer/);
     expect(res.body.errors[0]).toMatchObject({ status: "401", code: "unauthorized", title: "Unauthorized" });
@@ -90,7 +95,9 @@ describe("lists", () => {
 
 describe("relationships", () => {
   it("treats another organization's policy in a brief like a missing one: 422 at the pointer", async () => {
-    const body = (id: string) => ({ data: { type: "brief", attributes: { name: "B" }, relationships: { policy: { data: { type: "policy", id } } } } });
+    const body = (id: string) => ({
+      data: { type: "brief", attributes: { name: "B" }, relationships: { policy: { data: { type: "policy", id } } } },
+    });
     const foreign = await post("/v1/briefs", mine.org.key, body(other.policyId));
     const missing = await post("/v1/briefs", mine.org.key, body("01900000-0000-7000-8000-00000000dead"));
     expect(foreign.status).toBe(422);
@@ -100,7 +107,18 @@ describe("relationships", () => {
 
   it("treats another organization's asset in a policy like a missing one", async () => {
     const foreign = await post("/v1/policies", mine.org.key, {
-      data: { type: "policy", attributes: {}, relationships: { assets: { data: [{ type: "asset", id: mine.assetId }, { type: "asset", id: other.assetId }] } } },
+      data: {
+        type: "policy",
+        attributes: {},
+        relationships: {
+          assets: {
+            data: [
+              { type: "asset", id: mine.assetId },
+              { type: "asset", id: other.assetId },
+            ],
+          },
+        },
+      },
     });
     expect(foreign.status).toBe(422);
     expect(foreign.body.errors).toEqual([expect.objectContaining({ source: { pointer: "/data/relationships/assets/data/1/id" } })]);
@@ -108,7 +126,11 @@ describe("relationships", () => {
 
   it("refuses an organization key that names another organization as owner", async () => {
     const res = await post("/v1/assets", mine.org.key, {
-      data: { type: "asset", attributes: { kind: "domain", value: "x.example.com" }, relationships: { organization: { data: { type: "organization", id: other.org.id } } } },
+      data: {
+        type: "asset",
+        attributes: { kind: "domain", value: "x.example.com" },
+        relationships: { organization: { data: { type: "organization", id: other.org.id } } },
+      },
     });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].source.pointer).toBe("/data/relationships/organization/data/id");

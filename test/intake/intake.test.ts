@@ -21,7 +21,11 @@ beforeAll(async () => {
 afterEach(() => vi.useRealTimers());
 
 const doc = (attributes: Record<string, unknown> = {}) => ({
-  data: { type: "vuln", attributes: { title: "SSRF in importer", description: "POST /import with url=...", ...attributes }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+  data: {
+    type: "vuln",
+    attributes: { title: "SSRF in importer", description: "POST /import with url=...", ...attributes },
+    relationships: { brief: { data: { type: "brief", id: briefId } } },
+  },
 });
 
 /** Creates a vuln with the queue captured, so the test decides when the consumer runs. */
@@ -51,7 +55,9 @@ describe("the intake pipeline on the queue", () => {
     expect(JSON.parse(stored!.payload).vuln.inbox_state).toBe("stored");
     // The new events are processed in the same run (no queue hop), and so marked processed.
     expect(result.publishedEvents).toEqual([]);
-    const unprocessed = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE vuln_id = ? AND processed_at IS NULL").bind(vuln.id).first<{ n: number }>();
+    const unprocessed = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE vuln_id = ? AND processed_at IS NULL")
+      .bind(vuln.id)
+      .first<{ n: number }>();
     expect(unprocessed!.n).toBe(0);
 
     const record = await recordOf(vuln.id);
@@ -117,7 +123,12 @@ describe("the intake pipeline on the queue", () => {
     const result = await runQueue([{ nothing: true }]);
     expect(result.explicitAcks).toEqual([]);
     expect(result.retryMessages).toHaveLength(1);
-    expect(logs).toEqual([expect.objectContaining({ message: "queue message failed; retrying", error: expect.stringContaining("neither event_id nor delivery_id") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        message: "queue message failed; retrying",
+        error: expect.stringContaining("neither event_id nor delivery_id"),
+      }),
+    ]);
   });
 
   it("acknowledges a message for an event that no longer exists, and one for a deleted vuln", async () => {
@@ -144,7 +155,11 @@ describe("the outbox", () => {
     vi.setSystemTime(Date.now() + 61_000);
     const up = fakeQueue();
     const ctx = createExecutionContext();
-    await (worker as ExportedHandler<Env>).scheduled!(createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }), { ...env, EVENTS: up.queue }, ctx);
+    await (worker as ExportedHandler<Env>).scheduled!(
+      createScheduledController({ scheduledTime: Date.now(), cron: "* * * * *" }),
+      { ...env, EVENTS: up.queue },
+      ctx,
+    );
     await waitOnExecutionContext(ctx);
     expect(up.ids()).toContain(created!.id);
     vi.useRealTimers();
@@ -170,9 +185,13 @@ describe("the outbox", () => {
     const [vulns, events, assets] = [await count("vulns"), await count("events"), await count("assets")];
     // The events INSERT is made to fail inside D1; the batch is one transaction, so nothing stays.
     const failing = rewritingSql((sql) => sql.replace(/insert into "events"/i, 'insert into "events_that_do_not_exist"'));
-    const res = await post("/v1/vulns", org.key, doc({ domains: ["atomic.example.com"] }), { env: { DB: failing, EVENTS: fakeQueue().queue } });
+    const res = await post("/v1/vulns", org.key, doc({ domains: ["atomic.example.com"] }), {
+      env: { DB: failing, EVENTS: fakeQueue().queue },
+    });
     expect(res.status).toBe(500);
-    expect(logs).toEqual([expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("events_that_do_not_exist") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("events_that_do_not_exist") }),
+    ]);
     expect([await count("vulns"), await count("events"), await count("assets")]).toEqual([vulns, events, assets]);
   });
 });

@@ -17,7 +17,9 @@ beforeAll(async () => {
 async function backlog(n: number, agoMs = 10 * 60_000): Promise<string[]> {
   const ids = Array.from({ length: n }, () => crypto.randomUUID());
   const at = (i: number) => new Date(Date.now() - agoMs + i).toISOString();
-  const insert = env.DB.prepare("INSERT INTO events (id, organization_id, vuln_id, type, payload, created_at, send_count) VALUES (?, ?, NULL, 'Vuln::Created', '{}', ?, 0)");
+  const insert = env.DB.prepare(
+    "INSERT INTO events (id, organization_id, vuln_id, type, payload, created_at, send_count) VALUES (?, ?, NULL, 'Vuln::Created', '{}', ?, 0)",
+  );
   await env.DB.batch(ids.map((id, i) => insert.bind(id, org.id, at(i))));
   return ids;
 }

@@ -15,7 +15,7 @@ const doc = readFileSync(path.join(root, "docs", "architecture.md"), "utf8");
 const LAYERS: string[][] = [
   ["index.ts", "app.ts", "scheduled.ts"],
   ["routes"],
-  ["pages"],
+  ["templates"],
   ["services"],
   ["events"],
   ["webhooks", "intake"],
@@ -71,7 +71,8 @@ function statSafe(file: string): boolean {
 }
 
 const sources = () => files(src).map((file) => ({ file, text: readFileSync(file, "utf8") }));
-const unexplained = (edges: [string, string][]) => edges.filter(([from, to]) => !ALLOWED_UPWARD.some(([f, t]) => matches(f, from) && matches(t, to)));
+const unexplained = (edges: [string, string][]) =>
+  edges.filter(([from, to]) => !ALLOWED_UPWARD.some(([f, t]) => matches(f, from) && matches(t, to)));
 
 describe("docs/architecture.md", () => {
   it("lists every folder of src/ in its layout table", () => {

@@ -16,7 +16,10 @@ const root = path.resolve(import.meta.dirname, "../..");
 function migrated(): DatabaseSync {
   const db = new DatabaseSync(":memory:");
   const dir = path.join(root, "migrations");
-  for (const file of readdirSync(dir).filter((f) => f.endsWith(".sql")).sort()) db.exec(readFileSync(path.join(dir, file), "utf8"));
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith(".sql"))
+    .sort())
+    db.exec(readFileSync(path.join(dir, file), "utf8"));
   return db;
 }
 
@@ -41,23 +44,36 @@ describe("the bench seeder", () => {
     expect(few!.keys).toHaveLength(3);
     for (const key of few!.keys) {
       expect(key).toMatch(API_KEY_PATTERN);
-      const row = db.prepare("SELECT organization_id, kind FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL").get(await sha256Hex(key));
+      const row = db
+        .prepare("SELECT organization_id, kind FROM api_keys WHERE key_hash = ? AND revoked_at IS NULL")
+        .get(await sha256Hex(key));
       expect(row).toEqual({ organization_id: few!.id, kind: "organization" });
     }
 
     // The brief is published and reachable by its public code; the directory lists it and the policy.
     expect(normalizeShortcode(few!.briefShortcode)).toBe(few!.briefShortcode);
-    const brief = db.prepare("SELECT published_at, organization_id FROM briefs WHERE shortcode = ?").get(few!.briefShortcode) as { published_at: string; organization_id: string };
+    const brief = db.prepare("SELECT published_at, organization_id FROM briefs WHERE shortcode = ?").get(few!.briefShortcode) as {
+      published_at: string;
+      organization_id: string;
+    };
     expect(brief.organization_id).toBe(few!.id);
     expect(brief.published_at < new Date().toISOString()).toBe(true);
     const items = db
-      .prepare("SELECT i.listable_type t FROM directory_listing_items i JOIN directory_listings l ON l.id = i.listing_id JOIN directories d ON d.id = l.directory_id WHERE d.slug = ? AND l.organization_id = ? ORDER BY i.position")
+      .prepare(
+        "SELECT i.listable_type t FROM directory_listing_items i JOIN directory_listings l ON l.id = i.listing_id JOIN directories d ON d.id = l.directory_id WHERE d.slug = ? AND l.organization_id = ? ORDER BY i.position",
+      )
       .all(seeded.directorySlug, few!.id);
     expect(items).toEqual([{ t: "Policy" }, { t: "Brief" }]);
 
     // Vulns are well-formed: JSON columns parse, shortcodes unique and of the API's form, ids sort like created_at.
-    const vulns = db.prepare("SELECT id, shortcode, tags, submission, created_at FROM vulns WHERE organization_id = ? ORDER BY created_at").all(few!.id) as {
-      id: string; shortcode: string; tags: string; submission: string; created_at: string;
+    const vulns = db
+      .prepare("SELECT id, shortcode, tags, submission, created_at FROM vulns WHERE organization_id = ? ORDER BY created_at")
+      .all(few!.id) as {
+      id: string;
+      shortcode: string;
+      tags: string;
+      submission: string;
+      created_at: string;
     }[];
     expect(new Set(vulns.map((v) => v.shortcode)).size).toBe(50);
     for (const v of vulns) {
@@ -73,20 +89,56 @@ describe("the bench seeder", () => {
     const now = Date.now();
     const [org] = (await seed(db, [{ slug: "backlog-org", vulns: 30, keys: 1, backlog: true }], now)).organizations;
     expect(db.prepare("PRAGMA foreign_key_check").all()).toEqual([]);
-    expect(count(db, "SELECT count(*) n FROM vulns WHERE organization_id = ? AND inbox_state = 'dispatching' AND processing_state = 'open' AND read_at IS NULL", org!.id)).toBe(30);
+    expect(
+      count(
+        db,
+        "SELECT count(*) n FROM vulns WHERE organization_id = ? AND inbox_state = 'dispatching' AND processing_state = 'open' AND read_at IS NULL",
+        org!.id,
+      ),
+    ).toBe(30);
     expect(count(db, "SELECT count(*) n FROM vuln_records")).toBe(0);
-    const events = db.prepare("SELECT e.*, v.title, v.shortcode, v.created_at AS vuln_created_at FROM events e JOIN vulns v ON v.id = e.vuln_id ORDER BY e.created_at").all() as Record<string, string | number | null>[];
+    const events = db
+      .prepare(
+        "SELECT e.*, v.title, v.shortcode, v.created_at AS vuln_created_at FROM events e JOIN vulns v ON v.id = e.vuln_id ORDER BY e.created_at",
+      )
+      .all() as Record<string, string | number | null>[];
     expect(events).toHaveLength(30);
     // Unsent and unprocessed, and old enough for the sweep, which leaves the last minute to the API's messages.
     for (const e of events) {
-      expect(e).toMatchObject({ type: "Vuln::Created", organization_id: org!.id, processed_at: null, last_sent_at: null, next_send_at: null, send_count: 0, created_at: e.vuln_created_at });
+      expect(e).toMatchObject({
+        type: "Vuln::Created",
+        organization_id: org!.id,
+        processed_at: null,
+        last_sent_at: null,
+        next_send_at: null,
+        send_count: 0,
+        created_at: e.vuln_created_at,
+      });
       expect(Date.parse(String(e.created_at))).toBeLessThan(now - 60_000);
       // The receiver counts deliveries by the slug their body carries.
       expect(String(e.title)).toContain("backlog-org");
       // The documented body of Vuln::Created, key for key, describing the row.
       const { vuln } = JSON.parse(String(e.payload));
-      expect(Object.keys(vuln)).toEqual(["id", "shortcode", "title", "description", "inbox_state", "processing_state", "organization_id", "tags", "assets", "created_at", "updated_at"]);
-      expect(vuln).toMatchObject({ id: e.vuln_id, shortcode: e.shortcode, title: e.title, inbox_state: "dispatching", organization_id: org!.id });
+      expect(Object.keys(vuln)).toEqual([
+        "id",
+        "shortcode",
+        "title",
+        "description",
+        "inbox_state",
+        "processing_state",
+        "organization_id",
+        "tags",
+        "assets",
+        "created_at",
+        "updated_at",
+      ]);
+      expect(vuln).toMatchObject({
+        id: e.vuln_id,
+        shortcode: e.shortcode,
+        title: e.title,
+        inbox_state: "dispatching",
+        organization_id: org!.id,
+      });
       expect(vuln.assets).toHaveLength(1);
     }
     expect(new Set(events.map((e) => e.id)).size).toBe(30);
@@ -102,8 +154,11 @@ describe("the bench seeder", () => {
   it("leaves the list counters exact, and stops when they disagree with the rows", async () => {
     const db = migrated();
     const [org] = (await seed(db, [{ slug: "few", vulns: 50, keys: 1 }])).organizations;
-    const bucket = (name: string) => (db.prepare("SELECT count FROM vuln_counts WHERE organization_id = ? AND bucket = ?").get(org!.id, name) as { count: number }).count;
-    expect([bucket("all"), bucket("processing_state:closed"), bucket("processing_state:open"), bucket("inbox_state:stored")]).toEqual([50, 10, 40, 50]);
+    const bucket = (name: string) =>
+      (db.prepare("SELECT count FROM vuln_counts WHERE organization_id = ? AND bucket = ?").get(org!.id, name) as { count: number }).count;
+    expect([bucket("all"), bucket("processing_state:closed"), bucket("processing_state:open"), bucket("inbox_state:stored")]).toEqual([
+      50, 10, 40, 50,
+    ]);
 
     const stale = migrated();
     stale.exec("DROP TRIGGER vuln_counts_insert");
@@ -120,9 +175,30 @@ describe("the bench seeder", () => {
 
 describe("the bench table", () => {
   const rows: Row[] = [
-    { what: "brief HIT", unit: "req/s", api: [900, 1100, 1000], baseline: { label: "bare", samples: [1000, 1000, 1000] }, ratio: true, target: { of: "ratio", op: ">=", value: 0.9 } },
-    { what: "page 1", unit: "ms", api: [130, 120, 150], baseline: { label: "at 1k", samples: [100, 100, 100] }, ratio: true, target: { of: "ratio", op: "<=", value: 1.2 } },
-    { what: "deliveries", unit: "s", api: [12.5, 10], baseline: { label: "ideal", samples: [8.33] }, ratio: true, target: { of: "ratio", op: "<=", value: 1.5 } },
+    {
+      what: "brief HIT",
+      unit: "req/s",
+      api: [900, 1100, 1000],
+      baseline: { label: "bare", samples: [1000, 1000, 1000] },
+      ratio: true,
+      target: { of: "ratio", op: ">=", value: 0.9 },
+    },
+    {
+      what: "page 1",
+      unit: "ms",
+      api: [130, 120, 150],
+      baseline: { label: "at 1k", samples: [100, 100, 100] },
+      ratio: true,
+      target: { of: "ratio", op: "<=", value: 1.2 },
+    },
+    {
+      what: "deliveries",
+      unit: "s",
+      api: [12.5, 10],
+      baseline: { label: "ideal", samples: [8.33] },
+      ratio: true,
+      target: { of: "ratio", op: "<=", value: 1.5 },
+    },
     { what: "startup", unit: "ms", api: [30, 20, 24], target: { of: "value", op: "<=", value: 25 } },
     { what: "rows read", unit: "rows", api: [200], target: { of: "value", op: "<", value: 200 } },
     { what: "skipped", unit: "ms", api: [], target: { of: "value", op: "<", value: 1 }, note: "skipped: time budget" },

@@ -28,7 +28,21 @@ function requiredSteps(): [string, string][] {
     if (header === "r2_buckets") steps.push([`npx wrangler r2 bucket create ${value("bucket_name")}`, `R2 ${value("binding")}`]);
     if (header === "ratelimits") steps.push([`\`${value("name")}\``, "rate limit namespace"]);
     if (header === "assets") steps.push(["[assets]", "static assets"]);
-    if (header && !["d1_databases", "queues.producers", "queues.consumers", "r2_buckets", "ratelimits", "assets", "observability", "vars", "triggers", "alias"].includes(header)) {
+    if (
+      header &&
+      ![
+        "d1_databases",
+        "queues.producers",
+        "queues.consumers",
+        "r2_buckets",
+        "ratelimits",
+        "assets",
+        "observability",
+        "vars",
+        "triggers",
+        "alias",
+      ].includes(header)
+    ) {
       steps.push([`a step for [${header}]`, "a table this test does not know yet: teach it, and the README"]);
     }
   }
@@ -52,10 +66,14 @@ describe("the README's Deploy section", () => {
   it("builds: npx wrangler deploy --dry-run", async () => {
     const out = mkdtempSync(path.join(tmpdir(), "vdp-deploy-"));
     try {
-      const { stdout } = await promisify(execFile)(path.join(root, "node_modules", ".bin", "wrangler"), ["deploy", "--dry-run", "--outdir", out], {
-        cwd: root,
-        env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-      });
+      const { stdout } = await promisify(execFile)(
+        path.join(root, "node_modules", ".bin", "wrangler"),
+        ["deploy", "--dry-run", "--outdir", out],
+        {
+          cwd: root,
+          env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+        },
+      );
       expect(stdout).toMatch(/Total Upload: .* gzip: /);
       expect(stdout).toContain("--dry-run: exiting now.");
     } finally {

@@ -58,7 +58,11 @@ describe("npm run dev", () => {
     expect(again.stdout.trim().split("\n").at(-1)).toBe(key);
     const auth = { headers: { Authorization: `Bearer ${key}` } };
     // Other files share this server and add records of their own, so count the demo's by their ids.
-    const demoIds = ["01900000-0000-7000-8000-000000000001", "01900000-0000-7000-8000-000000000002", "01900000-0000-7000-8000-000000000003"];
+    const demoIds = [
+      "01900000-0000-7000-8000-000000000001",
+      "01900000-0000-7000-8000-000000000002",
+      "01900000-0000-7000-8000-000000000003",
+    ];
     for (const path of ["/v1/organizations", "/v1/policies", "/v1/briefs"]) {
       const ids = (await json(await fetch(`${base}${path}?page[size]=100`, auth))).data.map((r: { id: string }) => r.id);
       expect(ids.filter((id: string) => demoIds.includes(id))).toHaveLength(1);
@@ -74,14 +78,19 @@ describe("a report through the demo brief, as the README walks it", () => {
     const submitted = await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ data: { type: "vuln", attributes: { title: "Stored XSS", description: "Post a script as a comment.", domains: ["demo.example"] } } }),
+      body: JSON.stringify({
+        data: { type: "vuln", attributes: { title: "Stored XSS", description: "Post a script as a comment.", domains: ["demo.example"] } },
+      }),
     });
     expect(submitted.status).toBe(201);
     const id = (await json(submitted)).data.id;
 
     // The queue consumer and the cron move it along: wait for it, as the README's `until` loop does.
-    const inboxState = async () => (await json(await fetch(`${base}/v1/vulns/${id}`, { headers: auth }))).data.attributes.inbox_state as string;
-    expect(await waitFor(`vuln ${id} to reach inbox_state stored`, inboxState, (state) => state === "stored", { interval: 200 })).toBe("stored");
+    const inboxState = async () =>
+      (await json(await fetch(`${base}/v1/vulns/${id}`, { headers: auth }))).data.attributes.inbox_state as string;
+    expect(await waitFor(`vuln ${id} to reach inbox_state stored`, inboxState, (state) => state === "stored", { interval: 200 })).toBe(
+      "stored",
+    );
 
     // Triage: one member, the rest unchanged.
     const vector = "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N";
@@ -90,11 +99,21 @@ describe("a report through the demo brief, as the README walks it", () => {
       headers: { ...auth, "Content-Type": "application/vnd.api+json" },
       body: JSON.stringify({ data: { type: "vuln", id, attributes: { cvss_vector: vector, cwe_ids: ["CWE-79"] } } }),
     });
-    expect((await json(triaged)).data.attributes).toMatchObject({ title: "Stored XSS", severity: "medium", cvss_score: 6.1, cvss_version: "3.1", cwe_ids: ["CWE-79"] });
+    expect((await json(triaged)).data.attributes).toMatchObject({
+      title: "Stored XSS",
+      severity: "medium",
+      cvss_score: 6.1,
+      cvss_version: "3.1",
+      cwe_ids: ["CWE-79"],
+    });
 
     // A file attached with --data-binary and downloaded with -OJ: the same bytes under the same name.
     const poc = new TextEncoder().encode("POST /comments\ncomment=<script>alert(1)</script>\n");
-    const uploaded = await fetch(`${base}/v1/vulns/${id}/attachments?filename=poc.txt`, { method: "POST", headers: { ...auth, "Content-Type": "text/plain" }, body: poc });
+    const uploaded = await fetch(`${base}/v1/vulns/${id}/attachments?filename=poc.txt`, {
+      method: "POST",
+      headers: { ...auth, "Content-Type": "text/plain" },
+      body: poc,
+    });
     expect(uploaded.status).toBe(201);
     const file = (await json(uploaded)).data;
     const listed = await json(await fetch(`${base}/v1/vulns/${id}/attachments`, { headers: auth }));
@@ -122,22 +141,39 @@ describe("webhooks to npm run webhook-receiver", () => {
     const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
     const auth = { Authorization: `Bearer ${key}` };
     const receiverPort = port + 1;
-    const types = (await json(await fetch(`${base}/v1/webhook_event_types`, { headers: auth }))).data.map((t: { id: string }) => ({ type: "trigger_event_type", id: t.id }));
+    const types = (await json(await fetch(`${base}/v1/webhook_event_types`, { headers: auth }))).data.map((t: { id: string }) => ({
+      type: "trigger_event_type",
+      id: t.id,
+    }));
     const created = await json(
       await fetch(`${base}/v1/webhooks`, {
         method: "POST",
         headers: { ...auth, ...jsonApi },
-        body: JSON.stringify({ data: { type: "webhook", attributes: { name: "e2e", url: `http://127.0.0.1:${receiverPort}/` }, relationships: { trigger_event_types: { data: types } } } }),
+        body: JSON.stringify({
+          data: {
+            type: "webhook",
+            attributes: { name: "e2e", url: `http://127.0.0.1:${receiverPort}/` },
+            relationships: { trigger_event_types: { data: types } },
+          },
+        }),
       }),
     );
     const secret = created.data.attributes.secret as string;
-    const receiver = spawn(process.execPath, ["scripts/webhook-receiver.ts", "--secret", secret, "--port", String(receiverPort)], { cwd: root, detached: true });
+    const receiver = spawn(process.execPath, ["scripts/webhook-receiver.ts", "--secret", secret, "--port", String(receiverPort)], {
+      cwd: root,
+      detached: true,
+    });
     let printed = "";
     receiver.stdout!.on("data", (chunk) => (printed += chunk));
     receiver.stderr!.on("data", (chunk) => (printed += chunk));
     try {
       // What the receiver printed last is what a failure shows.
-      const until = (text: string) => waitFor(`the receiver to print "${text}"`, () => printed.slice(-2_000), () => printed.includes(text));
+      const until = (text: string) =>
+        waitFor(
+          `the receiver to print "${text}"`,
+          () => printed.slice(-2_000),
+          () => printed.includes(text),
+        );
       const verified = (event: string) => printed.match(new RegExp(`── ${event} {2}✔ signature verified`, "g"))?.length ?? 0;
       await until("listening");
       const submitted = await json(
@@ -147,24 +183,51 @@ describe("webhooks to npm run webhook-receiver", () => {
           body: JSON.stringify({ data: { type: "vuln", attributes: { title: "Webhook e2e", description: "Watch it arrive." } } }),
         }),
       );
-      for (const event of ["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]) await until(`── ${event}  ✔ signature verified`);
+      for (const event of ["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"])
+        await until(`── ${event}  ✔ signature verified`);
       // The reporter's way back, as the README walks it: keep the token, the organization replies to the
       // reporter, the reporter reads the reply (not the internal note) and answers; both comments arrive.
       const token = submitted.data.attributes.follow_up_token as string;
       expect(token).toMatch(/^vdpr_[0-9A-Za-z]{43}$/);
       const asReporter = { Authorization: `Bearer ${token}`, ...jsonApi };
       const comments = `${base}/v1/vulns/${submitted.data.id}/comments`;
-      const comment = (body: string, visibility?: string) => JSON.stringify({ data: { type: "comment", attributes: { body, ...(visibility ? { visibility } : {}) } } });
-      expect((await fetch(comments, { method: "POST", headers: { ...auth, ...jsonApi }, body: comment("Duplicate of an internal ticket?") })).status).toBe(201);
-      expect((await fetch(comments, { method: "POST", headers: { ...auth, ...jsonApi }, body: comment("Thanks! Which browsers did you try?", "reporter") })).status).toBe(201);
+      const comment = (body: string, visibility?: string) =>
+        JSON.stringify({ data: { type: "comment", attributes: { body, ...(visibility ? { visibility } : {}) } } });
+      expect(
+        (await fetch(comments, { method: "POST", headers: { ...auth, ...jsonApi }, body: comment("Duplicate of an internal ticket?") }))
+          .status,
+      ).toBe(201);
+      expect(
+        (
+          await fetch(comments, {
+            method: "POST",
+            headers: { ...auth, ...jsonApi },
+            body: comment("Thanks! Which browsers did you try?", "reporter"),
+          })
+        ).status,
+      ).toBe(201);
       const report = await json(await fetch(`${base}/v1/p/report`, { headers: asReporter }));
-      expect(report.data.attributes).toMatchObject({ shortcode: submitted.data.attributes.shortcode, processing_state: "open", organization_name: expect.any(String) });
+      expect(report.data.attributes).toMatchObject({
+        shortcode: submitted.data.attributes.shortcode,
+        processing_state: "open",
+        organization_name: expect.any(String),
+      });
       const thread = await json(await fetch(`${base}/v1/p/report/comments`, { headers: asReporter }));
       expect(thread.data.map((c: { attributes: { body: string } }) => c.attributes.body)).toEqual(["Thanks! Which browsers did you try?"]);
-      const answered = await fetch(`${base}/v1/p/report/comments`, { method: "POST", headers: asReporter, body: comment("Firefox 140 and Chromium 156.") });
+      const answered = await fetch(`${base}/v1/p/report/comments`, {
+        method: "POST",
+        headers: asReporter,
+        body: comment("Firefox 140 and Chromium 156."),
+      });
       expect((await json(answered)).data.attributes.author).toBe("reporter");
       await until("── Vuln::Comment::Created  ✔ signature verified");
-      expect(await waitFor("three verified Vuln::Comment::Created deliveries", () => verified("Vuln::Comment::Created"), (n) => n >= 3)).toBe(3);
+      expect(
+        await waitFor(
+          "three verified Vuln::Comment::Created deliveries",
+          () => verified("Vuln::Comment::Created"),
+          (n) => n >= 3,
+        ),
+      ).toBe(3);
       await fetch(`${base}/v1/vulns/${submitted.data.id}`, { method: "DELETE", headers: auth });
       await until("── Vuln::Destroyed  ✔ signature verified");
       expect(printed).not.toContain("NOT VERIFIED");
@@ -211,7 +274,11 @@ describe("npm run operator-key -- --local", () => {
     expect(org.status).toBe(201);
     const orgId = (await json(org)).data.id;
 
-    const made = await fetch(`${base}/v1/organizations/${orgId}/api_keys`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "api_key" } }) });
+    const made = await fetch(`${base}/v1/organizations/${orgId}/api_keys`, {
+      method: "POST",
+      headers: { ...auth, ...jsonApi },
+      body: JSON.stringify({ data: { type: "api_key" } }),
+    });
     const orgKey = (await json(made)).data;
     expect((await fetch(`${base}/v1/policies`, { headers: { Authorization: `Bearer ${orgKey.attributes.key}` } })).status).toBe(200);
     expect((await fetch(`${base}/v1/api_keys/${orgKey.id}`, { method: "DELETE", headers: auth })).status).toBe(204);
@@ -219,7 +286,9 @@ describe("npm run operator-key -- --local", () => {
 
     // An operator key made by the command can be revoked too (here with a second one).
     const second = await operatorKey();
-    expect((await fetch(`${base}/v1/api_keys/${operator.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${second.key}` } })).status).toBe(204);
+    expect(
+      (await fetch(`${base}/v1/api_keys/${operator.id}`, { method: "DELETE", headers: { Authorization: `Bearer ${second.key}` } })).status,
+    ).toBe(204);
     expect((await fetch(`${base}/v1/organizations`, { headers: auth })).status).toBe(401);
   });
 });
@@ -233,7 +302,11 @@ describe("JSON:API 1.1 conformance of live responses", () => {
 
     const key = /API key:\s+(vdp_\S+)/.exec(output)![1]!;
     const auth = { Authorization: `Bearer ${key}` };
-    const policy = await fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "policy", attributes: { name: "Schema" } } }) });
+    const policy = await fetch(`${base}/v1/policies`, {
+      method: "POST",
+      headers: { ...auth, ...jsonApi },
+      body: JSON.stringify({ data: { type: "policy", attributes: { name: "Schema" } } }),
+    });
     const policyId = (await json(policy.clone())).data.id;
     const responses: [string, Promise<Response> | Response][] = [
       ["create", policy],
@@ -248,8 +321,22 @@ describe("JSON:API 1.1 conformance of live responses", () => {
       ["405", fetch(`${base}/v1/policies`, { method: "PUT", headers: auth })],
       ["400", fetch(`${base}/v1/policies?sort=name`, { headers: auth })],
       ["415", fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, "Content-Type": "text/plain" }, body: "x" })],
-      ["422", fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "policy", attributes: { cvd_timeline: 999 } } }) })],
-      ["409", fetch(`${base}/v1/policies`, { method: "POST", headers: { ...auth, ...jsonApi }, body: JSON.stringify({ data: { type: "brief", attributes: {} } }) })],
+      [
+        "422",
+        fetch(`${base}/v1/policies`, {
+          method: "POST",
+          headers: { ...auth, ...jsonApi },
+          body: JSON.stringify({ data: { type: "policy", attributes: { cvd_timeline: 999 } } }),
+        }),
+      ],
+      [
+        "409",
+        fetch(`${base}/v1/policies`, {
+          method: "POST",
+          headers: { ...auth, ...jsonApi },
+          body: JSON.stringify({ data: { type: "brief", attributes: {} } }),
+        }),
+      ],
     ];
     for (const [name, pending] of responses) {
       const res = await pending;

@@ -41,10 +41,15 @@ export default async function setup(project: TestProject) {
   // Started means serving and past its first scheduled run; a process that exits fails at once.
   const exited = new Promise<never>((_, reject) => dev!.once("exit", (code) => reject(new Error(`npm run dev exited with ${code}`))));
   exited.catch(() => {}); // it exits at teardown too, once nobody waits on it
-  const started = waitFor("npm run dev to serve and fire its first scheduled run", () => /Ready on/.test(output) && /scheduled handler fired/.test(output), Boolean, {
-    timeout: 240_000,
-    interval: 250,
-  });
+  const started = waitFor(
+    "npm run dev to serve and fire its first scheduled run",
+    () => /Ready on/.test(output) && /scheduled handler fired/.test(output),
+    Boolean,
+    {
+      timeout: 240_000,
+      interval: 250,
+    },
+  );
   await Promise.race([started, exited]).catch((err: Error) => {
     throw new Error(`${err.message}\n${output}`);
   });

@@ -12,7 +12,10 @@ import addFormats from "ajv-formats";
  * Ajv compiles with `new Function`, so this runs in Node, not inside the Worker.
  */
 export function jsonApiValidator() {
-  const text = readFileSync(path.join(import.meta.dirname, "jsonapi-1.1.schema.json"), "utf8").replaceAll('"format": "uri"', '"format": "uri-reference"');
+  const text = readFileSync(path.join(import.meta.dirname, "jsonapi-1.1.schema.json"), "utf8").replaceAll(
+    '"format": "uri"',
+    '"format": "uri-reference"',
+  );
   const schema = JSON.parse(text);
   schema.dependentRequired = schema.dependencies;
   const ajv = new Ajv2020({ strict: false, allErrors: true });

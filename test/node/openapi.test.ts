@@ -67,7 +67,18 @@ export async function firstPage() {
       );
       writeFileSync(
         path.join(dir, "tsconfig.json"),
-        JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: "ESNext", moduleResolution: "bundler", target: "ES2022", lib: ["ES2022", "DOM"], skipLibCheck: true }, files: ["program.ts"] }),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            noEmit: true,
+            module: "ESNext",
+            moduleResolution: "bundler",
+            target: "ES2022",
+            lib: ["ES2022", "DOM"],
+            skipLibCheck: true,
+          },
+          files: ["program.ts"],
+        }),
       );
       const tsc = path.join(root, "node_modules", ".bin", "tsc");
       const result = await promisify(execFile)(tsc, ["-p", dir]).then(
@@ -76,8 +87,14 @@ export async function firstPage() {
       );
       expect(result).toBe("");
       // The check can fail: a program that sends an unknown enum value does not compile.
-      writeFileSync(path.join(dir, "program.ts"), `import createClient from "openapi-fetch";\nimport type { paths } from "./api";\nconst c = createClient<paths>();\nc.GET("/v1/policies", { params: { query: { sort: "name" } } });\n`);
-      const wrong = await promisify(execFile)(tsc, ["-p", dir]).then(() => "", (err: { stdout: string }) => err.stdout);
+      writeFileSync(
+        path.join(dir, "program.ts"),
+        `import createClient from "openapi-fetch";\nimport type { paths } from "./api";\nconst c = createClient<paths>();\nc.GET("/v1/policies", { params: { query: { sort: "name" } } });\n`,
+      );
+      const wrong = await promisify(execFile)(tsc, ["-p", dir]).then(
+        () => "",
+        (err: { stdout: string }) => err.stdout,
+      );
       expect(wrong).toMatch(/error TS/);
     } finally {
       rmSync(dir, { recursive: true, force: true });

@@ -4,7 +4,7 @@ import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { PAGE_CSP, tooManyPage } from "../../src/pages/layout";
+import { PAGE_CSP, tooManyPage } from "../../src/templates/layout";
 
 // The pages as a researcher uses them, in Debian's Chromium against the shared npm run dev: the demo
 // brief's page, the form, the reporter's page; the organization's side through its API. A machine
@@ -24,7 +24,11 @@ beforeAll(async () => {
 afterAll(async () => browser?.close());
 
 const orgApi = async (method: string, p: string, body?: unknown) => {
-  const res = await fetch(`${base}${p}`, { method, headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/vnd.api+json" }, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(`${base}${p}`, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/vnd.api+json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   return { status: res.status, body: (await res.json()) as any };
 };
 
@@ -45,7 +49,11 @@ async function open(width: number) {
 /** No serious or critical axe violation, no sideways scrolling, and a screenshot to look at. */
 async function check(page: Page, name: string, width: number) {
   const { violations } = await new AxeBuilder({ page }).analyze();
-  expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${name}@${width}: ${v.id} ${v.nodes[0]?.target}`)).toEqual([]);
+  expect(
+    violations
+      .filter((v) => v.impact === "serious" || v.impact === "critical")
+      .map((v) => `${name}@${width}: ${v.id} ${v.nodes[0]?.target}`),
+  ).toEqual([]);
   expect((await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number).toBeLessThanOrEqual(1);
   await page.screenshot({ path: path.join(screens, `page-${name}-${width}.png`), fullPage: true });
 }
@@ -78,12 +86,24 @@ describe("a researcher in Chromium", () => {
     // The organization sees exactly what the browser sent.
     const vulns = await orgApi("GET", "/v1/vulns?sort=-created_at&page[size]=50");
     const vuln = vulns.body.data.find((v: { attributes: { title: string } }) => v.attributes.title === title);
-    expect(vuln.attributes).toMatchObject({ description, contact_email: "researcher@example.org", domains: ["api.example.com", "app.example.com", "team.example.com"] });
+    expect(vuln.attributes).toMatchObject({
+      description,
+      contact_email: "researcher@example.org",
+      domains: ["api.example.com", "app.example.com", "team.example.com"],
+    });
     const files = await orgApi("GET", `/v1/vulns/${vuln.id}/attachments`);
-    expect(files.body.data.map((f: { attributes: object }) => f.attributes)).toEqual([expect.objectContaining({ filename: "poc.html", byte_size: poc.byteLength, sha256: sha256(poc), uploaded_by: "reporter" })]);
+    expect(files.body.data.map((f: { attributes: object }) => f.attributes)).toEqual([
+      expect.objectContaining({ filename: "poc.html", byte_size: poc.byteLength, sha256: sha256(poc), uploaded_by: "reporter" }),
+    ]);
 
     // The organization answers through its API; the reporter sees it on reload and replies.
-    expect((await orgApi("POST", `/v1/vulns/${vuln.id}/comments`, { data: { type: "comment", attributes: { body: "Confirmed, thank you. Which browser did you use?", visibility: "reporter" } } })).status).toBe(201);
+    expect(
+      (
+        await orgApi("POST", `/v1/vulns/${vuln.id}/comments`, {
+          data: { type: "comment", attributes: { body: "Confirmed, thank you. Which browser did you use?", visibility: "reporter" } },
+        })
+      ).status,
+    ).toBe(201);
     await page.reload();
     expect(await page.locator("ol.conversation").innerText()).toContain("Which browser did you use?");
     await page.fill("#body", "Chromium 130 on Debian.");
@@ -95,9 +115,13 @@ describe("a researcher in Chromium", () => {
     expect(await page.locator("table").innerText()).toContain("server.log");
 
     const comments = await orgApi("GET", `/v1/vulns/${vuln.id}/comments`);
-    expect(comments.body.data.map((c: { attributes: { author: string; body: string } }) => [c.attributes.author, c.attributes.body])).toContainEqual(["reporter", "Chromium 130 on Debian."]);
+    expect(
+      comments.body.data.map((c: { attributes: { author: string; body: string } }) => [c.attributes.author, c.attributes.body]),
+    ).toContainEqual(["reporter", "Chromium 130 on Debian."]);
     const after = await orgApi("GET", `/v1/vulns/${vuln.id}/attachments`);
-    expect(after.body.data.find((f: { attributes: { filename: string } }) => f.attributes.filename === "server.log").attributes.sha256).toBe(sha256(log));
+    expect(
+      after.body.data.find((f: { attributes: { filename: string } }) => f.attributes.filename === "server.log").attributes.sha256,
+    ).toBe(sha256(log));
     expect(foreign).toEqual([]);
     expect(problems).toEqual([]);
     await context.close();
@@ -129,8 +153,21 @@ describe("a researcher in Chromium", () => {
     for (const width of [375, 1280]) {
       const { context, page, foreign } = await open(width);
       // The 429 page exactly as the Worker renders it (the shared server's limits are not spent for a picture).
-      await context.route(`${base}/__429`, (r) => r.fulfill({ status: 429, contentType: "text/html; charset=utf-8", headers: { "Content-Security-Policy": PAGE_CSP }, body: tooManyPage(60) }));
-      for (const [name, p] of [["brief", "/b/DEMX-0001"], ["report", reportPath], ["directory", directoryPath], ["not-found", "/b/ZZZZ-ZZZZ"], ["too-many", "/__429"]] as const) {
+      await context.route(`${base}/__429`, (r) =>
+        r.fulfill({
+          status: 429,
+          contentType: "text/html; charset=utf-8",
+          headers: { "Content-Security-Policy": PAGE_CSP },
+          body: tooManyPage(60),
+        }),
+      );
+      for (const [name, p] of [
+        ["brief", "/b/DEMX-0001"],
+        ["report", reportPath],
+        ["directory", directoryPath],
+        ["not-found", "/b/ZZZZ-ZZZZ"],
+        ["too-many", "/__429"],
+      ] as const) {
         await page.goto(`${base}${p}`);
         await check(page, name, width);
       }

@@ -13,7 +13,7 @@ import { describe, expect, inject, it } from "vitest";
 const root = path.resolve(import.meta.dirname, "../..");
 const { base, persistTo } = inject("dev");
 
-export function walkthroughScript(readme: string): string {
+function walkthroughScript(readme: string): string {
   const section = readme.slice(readme.indexOf("## Walkthroughs"), readme.indexOf("\n## ", readme.indexOf("## Walkthroughs") + 5));
   const blocks = [...section.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1]!);
   return blocks

@@ -46,9 +46,14 @@ describe("assets", () => {
   });
 
   it("answers 422 to an unknown kind and to missing members", async () => {
-    expect((await post("/v1/assets", org.key, assetDoc({ kind: "planet", value: "mars" }))).body.errors[0].source.pointer).toBe("/data/attributes/kind");
+    expect((await post("/v1/assets", org.key, assetDoc({ kind: "planet", value: "mars" }))).body.errors[0].source.pointer).toBe(
+      "/data/attributes/kind",
+    );
     const missing = await post("/v1/assets", org.key, assetDoc({}));
-    expect(missing.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(["/data/attributes/kind", "/data/attributes/value"]);
+    expect(missing.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual([
+      "/data/attributes/kind",
+      "/data/attributes/value",
+    ]);
   });
 
   it("keeps (kind, value) unique per organization, after normalization", async () => {
@@ -63,13 +68,17 @@ describe("assets", () => {
 
   it("updates, re-checking the value against the kind it will have", async () => {
     const a = await asset(org, { kind: "domain", value: "change.example.com" });
-    const ok = await patch(`/v1/assets/${a.id}`, org.key, { data: { type: "asset", id: a.id, attributes: { value: "Changed.example.com", short_description: "x" } } });
+    const ok = await patch(`/v1/assets/${a.id}`, org.key, {
+      data: { type: "asset", id: a.id, attributes: { value: "Changed.example.com", short_description: "x" } },
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data.attributes).toMatchObject({ kind: "domain", value: "changed.example.com", short_description: "x" });
     const badKind = await patch(`/v1/assets/${a.id}`, org.key, { data: { type: "asset", attributes: { kind: "ip_address" } } });
     expect(badKind.status).toBe(422);
     expect(badKind.body.errors[0].source.pointer).toBe("/data/attributes/kind");
-    const both = await patch(`/v1/assets/${a.id}`, org.key, { data: { type: "asset", attributes: { kind: "ip_address", value: "192.0.2.1" } } });
+    const both = await patch(`/v1/assets/${a.id}`, org.key, {
+      data: { type: "asset", attributes: { kind: "ip_address", value: "192.0.2.1" } },
+    });
     expect(both.body.data.attributes).toMatchObject({ kind: "ip_address", value: "192.0.2.1" });
   });
 
@@ -111,12 +120,23 @@ describe("assets", () => {
   it("lets an operator create an asset for a named unclaimed organization, 403s a claimed one and 422s an unknown one", async () => {
     const rel = (id: string) => ({ organization: { data: { type: "organization", id } } });
     const unclaimed = await organization({ claimed: false });
-    const ok = await post("/v1/assets", org.operatorKey, { data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(unclaimed.id) } });
+    const ok = await post("/v1/assets", org.operatorKey, {
+      data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(unclaimed.id) },
+    });
     expect(ok.status).toBe(201);
-    const claimed = await post("/v1/assets", org.operatorKey, { data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(org.id) } });
-    expect([claimed.status, claimed.body.errors[0].detail]).toEqual([403, "Operator keys may change the assets of unclaimed organizations only."]);
+    const claimed = await post("/v1/assets", org.operatorKey, {
+      data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel(org.id) },
+    });
+    expect([claimed.status, claimed.body.errors[0].detail]).toEqual([
+      403,
+      "Operator keys may change the assets of unclaimed organizations only.",
+    ]);
     const bad = await post("/v1/assets", org.operatorKey, {
-      data: { type: "asset", attributes: { kind: "domain", value: "op.example.com" }, relationships: rel("01900000-0000-7000-8000-00000000beef") },
+      data: {
+        type: "asset",
+        attributes: { kind: "domain", value: "op.example.com" },
+        relationships: rel("01900000-0000-7000-8000-00000000beef"),
+      },
     });
     expect(bad.status).toBe(422);
     expect(bad.body.errors[0].source.pointer).toBe("/data/relationships/organization/data/id");

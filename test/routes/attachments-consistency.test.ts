@@ -20,7 +20,8 @@ beforeAll(() => organization(), 30_000);
 const setup = organizationWithVuln;
 
 const objectKeys = async (vulnId: string) => (await env.ATTACHMENTS.list({ prefix: `attachments/${vulnId}/` })).objects.map((o) => o.key);
-const rowCount = async (vulnId: string) => (await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?").bind(vulnId).first<{ n: number }>())!.n;
+const rowCount = async (vulnId: string) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?").bind(vulnId).first<{ n: number }>())!.n;
 
 /** The bucket with one operation failing, as an R2 outage would. */
 function failing(op: "put" | "delete"): R2Bucket {
@@ -48,7 +49,9 @@ describe("an upload that fails half-way", () => {
     const logs = expectedErrorLogs();
     const res = await upload(org.key, vulnId, "evidence", { filename: "e.txt", env: { ATTACHMENTS: failing("put") } });
     expect([res.status, res.headers.get("Retry-After")]).toEqual([503, "5"]);
-    expect(logs).toEqual([expect.objectContaining({ message: "attachment upload to R2 failed", error: expect.stringContaining("R2 put failed") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ message: "attachment upload to R2 failed", error: expect.stringContaining("R2 put failed") }),
+    ]);
     expect(await rowCount(vulnId)).toBe(0);
     expect(await objectKeys(vulnId)).toEqual([]);
   });
@@ -57,9 +60,14 @@ describe("an upload that fails half-way", () => {
     const { org, vulnId } = await setup();
     const logs = expectedErrorLogs();
     // Batch 1 reads the vuln and its usage; batch 2 writes the row.
-    const res = await upload(org.key, vulnId, "evidence", { filename: "e.txt", env: { DB: failingBatch(2, "D1_ERROR: Network connection lost.", "before") } });
+    const res = await upload(org.key, vulnId, "evidence", {
+      filename: "e.txt",
+      env: { DB: failingBatch(2, "D1_ERROR: Network connection lost.", "before") },
+    });
     expect(res.status).toBe(503);
-    expect(logs).toEqual([expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") }),
+    ]);
     expect(await rowCount(vulnId)).toBe(0);
     expect(await objectKeys(vulnId)).toEqual([]);
   });
@@ -73,7 +81,9 @@ describe("an upload that fails half-way", () => {
       env: { DB: failingBatch(2, "D1_ERROR: Network connection lost.", "before"), ATTACHMENTS: failing("delete") },
     });
     expect(res.status).toBe(503);
-    await waitFor("the failed delete of the orphan to be logged", () => logs.some((l) => l.message === "attachment object not deleted; the cron purges it"));
+    await waitFor("the failed delete of the orphan to be logged", () =>
+      logs.some((l) => l.message === "attachment object not deleted; the cron purges it"),
+    );
     const orphan = (await objectKeys(vulnId)).find((k) => !k.endsWith(kept.body.data.id))!;
     expect(orphan).toBeDefined();
     const orphanId = orphan.split("/").at(-1)!;
@@ -94,10 +104,20 @@ describe("an upload that fails half-way", () => {
     const fill = async () => {
       for (let i = 0; i < 20; i++) {
         const id = crypto.randomUUID();
-        await createDb(env.DB).insert(attachments).values({
-          id, vulnId, organizationId: org.id, filename: "f", contentType: "text/plain", byteSize: 1, sha256: "0".repeat(64),
-          uploadedBy: "organization", objectKey: `elsewhere/${id}`, createdAt: new Date().toISOString(),
-        });
+        await createDb(env.DB)
+          .insert(attachments)
+          .values({
+            id,
+            vulnId,
+            organizationId: org.id,
+            filename: "f",
+            contentType: "text/plain",
+            byteSize: 1,
+            sha256: "0".repeat(64),
+            uploadedBy: "organization",
+            objectKey: `elsewhere/${id}`,
+            createdAt: new Date().toISOString(),
+          });
       }
     };
     const res = await upload(org.key, vulnId, "late", { filename: "late.txt", env: { DB: interleaved(2, fill) } });
@@ -135,7 +155,9 @@ describe("deleting a vuln", () => {
     const a = await upload(org.key, vulnId, "one", { filename: "1.txt" });
     const logs = expectedErrorLogs();
     expect((await del(`/v1/vulns/${vulnId}`, org.key, { env: { ATTACHMENTS: failing("delete") } })).status).toBe(204);
-    await waitFor("the failed delete of the objects to be logged", () => logs.some((l) => l.message === "attachment objects not deleted; the cron purges them"));
+    await waitFor("the failed delete of the objects to be logged", () =>
+      logs.some((l) => l.message === "attachment objects not deleted; the cron purges them"),
+    );
     expect(await objectKeys(vulnId)).toHaveLength(1);
     const res = await download(org.key, a.body.data.meta.content_url);
     expect(res.status).toBe(404);

@@ -14,7 +14,8 @@ beforeAll(() => organization(), 30_000);
 
 const setup = organizationWithVuln;
 
-const sha256 = async (bytes: Uint8Array) => Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
+const sha256 = async (bytes: Uint8Array) =>
+  Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
 const objectKeys = async (vulnId: string) => (await env.ATTACHMENTS.list({ prefix: `attachments/${vulnId}/` })).objects.map((o) => o.key);
 const rows = (vulnId: string, key: string) => get(`/v1/vulns/${vulnId}/attachments`, key).then((r) => r.body.data as { id: string }[]);
 
@@ -25,10 +26,20 @@ const errorsOf = (body: { errors: Record<string, unknown>[] }) => body.errors.ma
 async function existingFiles(vulnId: string, organizationId: string, sizes: number[]) {
   for (const byteSize of sizes) {
     const id = crypto.randomUUID();
-    await createDb(env.DB).insert(attachments).values({
-      id, vulnId, organizationId, filename: "old.bin", contentType: "application/octet-stream", byteSize, sha256: "0".repeat(64),
-      uploadedBy: "organization", objectKey: `attachments/${vulnId}/${id}`, createdAt: new Date().toISOString(),
-    });
+    await createDb(env.DB)
+      .insert(attachments)
+      .values({
+        id,
+        vulnId,
+        organizationId,
+        filename: "old.bin",
+        contentType: "application/octet-stream",
+        byteSize,
+        sha256: "0".repeat(64),
+        uploadedBy: "organization",
+        objectKey: `attachments/${vulnId}/${id}`,
+        createdAt: new Date().toISOString(),
+      });
   }
 }
 
@@ -44,7 +55,11 @@ async function chunkedUpload(key: string, vulnId: string, chunks: number, chunkS
   });
   const ctx = createExecutionContext();
   const res = await worker.fetch!(
-    new Request(`${BASE}/v1/vulns/${vulnId}/attachments?filename=big.bin`, { method: "POST", headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/octet-stream" }, body }),
+    new Request(`${BASE}/v1/vulns/${vulnId}/attachments?filename=big.bin`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/octet-stream" },
+      body,
+    }),
     env as never,
     ctx as never,
   );
@@ -64,7 +79,13 @@ describe("upload", () => {
     expect(res.headers.get("Location")).toBe(data.links.self);
     expect(data).toMatchObject({
       type: "attachment",
-      attributes: { filename: "poc.png", content_type: "image/png", byte_size: 1000, sha256: await sha256(bytes), uploaded_by: "organization" },
+      attributes: {
+        filename: "poc.png",
+        content_type: "image/png",
+        byte_size: 1000,
+        sha256: await sha256(bytes),
+        uploaded_by: "organization",
+      },
       relationships: { vuln: { data: { type: "vuln", id: vulnId } } },
       links: { self: `/v1/vulns/${vulnId}/attachments/${data.id}` },
       meta: { content_url: `/v1/vulns/${vulnId}/attachments/${data.id}/content` },
@@ -109,7 +130,10 @@ describe("upload", () => {
 describe("limits: a refusal stores nothing", () => {
   it("413 when Content-Length is over 10 MiB, before anything is read", async () => {
     const { org, vulnId } = await setup();
-    const res = await upload(org.key, vulnId, attachmentBytes(10), { filename: "x.bin", headers: { "Content-Length": String(10 * MiB + 1) } });
+    const res = await upload(org.key, vulnId, attachmentBytes(10), {
+      filename: "x.bin",
+      headers: { "Content-Length": String(10 * MiB + 1) },
+    });
     expect(res.status).toBe(413);
     expect(res.body.errors[0].code).toBe("payload_too_large");
     expect(res.roundTrips).toBe(1);
@@ -188,11 +212,17 @@ describe("download", () => {
   it("streams the bytes as an attachment that no browser runs as the API's origin", async () => {
     const { org, vulnId } = await setup();
     const bytes = attachmentBytes(5000);
-    const made = await upload(org.key, vulnId, bytes, { filename: "résumé \"x\".pdf", contentType: "application/pdf" });
+    const made = await upload(org.key, vulnId, bytes, { filename: 'résumé "x".pdf', contentType: "application/pdf" });
     const res = await download(org.key, made.body.data.meta.content_url);
     expect(res.status).toBe(200);
     expect(res.bytes).toEqual(bytes);
-    expect(Object.fromEntries(["Content-Type", "Content-Length", "Content-Disposition", "X-Content-Type-Options", "Content-Security-Policy", "Cache-Control"].map((h) => [h, res.headers.get(h)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ["Content-Type", "Content-Length", "Content-Disposition", "X-Content-Type-Options", "Content-Security-Policy", "Cache-Control"].map(
+          (h) => [h, res.headers.get(h)],
+        ),
+      ),
+    ).toEqual({
       "Content-Type": "application/pdf",
       "Content-Length": "5000",
       "Content-Disposition": `attachment; filename="r_sum_ _x_.pdf"; filename*=UTF-8''r%C3%A9sum%C3%A9%20%22x%22.pdf`,
@@ -250,7 +280,11 @@ describe("tenancy and operators", () => {
     const made = await upload(org.key, vulnId, "mine", { filename: "mine.txt" });
     const id = made.body.data.id;
     const missingVuln = "01900000-0000-7000-8000-00000000dead";
-    for (const path of [`/v1/vulns/${vulnId}/attachments`, `/v1/vulns/${vulnId}/attachments/${id}`, `/v1/vulns/${vulnId}/attachments/${id}/content`]) {
+    for (const path of [
+      `/v1/vulns/${vulnId}/attachments`,
+      `/v1/vulns/${vulnId}/attachments/${id}`,
+      `/v1/vulns/${vulnId}/attachments/${id}/content`,
+    ]) {
       const foreign = await get(path, other.org.key);
       const missing = await get(path.replace(vulnId, missingVuln), other.org.key);
       expect([foreign.status, foreign.body.errors[0].code]).toEqual([404, "vuln_not_found"]);

@@ -13,7 +13,12 @@ describe("briefs", () => {
     const res = await post("/v1/briefs", org.key, {
       data: {
         type: "brief",
-        attributes: { name: "Web", short_description: "Our web apps", published_at: PUBLISHED, in_scope_assets: [{ kind: "domain", value: "app.example.com" }] },
+        attributes: {
+          name: "Web",
+          short_description: "Our web apps",
+          published_at: PUBLISHED,
+          in_scope_assets: [{ kind: "domain", value: "app.example.com" }],
+        },
         relationships: { policy: { data: { type: "policy", id: p.id } } },
       },
     });
@@ -25,7 +30,10 @@ describe("briefs", () => {
       in_scope_assets: [{ kind: "domain", value: "app.example.com", short_description: null, id: expect.any(String) }],
       out_of_scope_assets: [],
     });
-    expect(res.body.data.relationships).toEqual({ organization: { data: { type: "organization", id: org.id } }, policy: { data: { type: "policy", id: p.id } } });
+    expect(res.body.data.relationships).toEqual({
+      organization: { data: { type: "organization", id: org.id } },
+      policy: { data: { type: "policy", id: p.id } },
+    });
     const shown = await get(`/v1/briefs/${res.body.data.id}`, org.key);
     expect(shown.body.data).toEqual(res.body.data);
     expect(shown.body.data.data).toBeUndefined();
@@ -44,8 +52,16 @@ describe("briefs", () => {
       [{ name: "B", in_scope_assets: [{ kind: "cidr", value: "10.0.0.0" }] }, undefined, "/data/attributes/in_scope_assets/0/value"],
       [{ name: "B", published_at: "soon" }, undefined, "/data/attributes/published_at"],
       [{ name: "B", published_at: "9999-12-31T23:59:59-12:00" }, undefined, "/data/attributes/published_at"],
-      [{ name: "B" }, { policy: { data: { type: "policy", id: "01900000-0000-7000-8000-00000000beef" } } }, "/data/relationships/policy/data/id"],
-      [{ name: "B" }, { policy: { data: { type: "asset", id: "01900000-0000-7000-8000-00000000beef" } } }, "/data/relationships/policy/data/type"],
+      [
+        { name: "B" },
+        { policy: { data: { type: "policy", id: "01900000-0000-7000-8000-00000000beef" } } },
+        "/data/relationships/policy/data/id",
+      ],
+      [
+        { name: "B" },
+        { policy: { data: { type: "asset", id: "01900000-0000-7000-8000-00000000beef" } } },
+        "/data/relationships/policy/data/type",
+      ],
     ];
     for (const [attributes, relationships, pointer] of cases) {
       const res = await post("/v1/briefs", org.key, { data: { type: "brief", attributes, ...(relationships ? { relationships } : {}) } });
@@ -64,7 +80,9 @@ describe("briefs", () => {
     expect(moved.status).toBe(200);
     expect(moved.body.data.attributes.name).toBe("After");
     expect(moved.body.data.relationships.policy.data.id).toBe(p2.id);
-    const detached = await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: {}, relationships: { policy: { data: null } } } });
+    const detached = await patch(`/v1/briefs/${b.id}`, org.key, {
+      data: { type: "brief", attributes: {}, relationships: { policy: { data: null } } },
+    });
     expect(detached.body.data.relationships.policy.data).toBeNull();
     expect(detached.body.data.attributes.name).toBe("After");
   });
@@ -80,7 +98,11 @@ describe("briefs", () => {
 
   it("answers 404 brief_not_found for an unknown brief", async () => {
     const id = "01900000-0000-7000-8000-00000000beef";
-    for (const res of [await get(`/v1/briefs/${id}`, org.key), await patch(`/v1/briefs/${id}`, org.key, { data: { type: "brief", attributes: {} } }), await del(`/v1/briefs/${id}`, org.key)]) {
+    for (const res of [
+      await get(`/v1/briefs/${id}`, org.key),
+      await patch(`/v1/briefs/${id}`, org.key, { data: { type: "brief", attributes: {} } }),
+      await del(`/v1/briefs/${id}`, org.key),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.errors[0]).toMatchObject({ status: "404", code: "brief_not_found", title: "Brief not found" });
     }

@@ -8,9 +8,15 @@ beforeAll(async () => {
   op = await operatorKey();
 });
 
-const itemDoc = (listable_type: string, listable_id: string) => ({ data: { type: "directory_listing_item", attributes: { listable_type, listable_id } } });
+const itemDoc = (listable_type: string, listable_id: string) => ({
+  data: { type: "directory_listing_item", attributes: { listable_type, listable_id } },
+});
 const FULL_POLICY = {
-  published_at: PUBLISHED, point_of_contact: "security@example.com", safe_harbor: "full", public_disclosure: true, cvd_timeline: 90,
+  published_at: PUBLISHED,
+  point_of_contact: "security@example.com",
+  safe_harbor: "full",
+  public_disclosure: true,
+  cvd_timeline: 90,
   in_scope_assets: [{ kind: "domain", value: "example.com" }],
 };
 
@@ -26,14 +32,28 @@ async function listedOrg(policyAttributes: Record<string, unknown> = FULL_POLICY
 
 describe("directories", () => {
   it("are made and changed by the operator and read by any key", async () => {
-    const created = await post("/v1/directories", op, { data: { type: "directory", attributes: { name: "EU VDPs", slug: "eu-vdps", description: "European programs", min_maturity_rating: 2 } } });
+    const created = await post("/v1/directories", op, {
+      data: {
+        type: "directory",
+        attributes: { name: "EU VDPs", slug: "eu-vdps", description: "European programs", min_maturity_rating: 2 },
+      },
+    });
     expect(created.status).toBe(201);
-    expect(created.body.data.attributes).toMatchObject({ name: "EU VDPs", slug: "eu-vdps", description: "European programs", min_maturity_rating: 2 });
+    expect(created.body.data.attributes).toMatchObject({
+      name: "EU VDPs",
+      slug: "eu-vdps",
+      description: "European programs",
+      min_maturity_rating: 2,
+    });
     const org = await organization();
     expect((await get(`/v1/directories/${created.body.data.id}`, org.key)).status).toBe(200);
     expect((await get("/v1/directories", org.key)).body.data.map((d: { id: string }) => d.id)).toContain(created.body.data.id);
-    expect((await post("/v1/directories", org.key, { data: { type: "directory", attributes: { name: "X", slug: "x-dir" } } })).status).toBe(403);
-    const changed = await patch(`/v1/directories/${created.body.data.id}`, op, { data: { type: "directory", attributes: { min_maturity_rating: 3 } } });
+    expect((await post("/v1/directories", org.key, { data: { type: "directory", attributes: { name: "X", slug: "x-dir" } } })).status).toBe(
+      403,
+    );
+    const changed = await patch(`/v1/directories/${created.body.data.id}`, op, {
+      data: { type: "directory", attributes: { min_maturity_rating: 3 } },
+    });
     expect(changed.body.data.attributes.min_maturity_rating).toBe(3);
   });
 
@@ -54,26 +74,56 @@ describe("directories", () => {
 describe("directory listings", () => {
   it("the operator lists any organization, claimed or not, once; the organization sees and changes its own", async () => {
     const d = await directory(op);
-    const unclaimed = (await post("/v1/organizations", op, { data: { type: "organization", attributes: { name: "Listed Co", slug: `listed-${d.id.slice(-6)}`, claimed: false } } })).body.data;
+    const unclaimed = (
+      await post("/v1/organizations", op, {
+        data: { type: "organization", attributes: { name: "Listed Co", slug: `listed-${d.id.slice(-6)}`, claimed: false } },
+      })
+    ).body.data;
     const l = await post("/v1/directory_listings", op, {
-      data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: d.id } }, organization: { data: { type: "organization", id: unclaimed.id } } } },
+      data: {
+        type: "directory_listing",
+        relationships: {
+          directory: { data: { type: "directory", id: d.id } },
+          organization: { data: { type: "organization", id: unclaimed.id } },
+        },
+      },
     });
     expect(l.status).toBe(201);
     expect(l.body.data.attributes).toMatchObject({ visible: true, customized: false });
     const again = await post("/v1/directory_listings", op, {
-      data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: d.id } }, organization: { data: { type: "organization", id: unclaimed.id } } } },
+      data: {
+        type: "directory_listing",
+        relationships: {
+          directory: { data: { type: "directory", id: d.id } },
+          organization: { data: { type: "organization", id: unclaimed.id } },
+        },
+      },
     });
     expect(again.status).toBe(422);
     const missing = await post("/v1/directory_listings", op, {
-      data: { type: "directory_listing", relationships: { directory: { data: { type: "directory", id: "01900000-0000-7000-8000-00000000beef" } }, organization: { data: { type: "organization", id: unclaimed.id } } } },
+      data: {
+        type: "directory_listing",
+        relationships: {
+          directory: { data: { type: "directory", id: "01900000-0000-7000-8000-00000000beef" } },
+          organization: { data: { type: "organization", id: unclaimed.id } },
+        },
+      },
     });
     expect(missing.body.errors[0].source.pointer).toBe("/data/relationships/directory/data/id");
   });
 
   it("sets visible through PATCH (data.id must match), marks the listing customized, and filters by q[visible_eq]", async () => {
     const { org, listing: l } = await listedOrg();
-    expect((await patch(`/v1/directory_listings/${l.id}`, org.key, { data: { type: "directory_listing", id: "01900000-0000-7000-8000-00000000beef", attributes: { visible: false } } })).status).toBe(409);
-    const res = await patch(`/v1/directory_listings/${l.id}`, org.key, { data: { type: "directory_listing", id: l.id, attributes: { visible: false } } });
+    expect(
+      (
+        await patch(`/v1/directory_listings/${l.id}`, org.key, {
+          data: { type: "directory_listing", id: "01900000-0000-7000-8000-00000000beef", attributes: { visible: false } },
+        })
+      ).status,
+    ).toBe(409);
+    const res = await patch(`/v1/directory_listings/${l.id}`, org.key, {
+      data: { type: "directory_listing", id: l.id, attributes: { visible: false } },
+    });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes).toMatchObject({ visible: false, customized: true });
     expect((await get("/v1/directory_listings?q[visible_eq]=false", org.key)).body.data.map((x: { id: string }) => x.id)).toEqual([l.id]);
@@ -83,7 +133,10 @@ describe("directory listings", () => {
 
   it("an operator's change does not mark the listing customized; the operator removes it", async () => {
     const { listing: l } = await listedOrg();
-    expect((await patch(`/v1/directory_listings/${l.id}`, op, { data: { type: "directory_listing", attributes: { visible: false } } })).body.data.attributes.customized).toBe(false);
+    expect(
+      (await patch(`/v1/directory_listings/${l.id}`, op, { data: { type: "directory_listing", attributes: { visible: false } } })).body.data
+        .attributes.customized,
+    ).toBe(false);
     expect((await del(`/v1/directory_listings/${l.id}`, op)).status).toBe(204);
     expect((await get(`/v1/directory_listings/${l.id}`, op)).status).toBe(404);
   });
@@ -95,7 +148,12 @@ describe("listing items", () => {
     const first = await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Policy", p.id));
     const second = await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Brief", b.id));
     expect(first.status).toBe(201);
-    expect(first.body.data.attributes).toMatchObject({ listable_type: "Policy", listable_id: p.id, listable_name: p.attributes.name, position: 1 });
+    expect(first.body.data.attributes).toMatchObject({
+      listable_type: "Policy",
+      listable_id: p.id,
+      listable_name: p.attributes.name,
+      position: 1,
+    });
     expect(second.body.data.attributes.position).toBe(2);
     const list = await get(`/v1/directory_listings/${l.id}/items`, org.key);
     expect(list.body.data.map((i: { attributes: { position: number } }) => i.attributes.position)).toEqual([1, 2]);
@@ -108,9 +166,20 @@ describe("listing items", () => {
     const foreign = await policy(other, { published_at: PUBLISHED });
     const draft = await brief(org);
     await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Policy", p.id));
-    for (const [type, id] of [["Policy", foreign.id], ["Brief", draft.id], ["Policy", p.id], ["Brief", "01900000-0000-7000-8000-00000000beef"]] as const) {
+    for (const [type, id] of [
+      ["Policy", foreign.id],
+      ["Brief", draft.id],
+      ["Policy", p.id],
+      ["Brief", "01900000-0000-7000-8000-00000000beef"],
+    ] as const) {
       const res = await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc(type, id));
-      expect([type, id, res.status, res.body.errors[0].code, res.body.errors[0].source.pointer]).toEqual([type, id, 422, "unprocessable_entity", "/data/attributes/listable_id"]);
+      expect([type, id, res.status, res.body.errors[0].code, res.body.errors[0].source.pointer]).toEqual([
+        type,
+        id,
+        422,
+        "unprocessable_entity",
+        "/data/attributes/listable_id",
+      ]);
     }
     const badType = await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Vuln", p.id));
     expect(badType.body.errors[0]).toMatchObject({ code: "validation_error", source: { pointer: "/data/attributes/listable_type" } });
@@ -128,22 +197,35 @@ describe("listing items", () => {
   }
 
   const order = async (org: TestOrganization, listingId: string) =>
-    (await get(`/v1/directory_listings/${listingId}/items`, org.key)).body.data.map((i: { id: string; attributes: { position: number } }) => [i.id, i.attributes.position]);
+    (await get(`/v1/directory_listings/${listingId}/items`, org.key)).body.data.map(
+      (i: { id: string; attributes: { position: number } }) => [i.id, i.attributes.position],
+    );
 
   it("closes the gap when an item is deleted", async () => {
     const { org, l, ids } = await listingWithItems(4);
     expect((await del(`/v1/directory_listings/${l.id}/items/${ids[1]}`, org.key)).status).toBe(204);
-    expect(await order(org, l.id)).toEqual([[ids[0], 1], [ids[2], 2], [ids[3], 3]]);
+    expect(await order(org, l.id)).toEqual([
+      [ids[0], 1],
+      [ids[2], 2],
+      [ids[3], 3],
+    ]);
     await del(`/v1/directory_listings/${l.id}/items/${ids[0]}`, org.key);
-    expect(await order(org, l.id)).toEqual([[ids[2], 1], [ids[3], 2]]);
+    expect(await order(org, l.id)).toEqual([
+      [ids[2], 1],
+      [ids[3], 2],
+    ]);
   });
 
   it("reorders and answers the items in their new order", async () => {
     const { org, l, ids } = await listingWithItems(3);
     const wanted = [ids[2]!, ids[0]!, ids[1]!];
-    const res = await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, { data: wanted.map((id) => ({ type: "directory_listing_item", id })) });
+    const res = await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, {
+      data: wanted.map((id) => ({ type: "directory_listing_item", id })),
+    });
     expect(res.status).toBe(200);
-    expect(res.body.data.map((i: { id: string; attributes: { position: number } }) => [i.id, i.attributes.position])).toEqual(wanted.map((id, i) => [id, i + 1]));
+    expect(res.body.data.map((i: { id: string; attributes: { position: number } }) => [i.id, i.attributes.position])).toEqual(
+      wanted.map((id, i) => [id, i + 1]),
+    );
     expect(await order(org, l.id)).toEqual(wanted.map((id, i) => [id, i + 1]));
   });
 
@@ -153,7 +235,9 @@ describe("listing items", () => {
     ["an unknown item", (ids: string[]) => [...ids.slice(1), "01900000-0000-7000-8000-00000000beef"], "/data/2/id"],
   ])("answers 422 to a reorder with %s, changing nothing", async (_name, make, pointer) => {
     const { org, l, ids } = await listingWithItems(3);
-    const res = await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, { data: make(ids).map((id) => ({ type: "directory_listing_item", id })) });
+    const res = await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, {
+      data: make(ids).map((id) => ({ type: "directory_listing_item", id })),
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[0]).toMatchObject({ code: "unprocessable_entity", source: { pointer } });
     expect(await order(org, l.id)).toEqual(ids.map((id, i) => [id, i + 1]));
@@ -163,7 +247,9 @@ describe("listing items", () => {
     const { org, l, ids } = await listingWithItems(5);
     await fc.assert(
       fc.asyncProperty(fc.shuffledSubarray(ids, { minLength: 5, maxLength: 5 }), async (perm) => {
-        await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, { data: perm.map((id) => ({ type: "directory_listing_item", id })) });
+        await patch(`/v1/directory_listings/${l.id}/items/reorder`, org.key, {
+          data: perm.map((id) => ({ type: "directory_listing_item", id })),
+        });
         const now = await order(org, l.id);
         return JSON.stringify(now) === JSON.stringify(perm.map((id, i) => [id, i + 1]));
       }),
@@ -175,7 +261,14 @@ describe("listing items", () => {
     const { org, l, ids } = await listingWithItems(4);
     const a = [...ids].reverse();
     const b = [ids[1]!, ids[3]!, ids[0]!, ids[2]!];
-    await Promise.all([a, b].map((p) => api("PATCH", `/v1/directory_listings/${l.id}/items/reorder`, { key: org.key, body: { data: p.map((id) => ({ type: "directory_listing_item", id })) } })));
+    await Promise.all(
+      [a, b].map((p) =>
+        api("PATCH", `/v1/directory_listings/${l.id}/items/reorder`, {
+          key: org.key,
+          body: { data: p.map((id) => ({ type: "directory_listing_item", id })) },
+        }),
+      ),
+    );
     const now = await order(org, l.id);
     expect(now.map((x: [string, number]) => x[1])).toEqual([1, 2, 3, 4]);
     // One of the two orders won, whole.
@@ -187,10 +280,15 @@ describe("GET /v1/p/directories/{slug}", () => {
   it("shows visible organizations that meet the minimum, best rated first, with their items in order", async () => {
     const d = await directory(op, { min_maturity_rating: 1 });
     const top = await listedOrg(FULL_POLICY, d); // rating 5
-    const mid = await listedOrg({ published_at: PUBLISHED, point_of_contact: "sec@mid.example", in_scope_assets: [{ kind: "domain", value: "mid.example" }] }, d); // 2
+    const mid = await listedOrg(
+      { published_at: PUBLISHED, point_of_contact: "sec@mid.example", in_scope_assets: [{ kind: "domain", value: "mid.example" }] },
+      d,
+    ); // 2
     const low = await listedOrg({ published_at: PUBLISHED }, d); // 0: no contact, under the minimum
     const hidden = await listedOrg(FULL_POLICY, d);
-    await patch(`/v1/directory_listings/${hidden.listing.id}`, hidden.org.key, { data: { type: "directory_listing", attributes: { visible: false } } });
+    await patch(`/v1/directory_listings/${hidden.listing.id}`, hidden.org.key, {
+      data: { type: "directory_listing", attributes: { visible: false } },
+    });
     await post(`/v1/directory_listings/${top.listing.id}/items`, top.org.key, itemDoc("Brief", top.brief.id));
     await post(`/v1/directory_listings/${top.listing.id}/items`, top.org.key, itemDoc("Policy", top.policy.id));
 
@@ -201,9 +299,14 @@ describe("GET /v1/p/directories/{slug}", () => {
     expect(res.body.data.relationships.organizations.data.map((o: { id: string }) => o.id)).toEqual([top.org.id, mid.org.id]);
     const orgs = res.body.included.filter((r: { type: string }) => r.type === "organization");
     expect(orgs.map((o: { attributes: { maturity_rating: number } }) => o.attributes.maturity_rating)).toEqual([5, 2]);
-    expect(orgs[0].relationships.items.data).toEqual([{ type: "brief", id: top.brief.id }, { type: "policy", id: top.policy.id }]);
+    expect(orgs[0].relationships.items.data).toEqual([
+      { type: "brief", id: top.brief.id },
+      { type: "policy", id: top.policy.id },
+    ]);
     expect(res.body.included.some((r: { id: string }) => r.id === low.org.id || r.id === hidden.org.id)).toBe(false);
-    expect(res.body.included.find((r: { type: string; id: string }) => r.type === "policy" && r.id === top.policy.id).attributes.maturity_rating).toBe(5);
+    expect(
+      res.body.included.find((r: { type: string; id: string }) => r.type === "policy" && r.id === top.policy.id).attributes.maturity_rating,
+    ).toBe(5);
   });
 
   it("marks unclaimed organizations with claim: coming_soon", async () => {
@@ -211,7 +314,10 @@ describe("GET /v1/p/directories/{slug}", () => {
     const { org } = await listedOrg(FULL_POLICY, d);
     await patch(`/v1/organizations/${org.id}`, op, { data: { type: "organization", attributes: { claimed: false } } });
     const res = await get(`/v1/p/directories/${d.attributes.slug}`);
-    expect(res.body.included.find((r: { id: string }) => r.id === org.id).attributes).toMatchObject({ claimed: false, claim: { status: "coming_soon" } });
+    expect(res.body.included.find((r: { id: string }) => r.id === org.id).attributes).toMatchObject({
+      claimed: false,
+      claim: { status: "coming_soon" },
+    });
   });
 
   it("is cached (a hit touches no database) and evicted by listing, item and policy changes", async () => {
@@ -226,7 +332,9 @@ describe("GET /v1/p/directories/{slug}", () => {
     await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Policy", p.id));
     const afterItem = await get(path);
     expect(afterItem.headers.get("X-Cache")).toBe("MISS");
-    expect(afterItem.body.included.find((r: { id: string }) => r.id === org.id).relationships.items.data).toEqual([{ type: "policy", id: p.id }]);
+    expect(afterItem.body.included.find((r: { id: string }) => r.id === org.id).relationships.items.data).toEqual([
+      { type: "policy", id: p.id },
+    ]);
 
     await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", attributes: { safe_harbor: "none" } } });
     const afterPolicy = await get(path);
@@ -250,7 +358,9 @@ describe("GET /v1/p/directories/{slug}", () => {
     await patch(`/v1/briefs/${b.id}`, org.key, { data: { type: "brief", attributes: {}, relationships: { policy: { data: null } } } });
     expect((await del(`/v1/policies/${p.id}`, org.key)).status).toBe(204);
     const items = (await get(`/v1/directory_listings/${l.id}/items`, org.key)).body.data;
-    expect(items.map((i: { attributes: { listable_id: string; position: number } }) => [i.attributes.listable_id, i.attributes.position])).toEqual([[b.id, 1]]);
+    expect(
+      items.map((i: { attributes: { listable_id: string; position: number } }) => [i.attributes.listable_id, i.attributes.position]),
+    ).toEqual([[b.id, 1]]);
   });
 });
 
@@ -259,7 +369,10 @@ describe("what review of the directories found", () => {
     const { listing: l, org } = await listedOrg();
     const res = await del(`/v1/directory_listings/${l.id}/items/01900000-0000-7000-8000-00000000beef`, org.key);
     expect(res.status).toBe(404);
-    expect((await get(`/v1/directory_listings/${l.id}`, org.key)).body.data.attributes).toMatchObject({ customized: false, updated_at: l.attributes.updated_at });
+    expect((await get(`/v1/directory_listings/${l.id}`, org.key)).body.data.attributes).toMatchObject({
+      customized: false,
+      updated_at: l.attributes.updated_at,
+    });
   });
 
   it("answers a reorder naming another type with 409, like every type mismatch", async () => {
@@ -272,7 +385,9 @@ describe("what review of the directories found", () => {
 
   it("does not mark a listing customized when a PATCH changes nothing", async () => {
     const { listing: l, org } = await listedOrg();
-    const res = await patch(`/v1/directory_listings/${l.id}`, org.key, { data: { type: "directory_listing", attributes: { visible: true } } });
+    const res = await patch(`/v1/directory_listings/${l.id}`, org.key, {
+      data: { type: "directory_listing", attributes: { visible: true } },
+    });
     expect(res.body.data.attributes.customized).toBe(false);
   });
 
@@ -292,12 +407,24 @@ describe("what review of the directories found", () => {
     const { org, dir, listing: l, policy: p } = await listedOrg();
     const b1 = await brief(org, { published_at: PUBLISHED });
     const b2 = await brief(org, { published_at: PUBLISHED });
-    for (const [type, id] of [["Brief", b1.id], ["Policy", p.id], ["Brief", b2.id]] as const) await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc(type, id));
+    for (const [type, id] of [
+      ["Brief", b1.id],
+      ["Policy", p.id],
+      ["Brief", b2.id],
+    ] as const)
+      await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc(type, id));
     expect((await del(`/v1/briefs/${b1.id}`, org.key)).status).toBe(204);
     const items = (await get(`/v1/directory_listings/${l.id}/items`, org.key)).body.data;
-    expect(items.map((i: { attributes: { listable_id: string; position: number } }) => [i.attributes.listable_id, i.attributes.position])).toEqual([[p.id, 1], [b2.id, 2]]);
+    expect(
+      items.map((i: { attributes: { listable_id: string; position: number } }) => [i.attributes.listable_id, i.attributes.position]),
+    ).toEqual([
+      [p.id, 1],
+      [b2.id, 2],
+    ]);
     await patch(`/v1/briefs/${b2.id}`, org.key, { data: { type: "brief", attributes: { published_at: null } } });
     const page = await get(`/v1/p/directories/${dir.attributes.slug}`);
-    expect(page.body.included.find((r: { id: string }) => r.id === org.id).relationships.items.data).toEqual([{ type: "policy", id: p.id }]);
+    expect(page.body.included.find((r: { id: string }) => r.id === org.id).relationships.items.data).toEqual([
+      { type: "policy", id: p.id },
+    ]);
   });
 });

@@ -14,7 +14,9 @@ describe("organizations", () => {
       attributes: { name: "Acme", slug: "acme-orgs-1", website_url: "https://acme.example", claimed: true },
     });
     const id = created.body.data.id;
-    const updated = await patch(`/v1/organizations/${id}`, op, { data: { type: "organization", id, attributes: { claimed: false, name: "Acme Inc" } } });
+    const updated = await patch(`/v1/organizations/${id}`, op, {
+      data: { type: "organization", id, attributes: { claimed: false, name: "Acme Inc" } },
+    });
     expect(updated.status).toBe(200);
     expect(updated.body.data.attributes).toMatchObject({ claimed: false, name: "Acme Inc", slug: "acme-orgs-1" });
     expect(updated.body.data.attributes.updated_at >= created.body.data.attributes.updated_at).toBe(true);
@@ -69,7 +71,9 @@ describe("organizations", () => {
 describe("API keys", () => {
   it("shows a new key once, then never again, and the key works at once", async () => {
     const org = await organization();
-    const made = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: { name: "ci" } } });
+    const made = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, {
+      data: { type: "api_key", attributes: { name: "ci" } },
+    });
     expect(made.status).toBe(201);
     const key = made.body.data.attributes.key as string;
     expect(key).toMatch(/^vdp_[0-9A-Za-z]{40,}$/);
@@ -103,12 +107,16 @@ describe("API keys", () => {
     expect(shown.body.data.attributes.revoked_at).toMatch(/Z$/);
     // Revoking twice keeps the first revocation time.
     await del(`/v1/api_keys/${org.keyId}`, org.operatorKey);
-    expect((await get(`/v1/api_keys/${org.keyId}`, org.operatorKey)).body.data.attributes.revoked_at).toBe(shown.body.data.attributes.revoked_at);
+    expect((await get(`/v1/api_keys/${org.keyId}`, org.operatorKey)).body.data.attributes.revoked_at).toBe(
+      shown.body.data.attributes.revoked_at,
+    );
   });
 
   it("answers 404 for a key of an unknown organization and for an unknown key", async () => {
     const op = await operatorKey();
-    expect((await post("/v1/organizations/01900000-0000-7000-8000-00000000beef/api_keys", op, { data: { type: "api_key" } })).status).toBe(404);
+    expect((await post("/v1/organizations/01900000-0000-7000-8000-00000000beef/api_keys", op, { data: { type: "api_key" } })).status).toBe(
+      404,
+    );
     expect((await del("/v1/api_keys/01900000-0000-7000-8000-00000000beef", op)).status).toBe(404);
     expect((await get("/v1/organizations/01900000-0000-7000-8000-00000000beef/api_keys", op)).status).toBe(404);
   });

@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { MAX_FORM_BYTES } from "../../src/routes/pages/form";
-import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/pages/styles";
+import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/templates/styles";
 import { BASE, get, patch, post } from "../helpers/api";
 import { countingD1 } from "../helpers/d1-counter";
 import { eventTypes } from "../helpers/events";
@@ -17,7 +17,11 @@ const discard = { send: async () => {}, sendBatch: async () => {} } as unknown a
 async function browse(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
   const counter = countingD1(env.DB);
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }), { ...env, EVENTS: discard, DB: counter.db }, ctx);
+  const res = await worker.fetch(
+    new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
+    { ...env, EVENTS: discard, DB: counter.db },
+    ctx,
+  );
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
@@ -25,22 +29,40 @@ async function browse(method: string, path: string, init: { body?: BodyInit; hea
 
 function reportForm(fields: Record<string, string> = {}, files: File[] = []) {
   const fd = new FormData();
-  const values = { title: "SQL injection in search", description: "GET /search?q=' OR 1=1-- lists every order.", contact_email: "r@example.org", domains: "shop.example.com\nAPI.example.com, cdn.example.com", ...fields };
+  const values = {
+    title: "SQL injection in search",
+    description: "GET /search?q=' OR 1=1-- lists every order.",
+    contact_email: "r@example.org",
+    domains: "shop.example.com\nAPI.example.com, cdn.example.com",
+    ...fields,
+  };
   for (const [k, v] of Object.entries(values)) fd.set(k, v);
   if (files.length === 0) fd.append("files", new File([], ""));
   for (const f of files) fd.append("files", f);
   return fd;
 }
 
-const send = (shortcode: string, fd: FormData, ip: string) => browse("POST", `/b/${shortcode}`, { body: fd, headers: { "CF-Connecting-IP": ip } });
+const send = (shortcode: string, fd: FormData, ip: string) =>
+  browse("POST", `/b/${shortcode}`, { body: fd, headers: { "CF-Connecting-IP": ip } });
 
 let org: TestOrganization;
 let shortcode: string;
 let briefId: string;
 beforeAll(async () => {
   org = await organization({ name: "Acme <Security> & Co" });
-  const p = await policy(org, { published_at: PUBLISHED, point_of_contact: "security@acme.example", safe_harbor: "full", public_disclosure: true, cvd_timeline: 90, in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] });
-  const b = await brief(org, { published_at: PUBLISHED, name: "Acme shop", in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] }, p.id);
+  const p = await policy(org, {
+    published_at: PUBLISHED,
+    point_of_contact: "security@acme.example",
+    safe_harbor: "full",
+    public_disclosure: true,
+    cvd_timeline: 90,
+    in_scope_assets: [{ kind: "domain", value: "shop.example.com" }],
+  });
+  const b = await brief(
+    org,
+    { published_at: PUBLISHED, name: "Acme shop", in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] },
+    p.id,
+  );
   shortcode = b.attributes.shortcode;
   briefId = b.id;
 });
@@ -56,7 +78,15 @@ describe("GET /b/{shortcode}", () => {
     expect(miss.text).toContain('<html lang="en">');
     expect(miss.text).toContain("Acme &lt;Security&gt; &amp; Co");
     expect(miss.text.indexOf("Safe harbor")).toBeLessThan(miss.text.indexOf("<form"));
-    for (const field of ['name="title"', 'name="description"', 'name="contact_email"', 'name="domains"', 'name="files"', 'enctype="multipart/form-data"']) expect(miss.text).toContain(field);
+    for (const field of [
+      'name="title"',
+      'name="description"',
+      'name="contact_email"',
+      'name="domains"',
+      'name="files"',
+      'enctype="multipart/form-data"',
+    ])
+      expect(miss.text).toContain(field);
     expect(miss.text).toContain(`href="${PAGES_CSS_PATH}"`);
     expect(miss.text).not.toMatch(/<script|style=/i);
 
@@ -72,7 +102,13 @@ describe("GET /b/{shortcode}", () => {
   it("is evicted with the JSON read by a change to the brief: both show the new name at once", async () => {
     await browse("GET", `/b/${shortcode}`);
     await get(`/v1/p/briefs/${shortcode}`);
-    expect((await patch(`/v1/briefs/${briefId}`, org.key, { data: { type: "brief", id: briefId, attributes: { name: "Acme shop <script>alert(1)</script>" } } })).status).toBe(200);
+    expect(
+      (
+        await patch(`/v1/briefs/${briefId}`, org.key, {
+          data: { type: "brief", id: briefId, attributes: { name: "Acme shop <script>alert(1)</script>" } },
+        })
+      ).status,
+    ).toBe(200);
     const page = await browse("GET", `/b/${shortcode}`);
     expect(page.headers.get("X-Cache")).toBe("MISS");
     expect(page.text).toContain("Acme shop &lt;script&gt;alert(1)&lt;/script&gt;");
@@ -82,7 +118,15 @@ describe("GET /b/{shortcode}", () => {
 
   it("answers a draft, an unknown shortcode and any other /b, /r or /d address with the 404 page", async () => {
     const draft = await brief(org, {});
-    for (const path of [`/b/${draft.attributes.shortcode}`, "/b/ZZZZ-ZZZZ", "/b/not-a-code", `/b/${shortcode}/more`, "/r/vdpr_unknown", "/d/no-such-directory", "/d/a/b"]) {
+    for (const path of [
+      `/b/${draft.attributes.shortcode}`,
+      "/b/ZZZZ-ZZZZ",
+      "/b/not-a-code",
+      `/b/${shortcode}/more`,
+      "/r/vdpr_unknown",
+      "/d/no-such-directory",
+      "/d/a/b",
+    ]) {
       const res = await browse("GET", path);
       expect([path, res.status]).toEqual([path, 404]);
       expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
@@ -101,11 +145,22 @@ describe("POST /b/{shortcode}", () => {
     expect(location).toMatch(/^\/r\/vdpr_[0-9A-Za-z]{40,}\?sent=1$/);
     const list = await get(`/v1/vulns?q[brief_id_eq]=${briefId}&sort=-created_at`, org.key);
     const v = list.body.data[0];
-    expect(v.attributes).toMatchObject({ title: "SQL injection in search", contact_email: "r@example.org", domains: ["api.example.com", "cdn.example.com", "shop.example.com"] });
+    expect(v.attributes).toMatchObject({
+      title: "SQL injection in search",
+      contact_email: "r@example.org",
+      domains: ["api.example.com", "cdn.example.com", "shop.example.com"],
+    });
     const files = await get(`/v1/vulns/${v.id}/attachments`, org.key);
     expect(files.body.data).toHaveLength(1);
-    const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join("");
-    expect(files.body.data[0].attributes).toMatchObject({ filename: "poc.txt", byte_size: bytes.byteLength, sha256: digest, uploaded_by: "reporter" });
+    const digest = Array.from(new Uint8Array(await crypto.subtle.digest("SHA-256", bytes)), (b) => b.toString(16).padStart(2, "0")).join(
+      "",
+    );
+    expect(files.body.data[0].attributes).toMatchObject({
+      filename: "poc.txt",
+      byte_size: bytes.byteLength,
+      sha256: digest,
+      uploaded_by: "reporter",
+    });
 
     const page = await browse("GET", location);
     expect(page.status).toBe(200);
@@ -121,23 +176,35 @@ describe("POST /b/{shortcode}", () => {
     const again = await send(shortcode, reportForm({ title }), ip);
     expect(again.status).toBe(200);
     expect(again.text).toContain("This report was already received");
-    const count = async () => (await env.DB.prepare("SELECT count(*) AS n FROM vulns WHERE title = ?").bind(title).first<{ n: number }>())!.n;
+    const count = async () =>
+      (await env.DB.prepare("SELECT count(*) AS n FROM vulns WHERE title = ?").bind(title).first<{ n: number }>())!.n;
     expect(await count()).toBe(1);
     // Another address, or other content, is another report.
     expect((await send(shortcode, reportForm({ title }), nextIp())).status).toBe(303);
     expect((await send(shortcode, reportForm({ title, description: "Different steps." }), ip)).status).toBe(303);
     expect(await count()).toBe(3);
     // Past the window, the same content is a new report.
-    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE scope = ?").bind(new Date(Date.now() - 11 * 60_000).toISOString(), `form:${ip}`).run();
+    await env.DB.prepare("UPDATE idempotency_keys SET created_at = ? WHERE scope = ?")
+      .bind(new Date(Date.now() - 11 * 60_000).toISOString(), `form:${ip}`)
+      .run();
     expect((await send(shortcode, reportForm({ title }), ip)).status).toBe(303);
     expect(await count()).toBe(4);
   });
 
   it("re-renders the form (422) with each message beside its field and everything typed kept, escaped", async () => {
-    const res = await send(shortcode, reportForm({ title: "   ", description: 'Kept "as typed" <b>', contact_email: "not-an-address", domains: "ok.example.com\nnot a domain!" }, [new File(["x"], "a.txt")]), nextIp());
+    const res = await send(
+      shortcode,
+      reportForm(
+        { title: "   ", description: 'Kept "as typed" <b>', contact_email: "not-an-address", domains: "ok.example.com\nnot a domain!" },
+        [new File(["x"], "a.txt")],
+      ),
+      nextIp(),
+    );
     expect(res.status).toBe(422);
     expect(res.headers.get("Content-Security-Policy")).toBe(CSP);
-    expect(res.text).toMatch(/<span class="message" id="title-error">Title must not be empty\.<\/span>\s*<input type="text" id="title" name="title" aria-describedby="title-error title-hint" aria-invalid="true"/);
+    expect(res.text).toMatch(
+      /<span class="message" id="title-error">Title must not be empty\.<\/span>\s*<input type="text" id="title" name="title" aria-describedby="title-error title-hint" aria-invalid="true"/,
+    );
     expect(res.text).toContain('id="contact_email-error">E-mail address must be a valid e-mail address.');
     expect(res.text).toContain("“not a domain!” must be a domain name such as app.example.com.");
     expect(res.text).toContain("Choose your files again");
@@ -148,7 +215,14 @@ describe("POST /b/{shortcode}", () => {
   });
 
   it("refuses a body over five files of 10 MiB before reading it, with the page", async () => {
-    const res = await browse("POST", `/b/${shortcode}`, { body: "x", headers: { "Content-Type": "multipart/form-data; boundary=b", "Content-Length": String(MAX_FORM_BYTES + 1), "CF-Connecting-IP": nextIp() } });
+    const res = await browse("POST", `/b/${shortcode}`, {
+      body: "x",
+      headers: {
+        "Content-Type": "multipart/form-data; boundary=b",
+        "Content-Length": String(MAX_FORM_BYTES + 1),
+        "CF-Connecting-IP": nextIp(),
+      },
+    });
     expect(res.status).toBe(413);
     expect(res.text).toContain("<h1>Too large</h1>");
   });
@@ -173,7 +247,9 @@ describe("the reporter's page", () => {
 
   it("is private to its link, shows the organization's replies but never its internal notes, and takes replies and files", async () => {
     const { path, vulnId } = await report();
-    await post(`/v1/vulns/${vulnId}/comments`, org.key, { data: { type: "comment", attributes: { body: "Thanks: <b>confirmed</b>.", visibility: "reporter" } } });
+    await post(`/v1/vulns/${vulnId}/comments`, org.key, {
+      data: { type: "comment", attributes: { body: "Thanks: <b>confirmed</b>.", visibility: "reporter" } },
+    });
     await post(`/v1/vulns/${vulnId}/comments`, org.key, { data: { type: "comment", attributes: { body: "INTERNAL triage note" } } });
     const page = await browse("GET", path);
     expect(page.status).toBe(200);
@@ -185,10 +261,16 @@ describe("the reporter's page", () => {
     expect(page.text).toContain("Thanks: &lt;b&gt;confirmed&lt;/b&gt;.");
     expect(page.text).not.toContain("INTERNAL");
 
-    const reply = await browse("POST", `${path}/comments`, { body: new URLSearchParams({ body: "Happy to help." }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const reply = await browse("POST", `${path}/comments`, {
+      body: new URLSearchParams({ body: "Happy to help." }),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expect(reply.status).toBe(303);
     expect(reply.headers.get("Location")).toBe(`${path}#conversation`);
-    const empty = await browse("POST", `${path}/comments`, { body: new URLSearchParams({ body: "  " }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    const empty = await browse("POST", `${path}/comments`, {
+      body: new URLSearchParams({ body: "  " }),
+      headers: { "Content-Type": "application/x-www-form-urlencoded" },
+    });
     expect(empty.status).toBe(422);
     expect(empty.text).toContain('id="body-error">The reply must not be empty.');
 
@@ -197,7 +279,9 @@ describe("the reporter's page", () => {
     const upload = await browse("POST", `${path}/attachments`, { body: fd });
     expect(upload.status).toBe(303);
     const comments = await get(`/v1/vulns/${vulnId}/comments`, org.key);
-    expect(comments.body.data.map((c: { attributes: { body: string; author: string } }) => [c.attributes.author, c.attributes.body])).toContainEqual(["reporter", "Happy to help."]);
+    expect(
+      comments.body.data.map((c: { attributes: { body: string; author: string } }) => [c.attributes.author, c.attributes.body]),
+    ).toContainEqual(["reporter", "Happy to help."]);
     const files = await get(`/v1/vulns/${vulnId}/attachments`, org.key);
     expect(files.body.data[0].attributes).toMatchObject({ filename: "more.log", uploaded_by: "reporter" });
     const after = await browse("GET", path);
@@ -239,15 +323,21 @@ describe("GET /d/{slug}", () => {
     const dir = await directory(operator, { min_maturity_rating: 1 });
     const l = await listing(operator, dir.id, org.id);
     const p = await policy(org, { published_at: PUBLISHED, point_of_contact: "security@acme.example" });
-    await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: p.id } } });
-    await post(`/v1/directory_listings/${l.id}/items`, org.key, { data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: briefId } } });
+    await post(`/v1/directory_listings/${l.id}/items`, org.key, {
+      data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: p.id } },
+    });
+    await post(`/v1/directory_listings/${l.id}/items`, org.key, {
+      data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: briefId } },
+    });
     const first = await browse("GET", `/d/${dir.attributes.slug}`);
     expect(first.status).toBe(200);
     expect(first.headers.get("X-Cache")).toBe("MISS");
     expect(first.text).toContain(`href="/b/${shortcode}"`);
     expect(first.text).toContain("security@acme.example");
     expect((await browse("GET", `/d/${dir.attributes.slug}`)).headers.get("X-Cache")).toBe("HIT");
-    await patch(`/v1/directory_listings/${l.id}`, org.key, { data: { type: "directory_listing", id: l.id, attributes: { visible: false } } });
+    await patch(`/v1/directory_listings/${l.id}`, org.key, {
+      data: { type: "directory_listing", id: l.id, attributes: { visible: false } },
+    });
     const after = await browse("GET", `/d/${dir.attributes.slug}`);
     expect(after.headers.get("X-Cache")).toBe("MISS");
     expect(after.text).not.toContain(`href="/b/${shortcode}"`);
@@ -268,11 +358,18 @@ describe("D1 round trips and weight per page", () => {
   it("costs nothing on a hit; a miss costs its services' reads; the table goes in the closing note", async () => {
     const css = new TextEncoder().encode(PAGES_CSS).byteLength;
     const rows: string[] = [];
-    const measure = async (name: string, path: string, expected: { miss: number; hit: number | null }, init?: Parameters<typeof browse>[2]) => {
+    const measure = async (
+      name: string,
+      path: string,
+      expected: { miss: number; hit: number | null },
+      init?: Parameters<typeof browse>[2],
+    ) => {
       const miss = await browse(init?.body ? "POST" : "GET", path, init);
       const hit = expected.hit === null ? null : await browse("GET", path);
       expect([name, miss.roundTrips, hit?.roundTrips ?? null]).toEqual([name, expected.miss, expected.hit]);
-      rows.push(`| ${name} | ${miss.roundTrips} | ${hit?.roundTrips ?? "never cached"} | ${new TextEncoder().encode(miss.text).byteLength} + ${css} |`);
+      rows.push(
+        `| ${name} | ${miss.roundTrips} | ${hit?.roundTrips ?? "never cached"} | ${new TextEncoder().encode(miss.text).byteLength} + ${css} |`,
+      );
       return miss;
     };
     const fresh = await brief(org, { published_at: PUBLISHED });
@@ -280,10 +377,20 @@ describe("D1 round trips and weight per page", () => {
     const dir = await directory(org.operatorKey, { min_maturity_rating: 0 });
     await listing(org.operatorKey, dir.id, org.id);
     await measure("GET /d/{slug}", `/d/${dir.attributes.slug}`, { miss: 1, hit: 0 });
-    const sent = await measure("POST /b/{shortcode} (one file)", `/b/${shortcode}`, { miss: 6, hit: null }, { body: reportForm({ title: "Weighed" }, [new File(["f"], "f.txt")]), headers: { "CF-Connecting-IP": nextIp() } });
+    const sent = await measure(
+      "POST /b/{shortcode} (one file)",
+      `/b/${shortcode}`,
+      { miss: 6, hit: null },
+      { body: reportForm({ title: "Weighed" }, [new File(["f"], "f.txt")]), headers: { "CF-Connecting-IP": nextIp() } },
+    );
     const path = sent.headers.get("Location")!.split("?")[0]!;
     await measure("GET /r/{token}", path, { miss: 3, hit: null });
-    await measure("POST /r/{token}/comments", `${path}/comments`, { miss: 2, hit: null }, { body: new URLSearchParams({ body: "x" }), headers: { "Content-Type": "application/x-www-form-urlencoded" } });
+    await measure(
+      "POST /r/{token}/comments",
+      `${path}/comments`,
+      { miss: 2, hit: null },
+      { body: new URLSearchParams({ body: "x" }), headers: { "Content-Type": "application/x-www-form-urlencoded" } },
+    );
     await measure("404 page", "/b/ZZZZ-ZZZZ", { miss: 1, hit: null });
     console.log(["| page | D1 round trips, miss | hit | bytes (HTML + CSS) |", "|---|---|---|---|", ...rows].join("\n"));
   });

@@ -26,8 +26,18 @@ const FULL = {
   hosting_mode: "custom_domain",
   custom_domain: "Security.Acme.Example",
   published_at: PUBLISHED,
-  branding: { primary_color: "#112233", secondary_color: "#445566", accent_color: "#AABBCC", font_heading: "Inter", font_body: "Inter", google_fonts: ["Inter"] },
-  in_scope_assets: [{ kind: "domain", value: "Acme.Example", short_description: "Main" }, { kind: "wildcard_domain", value: "*.acme.example" }],
+  branding: {
+    primary_color: "#112233",
+    secondary_color: "#445566",
+    accent_color: "#AABBCC",
+    font_heading: "Inter",
+    font_body: "Inter",
+    google_fonts: ["Inter"],
+  },
+  in_scope_assets: [
+    { kind: "domain", value: "Acme.Example", short_description: "Main" },
+    { kind: "wildcard_domain", value: "*.acme.example" },
+  ],
   out_of_scope_assets: [{ kind: "url", value: "https://status.acme.example/" }],
 };
 
@@ -101,7 +111,15 @@ describe("policies", () => {
 
   it("points at the exact scope entry that is wrong", async () => {
     const res = await post("/v1/policies", org.key, {
-      data: { type: "policy", attributes: { in_scope_assets: [{ kind: "domain", value: "ok.example" }, { kind: "ip_address", value: "999.1.1.1" }] } },
+      data: {
+        type: "policy",
+        attributes: {
+          in_scope_assets: [
+            { kind: "domain", value: "ok.example" },
+            { kind: "ip_address", value: "999.1.1.1" },
+          ],
+        },
+      },
     });
     expect(res.body.errors).toEqual([expect.objectContaining({ source: { pointer: "/data/attributes/in_scope_assets/1/value" } })]);
   });
@@ -113,7 +131,14 @@ describe("policies", () => {
       data: {
         type: "policy",
         id: created.id,
-        attributes: { name: "Renamed", hosted_policy_url: null, in_scope_assets: [{ kind: "domain", value: "acme.example", short_description: "Main" }, { kind: "domain", value: "new.acme.example" }] },
+        attributes: {
+          name: "Renamed",
+          hosted_policy_url: null,
+          in_scope_assets: [
+            { kind: "domain", value: "acme.example", short_description: "Main" },
+            { kind: "domain", value: "new.acme.example" },
+          ],
+        },
       },
     });
     expect(res.status).toBe(200);
@@ -150,18 +175,42 @@ describe("policies", () => {
     const a1 = await asset(org);
     const a2 = await asset(org);
     const created = await post("/v1/policies", org.key, {
-      data: { type: "policy", attributes: {}, relationships: { assets: { data: [{ type: "asset", id: a1.id }, { type: "asset", id: a1.id }] } } },
+      data: {
+        type: "policy",
+        attributes: {},
+        relationships: {
+          assets: {
+            data: [
+              { type: "asset", id: a1.id },
+              { type: "asset", id: a1.id },
+            ],
+          },
+        },
+      },
     });
     expect(created.body.data.relationships.assets.data).toEqual([{ type: "asset", id: a1.id }]);
     const res = await patch(`/v1/policies/${created.body.data.id}`, org.key, {
-      data: { type: "policy", attributes: {}, relationships: { assets: { data: [{ type: "asset", id: a2.id }, { type: "asset", id: a1.id }] } } },
+      data: {
+        type: "policy",
+        attributes: {},
+        relationships: {
+          assets: {
+            data: [
+              { type: "asset", id: a2.id },
+              { type: "asset", id: a1.id },
+            ],
+          },
+        },
+      },
     });
     expect(res.body.data.relationships.assets.data).toEqual([a1.id, a2.id].sort().map((id) => ({ type: "asset", id })));
     const shown = await get(`/v1/policies/${created.body.data.id}`, org.key);
     expect(shown.body.data.relationships.assets).toEqual(res.body.data.relationships.assets);
     // Deleting an asset removes it from the relationship.
     await del(`/v1/assets/${a1.id}`, org.key);
-    expect((await get(`/v1/policies/${created.body.data.id}`, org.key)).body.data.relationships.assets.data).toEqual([{ type: "asset", id: a2.id }]);
+    expect((await get(`/v1/policies/${created.body.data.id}`, org.key)).body.data.relationships.assets.data).toEqual([
+      { type: "asset", id: a2.id },
+    ]);
   });
 
   it("links up to 500 assets (more than D1 binds in one statement)", async () => {
@@ -171,22 +220,48 @@ describe("policies", () => {
       const res = await post("/v1/assets", fresh.key, { data: { type: "asset", attributes: { kind: "other", value: `asset ${i}` } } });
       ids.push(res.body.data.id);
     }
-    const res = await post("/v1/policies", fresh.key, { data: { type: "policy", attributes: {}, relationships: { assets: { data: ids.map((id) => ({ type: "asset", id })) } } } });
+    const res = await post("/v1/policies", fresh.key, {
+      data: { type: "policy", attributes: {}, relationships: { assets: { data: ids.map((id) => ({ type: "asset", id })) } } },
+    });
     expect(res.status).toBe(201);
     expect(res.body.data.relationships.assets.data).toHaveLength(120);
     const shown = await get(`/v1/policies/${res.body.data.id}`, fresh.key);
     expect(shown.body.data.relationships.assets.data).toHaveLength(120);
     const tooMany = await post("/v1/policies", fresh.key, {
-      data: { type: "policy", attributes: {}, relationships: { assets: { data: Array.from({ length: 501 }, () => ({ type: "asset", id: ids[0] })) } } },
+      data: {
+        type: "policy",
+        attributes: {},
+        relationships: { assets: { data: Array.from({ length: 501 }, () => ({ type: "asset", id: ids[0] })) } },
+      },
     });
     expect(tooMany.status).toBe(422);
   });
 
   it("keeps scope ids when the scope is sent back as read, even with an edited value", async () => {
-    const created = (await post("/v1/policies", org.key, { data: { type: "policy", attributes: { in_scope_assets: [{ kind: "domain", value: "a.example.com" }, { kind: "domain", value: "b.example.com" }] } } })).body.data;
+    const created = (
+      await post("/v1/policies", org.key, {
+        data: {
+          type: "policy",
+          attributes: {
+            in_scope_assets: [
+              { kind: "domain", value: "a.example.com" },
+              { kind: "domain", value: "b.example.com" },
+            ],
+          },
+        },
+      })
+    ).body.data;
     const [a, b] = created.attributes.in_scope_assets;
     const res = await patch(`/v1/policies/${created.id}`, org.key, {
-      data: { type: "policy", attributes: { in_scope_assets: [{ ...a, short_description: "edited" }, { ...b, value: "c.example.com" }] } },
+      data: {
+        type: "policy",
+        attributes: {
+          in_scope_assets: [
+            { ...a, short_description: "edited" },
+            { ...b, value: "c.example.com" },
+          ],
+        },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes.in_scope_assets).toEqual([
@@ -208,7 +283,11 @@ describe("policies", () => {
 
   it("answers 404 not_found for an unknown policy on show, update and delete", async () => {
     const id = "01900000-0000-7000-8000-00000000beef";
-    for (const res of [await get(`/v1/policies/${id}`, org.key), await patch(`/v1/policies/${id}`, org.key, { data: { type: "policy", attributes: {} } }), await del(`/v1/policies/${id}`, org.key)]) {
+    for (const res of [
+      await get(`/v1/policies/${id}`, org.key),
+      await patch(`/v1/policies/${id}`, org.key, { data: { type: "policy", attributes: {} } }),
+      await del(`/v1/policies/${id}`, org.key),
+    ]) {
       expect(res.status).toBe(404);
       expect(res.body.errors[0]).toMatchObject({ code: "not_found", title: "Not found" });
     }
@@ -217,7 +296,11 @@ describe("policies", () => {
   it("lets an operator create a policy for an unclaimed organization it names", async () => {
     const unclaimed = await organization({ claimed: false });
     const res = await post("/v1/policies", org.operatorKey, {
-      data: { type: "policy", attributes: { name: "From public analysis" }, relationships: { organization: { data: { type: "organization", id: unclaimed.id } } } },
+      data: {
+        type: "policy",
+        attributes: { name: "From public analysis" },
+        relationships: { organization: { data: { type: "organization", id: unclaimed.id } } },
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.data.relationships.organization.data.id).toBe(unclaimed.id);

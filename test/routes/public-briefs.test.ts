@@ -9,8 +9,15 @@ beforeAll(async () => {
 
 const read = (shortcode: string, headers: Record<string, string> = {}) => get(`/v1/p/briefs/${shortcode}`, null, { headers });
 
-async function publishedBrief(policyAttributes: Record<string, unknown> = { published_at: PUBLISHED, point_of_contact: "sec@example.com" }) {
-  const p = await policy(org, { ...policyAttributes, policy_url_status: "alive", creation_mode: "custom", custom_domain: "vdp.example.com" });
+async function publishedBrief(
+  policyAttributes: Record<string, unknown> = { published_at: PUBLISHED, point_of_contact: "sec@example.com" },
+) {
+  const p = await policy(org, {
+    ...policyAttributes,
+    policy_url_status: "alive",
+    creation_mode: "custom",
+    custom_domain: "vdp.example.com",
+  });
   const b = await brief(org, { published_at: PUBLISHED, in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] }, p.id);
   return { p, b };
 }
@@ -21,7 +28,11 @@ describe("GET /v1/p/briefs/{shortcode}", () => {
     const res = await read(b.attributes.shortcode);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
-    expect(res.body.data).toMatchObject({ type: "brief", id: b.id, attributes: { name: b.attributes.name, shortcode: b.attributes.shortcode } });
+    expect(res.body.data).toMatchObject({
+      type: "brief",
+      id: b.id,
+      attributes: { name: b.attributes.name, shortcode: b.attributes.shortcode },
+    });
     expect(res.body.data.attributes.in_scope_assets[0].value).toBe("shop.example.com");
     const org_ = res.body.included.find((r: { type: string }) => r.type === "organization");
     expect(org_.attributes).toEqual({ name: `Org ${org.slug}`, slug: org.slug, website_url: "https://example.com", claimed: true });

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 
 const submission = (attributes: Record<string, unknown> = {}) => ({
-  data: { type: "vuln", attributes: { title: "IDOR on /orders", description: "Change the id in /orders/123 to see others' orders.", ...attributes } },
+  data: {
+    type: "vuln",
+    attributes: { title: "IDOR on /orders", description: "Change the id in /orders/123 to see others' orders.", ...attributes },
+  },
 });
 
 function submit(body: unknown, opts: { code?: string; ip?: string; headers?: Record<string, string> } = {}) {
@@ -39,7 +42,13 @@ describe("POST /v1/p/briefs/{shortcode}/vulns", () => {
       data: {
         type: "vuln",
         id: expect.any(String),
-        attributes: { shortcode: expect.stringMatching(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/), title: "IDOR on /orders", inbox_state: "dispatching", created_at: expect.any(String), follow_up_token: expect.stringMatching(/^vdpr_[0-9A-Za-z]{43}$/) },
+        attributes: {
+          shortcode: expect.stringMatching(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/),
+          title: "IDOR on /orders",
+          inbox_state: "dispatching",
+          created_at: expect.any(String),
+          follow_up_token: expect.stringMatching(/^vdpr_[0-9A-Za-z]{43}$/),
+        },
       },
     });
     expect(res.text).not.toContain(org.id);
@@ -81,7 +90,10 @@ describe("POST /v1/p/briefs/{shortcode}/vulns", () => {
   });
 
   it("refuses relationships: the brief is the one in the path", async () => {
-    const res = await submit({ ...submission(), data: { ...submission().data, relationships: { brief: { data: { type: "brief", id: briefId } } } } });
+    const res = await submit({
+      ...submission(),
+      data: { ...submission().data, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].source.pointer).toBe("/data/relationships/brief");
   });
@@ -120,7 +132,11 @@ describe("POST /v1/p/briefs/{shortcode}/vulns", () => {
 
   it("answers CORS preflights, as a brief's page in a browser would send them", async () => {
     const res = await api("OPTIONS", `/v1/p/briefs/${shortcode}/vulns`, {
-      headers: { Origin: "https://researcher.example", "Access-Control-Request-Method": "POST", "Access-Control-Request-Headers": "content-type" },
+      headers: {
+        Origin: "https://researcher.example",
+        "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type",
+      },
     });
     expect(res.status).toBe(204);
     expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");

@@ -24,7 +24,13 @@ describe("a record deleted between a write's read and its commit", () => {
     const db = interleaved(2, async () => expect((await del(`/v1/briefs/${b.id}`, org.key)).status).toBe(204));
     const res = await api("POST", "/v1/vulns", {
       key: org.key,
-      body: { data: { type: "vuln", attributes: { title: "T", description: "D", domains: ["race.example.com"] }, relationships: { brief: rel("brief", b.id) } } },
+      body: {
+        data: {
+          type: "vuln",
+          attributes: { title: "T", description: "D", domains: ["race.example.com"] },
+          relationships: { brief: rel("brief", b.id) },
+        },
+      },
       env: { DB: db, EVENTS: q.queue },
       headers: { "Idempotency-Key": crypto.randomUUID() },
     });
@@ -36,7 +42,14 @@ describe("a record deleted between a write's read and its commit", () => {
   it("vuln update vs brief delete: 422 at the brief, the vuln unchanged", async () => {
     const keep = await brief(org, { published_at: PUBLISHED });
     const gone = await brief(org, { published_at: PUBLISHED });
-    const v = (await post("/v1/vulns", org.key, { data: { type: "vuln", attributes: { title: "T", description: "D" }, relationships: { brief: rel("brief", keep.id) } } }, { env: { EVENTS: fakeQueue().queue } })).body.data;
+    const v = (
+      await post(
+        "/v1/vulns",
+        org.key,
+        { data: { type: "vuln", attributes: { title: "T", description: "D" }, relationships: { brief: rel("brief", keep.id) } } },
+        { env: { EVENTS: fakeQueue().queue } },
+      )
+    ).body.data;
     const db = interleaved(2, async () => expect((await del(`/v1/briefs/${gone.id}`, org.key)).status).toBe(204));
     const res = await api("PATCH", `/v1/vulns/${v.id}`, {
       key: org.key,
@@ -54,7 +67,20 @@ describe("a record deleted between a write's read and its commit", () => {
     const existing = method === "PATCH" ? await policy(org, { name: "Before" }) : null;
     const policiesBefore = await count("policies");
     const db = interleaved(2, async () => expect((await del(`/v1/assets/${gone.id}`, org.key)).status).toBe(204));
-    const body = { data: { type: "policy", attributes: { name: "After" }, relationships: { assets: { data: [{ type: "asset", id: kept.id }, { type: "asset", id: gone.id }] } } } };
+    const body = {
+      data: {
+        type: "policy",
+        attributes: { name: "After" },
+        relationships: {
+          assets: {
+            data: [
+              { type: "asset", id: kept.id },
+              { type: "asset", id: gone.id },
+            ],
+          },
+        },
+      },
+    };
     const res = await api(method, existing ? `/v1/policies/${existing.id}` : "/v1/policies", { key: org.key, body, env: { DB: db } });
     expect(res.status).toBe(422);
     expect(res.body.errors).toEqual([expect.objectContaining({ source: { pointer: "/data/relationships/assets/data/1/id" } })]);
@@ -66,7 +92,11 @@ describe("a record deleted between a write's read and its commit", () => {
     const p = await policy(org);
     const briefsBefore = await count("briefs");
     const db = interleaved(2, async () => expect((await del(`/v1/policies/${p.id}`, org.key)).status).toBe(204));
-    const res = await api("POST", "/v1/briefs", { key: org.key, body: { data: { type: "brief", attributes: { name: "B" }, relationships: { policy: rel("policy", p.id) } } }, env: { DB: db } });
+    const res = await api("POST", "/v1/briefs", {
+      key: org.key,
+      body: { data: { type: "brief", attributes: { name: "B" }, relationships: { policy: rel("policy", p.id) } } },
+      env: { DB: db },
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].source).toEqual({ pointer: "/data/relationships/policy/data/id" });
     expect(await count("briefs")).toBe(briefsBefore);
@@ -89,7 +119,10 @@ describe("an organization that does not exist", () => {
       data: {
         type: "webhook",
         attributes: { name: "H", url: "https://hooks.example.com/x" },
-        relationships: { organization: rel("organization", MISSING_ORG), trigger_event_types: { data: [{ type: "trigger_event_type", id: "0b1e7f1a-5c52-5d7e-9a01-000000000001" }] } },
+        relationships: {
+          organization: rel("organization", MISSING_ORG),
+          trigger_event_types: { data: [{ type: "trigger_event_type", id: "0b1e7f1a-5c52-5d7e-9a01-000000000001" }] },
+        },
       },
     });
     expect(res.status).toBe(403);
@@ -119,7 +152,9 @@ describe("a directory item added while its listable is deleted", () => {
     const o = await organization();
     const l = await listing(o.operatorKey, (await directory(o.operatorKey)).id, o.id);
     const p = await policy(o, { published_at: PUBLISHED });
-    const db = interleaved(2, () => api("PATCH", `/v1/policies/${p.id}`, { key: o.key, body: { data: { type: "policy", attributes: { published_at: null } } } }));
+    const db = interleaved(2, () =>
+      api("PATCH", `/v1/policies/${p.id}`, { key: o.key, body: { data: { type: "policy", attributes: { published_at: null } } } }),
+    );
     const res = await api("POST", `/v1/directory_listings/${l.id}/items`, {
       key: o.key,
       body: { data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: p.id } } },

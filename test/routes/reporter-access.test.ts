@@ -26,9 +26,11 @@ function send(e: (typeof REPORTER_ENDPOINTS)[number], f: ReporterFixture, author
   });
 }
 
-const written = async () => (await env.DB.prepare("SELECT (SELECT count(*) FROM comments) + (SELECT count(*) FROM attachments) AS n").first<{ n: number }>())!.n;
+const written = async () =>
+  (await env.DB.prepare("SELECT (SELECT count(*) FROM comments) + (SELECT count(*) FROM attachments) AS n").first<{ n: number }>())!.n;
 
-const label = (e: (typeof REPORTER_ENDPOINTS)[number]) => `${e.method} ${e.path({ report: {}, commentId: "{comment_id}", attachmentId: "{attachment_id}" } as never)}`;
+const label = (e: (typeof REPORTER_ENDPOINTS)[number]) =>
+  `${e.method} ${e.path({ report: {}, commentId: "{comment_id}", attachmentId: "{attachment_id}" } as never)}`;
 
 describe.each(REPORTER_ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_, e) => {
   it.each([
@@ -53,13 +55,20 @@ describe.each(REPORTER_ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_, e
     const named = e.path(mine) !== e.path(theirs);
     if (named) expect(res.status).toBe(404);
     else expect(res.status).toBeLessThan(300);
-    for (const id of [mine.report.id, mine.commentId, mine.attachmentId, mine.internalId, theirs.internalId]) expect(res.text).not.toContain(id);
+    for (const id of [mine.report.id, mine.commentId, mine.attachmentId, mine.internalId, theirs.internalId])
+      expect(res.text).not.toContain(id);
   });
 });
 
 describe("a follow-up token on the organization's API", () => {
-  it.each(ENDPOINTS.map((e) => [`${e.method} ${e.path({ org: { id: "{org}" } } as never).replace(/\/[0-9a-f-]{36}/g, "/{id}")}`, e] as const))("%s: 401", async (_, e) => {
-    const res = await api(e.method, e.path(org), { key: mine.report.token, body: e.body?.(org), headers: { "CF-Connecting-IP": nextIp() } });
+  it.each(
+    ENDPOINTS.map((e) => [`${e.method} ${e.path({ org: { id: "{org}" } } as never).replace(/\/[0-9a-f-]{36}/g, "/{id}")}`, e] as const),
+  )("%s: 401", async (_, e) => {
+    const res = await api(e.method, e.path(org), {
+      key: mine.report.token,
+      body: e.body?.(org),
+      headers: { "CF-Connecting-IP": nextIp() },
+    });
     expect(res.status).toBe(401);
     expect(res.headers.get("WWW-Authenticate")).toMatch(/^Bearer\b/);
   });

@@ -31,7 +31,12 @@ const page = { number: 1, size: 100 };
 
 describe("a reporter caller", () => {
   it("is of kind reporter, never organization, and names its one report", () => {
-    expect(ctx.caller).toEqual({ keyId: `report:${mine.report.id}`, kind: "reporter", organizationId: mine.report.org.id, reportId: mine.report.id });
+    expect(ctx.caller).toEqual({
+      keyId: `report:${mine.report.id}`,
+      kind: "reporter",
+      organizationId: mine.report.org.id,
+      reportId: mine.report.id,
+    });
   });
 
   it("sees nothing organization-wide: no policies, no vuln by id, not even its own through the organization's read", async () => {
@@ -52,8 +57,18 @@ describe("a reporter caller", () => {
     expect((await listComments(ctx, { author: "reporter", vulnId: theirs.report.id }, page)).rows).toEqual([]);
     await expect(reporterFile({ ctx, report: report(), attachmentId: theirs.attachmentId })).rejects.toMatchObject({ kind: "not_found" });
     const bytes = new Blob(["x"]).stream();
-    await expect(uploadAttachment({ ctx, vulnId: theirs.report.id, body: bytes, meta: { filename: "x.txt", contentType: "text/plain", declaredLength: 1 }, by: "reporter" })).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
-    const files = await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?").bind(theirs.report.id).first<{ n: number }>();
+    await expect(
+      uploadAttachment({
+        ctx,
+        vulnId: theirs.report.id,
+        body: bytes,
+        meta: { filename: "x.txt", contentType: "text/plain", declaredLength: 1 },
+        by: "reporter",
+      }),
+    ).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
+    const files = await env.DB.prepare("SELECT count(*) AS n FROM attachments WHERE vuln_id = ?")
+      .bind(theirs.report.id)
+      .first<{ n: number }>();
     expect(files!.n).toBe(1);
   });
 });

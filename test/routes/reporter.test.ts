@@ -15,7 +15,8 @@ afterEach(() => {
 });
 
 const comment = (body: unknown, extra: Record<string, unknown> = {}) => ({ data: { type: "comment", attributes: { body, ...extra } } });
-const commentsOf = async (vulnId: string) => (await env.DB.prepare("SELECT count(*) AS n FROM comments WHERE vuln_id = ?").bind(vulnId).first<{ n: number }>())!.n;
+const commentsOf = async (vulnId: string) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM comments WHERE vuln_id = ?").bind(vulnId).first<{ n: number }>())!.n;
 
 describe("the follow-up token", () => {
   it("is in the submission's 201 only, as vdpr_ and 43 base62 characters; only its SHA-256 is stored; a replay shows null", async () => {
@@ -83,7 +84,13 @@ describe("GET /v1/p/report", () => {
       relationships: {},
       links: { self: "/v1/p/report" },
     });
-    expect((await patch(`/v1/vulns/${r.id}`, r.org.key, { data: { type: "vuln", id: r.id, attributes: { processing_state: "closed", severity: "high" } } })).status).toBe(200);
+    expect(
+      (
+        await patch(`/v1/vulns/${r.id}`, r.org.key, {
+          data: { type: "vuln", id: r.id, attributes: { processing_state: "closed", severity: "high" } },
+        })
+      ).status,
+    ).toBe(200);
     const closed = await asReporter("GET", "/v1/p/report", r.token);
     expect(closed.body.data.attributes).toMatchObject({ processing_state: "closed", severity: "high" });
     // A closed report still takes the reporter's comments.
@@ -108,15 +115,17 @@ describe("the conversation", () => {
     ]);
     expect(list.body.meta.page.total).toBe(2);
     expect((await asReporter("GET", `/v1/p/report/comments/${f.internalId}`, token)).status).toBe(404);
-    expect((await asReporter("GET", `/v1/p/report/comments/${f.commentId}`, token)).body.data.attributes.body).toBe("Thanks, we are looking.");
+    expect((await asReporter("GET", `/v1/p/report/comments/${f.commentId}`, token)).body.data.attributes.body).toBe(
+      "Thanks, we are looking.",
+    );
     // The organization sees the whole thread, with which side wrote what.
     const thread = await get(`/v1/vulns/${f.report.id}/comments`, f.report.org.key);
     expect(thread.headers.get("Content-Type")).toBe("application/json");
-    expect(thread.body.data.map((c: { attributes: { author: string; visibility: string } }) => `${c.attributes.author}/${c.attributes.visibility}`)).toEqual([
-      "organization/reporter",
-      "organization/internal",
-      "reporter/reporter",
-    ]);
+    expect(
+      thread.body.data.map(
+        (c: { attributes: { author: string; visibility: string } }) => `${c.attributes.author}/${c.attributes.visibility}`,
+      ),
+    ).toEqual(["organization/reporter", "organization/internal", "reporter/reporter"]);
     const everything = [
       list.text,
       answer.text,
@@ -124,7 +133,8 @@ describe("the conversation", () => {
       (await asReporter("GET", "/v1/p/report/attachments", token)).text,
       (await asReporter("GET", `/v1/p/report/comments/${f.commentId}`, token)).text,
     ].join("\n");
-    for (const secret of ["INTERNAL", f.internalId, f.report.org.key, f.report.org.keyId, f.report.org.key.slice(0, 8)]) expect(everything).not.toContain(secret);
+    for (const secret of ["INTERNAL", f.internalId, f.report.org.key, f.report.org.keyId, f.report.org.key.slice(0, 8)])
+      expect(everything).not.toContain(secret);
   });
 
   it("defaults the organization's comments to internal and fires Vuln::Comment::Created for each side, built from the row", async () => {
@@ -135,15 +145,37 @@ describe("the conversation", () => {
     const mine = await asReporter("POST", "/v1/p/report/comments", r.token, { body: comment("Hello") });
     const events = (await eventsOf(r.id)).filter((e) => e.type === "Vuln::Comment::Created");
     expect(events.map((e) => JSON.parse(e.payload))).toEqual([
-      { comment: { id: note.body.data.id, vuln_id: r.id, author: "organization", visibility: "internal", body: "Triage: P2", created_at: note.body.data.attributes.created_at } },
-      { comment: { id: mine.body.data.id, vuln_id: r.id, author: "reporter", visibility: "reporter", body: "Hello", created_at: mine.body.data.attributes.created_at } },
+      {
+        comment: {
+          id: note.body.data.id,
+          vuln_id: r.id,
+          author: "organization",
+          visibility: "internal",
+          body: "Triage: P2",
+          created_at: note.body.data.attributes.created_at,
+        },
+      },
+      {
+        comment: {
+          id: mine.body.data.id,
+          vuln_id: r.id,
+          author: "reporter",
+          visibility: "reporter",
+          body: "Hello",
+          created_at: mine.body.data.attributes.created_at,
+        },
+      },
     ]);
   });
 
   it("delivers the reporter's comment to the organization's webhook, signed and logged", async () => {
     const r = await submitReport();
     const hook = await post("/v1/webhooks", r.org.key, {
-      data: { type: "webhook", attributes: { name: "Inbox", url: "https://hooks.example.com/vdp" }, relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: "0b1e7f1a-5c52-5d7e-9a01-000000000009" }] } } },
+      data: {
+        type: "webhook",
+        attributes: { name: "Inbox", url: "https://hooks.example.com/vdp" },
+        relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: "0b1e7f1a-5c52-5d7e-9a01-000000000009" }] } },
+      },
     });
     expect(hook.status).toBe(201);
     await asReporter("POST", "/v1/p/report/comments", r.token, { body: comment("Any update?") });
@@ -201,8 +233,17 @@ describe("bad input writes nothing", () => {
   it("a deleted vuln: its token answers 404 on every route and writes nothing; the organization's comment on it is a 404", async () => {
     const r = await submitReport();
     expect((await del(`/v1/vulns/${r.id}`, r.org.key)).status).toBe(204);
-    for (const [method, path] of [["GET", "/v1/p/report"], ["GET", "/v1/p/report/comments"], ["POST", "/v1/p/report/comments"], ["GET", "/v1/p/report/attachments"], ["POST", "/v1/p/report/attachments"]] as const) {
-      const res = await asReporter(method, path, r.token, { body: method === "POST" ? comment("still there?") : undefined, headers: { "CF-Connecting-IP": nextIp() } });
+    for (const [method, path] of [
+      ["GET", "/v1/p/report"],
+      ["GET", "/v1/p/report/comments"],
+      ["POST", "/v1/p/report/comments"],
+      ["GET", "/v1/p/report/attachments"],
+      ["POST", "/v1/p/report/attachments"],
+    ] as const) {
+      const res = await asReporter(method, path, r.token, {
+        body: method === "POST" ? comment("still there?") : undefined,
+        headers: { "CF-Connecting-IP": nextIp() },
+      });
       expect([path, res.status]).toEqual([path, 404]);
       expect(res.body.errors[0]).toMatchObject({ code: "not_found", detail: expect.stringMatching(/deleted this report/) });
     }
@@ -237,13 +278,20 @@ describe("the reporter's files", () => {
     expect(up.status).toBe(201);
     expect(up.headers.get("Content-Type")).toBe("application/vnd.api+json");
     expect(up.headers.get("Location")).toBe(up.body.data.links.self);
-    expect(up.body.data).toMatchObject({ type: "attachment", attributes: { filename: "steps.json", uploaded_by: "reporter", byte_size: 27 }, relationships: { report: { data: { type: "report", id } } } });
+    expect(up.body.data).toMatchObject({
+      type: "attachment",
+      attributes: { filename: "steps.json", uploaded_by: "reporter", byte_size: 27 },
+      relationships: { report: { data: { type: "report", id } } },
+    });
     expect((await eventsOf(id)).map((e) => e.type).at(-1)).toBe("Vuln::Updated");
     expect((await get(`/v1/vulns/${id}`, org.key)).body.data.attributes.updated_at > before).toBe(true);
     const theirs = await get(`/v1/vulns/${id}/attachments/${up.body.data.id}`, org.key);
     expect(theirs.body.data.attributes.uploaded_by).toBe("reporter");
     const list = await asReporter("GET", "/v1/p/report/attachments", token);
-    expect(list.body.data.map((a: { attributes: { uploaded_by: string } }) => a.attributes.uploaded_by).sort()).toEqual(["organization", "reporter"]);
+    expect(list.body.data.map((a: { attributes: { uploaded_by: string } }) => a.attributes.uploaded_by).sort()).toEqual([
+      "organization",
+      "reporter",
+    ]);
     const one = await asReporter("GET", `/v1/p/report/attachments/${f.attachmentId}`, token);
     expect(one.body.data.meta.content_url).toBe(`/v1/p/report/attachments/${f.attachmentId}/content`);
     const bytes = await download(token, one.body.data.meta.content_url);

@@ -19,7 +19,11 @@ beforeAll(async () => {
 });
 
 const doc = (attributes: Record<string, unknown> = {}) => ({
-  data: { type: "vuln", attributes: { title: "CSRF on settings", description: "No token on POST /settings", ...attributes }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+  data: {
+    type: "vuln",
+    attributes: { title: "CSRF on settings", description: "No token on POST /settings", ...attributes },
+    relationships: { brief: { data: { type: "brief", id: briefId } } },
+  },
 });
 
 describe("PATCH and the intake running at the same time", () => {
@@ -30,14 +34,26 @@ describe("PATCH and the intake running at the same time", () => {
     const res = await api("PATCH", `/v1/vulns/${v.id}`, { key: org.key, body: doc({ processing_state: "closed" }), env: { DB: db } });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes.processing_state).toBe("closed");
-    expect(await eventTypes(v.id)).toEqual(["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored", "Vuln::Updated", "Vuln::Processing::Closed"]);
+    expect(await eventTypes(v.id)).toEqual([
+      "Vuln::Created",
+      "Vuln::Inbox::Received",
+      "Vuln::Inbox::Stored",
+      "Vuln::Updated",
+      "Vuln::Processing::Closed",
+    ]);
   });
 
   it("answers 409 and writes nothing, events and assets included, when another edit won the race", async () => {
     const v = await vuln(org, briefId);
     const assetsBefore = await count("assets");
-    const db = interleaved(2, () => env.DB.prepare("UPDATE vulns SET revision = revision + 1, title = 'Edited elsewhere' WHERE id = ?").bind(v.id).run());
-    const res = await api("PATCH", `/v1/vulns/${v.id}`, { key: org.key, body: doc({ processing_state: "closed", domains: ["race-a.example.com", "race-b.example.com"] }), env: { DB: db } });
+    const db = interleaved(2, () =>
+      env.DB.prepare("UPDATE vulns SET revision = revision + 1, title = 'Edited elsewhere' WHERE id = ?").bind(v.id).run(),
+    );
+    const res = await api("PATCH", `/v1/vulns/${v.id}`, {
+      key: org.key,
+      body: doc({ processing_state: "closed", domains: ["race-a.example.com", "race-b.example.com"] }),
+      env: { DB: db },
+    });
     expect(res.status).toBe(409);
     expect(await eventTypes(v.id)).toEqual(["Vuln::Created"]);
     expect(await count("assets")).toBe(assetsBefore);
@@ -52,9 +68,16 @@ describe("Idempotency-Key when D1 fails after committing", () => {
     const vulns = (await get("/v1/vulns", org.key)).body.meta.page.total;
     // The second batch (the vuln, its event and the sealed key) commits, then the answer is lost.
     const db = failingBatch(2, "D1_ERROR: Network connection lost.", "after");
-    const first = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "after-commit" }, env: { DB: db } });
+    const first = await api("POST", "/v1/vulns", {
+      key: org.key,
+      body: doc(),
+      headers: { "Idempotency-Key": "after-commit" },
+      env: { DB: db },
+    });
     expect(first.status).toBe(503);
-    expect(logs).toEqual([expect.objectContaining({ request_id: first.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ request_id: first.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") }),
+    ]);
     const retry = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "after-commit" } });
     expect(retry.status).toBe(201);
     expect(retry.headers.get("Idempotent-Replayed")).toBe("true");
@@ -64,7 +87,10 @@ describe("Idempotency-Key when D1 fails after committing", () => {
   it("frees the key when the answer to the reservation itself was lost", async () => {
     const logs = expectedErrorLogs();
     const db = failingBatch(1, "D1_ERROR: Network connection lost.", "after");
-    expect((await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" }, env: { DB: db } })).status).toBe(503);
+    expect(
+      (await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" }, env: { DB: db } }))
+        .status,
+    ).toBe(503);
     expect(logs).toEqual([expect.objectContaining({ level: "error", error: expect.stringContaining("Network connection lost") })]);
     const retry = await api("POST", "/v1/vulns", { key: org.key, body: doc(), headers: { "Idempotency-Key": "lost-reservation" } });
     expect(retry.status).toBe(201);
@@ -90,10 +116,14 @@ describe("Idempotency-Key when D1 fails after committing", () => {
 describe("the submission exactly as received", () => {
   it("keeps the raw title and domains in the record while the vuln shows them normalized", async () => {
     const q = fakeQueue();
-    const v = (await post("/v1/vulns", org.key, doc({ title: "  Padded  ", domains: ["EXAMPLE.com.", "example.com"] }), { env: { EVENTS: q.queue } })).body.data;
+    const v = (
+      await post("/v1/vulns", org.key, doc({ title: "  Padded  ", domains: ["EXAMPLE.com.", "example.com"] }), { env: { EVENTS: q.queue } })
+    ).body.data;
     expect(v.attributes).toMatchObject({ title: "Padded", domains: ["example.com"] });
     await runQueue(q.ids());
-    const record = await env.DB.prepare("SELECT title, domains FROM vuln_records WHERE vuln_id = ?").bind(v.id).first<{ title: string; domains: string }>();
+    const record = await env.DB.prepare("SELECT title, domains FROM vuln_records WHERE vuln_id = ?")
+      .bind(v.id)
+      .first<{ title: string; domains: string }>();
     expect(record).toEqual({ title: "  Padded  ", domains: JSON.stringify(["EXAMPLE.com.", "example.com"]) });
   });
 
@@ -117,7 +147,11 @@ describe("changes that reach vulns through their domain assets", () => {
     expect((await del(`/v1/assets/${other.id}`, org.key)).status).toBe(204);
     const events = await eventsOf(v.id);
     expect(events.map((e) => e.type)).toEqual(["Vuln::Created", "Vuln::Updated", "Vuln::Updated"]);
-    expect(JSON.parse(events[1]!.payload).vuln.assets.map((a: { value: string }) => a.value).sort()).toEqual(["other.example.com", "renamed.example.com"]);
+    expect(
+      JSON.parse(events[1]!.payload)
+        .vuln.assets.map((a: { value: string }) => a.value)
+        .sort(),
+    ).toEqual(["other.example.com", "renamed.example.com"]);
     expect(JSON.parse(events[2]!.payload).vuln.assets.map((a: { value: string }) => a.value)).toEqual(["renamed.example.com"]);
     // A short_description is not in the payload: no event.
     await patch(`/v1/assets/${linked.id}`, org.key, { data: { type: "asset", attributes: { short_description: "note" } } });
@@ -140,7 +174,9 @@ describe("intake and the outbox under redelivery", () => {
     const v = await vuln(org, briefId, {});
     const [created] = await eventsOf(v.id);
     const db = createDb(env.DB);
-    let now = Date.parse((await env.DB.prepare("SELECT created_at FROM events WHERE id = ?").bind(created!.id).first<{ created_at: string }>())!.created_at);
+    let now = Date.parse(
+      (await env.DB.prepare("SELECT created_at FROM events WHERE id = ?").bind(created!.id).first<{ created_at: string }>())!.created_at,
+    );
     const sendsAt: number[] = [];
     // Advance a minute at a time for a day; count when this event goes out.
     for (let minute = 1; minute <= 24 * 60; minute++) {

@@ -14,8 +14,15 @@ beforeAll(async () => {
   briefId = (await brief(org, { published_at: PUBLISHED })).id;
 }, 30_000);
 
-const edit = (id: string, attributes: Record<string, unknown>) => patch(`/v1/vulns/${id}`, org.key, { data: { type: "vuln", id, attributes } });
-const triage = (a: Record<string, unknown>) => ({ severity: a.severity, cvss_vector: a.cvss_vector, cvss_score: a.cvss_score, cvss_version: a.cvss_version, cwe_ids: a.cwe_ids });
+const edit = (id: string, attributes: Record<string, unknown>) =>
+  patch(`/v1/vulns/${id}`, org.key, { data: { type: "vuln", id, attributes } });
+const triage = (a: Record<string, unknown>) => ({
+  severity: a.severity,
+  cvss_vector: a.cvss_vector,
+  cvss_score: a.cvss_score,
+  cvss_version: a.cvss_version,
+  cwe_ids: a.cwe_ids,
+});
 
 describe("triage attributes", () => {
   it("a new vuln has none", async () => {
@@ -25,9 +32,17 @@ describe("triage attributes", () => {
 
   it("a vector sets score, version and, unless given, the severity", async () => {
     expect(triage((await vuln(org, briefId, { cvss_vector: CRITICAL, cwe_ids: ["cwe-79", "CWE-79", "CWE-352"] })).attributes)).toEqual({
-      severity: "critical", cvss_vector: CRITICAL, cvss_score: 9.8, cvss_version: "3.1", cwe_ids: ["CWE-79", "CWE-352"],
+      severity: "critical",
+      cvss_vector: CRITICAL,
+      cvss_score: 9.8,
+      cvss_version: "3.1",
+      cwe_ids: ["CWE-79", "CWE-352"],
     });
-    expect(triage((await vuln(org, briefId, { cvss_vector: HIGH_V4 })).attributes)).toMatchObject({ severity: "high", cvss_score: 8.5, cvss_version: "4.0" });
+    expect(triage((await vuln(org, briefId, { cvss_vector: HIGH_V4 })).attributes)).toMatchObject({
+      severity: "high",
+      cvss_score: 8.5,
+      cvss_version: "4.0",
+    });
     expect((await vuln(org, briefId, { cvss_vector: CRITICAL, severity: "low" })).attributes.severity).toBe("low");
   });
 
@@ -65,17 +80,38 @@ describe("PATCH: every member optional", () => {
   it("still takes every member, as the original draft of PATCH drew it", async () => {
     const v = await vuln(org, briefId);
     const res = await patch(`/v1/vulns/${v.id}`, org.key, {
-      data: { type: "vuln", id: v.id, attributes: { title: "New title", description: "New", processing_state: "closed" }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+      data: {
+        type: "vuln",
+        id: v.id,
+        attributes: { title: "New title", description: "New", processing_state: "closed" },
+        relationships: { brief: { data: { type: "brief", id: briefId } } },
+      },
     });
     expect(res.body.data.attributes).toMatchObject({ title: "New title", description: "New", processing_state: "closed" });
   });
 
   it("a vector alone re-rates; a severity alone keeps the vector; null clears", async () => {
     const v = await vuln(org, briefId, { cvss_vector: MEDIUM });
-    expect(triage((await edit(v.id, { cvss_vector: CRITICAL })).body.data.attributes)).toMatchObject({ severity: "critical", cvss_score: 9.8 });
-    expect(triage((await edit(v.id, { severity: "high" })).body.data.attributes)).toMatchObject({ severity: "high", cvss_score: 9.8, cvss_vector: CRITICAL });
-    expect(triage((await edit(v.id, { cvss_vector: null })).body.data.attributes)).toEqual({ severity: "high", cvss_vector: null, cvss_score: null, cvss_version: null, cwe_ids: [] });
-    expect((await edit(v.id, { severity: null, contact_email: null })).body.data.attributes).toMatchObject({ severity: null, contact_email: null });
+    expect(triage((await edit(v.id, { cvss_vector: CRITICAL })).body.data.attributes)).toMatchObject({
+      severity: "critical",
+      cvss_score: 9.8,
+    });
+    expect(triage((await edit(v.id, { severity: "high" })).body.data.attributes)).toMatchObject({
+      severity: "high",
+      cvss_score: 9.8,
+      cvss_vector: CRITICAL,
+    });
+    expect(triage((await edit(v.id, { cvss_vector: null })).body.data.attributes)).toEqual({
+      severity: "high",
+      cvss_vector: null,
+      cvss_score: null,
+      cvss_version: null,
+      cwe_ids: [],
+    });
+    expect((await edit(v.id, { severity: null, contact_email: null })).body.data.attributes).toMatchObject({
+      severity: null,
+      contact_email: null,
+    });
   });
 
   it("a triage change fires Vuln::Updated whose body carries only the original members", async () => {
@@ -85,7 +121,19 @@ describe("PATCH: every member optional", () => {
     const updated = events.filter((e) => e.type === "Vuln::Updated");
     expect(updated).toHaveLength(1);
     const body = JSON.parse(updated[0]!.payload).vuln;
-    expect(Object.keys(body).sort()).toEqual(["assets", "created_at", "description", "id", "inbox_state", "organization_id", "processing_state", "shortcode", "tags", "title", "updated_at"]);
+    expect(Object.keys(body).sort()).toEqual([
+      "assets",
+      "created_at",
+      "description",
+      "id",
+      "inbox_state",
+      "organization_id",
+      "processing_state",
+      "shortcode",
+      "tags",
+      "title",
+      "updated_at",
+    ]);
     await edit(v.id, { severity: "critical" });
     expect((await eventsOf(v.id)).filter((e) => e.type === "Vuln::Updated")).toHaveLength(1);
   });
@@ -105,7 +153,12 @@ describe("filter and sort", () => {
     const b = await brief(rated, { published_at: PUBLISHED });
     // Created in this order; scores 6.1, none, 9.8, 8.5, none, 6.1.
     for (const [name, attributes] of [
-      ["m1", { cvss_vector: MEDIUM }], ["n1", {}], ["c", { cvss_vector: CRITICAL }], ["h", { cvss_vector: HIGH_V4 }], ["n2", { severity: "low" }], ["m2", { cvss_vector: MEDIUM }],
+      ["m1", { cvss_vector: MEDIUM }],
+      ["n1", {}],
+      ["c", { cvss_vector: CRITICAL }],
+      ["h", { cvss_vector: HIGH_V4 }],
+      ["n2", { severity: "low" }],
+      ["m2", { cvss_vector: MEDIUM }],
     ] as const) {
       ids[name] = (await vuln(rated, b.id, attributes)).id;
     }
@@ -134,7 +187,8 @@ describe("filter and sort", () => {
     ["cvss_score", ["m1", "m2", "h", "c", "n1", "n2"]],
   ])("sort=%s by page number and by cursor, forwards and back, gives the same order", async (sort, order) => {
     const byNumber: (string | undefined)[] = [];
-    for (const n of [1, 2, 3]) byNumber.push(...names((await get(`/v1/vulns?sort=${sort}&page[size]=2&page[number]=${n}`, rated.key)).body.data));
+    for (const n of [1, 2, 3])
+      byNumber.push(...names((await get(`/v1/vulns?sort=${sort}&page[size]=2&page[number]=${n}`, rated.key)).body.data));
     expect(byNumber).toEqual(order);
     const byCursor: (string | undefined)[] = [];
     let link: string | null = `/v1/vulns?sort=${sort}&page[size]=2&page[after]=`;

@@ -14,12 +14,26 @@ beforeAll(async () => {
 });
 
 const vulnDoc = (attributes: Record<string, unknown>, brief = briefId, extra: Record<string, unknown> = {}) => ({
-  data: { type: "vuln", attributes: { title: "XSS in search", description: "Steps: ...", ...attributes }, relationships: { brief: { data: { type: "brief", id: brief } } }, ...extra },
+  data: {
+    type: "vuln",
+    attributes: { title: "XSS in search", description: "Steps: ...", ...attributes },
+    relationships: { brief: { data: { type: "brief", id: brief } } },
+    ...extra,
+  },
 });
 
 describe("POST /v1/vulns", () => {
   it("creates a vuln through the organization's brief: dispatching, open, application/json", async () => {
-    const res = await post("/v1/vulns", org.key, vulnDoc({ contact_email: "r@example.org", domains: ["Shop.Example.com", "api.example.com", "shop.example.com"], tags: ["xss", "xss", "web"] }), quiet);
+    const res = await post(
+      "/v1/vulns",
+      org.key,
+      vulnDoc({
+        contact_email: "r@example.org",
+        domains: ["Shop.Example.com", "api.example.com", "shop.example.com"],
+        tags: ["xss", "xss", "web"],
+      }),
+      quiet,
+    );
     expect(res.status).toBe(201);
     expect(res.headers.get("Content-Type")).toBe("application/json");
     expect(res.headers.get("Location")).toBe(`/v1/vulns/${res.body.data.id}`);
@@ -34,7 +48,10 @@ describe("POST /v1/vulns", () => {
       read_at: null,
     });
     expect(res.body.data.attributes.shortcode).toMatch(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/);
-    expect(res.body.data.relationships).toEqual({ organization: { data: { type: "organization", id: org.id } }, brief: { data: { type: "brief", id: briefId } } });
+    expect(res.body.data.relationships).toEqual({
+      organization: { data: { type: "organization", id: org.id } },
+      brief: { data: { type: "brief", id: briefId } },
+    });
   });
 
   it("writes Vuln::Created with the webhook payload in the same batch, and queues its id", async () => {
@@ -75,7 +92,9 @@ describe("POST /v1/vulns", () => {
   });
 
   it("keeps domains as the organization's domain assets, reusing one that exists", async () => {
-    const existing = await post("/v1/assets", org.key, { data: { type: "asset", attributes: { kind: "domain", value: "reuse.example.com" } } });
+    const existing = await post("/v1/assets", org.key, {
+      data: { type: "asset", attributes: { kind: "domain", value: "reuse.example.com" } },
+    });
     const res = await post("/v1/vulns", org.key, vulnDoc({ domains: ["reuse.example.com"] }), quiet);
     const [created] = await eventsOf(res.body.data.id);
     expect(JSON.parse(created!.payload).vuln.assets).toEqual([{ id: existing.body.data.id, kind: "domain", value: "reuse.example.com" }]);
@@ -142,12 +161,15 @@ describe("GET /v1/vulns", () => {
     expect(list.body.meta.page.total).toBe(2);
   });
 
-  it.each(["q[processing_state_eq]=pending", "q[inbox_state_eq]=lost", "q[created_at_gteq]=yesterday", "q[title_eq]=x"])("answers 400 to ?%s", async (query) => {
-    const res = await get(`/v1/vulns?${query}`, org.key);
-    expect(res.status).toBe(400);
-    expect(res.headers.get("Content-Type")).toBe("application/json");
-    expect(res.body.errors[0].source.parameter).toBe(query.split("=")[0]);
-  });
+  it.each(["q[processing_state_eq]=pending", "q[inbox_state_eq]=lost", "q[created_at_gteq]=yesterday", "q[title_eq]=x"])(
+    "answers 400 to ?%s",
+    async (query) => {
+      const res = await get(`/v1/vulns?${query}`, org.key);
+      expect(res.status).toBe(400);
+      expect(res.headers.get("Content-Type")).toBe("application/json");
+      expect(res.body.errors[0].source.parameter).toBe(query.split("=")[0]);
+    },
+  );
 });
 
 describe("GET /v1/vulns/{id}", () => {
@@ -191,7 +213,9 @@ describe("GET /v1/vulns/{id}", () => {
 describe("PATCH /v1/vulns/{id}", () => {
   it("leaves out what it does not name: every member is optional, but a named one is still checked", async () => {
     const v = await vuln(org, briefId, { title: "Kept" });
-    const noTitle = await patch(`/v1/vulns/${v.id}`, org.key, { data: { type: "vuln", attributes: { description: "D" }, relationships: { brief: { data: { type: "brief", id: briefId } } } } });
+    const noTitle = await patch(`/v1/vulns/${v.id}`, org.key, {
+      data: { type: "vuln", attributes: { description: "D" }, relationships: { brief: { data: { type: "brief", id: briefId } } } },
+    });
     expect(noTitle.status).toBe(200);
     expect(noTitle.body.data.attributes).toMatchObject({ title: "Kept", description: "D" });
     const noBrief = await patch(`/v1/vulns/${v.id}`, org.key, { data: { type: "vuln", attributes: { title: "T" } } });
@@ -219,14 +243,25 @@ describe("PATCH /v1/vulns/{id}", () => {
     expect((await patch(`/v1/vulns/${v.id}`, org.key, body("closed"), quiet)).body.data.attributes.processing_state).toBe("closed");
     expect((await patch(`/v1/vulns/${v.id}`, org.key, body("closed"), quiet)).status).toBe(200);
     expect((await patch(`/v1/vulns/${v.id}`, org.key, body("open"), quiet)).body.data.attributes.processing_state).toBe("open");
-    expect(await eventTypes(v.id)).toEqual(["Vuln::Created", "Vuln::Updated", "Vuln::Processing::Closed", "Vuln::Updated", "Vuln::Processing::Reopened"]);
+    expect(await eventTypes(v.id)).toEqual([
+      "Vuln::Created",
+      "Vuln::Updated",
+      "Vuln::Processing::Closed",
+      "Vuln::Updated",
+      "Vuln::Processing::Reopened",
+    ]);
     const closed = JSON.parse((await eventsOf(v.id))[2]!.payload);
     expect(closed.vuln.processing_state).toBe("closed");
   });
 
   it("replaces the domains and keeps the optional members not sent", async () => {
     const v = await vuln(org, briefId, { domains: ["one.example.com"], contact_email: "keep@example.org", tags: ["keep"] });
-    const res = await patch(`/v1/vulns/${v.id}`, org.key, vulnDoc({ title: v.attributes.title, description: v.attributes.description, domains: ["two.example.com"] }), quiet);
+    const res = await patch(
+      `/v1/vulns/${v.id}`,
+      org.key,
+      vulnDoc({ title: v.attributes.title, description: v.attributes.description, domains: ["two.example.com"] }),
+      quiet,
+    );
     expect(res.body.data.attributes).toMatchObject({ domains: ["two.example.com"], contact_email: "keep@example.org", tags: ["keep"] });
     expect((await get(`/v1/vulns/${v.id}`, org.key)).body.data.attributes.domains).toEqual(["two.example.com"]);
     const updated = JSON.parse((await eventsOf(v.id)).find((e) => e.type === "Vuln::Updated")!.payload);

@@ -128,9 +128,19 @@ const rejected: [AssetKind, string][] = [
 
 describe("checkAssetValue", () => {
   it("covers every kind in ASSET_KINDS", () => {
-    expect([...ASSET_KINDS].sort()).toEqual(
-      ["android_app", "cidr", "domain", "executable", "hardware", "ios_app", "ip_address", "other", "source_code", "url", "wildcard_domain"],
-    );
+    expect([...ASSET_KINDS].sort()).toEqual([
+      "android_app",
+      "cidr",
+      "domain",
+      "executable",
+      "hardware",
+      "ios_app",
+      "ip_address",
+      "other",
+      "source_code",
+      "url",
+      "wildcard_domain",
+    ]);
     for (const kind of ASSET_KINDS) expect(accepted.some(([k]) => k === kind)).toBe(true);
   });
 
@@ -153,7 +163,10 @@ describe("checkAssetValue", () => {
 
   it("accepts a URL of exactly 2048 characters and rejects 2049", () => {
     const base = "https://example.com/";
-    expect(checkAssetValue("url", base + "a".repeat(2048 - base.length))).toEqual({ ok: true, value: base + "a".repeat(2048 - base.length) });
+    expect(checkAssetValue("url", base + "a".repeat(2048 - base.length))).toEqual({
+      ok: true,
+      value: base + "a".repeat(2048 - base.length),
+    });
     expect(checkAssetValue("url", base + "a".repeat(2049 - base.length)).ok).toBe(false);
   });
 
@@ -171,22 +184,42 @@ describe("normalizeHostname, isIPv4, isIPv6", () => {
     ["localhost", null],
     ["1.2.3.4", null],
     ["", null],
-    [`${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.com`, `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.com`],
+    [
+      `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.com`,
+      `${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.com`,
+    ],
     [`${"a".repeat(60)}.${"b".repeat(60)}.${"c".repeat(60)}.${"d".repeat(60)}.${"e".repeat(10)}.com`, null],
   ])("normalizeHostname(%j) is %j", (input, expected) => {
     expect(normalizeHostname(input)).toBe(expected);
   });
 
   it.each([
-    ["1.2.3.4", true], ["0.0.0.0", true], ["255.255.255.255", true], ["256.0.0.0", false], ["01.2.3.4", false],
-    ["1.2.3", false], ["1.2.3.4.", false], ["a.b.c.d", false], ["", false], ["1.2.3.1000", false],
+    ["1.2.3.4", true],
+    ["0.0.0.0", true],
+    ["255.255.255.255", true],
+    ["256.0.0.0", false],
+    ["01.2.3.4", false],
+    ["1.2.3", false],
+    ["1.2.3.4.", false],
+    ["a.b.c.d", false],
+    ["", false],
+    ["1.2.3.1000", false],
   ])("isIPv4(%j) is %s", (input, expected) => {
     expect(isIPv4(input)).toBe(expected);
   });
 
   it.each([
-    ["::", true], ["::1", true], ["2001:db8::1", true], ["2001:DB8:0:0:0:0:0:1", true], ["::ffff:1.2.3.4", true],
-    ["1.2.3.4", false], [":", false], ["2001:db8::g", false], ["1:2:3:4:5:6:7:8:9", false], ["[::1]", false], ["", false],
+    ["::", true],
+    ["::1", true],
+    ["2001:db8::1", true],
+    ["2001:DB8:0:0:0:0:0:1", true],
+    ["::ffff:1.2.3.4", true],
+    ["1.2.3.4", false],
+    [":", false],
+    ["2001:db8::g", false],
+    ["1:2:3:4:5:6:7:8:9", false],
+    ["[::1]", false],
+    ["", false],
   ])("isIPv6(%j) is %s", (input, expected) => {
     expect(isIPv6(input)).toBe(expected);
   });
@@ -195,7 +228,12 @@ describe("normalizeHostname, isIPv4, isIPv6", () => {
 describe("checkAssetValue properties", () => {
   const label = fc.stringMatching(/^[a-zA-Z0-9]([a-zA-Z0-9-]{0,10}[a-zA-Z0-9])?$/);
   const domainLike = fc
-    .tuple(fc.array(label, { minLength: 1, maxLength: 4 }), fc.stringMatching(/^[a-zA-Z]{2,6}$/), fc.boolean(), fc.constantFrom("", " ", "\t"))
+    .tuple(
+      fc.array(label, { minLength: 1, maxLength: 4 }),
+      fc.stringMatching(/^[a-zA-Z]{2,6}$/),
+      fc.boolean(),
+      fc.constantFrom("", " ", "\t"),
+    )
     .map(([labels, tld, dot, pad]) => `${pad}${labels.join(".")}.${tld}${dot ? "." : ""}${pad}`);
   const anyString = fc.oneof(
     fc.string({ unit: "binary" }),

@@ -23,7 +23,7 @@ describe("generateApiKey", () => {
     expect(chars.size).toBe(62);
   });
 
-  it.each(["vdp_" + "a".repeat(39), "vdp_" + "a".repeat(43) + "!", "vdq_" + "a".repeat(43), "VDP_" + "a".repeat(43), "a".repeat(47), ""])(
+  it.each([`vdp_${"a".repeat(39)}`, `vdp_${"a".repeat(43)}!`, `vdq_${"a".repeat(43)}`, `VDP_${"a".repeat(43)}`, "a".repeat(47), ""])(
     "API_KEY_PATTERN rejects %j",
     (key) => {
       expect(API_KEY_PATTERN.test(key)).toBe(false);
@@ -31,8 +31,8 @@ describe("generateApiKey", () => {
   );
 
   it("API_KEY_PATTERN accepts 40 or more base62 characters", () => {
-    expect(API_KEY_PATTERN.test("vdp_" + "a".repeat(40))).toBe(true);
-    expect(API_KEY_PATTERN.test("vdp_" + "Z9".repeat(30))).toBe(true);
+    expect(API_KEY_PATTERN.test(`vdp_${"a".repeat(40)}`)).toBe(true);
+    expect(API_KEY_PATTERN.test(`vdp_${"Z9".repeat(30)}`)).toBe(true);
   });
 });
 

@@ -55,8 +55,16 @@ describe("rateCvss refuses what the library would score anyway", () => {
     ["a 3.1 metric in a 4.0 vector", "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N/S:U", /not valid CVSS 4.0/],
     ["a malformed part", "CVSS:3.1/AV:N//AC:L", /malformed metric/],
     // ae-cvss-calculator, used before, took both: neither is a CVSS vector other tools can read.
-    ["a value's long name", "CVSS:3.1/AV:Network/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H", /not valid CVSS 3.1: unknown value Network for metric AV/],
-    ["Safety in a 4.0 base metric", "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:S/SA:N", /not valid CVSS 4.0: unknown value S for metric SI/],
+    [
+      "a value's long name",
+      "CVSS:3.1/AV:Network/AC:L/PR:N/UI:N/S:U/C:H/I:H/A:H",
+      /not valid CVSS 3.1: unknown value Network for metric AV/,
+    ],
+    [
+      "Safety in a 4.0 base metric",
+      "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:S/SA:N",
+      /not valid CVSS 4.0: unknown value S for metric SI/,
+    ],
   ])("%s", (_case, vector, reason) => {
     const rated = rateCvss(vector);
     expect(rated.ok).toBe(false);
@@ -68,25 +76,65 @@ describe("rateCvss refuses what the library would score anyway", () => {
 // the optional ones (temporal or threat, environmental, 4.0's supplemental), which also take X.
 type Metrics = [name: string, values: string[]][];
 const BASE_3: Metrics = [
-  ["AV", ["N", "A", "L", "P"]], ["AC", ["L", "H"]], ["PR", ["N", "L", "H"]], ["UI", ["N", "R"]], ["S", ["U", "C"]],
-  ["C", ["H", "L", "N"]], ["I", ["H", "L", "N"]], ["A", ["H", "L", "N"]],
+  ["AV", ["N", "A", "L", "P"]],
+  ["AC", ["L", "H"]],
+  ["PR", ["N", "L", "H"]],
+  ["UI", ["N", "R"]],
+  ["S", ["U", "C"]],
+  ["C", ["H", "L", "N"]],
+  ["I", ["H", "L", "N"]],
+  ["A", ["H", "L", "N"]],
 ];
 const OPTIONAL_3: Metrics = [
-  ["E", ["X", "H", "F", "P", "U"]], ["RL", ["X", "U", "W", "T", "O"]], ["RC", ["X", "C", "R", "U"]],
-  ["CR", ["X", "H", "M", "L"]], ["IR", ["X", "H", "M", "L"]], ["AR", ["X", "H", "M", "L"]],
-  ["MAV", ["X", "N", "A", "L", "P"]], ["MAC", ["X", "L", "H"]], ["MPR", ["X", "N", "L", "H"]], ["MUI", ["X", "N", "R"]], ["MS", ["X", "U", "C"]],
-  ["MC", ["X", "H", "L", "N"]], ["MI", ["X", "H", "L", "N"]], ["MA", ["X", "H", "L", "N"]],
+  ["E", ["X", "H", "F", "P", "U"]],
+  ["RL", ["X", "U", "W", "T", "O"]],
+  ["RC", ["X", "C", "R", "U"]],
+  ["CR", ["X", "H", "M", "L"]],
+  ["IR", ["X", "H", "M", "L"]],
+  ["AR", ["X", "H", "M", "L"]],
+  ["MAV", ["X", "N", "A", "L", "P"]],
+  ["MAC", ["X", "L", "H"]],
+  ["MPR", ["X", "N", "L", "H"]],
+  ["MUI", ["X", "N", "R"]],
+  ["MS", ["X", "U", "C"]],
+  ["MC", ["X", "H", "L", "N"]],
+  ["MI", ["X", "H", "L", "N"]],
+  ["MA", ["X", "H", "L", "N"]],
 ];
 const BASE_4: Metrics = [
-  ["AV", ["N", "A", "L", "P"]], ["AC", ["L", "H"]], ["AT", ["N", "P"]], ["PR", ["N", "L", "H"]], ["UI", ["N", "P", "A"]],
-  ["VC", ["H", "L", "N"]], ["VI", ["H", "L", "N"]], ["VA", ["H", "L", "N"]], ["SC", ["H", "L", "N"]], ["SI", ["H", "L", "N"]], ["SA", ["H", "L", "N"]],
+  ["AV", ["N", "A", "L", "P"]],
+  ["AC", ["L", "H"]],
+  ["AT", ["N", "P"]],
+  ["PR", ["N", "L", "H"]],
+  ["UI", ["N", "P", "A"]],
+  ["VC", ["H", "L", "N"]],
+  ["VI", ["H", "L", "N"]],
+  ["VA", ["H", "L", "N"]],
+  ["SC", ["H", "L", "N"]],
+  ["SI", ["H", "L", "N"]],
+  ["SA", ["H", "L", "N"]],
 ];
 const OPTIONAL_4: Metrics = [
-  ["E", ["X", "A", "P", "U"]], ["CR", ["X", "H", "M", "L"]], ["IR", ["X", "H", "M", "L"]], ["AR", ["X", "H", "M", "L"]],
-  ["MAV", ["X", "N", "A", "L", "P"]], ["MAC", ["X", "L", "H"]], ["MAT", ["X", "N", "P"]], ["MPR", ["X", "N", "L", "H"]], ["MUI", ["X", "N", "P", "A"]],
-  ["MVC", ["X", "H", "L", "N"]], ["MVI", ["X", "H", "L", "N"]], ["MVA", ["X", "H", "L", "N"]],
-  ["MSC", ["X", "H", "L", "N"]], ["MSI", ["X", "S", "H", "L", "N"]], ["MSA", ["X", "S", "H", "L", "N"]],
-  ["S", ["X", "N", "P"]], ["AU", ["X", "N", "Y"]], ["R", ["X", "A", "U", "I"]], ["V", ["X", "D", "C"]], ["RE", ["X", "L", "M", "H"]],
+  ["E", ["X", "A", "P", "U"]],
+  ["CR", ["X", "H", "M", "L"]],
+  ["IR", ["X", "H", "M", "L"]],
+  ["AR", ["X", "H", "M", "L"]],
+  ["MAV", ["X", "N", "A", "L", "P"]],
+  ["MAC", ["X", "L", "H"]],
+  ["MAT", ["X", "N", "P"]],
+  ["MPR", ["X", "N", "L", "H"]],
+  ["MUI", ["X", "N", "P", "A"]],
+  ["MVC", ["X", "H", "L", "N"]],
+  ["MVI", ["X", "H", "L", "N"]],
+  ["MVA", ["X", "H", "L", "N"]],
+  ["MSC", ["X", "H", "L", "N"]],
+  ["MSI", ["X", "S", "H", "L", "N"]],
+  ["MSA", ["X", "S", "H", "L", "N"]],
+  ["S", ["X", "N", "P"]],
+  ["AU", ["X", "N", "Y"]],
+  ["R", ["X", "A", "U", "I"]],
+  ["V", ["X", "D", "C"]],
+  ["RE", ["X", "L", "M", "H"]],
   ["U", ["X", "Clear", "Green", "Amber", "Red"]],
 ];
 const VERSIONS = [
@@ -98,13 +146,14 @@ const VERSIONS = [
 
 /** Every base metric and a random subset of the optional ones, each with a valid value, in the specification's order or shuffled. */
 const metricParts = (base: Metrics, optional: Metrics) =>
-  fc
-    .tuple(fc.constant(base), fc.subarray(optional), fc.boolean())
-    .chain(([base, optional, shuffled]) => {
-      const parts = fc.tuple(...[...base, ...optional].map(([name, values]) => fc.constantFrom(...values).map((value): [string, string] => [name, value])));
-      return shuffled ? parts.chain((all) => fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length })) : parts;
-    });
-const vector = (version: CvssVersion, parts: [string, string][]) => `CVSS:${version}/${parts.map(([name, value]) => `${name}:${value}`).join("/")}`;
+  fc.tuple(fc.constant(base), fc.subarray(optional), fc.boolean()).chain(([base, optional, shuffled]) => {
+    const parts = fc.tuple(
+      ...[...base, ...optional].map(([name, values]) => fc.constantFrom(...values).map((value): [string, string] => [name, value])),
+    );
+    return shuffled ? parts.chain((all) => fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length })) : parts;
+  });
+const vector = (version: CvssVersion, parts: [string, string][]) =>
+  `CVSS:${version}/${parts.map(([name, value]) => `${name}:${value}`).join("/")}`;
 /** What the previous library (ae-cvss-calculator) scored the vector, or undefined where it refused it. */
 function oracleScore(oracle: (typeof VERSIONS)[number]["oracle"], vector: string): number | undefined {
   try {
@@ -114,37 +163,51 @@ function oracleScore(oracle: (typeof VERSIONS)[number]["oracle"], vector: string
   }
 }
 
-describe.each(VERSIONS)("rateCvss agrees with ae-cvss-calculator on random CVSS $version vectors", ({ version, base, optional, oracle, runs }) => {
-  it("scores every valid vector, in any order, as the other implementation does", () => {
-    fc.assert(
-      fc.property(metricParts(base, optional), (parts) => {
-        const given = vector(version, parts);
-        expect(rateCvss(given)).toEqual({ ok: true, rating: { vector: given, version, score: oracleScore(oracle, given) } });
-      }),
-      { numRuns: runs },
-    );
-  });
+describe.each(VERSIONS)(
+  "rateCvss agrees with ae-cvss-calculator on random CVSS $version vectors",
+  ({ version, base, optional, oracle, runs }) => {
+    it("scores every valid vector, in any order, as the other implementation does", () => {
+      fc.assert(
+        fc.property(metricParts(base, optional), (parts) => {
+          const given = vector(version, parts);
+          expect(rateCvss(given)).toEqual({ ok: true, rating: { vector: given, version, score: oracleScore(oracle, given) } });
+        }),
+        { numRuns: runs },
+      );
+    });
 
-  // Upper-case letters and digits only: ae-cvss-calculator also takes values' long names ("Low").
-  const invalidValue = fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), minLength: 1, maxLength: 2 });
-  it("refuses a value a metric does not have, as the other implementation does, naming the metric", () => {
-    fc.assert(
-      fc.property(metricParts(base, optional), fc.nat(), invalidValue, (parts, at, value) => {
-        const [name, values] = [...base, ...optional].find(([n]) => n === parts[at % parts.length]![0])!;
-        // The other implementation also takes Safety in 4.0's base SC, SI and SA; FIRST gives it to MSI and MSA only.
-        fc.pre(value !== "X" && !values.includes(value) && !(version === "4.0" && value === "S" && ["SC", "SI", "SA"].includes(name)));
-        const given = vector(version, parts.map((part, i) => (i === at % parts.length ? [name, value] : part)));
-        expect(oracleScore(oracle, given)).toBeUndefined();
-        expect(rateCvss(given)).toEqual({ ok: false, reason: `is not valid CVSS ${version}: unknown value ${value} for metric ${name}` });
-      }),
-      { numRuns: 500 },
-    );
-  });
-});
+    // Upper-case letters and digits only: ae-cvss-calculator also takes values' long names ("Low").
+    const invalidValue = fc.string({ unit: fc.constantFrom(..."ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"), minLength: 1, maxLength: 2 });
+    it("refuses a value a metric does not have, as the other implementation does, naming the metric", () => {
+      fc.assert(
+        fc.property(metricParts(base, optional), fc.nat(), invalidValue, (parts, at, value) => {
+          const [name, values] = [...base, ...optional].find(([n]) => n === parts[at % parts.length]![0])!;
+          // The other implementation also takes Safety in 4.0's base SC, SI and SA; FIRST gives it to MSI and MSA only.
+          fc.pre(value !== "X" && !values.includes(value) && !(version === "4.0" && value === "S" && ["SC", "SI", "SA"].includes(name)));
+          const given = vector(
+            version,
+            parts.map((part, i) => (i === at % parts.length ? [name, value] : part)),
+          );
+          expect(oracleScore(oracle, given)).toBeUndefined();
+          expect(rateCvss(given)).toEqual({ ok: false, reason: `is not valid CVSS ${version}: unknown value ${value} for metric ${name}` });
+        }),
+        { numRuns: 500 },
+      );
+    });
+  },
+);
 
 describe("severityOf: FIRST's qualitative rating", () => {
   it.each([
-    [0, "none"], [0.1, "low"], [3.9, "low"], [4, "medium"], [6.9, "medium"], [7, "high"], [8.9, "high"], [9, "critical"], [10, "critical"],
+    [0, "none"],
+    [0.1, "low"],
+    [3.9, "low"],
+    [4, "medium"],
+    [6.9, "medium"],
+    [7, "high"],
+    [8.9, "high"],
+    [9, "critical"],
+    [10, "critical"],
   ])("%s is %s", (score, severity) => {
     expect(severityOf(score)).toBe(severity);
   });

@@ -32,7 +32,11 @@ describe("a service's refusal as the API's error", () => {
     expect(api).toBeInstanceOf(ApiError);
     expect(api.code).toBe(code);
     expect(api.status).toBe(ERROR_CODES[code].status);
-    expect(api.toDocument("req").errors[0]).toMatchObject({ code, detail: refusal.message, ...(refusal.problems[0]!.source ? { source: refusal.problems[0]!.source } : {}) });
+    expect(api.toDocument("req").errors[0]).toMatchObject({
+      code,
+      detail: refusal.message,
+      ...(refusal.problems[0]!.source ? { source: refusal.problems[0]!.source } : {}),
+    });
   });
 
   it("keeps every problem, each with its own pointer", () => {
@@ -40,7 +44,11 @@ describe("a service's refusal as the API's error", () => {
       { detail: "a is wrong.", source: { pointer: "/data/attributes/a" } },
       { detail: "b is wrong.", source: { pointer: "/data/attributes/b" } },
     ]);
-    expect(asApiError(refusal)!.toDocument("req").errors.map((e) => e.source)).toEqual([{ pointer: "/data/attributes/a" }, { pointer: "/data/attributes/b" }]);
+    expect(
+      asApiError(refusal)!
+        .toDocument("req")
+        .errors.map((e) => e.source),
+    ).toEqual([{ pointer: "/data/attributes/a" }, { pointer: "/data/attributes/b" }]);
   });
 
   it("tells the client when to retry an unavailable store", () => {

@@ -30,7 +30,7 @@ describe("content types", () => {
     ["text/plain; charset=ISO-8859-1", "text/plain; charset=iso-8859-1"],
     ["application/json; charset=utf-8", "application/json"],
     ["not a type", "application/octet-stream"],
-    ["text/html; charset=\"><script>", "text/html"],
+    ['text/html; charset="><script>', "text/html"],
   ])("the upload's %j is kept as %j", (header, kept) => {
     expect(storedContentType(header)).toBe(kept);
   });
@@ -60,7 +60,9 @@ describe("content types", () => {
 describe("contentDisposition", () => {
   it("always says attachment, with an ASCII fallback and the UTF-8 name (RFC 5987)", () => {
     expect(contentDisposition("poc.txt")).toBe(`attachment; filename="poc.txt"; filename*=UTF-8''poc.txt`);
-    expect(contentDisposition("a \"b\"\\c%.txt")).toBe(`attachment; filename="a _b__c_.txt"; filename*=UTF-8''a%20%22b%22%5Cc%25.txt`);
-    expect(contentDisposition("naïve (1)'*.png")).toBe(`attachment; filename="na_ve (1)'*.png"; filename*=UTF-8''na%C3%AFve%20%281%29%27%2A.png`);
+    expect(contentDisposition('a "b"\\c%.txt')).toBe(`attachment; filename="a _b__c_.txt"; filename*=UTF-8''a%20%22b%22%5Cc%25.txt`);
+    expect(contentDisposition("naïve (1)'*.png")).toBe(
+      `attachment; filename="na_ve (1)'*.png"; filename*=UTF-8''na%C3%AFve%20%281%29%27%2A.png`,
+    );
   });
 });

@@ -16,7 +16,7 @@ describe("scanJson", () => {
 
   it("agrees with JSON.parse on what is malformed", () => {
     fc.assert(
-      fc.property(fc.string({ unit: fc.constantFrom(..."{}[],:\"\\ 0123456789-+.eEtrufalsn\n") }), (text) => {
+      fc.property(fc.string({ unit: fc.constantFrom(...'{}[],:"\\ 0123456789-+.eEtrufalsn\n') }), (text) => {
         let parses = true;
         try {
           JSON.parse(text);
@@ -45,7 +45,11 @@ describe("scanJson", () => {
   });
 
   it("refuses a member named twice in one object, at its pointer, escapes included", () => {
-    expect(scanJson('{"data":{"attributes":{"title":"a","title":"b"}}}')).toEqual({ ok: false, problem: "duplicate_member", pointer: "/data/attributes/title" });
+    expect(scanJson('{"data":{"attributes":{"title":"a","title":"b"}}}')).toEqual({
+      ok: false,
+      problem: "duplicate_member",
+      pointer: "/data/attributes/title",
+    });
     expect(scanJson('{"a/b":1,"a\\/b":2}')).toEqual({ ok: false, problem: "duplicate_member", pointer: "/a~1b" });
     expect(scanJson('{"t":1,"\\u0074":2}')).toMatchObject({ ok: false, problem: "duplicate_member" });
     // The same name in sibling objects is no duplicate.

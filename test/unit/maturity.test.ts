@@ -54,7 +54,11 @@ describe("maturityRating ladder", () => {
     ["contact but unpublished (draft)", policy({ pointOfContact: "security@example.com" }), 0],
     ["contact but scheduled for the future", policy({ publishedAt: FUTURE, pointOfContact: "security@example.com" }), 0],
     ["published without any contact channel", policy({ publishedAt: PAST }), 0],
-    ["published with blank contact channels", policy({ publishedAt: PAST, pointOfContact: "", contactUrl: "   ", securitytxtUrl: "\t" }), 0],
+    [
+      "published with blank contact channels",
+      policy({ publishedAt: PAST, pointOfContact: "", contactUrl: "   ", securitytxtUrl: "\t" }),
+      0,
+    ],
     ["published with pointOfContact", policy({ publishedAt: PAST, pointOfContact: "security@example.com" }), 1],
     ["published with contactUrl", policy({ publishedAt: PAST, contactUrl: "https://example.com/report" }), 1],
     ["published with securitytxtUrl", policy({ publishedAt: PAST, securitytxtUrl: "https://example.com/.well-known/security.txt" }), 1],

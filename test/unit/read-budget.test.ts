@@ -52,7 +52,12 @@ describe("ReadBudget", () => {
 
   it("refuses an address the limiter refused until the minute ends, without asking again", async () => {
     const calls: string[] = [];
-    const refusing = { limit: async ({ key }: { key: string }) => (calls.push(key), { success: false }) } as RateLimit;
+    const refusing = {
+      limit: async ({ key }: { key: string }) => {
+        calls.push(key);
+        return { success: false };
+      },
+    } as RateLimit;
     const budget = new ReadBudget(2);
     expect(await readsAllowed(budget, refusing, "192.0.2.4", 10, T0)).toBe(2);
     expect(calls).toEqual(["192.0.2.4"]);

@@ -18,9 +18,12 @@ describe("follow-up tokens", () => {
     }
   });
 
-  it.each(["vdpr_" + "a".repeat(39), "vdpr_" + "a".repeat(43) + "-", "VDPR_" + "a".repeat(43), "vdpr" + "a".repeat(44), ""])("REPORTER_TOKEN_PATTERN rejects %j", (t) => {
-    expect(REPORTER_TOKEN_PATTERN.test(t)).toBe(false);
-  });
+  it.each([`vdpr_${"a".repeat(39)}`, `vdpr_${"a".repeat(43)}-`, `VDPR_${"a".repeat(43)}`, `vdpr${"a".repeat(44)}`, ""])(
+    "REPORTER_TOKEN_PATTERN rejects %j",
+    (t) => {
+      expect(REPORTER_TOKEN_PATTERN.test(t)).toBe(false);
+    },
+  );
 
   it("generateToken keeps any prefix", () => {
     expect(generateToken("x_")).toMatch(/^x_[0-9A-Za-z]{43}$/);

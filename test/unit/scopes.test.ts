@@ -18,11 +18,19 @@ describe("assignScopeIds", () => {
 
   it("keeps the id of an entry with the same kind and value", () => {
     const out = assignScopeIds([{ kind: "domain", value: "example.com", short_description: "changed" }], existing);
-    expect(out).toEqual([{ id: "00000000-0000-7000-8000-00000000000a", kind: "domain", value: "example.com", short_description: "changed" }]);
+    expect(out).toEqual([
+      { id: "00000000-0000-7000-8000-00000000000a", kind: "domain", value: "example.com", short_description: "changed" },
+    ]);
   });
 
   it("gives new entries fresh uuidv7 ids", () => {
-    const out = assignScopeIds([{ kind: "domain", value: "new.example.com" }, { kind: "other", value: "a device" }], existing);
+    const out = assignScopeIds(
+      [
+        { kind: "domain", value: "new.example.com" },
+        { kind: "other", value: "a device" },
+      ],
+      existing,
+    );
     expect(out).toHaveLength(2);
     for (const entry of out) {
       expect(entry.id).toMatch(UUIDV7);
@@ -33,7 +41,11 @@ describe("assignScopeIds", () => {
 
   it("matches on kind and value together, not on either alone", () => {
     const out = assignScopeIds(
-      [{ kind: "wildcard_domain", value: "example.com" }, { kind: "domain", value: "https://example.com/" }, { kind: "domain", value: "EXAMPLE.com" }],
+      [
+        { kind: "wildcard_domain", value: "example.com" },
+        { kind: "domain", value: "https://example.com/" },
+        { kind: "domain", value: "EXAMPLE.com" },
+      ],
       existing,
     );
     expect(out.map((s) => s.id).some((id) => existingIds.has(id))).toBe(false);
@@ -75,7 +87,13 @@ describe("assignScopeIds", () => {
   });
 
   it("collapses duplicates of an existing entry to one entry with its id", () => {
-    const out = assignScopeIds([{ kind: "domain", value: "example.com" }, { kind: "domain", value: "example.com" }], existing);
+    const out = assignScopeIds(
+      [
+        { kind: "domain", value: "example.com" },
+        { kind: "domain", value: "example.com" },
+      ],
+      existing,
+    );
     expect(out).toEqual([{ id: "00000000-0000-7000-8000-00000000000a", kind: "domain", value: "example.com", short_description: null }]);
   });
 
@@ -97,6 +115,8 @@ describe("assignScopeIds", () => {
 
   it("drops existing entries that are not in the input", () => {
     const out = assignScopeIds([{ kind: "url", value: "https://example.com/" }], existing);
-    expect(out).toEqual([{ id: "00000000-0000-7000-8000-00000000000b", kind: "url", value: "https://example.com/", short_description: null }]);
+    expect(out).toEqual([
+      { id: "00000000-0000-7000-8000-00000000000b", kind: "url", value: "https://example.com/", short_description: null },
+    ]);
   });
 });

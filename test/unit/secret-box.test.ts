@@ -63,17 +63,25 @@ describe("seal and unseal", () => {
     const sealed = await seal(await load(`k1:${K1}`), SECRET, "webhooks/a");
     await expect(unseal(both, sealed.replace("v1.k1.", "v1.k2."), "webhooks/a")).rejects.toThrow(/does not authenticate/);
     const onlyK2 = await load(`k2:${K2}`);
-    await expect(unseal(onlyK2, sealed, "webhooks/a")).rejects.toThrow('sealed with key "k1", which the configuration does not hold (it has k2)');
+    await expect(unseal(onlyK2, sealed, "webhooks/a")).rejects.toThrow(
+      'sealed with key "k1", which the configuration does not hold (it has k2)',
+    );
     // The same id with other key material: it does not open either.
     await expect(unseal(await load(`k1:${K2}`), sealed, "webhooks/a")).rejects.toThrow(UnsealError);
   });
 
-  it.each(["", "whsec_abc", "v2.k1.AAECAwQFBgcICQoL.AAAA", "v1.k1.AAECAwQFBgcICQoL", "v1.k1.AAEC.AAAAAAAAAAAAAAAAAAAAAA", "v1.k1.AAECAwQFBgcICQoL.AAAA", "v1.k1.AAECAwQFBgcICQoL.A*AA", "v1..AAECAwQFBgcICQoL.AAAA"])(
-    "refuses the malformed value %j",
-    async (value) => {
-      await expect(unseal(await load(`k1:${K1}`), value, "webhooks/a")).rejects.toThrow(UnsealError);
-    },
-  );
+  it.each([
+    "",
+    "whsec_abc",
+    "v2.k1.AAECAwQFBgcICQoL.AAAA",
+    "v1.k1.AAECAwQFBgcICQoL",
+    "v1.k1.AAEC.AAAAAAAAAAAAAAAAAAAAAA",
+    "v1.k1.AAECAwQFBgcICQoL.AAAA",
+    "v1.k1.AAECAwQFBgcICQoL.A*AA",
+    "v1..AAECAwQFBgcICQoL.AAAA",
+  ])("refuses the malformed value %j", async (value) => {
+    await expect(unseal(await load(`k1:${K1}`), value, "webhooks/a")).rejects.toThrow(UnsealError);
+  });
 });
 
 describe("key rotation", () => {
@@ -120,7 +128,13 @@ describe("the key configuration", () => {
   it("takes padded, unpadded and url-safe base64, and whitespace around entries (a secret pasted with a newline)", () => {
     const bytes = new Uint8Array(32).map((_, i) => 250 - i);
     const text = toBase64(bytes);
-    for (const raw of [`k1:${text}`, `k1:${text.replace(/=+$/, "")}`, `k1:${toBase64(bytes, "base64url")}`, ` k1:${text}\n`, `k1:${text} , k0:${K1}\n`]) {
+    for (const raw of [
+      `k1:${text}`,
+      `k1:${text.replace(/=+$/, "")}`,
+      `k1:${toBase64(bytes, "base64url")}`,
+      ` k1:${text}\n`,
+      `k1:${text} , k0:${K1}\n`,
+    ]) {
       expect(parseKeyring(raw, NAME)[0]).toEqual({ kid: "k1", key: bytes });
     }
   });

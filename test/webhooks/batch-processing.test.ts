@@ -21,7 +21,10 @@ afterEach(() => {
   restore = undefined;
 });
 
-const row = (sql: string, ...values: unknown[]) => env.DB.prepare(sql).bind(...values).first<Record<string, unknown>>();
+const row = (sql: string, ...values: unknown[]) =>
+  env.DB.prepare(sql)
+    .bind(...values)
+    .first<Record<string, unknown>>();
 
 describe("a batch of events processed together", () => {
   it("takes three D1 round trips for 2 new vulns and for 20, each driven to stored with its events processed", async () => {
@@ -32,10 +35,14 @@ describe("a batch of events processed together", () => {
       const run = await deliverEvents(events, { DB: counting.db });
       expect(run.acked).toBe(n);
       expect(counting.count()).toBe(3);
-      const states = await env.DB.prepare("SELECT inbox_state AS s, count(*) AS n FROM vulns WHERE organization_id = ? GROUP BY 1").bind(o.id).all();
+      const states = await env.DB.prepare("SELECT inbox_state AS s, count(*) AS n FROM vulns WHERE organization_id = ? GROUP BY 1")
+        .bind(o.id)
+        .all();
       expect(states.results).toEqual([{ s: "stored", n }]);
       expect(await row("SELECT count(*) AS n FROM events WHERE organization_id = ? AND processed_at IS NULL", o.id)).toEqual({ n: 0 });
-      expect(await row("SELECT count(*) AS n FROM vuln_records WHERE vuln_id IN (SELECT value FROM json_each(?))", JSON.stringify(vulns))).toEqual({ n });
+      expect(
+        await row("SELECT count(*) AS n FROM vuln_records WHERE vuln_id IN (SELECT value FROM json_each(?))", JSON.stringify(vulns)),
+      ).toEqual({ n });
     }
   });
 
@@ -47,9 +54,18 @@ describe("a batch of events processed together", () => {
     await deliverEvents(events);
     await deliverEvents(events);
     const types = r.sent.map((s) => s.headers["x-webhook-event"]).sort();
-    expect(types).toEqual([...Array(5).fill("Vuln::Created"), ...Array(5).fill("Vuln::Inbox::Received"), ...Array(5).fill("Vuln::Inbox::Stored")]);
+    expect(types).toEqual([
+      ...Array(5).fill("Vuln::Created"),
+      ...Array(5).fill("Vuln::Inbox::Received"),
+      ...Array(5).fill("Vuln::Inbox::Stored"),
+    ]);
     expect(new Set(r.sent.map((s) => s.headers["webhook-id"])).size).toBe(15);
-    expect(await row("SELECT count(*) AS n FROM webhook_deliveries WHERE organization_id = ? AND status = 'succeeded' AND lease_until IS NULL", o.id)).toEqual({ n: 15 });
+    expect(
+      await row(
+        "SELECT count(*) AS n FROM webhook_deliveries WHERE organization_id = ? AND status = 'succeeded' AND lease_until IS NULL",
+        o.id,
+      ),
+    ).toEqual({ n: 15 });
   });
 
   it("marks Vuln::Created processed only with the intake's last step, so a failure there is redone, not lost", async () => {
@@ -62,13 +78,26 @@ describe("a batch of events processed together", () => {
     const broken = rewritingSql((sql) => sql.replace('insert into "vuln_records"', 'insert into "vuln_records_missing"'));
     const failed = await deliverEvents(events, { DB: broken });
     expect(failed.retried).toBe(3);
-    expect(logs.map((l) => l.message)).toEqual(["events processed one by one: processing them together failed", ...events.map(() => "queue message failed; retrying")]);
+    expect(logs.map((l) => l.message)).toEqual([
+      "events processed one by one: processing them together failed",
+      ...events.map(() => "queue message failed; retrying"),
+    ]);
     expect(await row("SELECT count(*) AS n FROM vulns WHERE organization_id = ? AND inbox_state = 'received'", o.id)).toEqual({ n: 3 });
-    expect(await row("SELECT count(*) AS n FROM events WHERE id IN (SELECT value FROM json_each(?)) AND processed_at IS NULL", JSON.stringify(events))).toEqual({ n: 3 });
+    expect(
+      await row(
+        "SELECT count(*) AS n FROM events WHERE id IN (SELECT value FROM json_each(?)) AND processed_at IS NULL",
+        JSON.stringify(events),
+      ),
+    ).toEqual({ n: 3 });
     // The retry finishes the intake and sends nothing twice.
     const retried = await deliverEvents(events);
     expect(retried.acked).toBe(3);
-    expect(await row("SELECT count(*) AS n FROM vulns WHERE id IN (SELECT value FROM json_each(?)) AND inbox_state = 'stored'", JSON.stringify(vulns))).toEqual({ n: 3 });
+    expect(
+      await row(
+        "SELECT count(*) AS n FROM vulns WHERE id IN (SELECT value FROM json_each(?)) AND inbox_state = 'stored'",
+        JSON.stringify(vulns),
+      ),
+    ).toEqual({ n: 3 });
     expect(await row("SELECT count(*) AS n FROM events WHERE organization_id = ? AND processed_at IS NULL", o.id)).toEqual({ n: 0 });
     expect(await row("SELECT count(*) AS n FROM webhook_deliveries WHERE organization_id = ?", o.id)).toEqual({ n: 3 });
     expect(new Set(r.sent.map((s) => s.headers["webhook-id"]))).toEqual(new Set(events));
@@ -78,14 +107,19 @@ describe("a batch of events processed together", () => {
     const { o, briefId } = await subscribed(["Vuln::Created"]);
     const { events, vulns } = await createVulns(o, briefId, 4);
     // The database refuses to move one of the vulns along, whoever asks: the batch fails as a whole.
-    await env.DB.prepare(`CREATE TRIGGER poisoned BEFORE UPDATE OF inbox_state ON vulns WHEN NEW.id = '${vulns[2]}' BEGIN SELECT RAISE(ABORT, 'poisoned'); END`).run();
+    await env.DB.prepare(
+      `CREATE TRIGGER poisoned BEFORE UPDATE OF inbox_state ON vulns WHEN NEW.id = '${vulns[2]}' BEGIN SELECT RAISE(ABORT, 'poisoned'); END`,
+    ).run();
     const r = receiver();
     restore = r.restore;
     const logs = expectedErrorLogs();
     const run = await deliverEvents(events).finally(() => env.DB.prepare("DROP TRIGGER poisoned").run());
     expect(run.acked).toBe(3);
     expect(logs).toEqual([
-      expect.objectContaining({ message: "events processed one by one: processing them together failed", error: expect.stringContaining("poisoned") }),
+      expect.objectContaining({
+        message: "events processed one by one: processing them together failed",
+        error: expect.stringContaining("poisoned"),
+      }),
       expect.objectContaining({ message: "queue message failed; retrying", event_id: events[2] }),
     ]);
     expect(run.retried).toBe(1);
@@ -107,7 +141,11 @@ describe("a delivery written leased", () => {
     await env.DB.prepare("UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?").bind(soon, leased[0]!.delivery.id).run();
     const r = receiver();
     restore = r.restore;
-    const outcome = await attemptLeased({ db, serviceName: "test", allowLoopback: false }, { ...leased[0]!.delivery, leaseUntil: soon }, leased[0]!.webhook);
+    const outcome = await attemptLeased(
+      { db, serviceName: "test", allowLoopback: false },
+      { ...leased[0]!.delivery, leaseUntil: soon },
+      leased[0]!.webhook,
+    );
     expect(r.sent).toHaveLength(0);
     expect(outcome.ack).toBe(false);
     expect((outcome as { delaySeconds: number }).delaySeconds).toBeGreaterThanOrEqual(5);
@@ -122,7 +160,11 @@ describe("recording attempts together", () => {
     const record = groupCommit(db);
     const rename = (name: string) => [db.update(organizations).set({ name }).where(eq(organizations.id, o.id))];
     // An attempt of a delivery that does not exist: the database refuses it (foreign key).
-    const orphan = [db.insert(webhookAttempts).values({ id: uuidv7(), deliveryId: uuidv7(), attemptedAt: new Date().toISOString(), statusCode: 200, durationMs: 1, error: null })];
+    const orphan = [
+      db
+        .insert(webhookAttempts)
+        .values({ id: uuidv7(), deliveryId: uuidv7(), attemptedAt: new Date().toISOString(), statusCode: 200, durationMs: 1, error: null }),
+    ];
 
     await Promise.all([record(rename("A")), record(rename("B")), record(rename("C"))]);
     // The first goes at once; the two that came while it ran go together.

@@ -29,7 +29,11 @@ async function hook(o: TestOrganization, types: string[] = ALL, url = "https://h
     data: {
       type: "webhook",
       attributes: { name: "Receiver", url },
-      relationships: { trigger_event_types: { data: types.map((n) => ({ type: "trigger_event_type", id: EVENT_TYPES.find((t) => t.short_name === n)!.id })) } },
+      relationships: {
+        trigger_event_types: {
+          data: types.map((n) => ({ type: "trigger_event_type", id: EVENT_TYPES.find((t) => t.short_name === n)!.id })),
+        },
+      },
     },
   });
   return { id: res.body.data.id as string, secret: res.body.data.attributes.secret as string };
@@ -37,7 +41,18 @@ async function hook(o: TestOrganization, types: string[] = ALL, url = "https://h
 
 async function createVuln(o: TestOrganization, b: string, attributes: Record<string, unknown> = {}) {
   const q = fakeQueue();
-  const res = await post("/v1/vulns", o.key, { data: { type: "vuln", attributes: { title: "SQLi", description: "id=1'", ...attributes }, relationships: { brief: { data: { type: "brief", id: b } } } } }, { env: { EVENTS: q.queue } });
+  const res = await post(
+    "/v1/vulns",
+    o.key,
+    {
+      data: {
+        type: "vuln",
+        attributes: { title: "SQLi", description: "id=1'", ...attributes },
+        relationships: { brief: { data: { type: "brief", id: b } } },
+      },
+    },
+    { env: { EVENTS: q.queue } },
+  );
   return { vuln: res.body.data, eventIds: q.ids() };
 }
 
@@ -70,13 +85,29 @@ describe("delivering an event", () => {
     expect(Math.abs(Number(sent!.headers["webhook-timestamp"]) - Date.now() / 1000)).toBeLessThan(60);
     expect(new Webhook(h.secret).verify(sent!.body, sent!.headers)).toEqual(JSON.parse(created!.payload));
     // The documented body for a created vuln.
-    expect(Object.keys(JSON.parse(sent!.body).vuln)).toEqual(["id", "shortcode", "title", "description", "inbox_state", "processing_state", "organization_id", "tags", "assets", "created_at", "updated_at"]);
+    expect(Object.keys(JSON.parse(sent!.body).vuln)).toEqual([
+      "id",
+      "shortcode",
+      "title",
+      "description",
+      "inbox_state",
+      "processing_state",
+      "organization_id",
+      "tags",
+      "assets",
+      "created_at",
+      "updated_at",
+    ]);
     expect(sent!.init.redirect).toBe("manual");
     expect(sent!.init.signal).toBeInstanceOf(AbortSignal);
     // The intake's events are processed in the same run, without a queue hop, and go out too: the
     // deliveries are attempted at once, so nothing is left for the queue.
     expect(result.deliveryIds).toHaveLength(3);
-    expect(r.sent.map((s) => s.headers["x-webhook-event"]).sort()).toEqual(["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]);
+    expect(r.sent.map((s) => s.headers["x-webhook-event"]).sort()).toEqual([
+      "Vuln::Created",
+      "Vuln::Inbox::Received",
+      "Vuln::Inbox::Stored",
+    ]);
     expect(result.produced).toEqual([]);
   });
 
@@ -129,15 +160,35 @@ describe("delivering an event", () => {
 });
 
 describe("what each answer does", () => {
-  const cases: [string, () => Response | Promise<Response>, { acked: number; status: string; delay?: [number, number]; code: number | null; error?: RegExp }][] = [
+  const cases: [
+    string,
+    () => Response | Promise<Response>,
+    { acked: number; status: string; delay?: [number, number]; code: number | null; error?: RegExp },
+  ][] = [
     ["200", () => new Response("ok", { status: 200 }), { acked: 1, status: "succeeded", code: 200 }],
     ["204", () => new Response(null, { status: 204 }), { acked: 1, status: "succeeded", code: 204 }],
-    ["302 (not followed)", () => new Response(null, { status: 302, headers: { Location: "https://elsewhere.example.com/" } }), { acked: 0, status: "pending", delay: [4, 6], code: 302, error: /redirect to https:\/\/elsewhere.example.com\/ not followed/ }],
+    [
+      "302 (not followed)",
+      () => new Response(null, { status: 302, headers: { Location: "https://elsewhere.example.com/" } }),
+      { acked: 0, status: "pending", delay: [4, 6], code: 302, error: /redirect to https:\/\/elsewhere.example.com\/ not followed/ },
+    ],
     ["410", () => new Response(null, { status: 410 }), { acked: 1, status: "failed", code: 410 }],
-    ["429 with Retry-After", () => new Response(null, { status: 429, headers: { "Retry-After": "8" } }), { acked: 0, status: "pending", delay: [8, 8], code: 429 }],
+    [
+      "429 with Retry-After",
+      () => new Response(null, { status: 429, headers: { "Retry-After": "8" } }),
+      { acked: 0, status: "pending", delay: [8, 8], code: 429 },
+    ],
     ["500", () => new Response("stack trace of the receiver", { status: 500 }), { acked: 0, status: "pending", delay: [4, 6], code: 500 }],
-    ["a timeout", () => Promise.reject(new DOMException("The operation was aborted due to timeout", "TimeoutError")), { acked: 0, status: "pending", delay: [4, 6], code: null, error: /timed out after 15 s/ }],
-    ["a network error", () => Promise.reject(new TypeError("fetch failed")), { acked: 0, status: "pending", delay: [4, 6], code: null, error: /request failed/ }],
+    [
+      "a timeout",
+      () => Promise.reject(new DOMException("The operation was aborted due to timeout", "TimeoutError")),
+      { acked: 0, status: "pending", delay: [4, 6], code: null, error: /timed out after 15 s/ },
+    ],
+    [
+      "a network error",
+      () => Promise.reject(new TypeError("fetch failed")),
+      { acked: 0, status: "pending", delay: [4, 6], code: null, error: /request failed/ },
+    ],
   ];
 
   it.each(cases)("%s", async (_name, answer, expected) => {
@@ -186,7 +237,11 @@ describe("what each answer does", () => {
     restore = r.restore;
     const result = await runQueue([{ delivery_id: deliveryId }]);
     expect(result.acked).toBe(1);
-    expect((await get(`/v1/webhooks/${h.id}/deliveries/${deliveryId}`, o.key)).body.data.attributes).toMatchObject({ status: "failed", attempt_count: 8, next_attempt_at: null });
+    expect((await get(`/v1/webhooks/${h.id}/deliveries/${deliveryId}`, o.key)).body.data.attributes).toMatchObject({
+      status: "failed",
+      attempt_count: 8,
+      next_attempt_at: null,
+    });
   });
 
   it("disables a webhook after five deliveries in a row used up every attempt; a success in between resets the count", async () => {
@@ -276,7 +331,9 @@ describe("rotation, ping, redelivery and the log", () => {
     expect(new Webhook(rotated).verify(sent.body, sent.headers)).toBeTruthy();
     expect(new Webhook(h.secret).verify(sent.body, sent.headers)).toBeTruthy();
     // After the grace period only the new secret signs.
-    await env.DB.prepare("UPDATE webhooks SET previous_secret_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), h.id).run();
+    await env.DB.prepare("UPDATE webhooks SET previous_secret_expires_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), h.id)
+      .run();
     const again = (await post(`/v1/webhooks/${h.id}/ping`, o.key, undefined)).body.data.id;
     await runQueue([{ delivery_id: again }]);
     const later = r.sent[1]!;
@@ -291,7 +348,10 @@ describe("rotation, ping, redelivery and the log", () => {
     const res = await post(`/v1/webhooks/${h.id}/ping`, o.key, undefined);
     expect(res.status).toBe(202);
     expect(res.headers.get("Location")).toBe(`/v1/webhooks/${h.id}/deliveries/${res.body.data.id}`);
-    expect(res.body.data).toMatchObject({ type: "webhook_delivery", attributes: { event_type: "Webhook::Ping", status: "pending", attempt_count: 0, redelivery: false } });
+    expect(res.body.data).toMatchObject({
+      type: "webhook_delivery",
+      attributes: { event_type: "Webhook::Ping", status: "pending", attempt_count: 0, redelivery: false },
+    });
     const r = receiver();
     restore = r.restore;
     await runQueue([{ delivery_id: res.body.data.id }]);
@@ -329,7 +389,12 @@ describe("rotation, ping, redelivery and the log", () => {
     await runQueue([{ delivery_id: deliveryId }]);
     const detail = (await get(`/v1/webhooks/${h.id}/deliveries/${deliveryId}`, o.key)).body.data;
     expect(detail.attributes.request_body).toBe(r.sent[0]!.body);
-    expect(detail.attributes.attempts[0]).toEqual({ attempted_at: expect.any(String), status_code: 500, duration_ms: expect.any(Number), error: null });
+    expect(detail.attributes.attempts[0]).toEqual({
+      attempted_at: expect.any(String),
+      status_code: 500,
+      duration_ms: expect.any(Number),
+      error: null,
+    });
     expect(detail.relationships.webhook.data).toEqual({ type: "webhook", id: h.id });
     expect((await get(`/v1/webhooks/${h.id}/deliveries/01900000-0000-7000-8000-00000000beef`, o.key)).status).toBe(404);
   });
@@ -394,7 +459,9 @@ describe("what review of the webhooks found", () => {
 
   it("retries, rather than drops, a message whose delivery another attempt still holds", async () => {
     const { deliveryId } = await pinged();
-    await env.DB.prepare("UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?").bind(new Date(Date.now() + 30_000).toISOString(), deliveryId).run();
+    await env.DB.prepare("UPDATE webhook_deliveries SET lease_until = ? WHERE id = ?")
+      .bind(new Date(Date.now() + 30_000).toISOString(), deliveryId)
+      .run();
     const r = receiver();
     restore = r.restore;
     const result = await runQueue([{ delivery_id: deliveryId }]);

@@ -27,7 +27,11 @@ describe("deliveries in the invocation that fans them out", () => {
     expect(r.maxInFlight()).toBeLessThanOrEqual(6);
     expect(r.maxInFlight()).toBeGreaterThan(1);
     expect(run.produced).toEqual([]);
-    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND id IN (SELECT value FROM json_each(?))").bind(JSON.stringify(run.deliveryIds)).first<{ n: number }>())!;
+    const { n } = (await env.DB.prepare(
+      "SELECT count(*) AS n FROM webhook_deliveries WHERE status = 'succeeded' AND id IN (SELECT value FROM json_each(?))",
+    )
+      .bind(JSON.stringify(run.deliveryIds))
+      .first<{ n: number }>())!;
     expect(n).toBe(15);
   });
 
@@ -55,8 +59,16 @@ describe("deliveries in the invocation that fans them out", () => {
     const run = await deliverEvents(events, { EVENTS: fakeQueue({ failing: true }).queue });
     expect(run.acked).toBe(1);
     expect(run.retried).toBe(0);
-    expect(logs).toEqual([expect.objectContaining({ level: "warn", message: "queue send failed; the sweep will resend", messages: [{ delivery_id: run.deliveryIds[0] }] })]);
-    const row = await env.DB.prepare("SELECT status, next_attempt_at FROM webhook_deliveries WHERE id = ?").bind(run.deliveryIds[0]).first<{ status: string; next_attempt_at: string }>();
+    expect(logs).toEqual([
+      expect.objectContaining({
+        level: "warn",
+        message: "queue send failed; the sweep will resend",
+        messages: [{ delivery_id: run.deliveryIds[0] }],
+      }),
+    ]);
+    const row = await env.DB.prepare("SELECT status, next_attempt_at FROM webhook_deliveries WHERE id = ?")
+      .bind(run.deliveryIds[0])
+      .first<{ status: string; next_attempt_at: string }>();
     expect(row!.status).toBe("pending");
     expect(row!.next_attempt_at).not.toBeNull();
   });

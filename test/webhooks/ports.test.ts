@@ -17,7 +17,11 @@ afterEach(() => {
 
 async function stored(organizationId: string) {
   const { results } = await env.DB.prepare("SELECT id, url FROM webhooks WHERE organization_id = ? ORDER BY id").bind(organizationId).all();
-  const subscriptions = await env.DB.prepare("SELECT count(*) AS n FROM webhook_subscriptions WHERE webhook_id IN (SELECT id FROM webhooks WHERE organization_id = ?)").bind(organizationId).first("n");
+  const subscriptions = await env.DB.prepare(
+    "SELECT count(*) AS n FROM webhook_subscriptions WHERE webhook_id IN (SELECT id FROM webhooks WHERE organization_id = ?)",
+  )
+    .bind(organizationId)
+    .first("n");
   return { webhooks: results, subscriptions };
 }
 
@@ -36,7 +40,9 @@ describe("webhook URL ports", () => {
 
   it("refuses a PATCH to another port and leaves the URL as it was", async () => {
     const hook = await webhook(org);
-    const res = await patch(`/v1/webhooks/${hook.id}`, org.key, { data: { type: "webhook", id: hook.id, attributes: { url: "https://hooks.example.com:8080/vdp" } } });
+    const res = await patch(`/v1/webhooks/${hook.id}`, org.key, {
+      data: { type: "webhook", id: hook.id, attributes: { url: "https://hooks.example.com:8080/vdp" } },
+    });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].source).toEqual({ pointer: "/data/attributes/url" });
     expect((await get(`/v1/webhooks/${hook.id}`, org.key)).body.data.attributes.url).toBe("https://hooks.example.com/vdp");
@@ -49,7 +55,10 @@ describe("webhook URL ports", () => {
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.body.data.attributes.url).toBe("https://hooks.example.com/a");
     expect(b.body.data.attributes.url).toBe("https://hooks.example.com:8443/b");
-    expect((await stored(o.id)).webhooks.map((w) => w.url).sort()).toEqual(["https://hooks.example.com/a", "https://hooks.example.com:8443/b"]);
+    expect((await stored(o.id)).webhooks.map((w) => w.url).sort()).toEqual([
+      "https://hooks.example.com/a",
+      "https://hooks.example.com:8443/b",
+    ]);
   });
 
   it("checks the port again before sending: a row with another port is sent nothing", async () => {

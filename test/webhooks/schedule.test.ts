@@ -9,11 +9,14 @@ describe("the retry schedule", () => {
     expect([0, 0.5].map((r) => nextDelaySeconds(1, null, r))).toEqual([4, 5]);
   });
 
-  it.each(RETRY_STEPS_SECONDS.map((step, i) => [i + 1, step] as const))("after attempt %i waits the step %i s, within +-20%", (attempt, step) => {
-    expect(nextDelaySeconds(attempt, null, 0.5)).toBe(step);
-    expect(nextDelaySeconds(attempt, null, 0)).toBe(Math.round(step * 0.8));
-    expect(nextDelaySeconds(attempt, null, 0.999999)).toBe(Math.min(Math.round(step * 1.2), MAX_QUEUE_DELAY_SECONDS));
-  });
+  it.each(RETRY_STEPS_SECONDS.map((step, i) => [i + 1, step] as const))(
+    "after attempt %i waits the step %i s, within +-20%",
+    (attempt, step) => {
+      expect(nextDelaySeconds(attempt, null, 0.5)).toBe(step);
+      expect(nextDelaySeconds(attempt, null, 0)).toBe(Math.round(step * 0.8));
+      expect(nextDelaySeconds(attempt, null, 0.999999)).toBe(Math.min(Math.round(step * 1.2), MAX_QUEUE_DELAY_SECONDS));
+    },
+  );
 
   it("stops after the eighth attempt", () => {
     expect(nextDelaySeconds(8, null, 0.5)).toBeNull();

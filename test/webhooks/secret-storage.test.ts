@@ -108,9 +108,13 @@ describe("a stored secret that does not open fails closed", () => {
     // Not an attempt: the delivery waits, unleased, for the message's retry.
     const detail = (await get(`/v1/webhooks/${h.id}/deliveries/${deliveryId}`, o.key)).body.data.attributes;
     expect([detail.status, detail.attempt_count, detail.attempts]).toEqual(["pending", 0, []]);
-    expect(await env.DB.prepare("SELECT lease_until FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first("lease_until")).toBeNull();
+    expect(
+      await env.DB.prepare("SELECT lease_until FROM webhook_deliveries WHERE id = ?").bind(deliveryId).first("lease_until"),
+    ).toBeNull();
     // Once the row is right again, the retry goes out signed.
-    await env.DB.prepare("UPDATE webhooks SET secret = ?, previous_secret = ? WHERE id = ?").bind(before.secret, before.previous_secret, h.id).run();
+    await env.DB.prepare("UPDATE webhooks SET secret = ?, previous_secret = ? WHERE id = ?")
+      .bind(before.secret, before.previous_secret, h.id)
+      .run();
     const r = receiver();
     restore.push(r.restore);
     expect((await runQueue([{ delivery_id: deliveryId }])).acked).toBe(1);
@@ -124,16 +128,24 @@ describe("a stored secret that does not open fails closed", () => {
   };
   const flipLast = (s: string) => s.slice(0, -2) + (s.at(-2) === "A" ? "B" : "A") + s.at(-1);
 
-  it("an altered ciphertext is not sent, unsigned or otherwise: logged and retried", () => refused(set("secret", flipLast), /does not authenticate/));
+  it("an altered ciphertext is not sent, unsigned or otherwise: logged and retried", () =>
+    refused(set("secret", flipLast), /does not authenticate/));
 
-  it("an altered previous secret, during its 24 hours, stops the send too", () => refused(set("previous_secret", flipLast), /does not authenticate/));
+  it("an altered previous secret, during its 24 hours, stops the send too", () =>
+    refused(set("previous_secret", flipLast), /does not authenticate/));
 
-  it("a key id the configuration does not hold is not sent", () => refused(set("secret", (s) => s.replace(/^v1\.dev\./, "v1.gone.")), /sealed with key "gone"/));
+  it("a key id the configuration does not hold is not sent", () =>
+    refused(
+      set("secret", (s) => s.replace(/^v1\.dev\./, "v1.gone.")),
+      /sealed with key "gone"/,
+    ));
 
   it("a secret copied from another webhook's row does not open there", () =>
     refused(async (h, o) => {
       const other = await hook(o);
-      await env.DB.prepare("UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = ?) WHERE id = ?").bind(other.id, h.id).run();
+      await env.DB.prepare("UPDATE webhooks SET secret = (SELECT secret FROM webhooks WHERE id = ?) WHERE id = ?")
+        .bind(other.id, h.id)
+        .run();
     }, /does not authenticate/));
 });
 
@@ -143,7 +155,9 @@ describe("secrets stored before sealing", () => {
     const h = await hook(o);
     const previous = (await hook(o)).secret;
     const expires = new Date(Date.now() + 3600_000).toISOString();
-    await env.DB.prepare("UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_expires_at = ? WHERE id = ?").bind(h.secret, previous, expires, h.id).run();
+    await env.DB.prepare("UPDATE webhooks SET secret = ?, previous_secret = ?, previous_secret_expires_at = ? WHERE id = ?")
+      .bind(h.secret, previous, expires, h.id)
+      .run();
     const legacy = await pingAndDeliver(o, h.id);
     expect(verifies(h.secret, legacy.sent[0]!)).toBe(true);
     expect(verifies(previous, legacy.sent[0]!)).toBe(true);
@@ -175,7 +189,9 @@ describe("secrets stored before sealing", () => {
     const o = await organization();
     const h = await hook(o);
     await post(`/v1/webhooks/${h.id}/rotate_secret`, o.key, undefined);
-    await env.DB.prepare("UPDATE webhooks SET previous_secret_expires_at = ? WHERE id = ?").bind(new Date(Date.now() - 1000).toISOString(), h.id).run();
+    await env.DB.prepare("UPDATE webhooks SET previous_secret_expires_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() - 1000).toISOString(), h.id)
+      .run();
     await cron();
     expect(await storedSecrets(h.id)).toMatchObject({ previous_secret: null, previous_secret_expires_at: null });
   });

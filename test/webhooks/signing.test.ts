@@ -15,7 +15,11 @@ describe("Standard Webhooks signing", () => {
   it("verifies with the reference implementation", async () => {
     const secret = generateWebhookSecret();
     const timestamp = Math.floor(Date.now() / 1000);
-    const headers = { "webhook-id": "evt_1", "webhook-timestamp": String(timestamp), "webhook-signature": await sign(secret, "evt_1", timestamp, body) };
+    const headers = {
+      "webhook-id": "evt_1",
+      "webhook-timestamp": String(timestamp),
+      "webhook-signature": await sign(secret, "evt_1", timestamp, body),
+    };
     expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body));
     // A changed body, id or timestamp does not verify.
     expect(() => new Webhook(secret).verify(body.replace("v1", "v2"), headers)).toThrow();

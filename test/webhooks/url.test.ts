@@ -62,19 +62,28 @@ describe("checkWebhookUrl", () => {
     if (!/^https?:\/\/127\.0\.0\.1\//.test(url)) expect(checkWebhookUrl(url, { allowLoopback: true }).ok).toBe(false);
   });
 
-  it.each(["https://hooks.example.com/vdp", "https://hooks.example.com:8443/a?b=c", "https://xn--bcher-kva.example/", "https://0xabc.example.com/", "https://1.2.3.example.com/"])(
-    "accepts %s",
-    (url) => {
-      expect(checkWebhookUrl(url)).toEqual({ ok: true, url: new URL(url).toString() });
-    },
-  );
+  it.each([
+    "https://hooks.example.com/vdp",
+    "https://hooks.example.com:8443/a?b=c",
+    "https://xn--bcher-kva.example/",
+    "https://0xabc.example.com/",
+    "https://1.2.3.example.com/",
+  ])("accepts %s", (url) => {
+    expect(checkWebhookUrl(url)).toEqual({ ok: true, url: new URL(url).toString() });
+  });
 
   it("allows http and https to exactly 127.0.0.1, any port, only in development", () => {
     for (const url of ["http://127.0.0.1:9000/hook", "https://127.0.0.1/", "http://127.0.0.1/"]) {
       expect(checkWebhookUrl(url).ok).toBe(false);
       expect(checkWebhookUrl(url, { allowLoopback: true }).ok).toBe(true);
     }
-    for (const url of ["http://localhost:9000/", "http://127.0.0.2:9000/", "http://2130706433:9000/", "http://user:pw@127.0.0.1:9000/", "http://[::1]:9000/"]) {
+    for (const url of [
+      "http://localhost:9000/",
+      "http://127.0.0.2:9000/",
+      "http://2130706433:9000/",
+      "http://user:pw@127.0.0.1:9000/",
+      "http://[::1]:9000/",
+    ]) {
       expect([url, checkWebhookUrl(url, { allowLoopback: true }).ok]).toEqual([url, false]);
     }
   });

@@ -16,14 +16,31 @@ describe("GET /v1/webhook_event_types", () => {
     const res = await get("/v1/webhook_event_types", org.key);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
     expect(res.body.data.map((t: { attributes: { short_name: string } }) => t.attributes.short_name)).toEqual([
-      "Vuln::Created", "Vuln::Updated", "Vuln::Read", "Vuln::Destroyed",
-      "Vuln::Inbox::Received", "Vuln::Inbox::Stored", "Vuln::Processing::Closed", "Vuln::Processing::Reopened",
+      "Vuln::Created",
+      "Vuln::Updated",
+      "Vuln::Read",
+      "Vuln::Destroyed",
+      "Vuln::Inbox::Received",
+      "Vuln::Inbox::Stored",
+      "Vuln::Processing::Closed",
+      "Vuln::Processing::Reopened",
       "Vuln::Comment::Created",
     ]);
-    expect(res.body.data[8]).toMatchObject({ id: "0b1e7f1a-5c52-5d7e-9a01-000000000009", attributes: { name: "Events::Vuln::Comment::Created" } });
-    expect(res.body.data[0]).toMatchObject({ type: "trigger_event_type", id: "0b1e7f1a-5c52-5d7e-9a01-000000000001", attributes: { name: "Events::Vuln::Created", short_name: "Vuln::Created" } });
+    expect(res.body.data[8]).toMatchObject({
+      id: "0b1e7f1a-5c52-5d7e-9a01-000000000009",
+      attributes: { name: "Events::Vuln::Comment::Created" },
+    });
+    expect(res.body.data[0]).toMatchObject({
+      type: "trigger_event_type",
+      id: "0b1e7f1a-5c52-5d7e-9a01-000000000001",
+      attributes: { name: "Events::Vuln::Created", short_name: "Vuln::Created" },
+    });
     const page2 = await get("/v1/webhook_event_types?page[size]=3&page[number]=2", org.key);
-    expect(page2.body.data.map((t: { attributes: { short_name: string } }) => t.attributes.short_name)).toEqual(["Vuln::Destroyed", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]);
+    expect(page2.body.data.map((t: { attributes: { short_name: string } }) => t.attributes.short_name)).toEqual([
+      "Vuln::Destroyed",
+      "Vuln::Inbox::Received",
+      "Vuln::Inbox::Stored",
+    ]);
     expect(page2.body.meta.page).toEqual({ number: 2, size: 3, total: 9, total_pages: 3 });
     const one = await get(`/v1/webhook_event_types/${EVENT_TYPE_ID}`, org.key);
     expect(one.body.data.attributes.short_name).toBe("Vuln::Created");
@@ -34,13 +51,27 @@ describe("GET /v1/webhook_event_types", () => {
 describe("webhooks", () => {
   it("creates a webhook and shows its secret once", async () => {
     const res = await post("/v1/webhooks", org.key, {
-      data: { type: "webhook", attributes: { name: "SIEM", url: "https://hooks.example.com/siem", short_description: "to Splunk" }, relationships: { trigger_event_types: { data: ids(["Vuln::Created", "Vuln::Processing::Closed"]) } } },
+      data: {
+        type: "webhook",
+        attributes: { name: "SIEM", url: "https://hooks.example.com/siem", short_description: "to Splunk" },
+        relationships: { trigger_event_types: { data: ids(["Vuln::Created", "Vuln::Processing::Closed"]) } },
+      },
     });
     expect(res.status).toBe(201);
-    expect(res.body.data.attributes).toMatchObject({ name: "SIEM", url: "https://hooks.example.com/siem", enabled: true, disabled_reason: null, short_description: "to Splunk" });
+    expect(res.body.data.attributes).toMatchObject({
+      name: "SIEM",
+      url: "https://hooks.example.com/siem",
+      enabled: true,
+      disabled_reason: null,
+      short_description: "to Splunk",
+    });
     expect(res.body.data.attributes.secret).toMatch(/^whsec_/);
     expect(res.body.data.relationships.trigger_event_types.data).toEqual(ids(["Vuln::Created", "Vuln::Processing::Closed"]));
-    expect(res.body.data.relationships).toMatchObject({ organization: { data: { type: "organization", id: org.id } }, tunnel_endpoint: { data: null }, local_app: { data: null } });
+    expect(res.body.data.relationships).toMatchObject({
+      organization: { data: { type: "organization", id: org.id } },
+      tunnel_endpoint: { data: null },
+      local_app: { data: null },
+    });
     const shown = await get(`/v1/webhooks/${res.body.data.id}`, org.key);
     expect(shown.body.data.attributes.secret).toBeUndefined();
     expect(shown.text).not.toContain(res.body.data.attributes.secret);
@@ -66,12 +97,23 @@ describe("webhooks", () => {
 
   it("answers 422 at the pointer of an unknown event type id, and for missing members", async () => {
     const res = await post("/v1/webhooks", org.key, {
-      data: { type: "webhook", attributes: { name: "X", url: "https://hooks.example.com/" }, relationships: { trigger_event_types: { data: [...ids(["Vuln::Read"]), { type: "trigger_event_type", id: "01900000-0000-7000-8000-00000000beef" }] } } },
+      data: {
+        type: "webhook",
+        attributes: { name: "X", url: "https://hooks.example.com/" },
+        relationships: {
+          trigger_event_types: {
+            data: [...ids(["Vuln::Read"]), { type: "trigger_event_type", id: "01900000-0000-7000-8000-00000000beef" }],
+          },
+        },
+      },
     });
     expect(res.status).toBe(422);
     expect(res.body.errors[0].source.pointer).toBe("/data/relationships/trigger_event_types/data/1/id");
     const missing = await post("/v1/webhooks", org.key, { data: { type: "webhook", attributes: { url: "https://hooks.example.com/" } } });
-    expect(missing.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual(["/data/attributes/name", "/data/relationships"]);
+    expect(missing.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer).sort()).toEqual([
+      "/data/attributes/name",
+      "/data/relationships",
+    ]);
     const long = await post("/v1/webhooks", org.key, webhookDoc({ name: "x".repeat(101) }));
     expect(long.body.errors[0].source.pointer).toBe("/data/attributes/name");
     const readOnly = await post("/v1/webhooks", org.key, webhookDoc({ secret: "whsec_mine" }));
@@ -92,7 +134,12 @@ describe("webhooks", () => {
     const w = await webhook(fresh);
     await webhook(fresh, { enabled: false });
     const res = await patch(`/v1/webhooks/${w.id}`, fresh.key, {
-      data: { type: "webhook", id: w.id, attributes: { name: "Renamed", url: "https://other.example.com/hook" }, relationships: { trigger_event_types: { data: ids(["Vuln::Destroyed"]) } } },
+      data: {
+        type: "webhook",
+        id: w.id,
+        attributes: { name: "Renamed", url: "https://other.example.com/hook" },
+        relationships: { trigger_event_types: { data: ids(["Vuln::Destroyed"]) } },
+      },
     });
     expect(res.status).toBe(200);
     expect(res.body.data.attributes).toMatchObject({ name: "Renamed", url: "https://other.example.com/hook" });

@@ -29,7 +29,10 @@ export const comments = sqliteTable(
     createdAt: text("created_at").notNull(),
   },
   // The organization's thread and the reporter's (reporter-visible only) are each a seek on one index.
-  (t) => [index("comments_vuln_created_at_idx").on(t.vulnId, t.createdAt, t.id), index("comments_vuln_visibility_idx").on(t.vulnId, t.visibility, t.createdAt, t.id)],
+  (t) => [
+    index("comments_vuln_created_at_idx").on(t.vulnId, t.createdAt, t.id),
+    index("comments_vuln_visibility_idx").on(t.vulnId, t.visibility, t.createdAt, t.id),
+  ],
 );
 
 export type CommentRow = typeof comments.$inferSelect;

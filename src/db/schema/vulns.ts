@@ -49,8 +49,12 @@ export const vulns = sqliteTable(
     // Sort keys for `cvss_score` with the unscored last in both directions: whole tenths (a cursor
     // holds integers) with null as -1 going down and 101 going up. Computed by SQLite, so no write
     // path can forget them, and indexed like the timestamps.
-    cvssRankDesc: integer("cvss_rank_desc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), -1)`, { mode: "virtual" }),
-    cvssRankAsc: integer("cvss_rank_asc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), 101)`, { mode: "virtual" }),
+    cvssRankDesc: integer("cvss_rank_desc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), -1)`, {
+      mode: "virtual",
+    }),
+    cvssRankAsc: integer("cvss_rank_asc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), 101)`, {
+      mode: "virtual",
+    }),
     // Bumped by every edit of what the organization owns (not by intake): PATCH guards on it.
     revision: integer("revision").notNull().default(0),
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),

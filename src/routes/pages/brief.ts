@@ -4,9 +4,9 @@ import { cachedPublicBody, publicBriefPath, publicPagePath } from "../../http/ca
 import { database } from "../../http/middleware";
 import { clientIp } from "../../http/rate-limit";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
-import { alreadyReceivedPage, briefPage } from "../../pages/brief";
-import { notFoundPage } from "../../pages/layout";
-import { findPublishedBrief } from "../../services/public-briefs";
+import { alreadyReceivedPage, briefPage } from "../../templates/brief";
+import { notFoundPage } from "../../templates/layout";
+import { findPublishedBrief } from "../../services/briefs";
 import { submitReportForm } from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
 import { MAX_FORM_BYTES, readReportForm } from "./form";
@@ -37,7 +37,14 @@ export const briefPageRouter = new Hono<AppEnv>()
     try {
       fd = await c.req.formData();
     } catch {
-      return page(c, briefPage(found, now, { values: { title: "", description: "", contact_email: "", domains: "" }, errors: { title: ["The form could not be read: send it from this page."] } }), 400);
+      return page(
+        c,
+        briefPage(found, now, {
+          values: { title: "", description: "", contact_email: "", domains: "" },
+          errors: { title: ["The form could not be read: send it from this page."] },
+        }),
+        400,
+      );
     }
     const form = await readReportForm(fd);
     if (!form.ok) return page(c, briefPage(found, now, form.state), 422);

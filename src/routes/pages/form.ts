@@ -1,7 +1,7 @@
 import type { Submission } from "../../db/schema";
 import { sha256Hex } from "../../lib/crypto";
 import { cleanFilename } from "../../lib/filenames";
-import { FIELD_NAMES, type FormField, type FormState } from "../../pages/brief";
+import { FIELD_NAMES, type FormField, type FormState } from "../../templates/brief";
 import { MAX_FILE_BYTES } from "../../services/attachments";
 import type { VulnInput } from "../../services/vulns";
 import { SubmissionAttributes } from "../v1/vulns/schema";
@@ -32,8 +32,16 @@ const text = formText;
  * the files by the same limits as every upload. Nothing is stored here.
  */
 export async function readReportForm(fd: FormData): Promise<ReadForm> {
-  const values = { title: text(fd, "title"), description: text(fd, "description"), contact_email: text(fd, "contact_email"), domains: text(fd, "domains") };
-  const domains = values.domains.split(/[\r\n,]+/).map((d) => d.trim()).filter(Boolean);
+  const values = {
+    title: text(fd, "title"),
+    description: text(fd, "description"),
+    contact_email: text(fd, "contact_email"),
+    domains: text(fd, "domains"),
+  };
+  const domains = values.domains
+    .split(/[\r\n,]+/)
+    .map((d) => d.trim())
+    .filter(Boolean);
   const contact = values.contact_email.trim();
   const candidate = { title: values.title, description: values.description, contact_email: contact === "" ? null : contact, domains };
   const parsed = SubmissionAttributes.safeParse(candidate);
@@ -49,7 +57,8 @@ export async function readReportForm(fd: FormData): Promise<ReadForm> {
   }
   // A file input left empty still sends one part, with no name and no bytes.
   const chosen = fd.getAll("files").filter((v): v is File => typeof v !== "string" && (v.size > 0 || v.name !== ""));
-  if (chosen.length > MAX_FORM_FILES) add("files", `At most ${MAX_FORM_FILES} files can be sent with the form; add more on the report's page afterwards.`);
+  if (chosen.length > MAX_FORM_FILES)
+    add("files", `At most ${MAX_FORM_FILES} files can be sent with the form; add more on the report's page afterwards.`);
   const files: FormFile[] = [];
   for (const file of chosen.slice(0, MAX_FORM_FILES)) {
     if (file.size > MAX_FILE_BYTES) add("files", `${file.name} is over ${mib(MAX_FILE_BYTES)}.`);
@@ -63,5 +72,12 @@ export async function readReportForm(fd: FormData): Promise<ReadForm> {
     return { ok: false, state };
   }
   const contentHash = await sha256Hex(JSON.stringify([values.title, values.description, contact, domains, files.map((f) => f.sha256)]));
-  return { ok: true, input: parsed.data, raw: { title: values.title, description: values.description, contact_email: candidate.contact_email, domains }, files, state, contentHash };
+  return {
+    ok: true,
+    input: parsed.data,
+    raw: { title: values.title, description: values.description, contact_email: candidate.contact_email, domains },
+    files,
+    state,
+    contentHash,
+  };
 }

@@ -3,12 +3,12 @@ import type { AppEnv } from "../../http/app-env";
 import { cachedPublicBody, publicDirectoryPath, publicPagePath } from "../../http/cache";
 import { database } from "../../http/middleware";
 import { nowIso } from "../../lib/ids";
-import { directoryPage } from "../../pages/directory";
-import { notFoundPage } from "../../pages/layout";
-import { PAGES_CSS, PAGES_CSS_PATH } from "../../pages/styles";
+import { directoryPage } from "../../templates/directory";
+import { notFoundPage } from "../../templates/layout";
+import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
 import { findPublicDirectory } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
-import { reportPageRouter } from "./report";
+import { reportPageRouter } from "./report-page";
 import { HTML, limitAddress, page, pageError, pageHeaders } from "./shared";
 
 /**
@@ -18,7 +18,9 @@ import { HTML, limitAddress, page, pageError, pageHeaders } from "./shared";
  */
 export const pagesRouter = new Hono<AppEnv>();
 for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeaders);
-pagesRouter.get(PAGES_CSS_PATH, (c) => c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }));
+pagesRouter.get(PAGES_CSS_PATH, (c) =>
+  c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
+);
 pagesRouter.route("/", briefPageRouter);
 pagesRouter.route("/", reportPageRouter);
 pagesRouter.get("/d/:slug", database(), async (c) => {

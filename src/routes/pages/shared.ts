@@ -3,7 +3,7 @@ import { bodyLimit } from "hono/body-limit";
 import type { AppEnv } from "../../http/app-env";
 import { ApiError, asApiError } from "../../http/errors";
 import { allowAddress, clientIp } from "../../http/rate-limit";
-import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../pages/layout";
+import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../templates/layout";
 import { LIMITS, mib } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
 
@@ -28,7 +28,8 @@ export const privatePage: MiddlewareHandler = async function privatePageMiddlewa
 
 /** A page request's per-address limit (the same limiters and budgets as the JSON routes). */
 export async function limitAddress(c: Context<AppEnv>, binding: "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER"): Promise<void> {
-  if (!(await allowAddress(c.env, binding, clientIp(c.req)))) throw new ApiError("rate_limited", { detail: "Too many requests from this address." }).withHeaders({ "Retry-After": "60" });
+  if (!(await allowAddress(c.env, binding, clientIp(c.req))))
+    throw new ApiError("rate_limited", { detail: "Too many requests from this address." }).withHeaders({ "Retry-After": "60" });
 }
 
 /** A body limit for a form, checked on Content-Length and again while the body is read. */
@@ -57,9 +58,22 @@ export function pageError(err: Error, c: Context): Response {
       return res;
     }
     if (known.status === 404) return respond(notFoundPage(), 404);
-    if (known.status === 413) return respond(problemPage("Too large", `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with the report. Nothing was stored.`), 413);
+    if (known.status === 413)
+      return respond(
+        problemPage(
+          "Too large",
+          `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with the report. Nothing was stored.`,
+        ),
+        413,
+      );
     if (known.status < 500) return respond(problemPage("Not sent", known.message), known.status);
   }
   console.error(JSON.stringify({ level: "error", message: "page failed", path: c.req.path, error: String(err) }));
-  return respond(problemPage("Something went wrong", "Nothing was lost on our side that you need to redo, unless the page says otherwise: try again in a moment."), 500);
+  return respond(
+    problemPage(
+      "Something went wrong",
+      "Nothing was lost on our side that you need to redo, unless the page says otherwise: try again in a moment.",
+    ),
+    500,
+  );
 }

@@ -7,7 +7,7 @@ import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toOneSchema 
 import { createRouter } from "../../http/router";
 import { maturityRating } from "../../lib/maturity";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
-import { findPublishedBrief, type PublishedBrief } from "../../services/public-briefs";
+import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
 import { ScopeAssetSchema } from "../v1/fields";
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
 import { publicRateLimit } from "../../http/rate-limit";
@@ -71,7 +71,12 @@ export function publicBriefDocument({ brief, organization, policy }: PublishedBr
 }
 
 function publicOrganization(org: PublishedBrief["organization"]) {
-  return resource("organization", org.id, { name: org.name, slug: org.slug, website_url: org.websiteUrl, claimed: org.claimed }, `/v1/organizations/${org.id}`);
+  return resource(
+    "organization",
+    org.id,
+    { name: org.name, slug: org.slug, website_url: org.websiteUrl, claimed: org.claimed },
+    `/v1/organizations/${org.id}`,
+  );
 }
 
 export function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {

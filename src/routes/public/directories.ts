@@ -14,7 +14,13 @@ import { publicRateLimit } from "../../http/rate-limit";
 const PublicDirectory = resourceSchema(
   "PublicDirectory",
   "directory",
-  z.object({ name: z.string(), slug: z.string(), description: z.string().nullable(), min_maturity_rating: z.number().int(), updated_at: Timestamp }),
+  z.object({
+    name: z.string(),
+    slug: z.string(),
+    description: z.string().nullable(),
+    min_maturity_rating: z.number().int(),
+    updated_at: Timestamp,
+  }),
   z.object({ organizations: toManySchema("organization") }),
 );
 
@@ -27,10 +33,15 @@ const DirectoryOrganization = resourceSchema(
     website_url: z.string().nullable(),
     claimed: z.boolean(),
     maturity_rating: z.number().int().openapi({ description: "Its best published policy's rating, 0..5" }),
-    claim: z.object({ status: z.literal("coming_soon") }).optional().openapi({ description: "Unclaimed organizations only: claiming is announced, not yet offered" }),
+    claim: z
+      .object({ status: z.literal("coming_soon") })
+      .optional()
+      .openapi({ description: "Unclaimed organizations only: claiming is announced, not yet offered" }),
   }),
   z.object({
-    items: z.object({ data: z.array(z.object({ type: z.enum(["policy", "brief"]), id: Uuid })) }).openapi({ description: "What the organization shows, in position order" }),
+    items: z
+      .object({ data: z.array(z.object({ type: z.enum(["policy", "brief"]), id: Uuid })) })
+      .openapi({ description: "What the organization shows, in position order" }),
   }),
 );
 
@@ -70,7 +81,8 @@ export const publicDirectoriesRouter = createRouter().openapi(
     path: "/directories/{slug}",
     operationId: "showPublicDirectory",
     tags: ["Public"],
-    summary: "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
+    summary:
+      "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "demo-directory" }) }) },
@@ -89,15 +101,27 @@ export const publicDirectoriesRouter = createRouter().openapi(
       const { directory, entries } = found;
       const self = publicDirectoryPath(directory.slug);
       const shown = new Map<string, ReturnType<typeof publicPolicy> | ReturnType<typeof briefResource>>();
-      for (const e of entries) for (const i of e.items) shown.set(`${i.type}:${i.row.id}`, i.type === "Policy" ? publicPolicy(i.row, now) : briefResource(i.row));
+      for (const e of entries)
+        for (const i of e.items) shown.set(`${i.type}:${i.row.id}`, i.type === "Policy" ? publicPolicy(i.row, now) : briefResource(i.row));
       return {
         jsonapi: JSONAPI_VERSION,
         data: resource(
           "directory",
           directory.id,
-          { name: directory.name, slug: directory.slug, description: directory.description, min_maturity_rating: directory.minMaturityRating, updated_at: directory.updatedAt },
+          {
+            name: directory.name,
+            slug: directory.slug,
+            description: directory.description,
+            min_maturity_rating: directory.minMaturityRating,
+            updated_at: directory.updatedAt,
+          },
           self,
-          { organizations: toMany("organization", entries.map((e) => e.organization.id)) },
+          {
+            organizations: toMany(
+              "organization",
+              entries.map((e) => e.organization.id),
+            ),
+          },
         ),
         included: [...entries.map(organizationResource), ...shown.values()],
         links: { self },

@@ -46,7 +46,13 @@ function receipt(record: VulnRecord, followUpToken: string | null) {
     data: {
       type: "vuln" as const,
       id: record.id,
-      attributes: { shortcode: record.shortcode, title: record.title, inbox_state: record.inboxState, created_at: record.createdAt, follow_up_token: followUpToken },
+      attributes: {
+        shortcode: record.shortcode,
+        title: record.title,
+        inbox_state: record.inboxState,
+        created_at: record.createdAt,
+        follow_up_token: followUpToken,
+      },
     },
   };
 }
@@ -65,7 +71,10 @@ export const publicVulnsRouter = createRouter().openapi(
       params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "DEMX-0001" }) }),
       body: { required: true, content: jsonContent(PublicSubmissionInput) },
     },
-    responses: { 201: { description: "Received: the vuln's shortcode", content: jsonContent(Receipt) }, ...errorResponses("write", { public: true, notFound: "Brief not found: unknown shortcode, or a draft", mediaType: JSON_MEDIA_TYPE }) },
+    responses: {
+      201: { description: "Received: the vuln's shortcode", content: jsonContent(Receipt) },
+      ...errorResponses("write", { public: true, notFound: "Brief not found: unknown shortcode, or a draft", mediaType: JSON_MEDIA_TYPE }),
+    },
   }),
   async (c) => {
     const { data } = c.req.valid("json");

@@ -23,7 +23,10 @@ export const organizationApiKeysRouter = createRouter()
       summary: "Make an API key for an organization (operator). The key is in this response only.",
       middleware,
       request: { params: IdParam, body: jsonApiBody(CreateApiKeyInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) }, ...errorResponses("write", { access: "operator" }) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) },
+        ...errorResponses("write", { access: "operator" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -48,7 +51,10 @@ export const organizationApiKeysRouter = createRouter()
       summary: "List an organization's API keys (operator); keys themselves are never shown again",
       middleware,
       request: { params: IdParam, query: ListApiKeysQuery },
-      responses: { 200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) }, ...errorResponses("read", { access: "operator" }) },
+      responses: {
+        200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) },
+        ...errorResponses("read", { access: "operator" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -68,7 +74,10 @@ export const apiKeysRouter = createRouter()
       summary: "Show an API key (operator), without the key itself",
       middleware,
       request: { params: IdParam },
-      responses: { 200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) }, ...errorResponses("read", { access: "operator" }) },
+      responses: {
+        200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) },
+        ...errorResponses("read", { access: "operator" }),
+      },
     }),
     async (c) => respond(c, single(serializeApiKey(await getKey(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -88,4 +97,3 @@ export const apiKeysRouter = createRouter()
       return noContent(c);
     },
   );
-

@@ -21,7 +21,9 @@ export const CreatedApiKey = resourceSchema(
   "CreatedApiKey",
   "api_key",
   ApiKeyAttributes.extend({
-    key: z.string().nullable().openapi({ description: "The key itself, shown in this response only (null when an Idempotency-Key replays it: the key is never stored)." }),
+    key: z.string().nullable().openapi({
+      description: "The key itself, shown in this response only (null when an Idempotency-Key replays it: the key is never stored).",
+    }),
   }),
   ApiKeyRelationships,
 );

@@ -48,12 +48,17 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Create an asset; its value is checked against its kind, and (kind, value) is unique per organization",
       request: { body: jsonApiBody(CreateAssetInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(AssetDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(AssetDocument) },
+        ...errorResponses("write", { access: "unclaimed" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "asset");
-      const row = await createAsset(serviceContext(c), data.attributes, data.relationships?.organization?.data.id, (r) => storedCreated(c, single(serializeAsset(r))));
+      const row = await createAsset(serviceContext(c), data.attributes, data.relationships?.organization?.data.id, (r) =>
+        storedCreated(c, single(serializeAsset(r))),
+      );
       return created(c, single(serializeAsset(row)));
     },
   )
@@ -65,7 +70,10 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Update an asset",
       request: { params: IdParam, body: jsonApiBody(UpdateAssetInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(AssetDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
+      responses: {
+        200: { description: "Updated", content: jsonApiContent(AssetDocument) },
+        ...errorResponses("write", { access: "unclaimed" }),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

@@ -13,7 +13,10 @@ export const CreateAssetInput = requestDocument(
 ).openapi("CreateAssetInput");
 
 export const UpdateAssetInput = updateDocument(
-  z.strictObject({ kind: AssetKind.optional(), value: z.string().optional(), short_description: ShortDescription.nullable().optional() }).optional().default({}),
+  z
+    .strictObject({ kind: AssetKind.optional(), value: z.string().optional(), short_description: ShortDescription.nullable().optional() })
+    .optional()
+    .default({}),
   z.strictObject({}).optional(),
 ).openapi("UpdateAssetInput");
 

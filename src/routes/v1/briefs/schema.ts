@@ -2,7 +2,15 @@ import { z } from "@hono/zod-openapi";
 import type { BriefRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
-import { DateTimeInput, Name, nullableRelationshipInput, relationshipInput, ScopeAssetSchema, ScopeAssetsInput, ShortDescription } from "../fields";
+import {
+  DateTimeInput,
+  Name,
+  nullableRelationshipInput,
+  relationshipInput,
+  ScopeAssetSchema,
+  ScopeAssetsInput,
+  ShortDescription,
+} from "../fields";
 
 const BriefAttributesInput = z.strictObject({
   name: Name,
@@ -25,7 +33,10 @@ export const CreateBriefInput = requestDocument(
 
 export const UpdateBriefInput = updateDocument(
   BriefAttributesInput.partial().optional().default({}),
-  z.strictObject({ policy: nullableRelationshipInput("policy") }).partial().optional(),
+  z
+    .strictObject({ policy: nullableRelationshipInput("policy") })
+    .partial()
+    .optional(),
 ).openapi("UpdateBriefInput");
 
 export const ListBriefsQuery = listQuery({

@@ -3,7 +3,19 @@ import type { DirectoryRow } from "../../../db/schema";
 import { requireOperator } from "../../../http/auth";
 import { assertDocumentMatches, collection, pageOf, resource, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, listQuery, requestDocument, resourceSchema, singleDocument, Timestamp, updateDocument } from "../../../http/openapi";
+import {
+  collectionDocument,
+  errorResponses,
+  IdParam,
+  jsonApiBody,
+  jsonApiContent,
+  listQuery,
+  requestDocument,
+  resourceSchema,
+  singleDocument,
+  Timestamp,
+  updateDocument,
+} from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createDirectory, getDirectory, listDirectories, updateDirectory } from "../../../services/directories";
 import { created, serviceContext, storedCreated } from "../handler-helpers";
@@ -12,22 +24,47 @@ import { Slug } from "../organizations/schema";
 
 const tags = ["Directories"];
 const ListDirectoriesQuery = listQuery();
-const MinRating = z.number().int("must be a whole number").min(0).max(5).openapi({ description: "Organizations whose best published policy rates lower are not shown (0..5)" });
+const MinRating = z
+  .number()
+  .int("must be a whole number")
+  .min(0)
+  .max(5)
+  .openapi({ description: "Organizations whose best published policy rates lower are not shown (0..5)" });
 
 const Directory = resourceSchema(
   "Directory",
   "directory",
-  z.object({ name: z.string(), slug: z.string(), description: z.string().nullable(), min_maturity_rating: z.number().int(), created_at: Timestamp, updated_at: Timestamp }),
+  z.object({
+    name: z.string(),
+    slug: z.string(),
+    description: z.string().nullable(),
+    min_maturity_rating: z.number().int(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
   z.object({}),
 );
 
 const CreateDirectoryInput = requestDocument(
-  z.strictObject({ name: Name, slug: Slug, description: ShortDescription.nullable().optional(), min_maturity_rating: MinRating.optional() }),
+  z.strictObject({
+    name: Name,
+    slug: Slug,
+    description: ShortDescription.nullable().optional(),
+    min_maturity_rating: MinRating.optional(),
+  }),
   z.strictObject({}).optional(),
 ).openapi("CreateDirectoryInput");
 
 const UpdateDirectoryInput = updateDocument(
-  z.strictObject({ name: Name.optional(), slug: Slug.optional(), description: ShortDescription.nullable().optional(), min_maturity_rating: MinRating.optional() }).optional().default({}),
+  z
+    .strictObject({
+      name: Name.optional(),
+      slug: Slug.optional(),
+      description: ShortDescription.nullable().optional(),
+      min_maturity_rating: MinRating.optional(),
+    })
+    .optional()
+    .default({}),
   z.strictObject({}).optional(),
 ).openapi("UpdateDirectoryInput");
 
@@ -35,7 +72,14 @@ export function serializeDirectory(row: DirectoryRow) {
   return resource(
     "directory",
     row.id,
-    { name: row.name, slug: row.slug, description: row.description, min_maturity_rating: row.minMaturityRating, created_at: row.createdAt, updated_at: row.updatedAt },
+    {
+      name: row.name,
+      slug: row.slug,
+      description: row.description,
+      min_maturity_rating: row.minMaturityRating,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
     `/v1/directories/${row.id}`,
   );
 }
@@ -79,7 +123,10 @@ export const directoriesRouter = createRouter()
       summary: "Create a directory (operator)",
       middleware: [requireOperator()],
       request: { body: jsonApiBody(CreateDirectoryInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { access: "operator" }) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(singleDocument(Directory)) },
+        ...errorResponses("write", { access: "operator" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -97,7 +144,10 @@ export const directoriesRouter = createRouter()
       summary: "Update a directory (operator); its public page is evicted",
       middleware: [requireOperator()],
       request: { params: IdParam, body: jsonApiBody(UpdateDirectoryInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(Directory)) }, ...errorResponses("write", { access: "operator" }) },
+      responses: {
+        200: { description: "Updated", content: jsonApiContent(singleDocument(Directory)) },
+        ...errorResponses("write", { access: "operator" }),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

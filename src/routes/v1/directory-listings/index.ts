@@ -6,11 +6,31 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { z } from "@hono/zod-openapi";
-import { addItem, createListing, deleteItem, deleteListing, getListing, listItems, listListings, reorderItems, updateListing } from "../../../services/directories";
+import {
+  addItem,
+  createListing,
+  deleteItem,
+  deleteListing,
+  getListing,
+  listItems,
+  listListings,
+  reorderItems,
+  updateListing,
+} from "../../../services/directories";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
 import {
-  CreateItemInput, CreateListingInput, DirectoryListing, DirectoryListingItem, ItemParams, ItemsQuery, ListingParam, ListListingsQuery,
-  ReorderItemsInput, serializeItem, serializeListing, UpdateListingInput,
+  CreateItemInput,
+  CreateListingInput,
+  DirectoryListing,
+  DirectoryListingItem,
+  ItemParams,
+  ItemsQuery,
+  ListingParam,
+  ListListingsQuery,
+  ReorderItemsInput,
+  serializeItem,
+  serializeListing,
+  UpdateListingInput,
 } from "./schema";
 
 const tags = ["Directory listings"];
@@ -24,7 +44,10 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "List the organization's directory listings (an operator sees all)",
       request: { query: ListListingsQuery },
-      responses: { 200: { description: "Listings", content: jsonApiContent(collectionDocument(DirectoryListing)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Listings", content: jsonApiContent(collectionDocument(DirectoryListing)) },
+        ...errorResponses("read"),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -41,7 +64,10 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Show a directory listing",
       request: { params: IdParam },
-      responses: { 200: { description: "The listing", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The listing", content: jsonApiContent(singleDocument(DirectoryListing)) },
+        ...errorResponses("read"),
+      },
     }),
     async (c) => respond(c, single(serializeListing(await getListing(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -54,13 +80,19 @@ export const directoryListingsRouter = createRouter()
       summary: "List an organization in a directory (operator; also organizations nobody has claimed)",
       middleware: [requireOperator()],
       request: { body: jsonApiBody(CreateListingInput) },
-      responses: { 201: { description: "Created, visible", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write", { access: "operator" }) },
+      responses: {
+        201: { description: "Created, visible", content: jsonApiContent(singleDocument(DirectoryListing)) },
+        ...errorResponses("write", { access: "operator" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing");
-      const row = await createListing(serviceContext(c), data.relationships.directory.data.id, data.relationships.organization.data.id, (r) =>
-        storedCreated(c, single(serializeListing(r))),
+      const row = await createListing(
+        serviceContext(c),
+        data.relationships.directory.data.id,
+        data.relationships.organization.data.id,
+        (r) => storedCreated(c, single(serializeListing(r))),
       );
       return created(c, single(serializeListing(row)));
     },
@@ -71,7 +103,8 @@ export const directoryListingsRouter = createRouter()
       path: "/{id}",
       operationId: "updateDirectoryListing",
       tags,
-      summary: "Show or hide the organization in the directory (the body carries data.id); the organization's key, or an operator, for any organization",
+      summary:
+        "Show or hide the organization in the directory (the body carries data.id); the organization's key, or an operator, for any organization",
       request: { params: IdParam, body: jsonApiBody(UpdateListingInput) },
       responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write") },
     }),
@@ -107,7 +140,10 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "The listing's items, in position order",
       request: { params: ListingParam, query: ItemsQuery },
-      responses: { 200: { description: "Items", content: jsonApiContent(collectionDocument(DirectoryListingItem)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Items", content: jsonApiContent(collectionDocument(DirectoryListingItem)) },
+        ...errorResponses("read"),
+      },
     }),
     async (c) => {
       const page = pageOf(c.req.valid("query"));
@@ -123,13 +159,20 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Display a published Policy or Brief of the organization, at the end (422 Unprocessable entity otherwise)",
       request: { params: ListingParam, body: jsonApiBody(CreateItemInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) }, ...errorResponses("write", { access: "unclaimed" }) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) },
+        ...errorResponses("write", { access: "unclaimed" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing_item");
-      const item = await addItem(serviceContext(c), c.req.valid("param").directory_listing_id, data.attributes.listable_type, data.attributes.listable_id, (r) =>
-        storedCreated(c, single(serializeItem(r))),
+      const item = await addItem(
+        serviceContext(c),
+        c.req.valid("param").directory_listing_id,
+        data.attributes.listable_type,
+        data.attributes.listable_id,
+        (r) => storedCreated(c, single(serializeItem(r))),
       );
       return created(c, single(serializeItem(item)));
     },
@@ -143,7 +186,10 @@ export const directoryListingsRouter = createRouter()
       summary: "Put the items in this order; name every item exactly once. Answers the items in their new order",
       request: { params: ListingParam, body: jsonApiBody(ReorderItemsInput) },
       responses: {
-        200: { description: "The items in order", content: jsonApiContent(z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem) })) },
+        200: {
+          description: "The items in order",
+          content: jsonApiContent(z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem) })),
+        },
         ...errorResponses("write", { access: "unclaimed" }),
       },
     }),
@@ -151,10 +197,17 @@ export const directoryListingsRouter = createRouter()
       const { data } = c.req.valid("json");
       data.forEach((d, i) => {
         if (d.type !== "directory_listing_item") {
-          throw new ApiError("conflict", { detail: `data/${i}/type must be "directory_listing_item", got "${d.type}".`, source: { pointer: `/data/${i}/type` } });
+          throw new ApiError("conflict", {
+            detail: `data/${i}/type must be "directory_listing_item", got "${d.type}".`,
+            source: { pointer: `/data/${i}/type` },
+          });
         }
       });
-      const rows = await reorderItems(serviceContext(c), c.req.valid("param").directory_listing_id, data.map((d) => d.id));
+      const rows = await reorderItems(
+        serviceContext(c),
+        c.req.valid("param").directory_listing_id,
+        data.map((d) => d.id),
+      );
       return respond(c, { jsonapi: JSONAPI_VERSION, data: rows.map(serializeItem) });
     },
   )

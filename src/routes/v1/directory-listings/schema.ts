@@ -1,7 +1,16 @@
 import { z } from "@hono/zod-openapi";
 import { LISTABLE_TYPES } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { booleanQuery, listQuery, pageQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
+import {
+  booleanQuery,
+  listQuery,
+  pageQuery,
+  requestDocument,
+  resourceSchema,
+  Timestamp,
+  toOneSchema,
+  updateDocument,
+} from "../../../http/openapi";
 import type { ItemRecord, ListingRecord } from "../../../services/directories";
 import { relationshipInput } from "../fields";
 
@@ -31,7 +40,9 @@ export const CreateListingInput = requestDocument(
   z.strictObject({ directory: relationshipInput("directory"), organization: relationshipInput("organization") }),
 ).openapi("CreateDirectoryListingInput");
 
-export const UpdateListingInput = updateDocument(z.strictObject({ visible: z.boolean() }), z.strictObject({}).optional()).openapi("UpdateDirectoryListingInput");
+export const UpdateListingInput = updateDocument(z.strictObject({ visible: z.boolean() }), z.strictObject({}).optional()).openapi(
+  "UpdateDirectoryListingInput",
+);
 
 export const ListListingsQuery = listQuery({ "q[visible_eq]": booleanQuery("q[visible_eq]") });
 
@@ -47,7 +58,9 @@ export const ReorderItemsInput = z
 // Items come in position order: pages, but no sort.
 export const ItemsQuery = z.strictObject({ ...pageQuery });
 
-export const ListingParam = z.object({ directory_listing_id: z.string().openapi({ param: { name: "directory_listing_id", in: "path" }, format: "uuid" }) });
+export const ListingParam = z.object({
+  directory_listing_id: z.string().openapi({ param: { name: "directory_listing_id", in: "path" }, format: "uuid" }),
+});
 export const ItemParams = ListingParam.extend({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
 
 export function serializeListing(row: ListingRecord) {

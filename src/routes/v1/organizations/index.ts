@@ -6,13 +6,7 @@ import { createRouter } from "../../../http/router";
 import { respond } from "../../../http/media-type";
 import { createOrganization, getOrganization, listOrganizations, updateOrganization } from "../../../services/organizations";
 import { created, serviceContext, storedCreated } from "../handler-helpers";
-import {
-  CreateOrganizationInput,
-  ListOrganizationsQuery,
-  Organization,
-  serializeOrganization,
-  UpdateOrganizationInput,
-} from "./schema";
+import { CreateOrganizationInput, ListOrganizationsQuery, Organization, serializeOrganization, UpdateOrganizationInput } from "./schema";
 
 const tags = ["Organizations"];
 const OrganizationDocument = singleDocument(Organization);
@@ -26,7 +20,10 @@ export const organizationsRouter = createRouter()
       tags,
       summary: "List organizations (an organization key sees its own; an operator key sees all)",
       request: { query: ListOrganizationsQuery },
-      responses: { 200: { description: "Organizations", content: jsonApiContent(collectionDocument(Organization)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Organizations", content: jsonApiContent(collectionDocument(Organization)) },
+        ...errorResponses("read"),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -59,7 +56,10 @@ export const organizationsRouter = createRouter()
       summary: "Create an organization (operator)",
       middleware: [requireOperator()],
       request: { body: jsonApiBody(CreateOrganizationInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { access: "operator" }) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(OrganizationDocument) },
+        ...errorResponses("write", { access: "operator" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -77,7 +77,10 @@ export const organizationsRouter = createRouter()
       summary: "Update an organization (operator)",
       middleware: [requireOperator()],
       request: { params: IdParam, body: jsonApiBody(UpdateOrganizationInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("write", { access: "operator" }) },
+      responses: {
+        200: { description: "Updated", content: jsonApiContent(OrganizationDocument) },
+        ...errorResponses("write", { access: "operator" }),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

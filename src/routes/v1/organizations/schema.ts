@@ -25,7 +25,12 @@ export const CreateOrganizationInput = requestDocument(
 ).openapi("CreateOrganizationInput");
 
 export const UpdateOrganizationInput = updateDocument(
-  z.strictObject({ name: Name.optional(), slug: Slug.optional(), website_url: HttpUrl.nullable().optional(), claimed: z.boolean().optional() }),
+  z.strictObject({
+    name: Name.optional(),
+    slug: Slug.optional(),
+    website_url: HttpUrl.nullable().optional(),
+    claimed: z.boolean().optional(),
+  }),
   z.strictObject({}).optional(),
 ).openapi("UpdateOrganizationInput");
 

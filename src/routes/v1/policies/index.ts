@@ -27,7 +27,15 @@ export const policiesRouter = createRouter()
       const page = pageOf(query);
       const { rows, total } = await listPolicies(serviceContext(c), page, query.sort);
       const now = nowIso();
-      return respond(c, collection(c, rows.map((r) => serializePolicy(r, now)), page, total));
+      return respond(
+        c,
+        collection(
+          c,
+          rows.map((r) => serializePolicy(r, now)),
+          page,
+          total,
+        ),
+      );
     },
   )
   .openapi(
@@ -50,7 +58,10 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Create a policy",
       request: { body: jsonApiBody(CreatePolicyInput) },
-      responses: { 201: { description: "Created", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(PolicyDocument) },
+        ...errorResponses("write", { access: "unclaimed" }),
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -72,7 +83,10 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Update a policy; attributes not sent are kept, scope arrays are replaced whole",
       request: { params: IdParam, body: jsonApiBody(UpdatePolicyInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(PolicyDocument) }, ...errorResponses("write", { access: "unclaimed" }) },
+      responses: {
+        200: { description: "Updated", content: jsonApiContent(PolicyDocument) },
+        ...errorResponses("write", { access: "unclaimed" }),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");

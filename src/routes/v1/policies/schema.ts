@@ -4,7 +4,17 @@ import { listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, to
 import { normalizeHostname } from "../../../lib/asset-values";
 import { maturityRating } from "../../../lib/maturity";
 import type { PolicyRecord } from "../../../services/policies";
-import { Color, DateTimeInput, HttpUrl, Name, relationshipInput, ScopeAssetSchema, ScopeAssetsInput, ShortDescription, toManyInput } from "../fields";
+import {
+  Color,
+  DateTimeInput,
+  HttpUrl,
+  Name,
+  relationshipInput,
+  ScopeAssetSchema,
+  ScopeAssetsInput,
+  ShortDescription,
+  toManyInput,
+} from "../fields";
 
 export const SAFE_HARBOR = ["full", "partial", "none"] as const;
 export const POLICY_URL_STATUS = ["unknown", "alive", "dead"] as const;
@@ -63,7 +73,9 @@ const PolicyRelationshipsInput = z
   })
   .partial();
 
-export const CreatePolicyInput = requestDocument(PolicyAttributesInput.optional().default({}), PolicyRelationshipsInput.optional()).openapi("CreatePolicyInput");
+export const CreatePolicyInput = requestDocument(PolicyAttributesInput.optional().default({}), PolicyRelationshipsInput.optional()).openapi(
+  "CreatePolicyInput",
+);
 export const UpdatePolicyInput = updateDocument(
   PolicyAttributesInput.optional().default({}),
   PolicyRelationshipsInput.omit({ organization: true }).optional(),

@@ -5,7 +5,17 @@ import { requireOrganizationKey } from "../../../http/auth";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { declaredLength, JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { declare } from "../../../http/route-facts";
-import { Binary, collectionDocument, errorResponses, jsonContent, listQuery, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
+import {
+  Binary,
+  collectionDocument,
+  errorResponses,
+  jsonContent,
+  listQuery,
+  resourceSchema,
+  singleDocument,
+  Timestamp,
+  toOneSchema,
+} from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { downloadHeaders } from "../../../lib/filenames";
 import { UPLOADERS } from "../../../db/schema";
@@ -30,11 +40,22 @@ const errors = { notFound: "Vuln not found (vuln_not_found), or the vuln has no 
 const readErrors = errorResponses("read", errors);
 const deleteErrors = errorResponses("read", { ...errors, access: "organization" });
 // Any Content-Type is a file's type here, so no 415; the 413 is the file limit, not the JSON one.
-const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } = errorResponses("write", { ...errors, access: "organization" });
+const {
+  415: _anyType,
+  413: tooLarge,
+  422: invalidInput,
+  ...uploadWriteErrors
+} = errorResponses("write", { ...errors, access: "organization" });
 const uploadErrors = {
   ...uploadWriteErrors,
-  413: { ...tooLarge, description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)} (by Content-Length or as streamed); nothing is stored` },
-  422: { ...invalidInput, description: `Validation error: filename (at source.parameter), an empty file, or the vuln's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored` },
+  413: {
+    ...tooLarge,
+    description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)} (by Content-Length or as streamed); nothing is stored`,
+  },
+  422: {
+    ...invalidInput,
+    description: `Validation error: filename (at source.parameter), an empty file, or the vuln's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored`,
+  },
 };
 
 const AttachmentParams = z.object({
@@ -50,7 +71,10 @@ export const Attachment = resourceSchema(
     filename: z.string().openapi({ example: "poc.txt" }),
     content_type: z.string().openapi({ example: "text/plain" }),
     byte_size: z.number().int().min(1).max(MAX_FILE_BYTES),
-    sha256: z.string().openapi({ description: "Lowercase hex SHA-256 of the bytes, computed as they were received.", example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" }),
+    sha256: z.string().openapi({
+      description: "Lowercase hex SHA-256 of the bytes, computed as they were received.",
+      example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    }),
     uploaded_by: z.enum(UPLOADERS),
     created_at: Timestamp,
   }),
@@ -61,7 +85,10 @@ export const Attachment = resourceSchema(
   .openapi("Attachment");
 
 const ListAttachmentsQuery = listQuery({
-  sort: z.enum(["created_at", "-created_at"]).optional().openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
+  sort: z
+    .enum(["created_at", "-created_at"])
+    .optional()
+    .openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
 });
 const UploadQuery = z.strictObject({
   filename: z
@@ -69,7 +96,8 @@ const UploadQuery = z.strictObject({
     .optional()
     .openapi({
       param: { name: "filename", in: "query", required: true },
-      description: "The file's name: path separators (and the directories before them) and control characters are removed; 1 to 255 characters must remain.",
+      description:
+        "The file's name: path separators (and the directories before them) and control characters are removed; 1 to 255 characters must remain.",
       example: "poc.txt",
     }),
 });
@@ -178,7 +206,10 @@ export const attachmentsRouter = createRouter()
           description:
             "The bytes. Content-Type is the stored type only if it is inert (plain text, images but SVG, PDF, JSON, archives, video); anything else is application/octet-stream.",
           headers: {
-            "Content-Disposition": { description: "attachment, with an ASCII filename and an RFC 5987 filename*", schema: { type: "string" } },
+            "Content-Disposition": {
+              description: "attachment, with an ASCII filename and an RFC 5987 filename*",
+              schema: { type: "string" },
+            },
             "X-Content-Type-Options": { schema: { type: "string", enum: ["nosniff"] } },
             "Content-Security-Policy": { schema: { type: "string", enum: ["sandbox"] } },
           },

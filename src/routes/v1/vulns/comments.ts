@@ -2,7 +2,17 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireOrganizationKey } from "../../../http/auth";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, jsonContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi";
+import {
+  collectionDocument,
+  errorResponses,
+  jsonContent,
+  pageQuery,
+  requestDocument,
+  resourceSchema,
+  singleDocument,
+  Timestamp,
+  toOneSchema,
+} from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { COMMENT_AUTHORS, COMMENT_VISIBILITIES } from "../../../db/schema";
 import { createComment, deleteComment, getComment, listComments, MAX_COMMENT_LENGTH, type CommentRecord } from "../../../services/comments";
@@ -21,7 +31,10 @@ export const CommentBody = z
   .min(1, "must not be empty")
   .max(MAX_COMMENT_LENGTH, `must be at most ${MAX_COMMENT_LENGTH} characters`)
   .refine((s) => s.trim() !== "", "must not be only white space")
-  .openapi({ description: `The text, 1 to ${MAX_COMMENT_LENGTH} characters (plain text; clients must not render it as HTML).`, example: "Thanks: we reproduced it and are working on a fix." });
+  .openapi({
+    description: `The text, 1 to ${MAX_COMMENT_LENGTH} characters (plain text; clients must not render it as HTML).`,
+    example: "Thanks: we reproduced it and are working on a fix.",
+  });
 
 const CommentParams = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
@@ -34,21 +47,31 @@ export const Comment = resourceSchema(
   "comment",
   z.object({
     body: z.string(),
-    visibility: z.enum(COMMENT_VISIBILITIES).openapi({ description: "internal: the organization's note, never shown to the reporter; reporter: part of the conversation with the reporter." }),
-    author: z.enum(COMMENT_AUTHORS).openapi({ description: "Read-only: which side wrote it. The reporter never learns which key wrote a reply." }),
+    visibility: z.enum(COMMENT_VISIBILITIES).openapi({
+      description: "internal: the organization's note, never shown to the reporter; reporter: part of the conversation with the reporter.",
+    }),
+    author: z
+      .enum(COMMENT_AUTHORS)
+      .openapi({ description: "Read-only: which side wrote it. The reporter never learns which key wrote a reply." }),
     created_at: Timestamp,
   }),
   z.object({ vuln: toOneSchema("vuln") }),
 );
 
 const CreateCommentInput = requestDocument(
-  z.strictObject({ body: CommentBody, visibility: z.enum(COMMENT_VISIBILITIES).optional().openapi({ description: "Defaults to internal." }) }),
+  z.strictObject({
+    body: CommentBody,
+    visibility: z.enum(COMMENT_VISIBILITIES).optional().openapi({ description: "Defaults to internal." }),
+  }),
   z.strictObject({}).optional(),
 ).openapi("CreateCommentInput");
 
 const ListCommentsQuery = z.strictObject({
   ...pageQuery,
-  sort: z.enum(["created_at", "-created_at"]).optional().openapi({ param: { name: "sort", in: "query" }, example: "created_at" }),
+  sort: z
+    .enum(["created_at", "-created_at"])
+    .optional()
+    .openapi({ param: { name: "sort", in: "query" }, example: "created_at" }),
 });
 
 export function serializeComment(row: CommentRecord) {
@@ -75,7 +98,12 @@ export const commentsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listComments(serviceContext(c), { author: "organization", vulnId: c.req.valid("param").id }, page, query.sort);
+      const { rows, total } = await listComments(
+        serviceContext(c),
+        { author: "organization", vulnId: c.req.valid("param").id },
+        page,
+        query.sort,
+      );
       return respond(c, collection(c, rows.map(serializeComment), page, total));
     },
   )
@@ -85,7 +113,8 @@ export const commentsRouter = createRouter()
       path: "/{id}/comments",
       operationId: "createVulnComment",
       tags,
-      summary: "Comment on a vuln: an internal note (the default) or, with visibility reporter, a reply the reporter reads; fires Vuln::Comment::Created (organization key only)",
+      summary:
+        "Comment on a vuln: an internal note (the default) or, with visibility reporter, a reply the reporter reads; fires Vuln::Comment::Created (organization key only)",
       middleware: organizationOnly,
       request: { params: VulnParam, body: { required: true, content: jsonContent(CreateCommentInput) } },
       responses: { 201: { description: "Created", content: jsonContent(singleDocument(Comment)) }, ...writeErrors },
@@ -94,7 +123,9 @@ export const commentsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "comment");
       const input = { body: data.attributes.body, visibility: data.attributes.visibility ?? ("internal" as const) };
-      const record = await createComment(serviceContext(c), { author: "organization", vulnId: c.req.valid("param").id }, input, (r) => storedCreated(c, single(serializeComment(r))));
+      const record = await createComment(serviceContext(c), { author: "organization", vulnId: c.req.valid("param").id }, input, (r) =>
+        storedCreated(c, single(serializeComment(r))),
+      );
       return created(c, single(serializeComment(record)));
     },
   )

@@ -55,7 +55,8 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       request: { params: IdParam },
       responses: { 200: { description: "The vuln", content: jsonContent(VulnDocument) }, ...readErrors },
     }),
-    async (c) => respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id, { markRead: c.req.method === "GET" })))),
+    async (c) =>
+      respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id, { markRead: c.req.method === "GET" })))),
   )
   .openapi(
     createRoute({

@@ -18,7 +18,12 @@ const ContactEmail = z.email("must be a valid e-mail address").max(254, "must be
 const Domain = z
   .string()
   .trim()
-  .transform((v, ctx) => normalizeHostname(v) ?? (ctx.addIssue({ code: "custom", message: "must be a domain name such as app.example.com" }), z.NEVER))
+  .transform((v, ctx) => {
+    const hostname = normalizeHostname(v);
+    if (hostname !== null) return hostname;
+    ctx.addIssue({ code: "custom", message: "must be a domain name such as app.example.com" });
+    return z.NEVER;
+  })
   .openapi({ type: "string", format: "hostname" });
 const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.domainsPerVuln} domains`);
 const Tags = z.array(z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters")).max(20, "at most 20 tags");
@@ -42,7 +47,11 @@ const CvssVector = z
     ctx.addIssue({ code: "custom", message: rated.reason });
     return z.NEVER;
   })
-  .openapi({ type: "string", example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N", description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric." });
+  .openapi({
+    type: "string",
+    example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
+    description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric.",
+  });
 const CweIds = z
   .array(
     z
@@ -53,7 +62,9 @@ const CweIds = z
   )
   .max(10, "at most 10 CWE ids");
 const TriageAttributes = {
-  severity: Severity.nullable().optional().openapi({ description: "Left out with a cvss_vector: the score's rating (0 none, 0.1-3.9 low, 4-6.9 medium, 7-8.9 high, 9-10 critical)." }),
+  severity: Severity.nullable().optional().openapi({
+    description: "Left out with a cvss_vector: the score's rating (0 none, 0.1-3.9 low, 4-6.9 medium, 7-8.9 high, 9-10 critical).",
+  }),
   cvss_vector: CvssVector.nullable().optional(),
   cwe_ids: CweIds.optional(),
 };
@@ -84,10 +95,19 @@ export const ListVulnsQuery = listQuery({
   sort: z
     .enum(VULN_SORTS)
     .optional()
-    .openapi({ param: { name: "sort", in: "query", description: "cvss_score and -cvss_score put vulns without a score last either way." }, example: "-created_at" }),
+    .openapi({
+      param: { name: "sort", in: "query", description: "cvss_score and -cvss_score put vulns without a score last either way." },
+      example: "-created_at",
+    }),
   "q[severity_eq]": Severity.optional().openapi({ param: { name: "q[severity_eq]", in: "query" } }),
-  "q[processing_state_eq]": z.enum(PROCESSING_STATES).optional().openapi({ param: { name: "q[processing_state_eq]", in: "query" } }),
-  "q[inbox_state_eq]": z.enum(INBOX_STATES).optional().openapi({ param: { name: "q[inbox_state_eq]", in: "query" } }),
+  "q[processing_state_eq]": z
+    .enum(PROCESSING_STATES)
+    .optional()
+    .openapi({ param: { name: "q[processing_state_eq]", in: "query" } }),
+  "q[inbox_state_eq]": z
+    .enum(INBOX_STATES)
+    .optional()
+    .openapi({ param: { name: "q[inbox_state_eq]", in: "query" } }),
   "q[brief_id_eq]": uuidQuery("q[brief_id_eq]"),
   "q[created_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_gteq]", in: "query" } }),
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),

@@ -8,7 +8,14 @@ import { createRouter } from "../../../http/router";
 import type { StoredResponse } from "../../../http/idempotency-key";
 import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
 import { serviceContext, storedResponse } from "../handler-helpers";
-import { DeliveryParams, ListDeliveriesQuery, serializeDelivery, serializeDeliveryDetail, WebhookDelivery, WebhookDeliveryDetail } from "./schema";
+import {
+  DeliveryParams,
+  ListDeliveriesQuery,
+  serializeDelivery,
+  serializeDeliveryDetail,
+  WebhookDelivery,
+  WebhookDeliveryDetail,
+} from "./schema";
 
 const tags = ["Webhook deliveries"];
 // Redelivering and pinging send to the organization's URL: like every webhook write, its key's alone.
@@ -34,7 +41,10 @@ export const deliveriesRouter = createRouter()
       tags,
       summary: "The webhook's delivery log, newest first (kept 30 days)",
       request: { params: IdParam, query: ListDeliveriesQuery },
-      responses: { 200: { description: "Deliveries", content: jsonApiContent(collectionDocument(WebhookDelivery)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Deliveries", content: jsonApiContent(collectionDocument(WebhookDelivery)) },
+        ...errorResponses("read"),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -51,7 +61,10 @@ export const deliveriesRouter = createRouter()
       tags,
       summary: "One delivery with the body sent and every attempt (the receiver's body is never stored)",
       request: { params: DeliveryParams },
-      responses: { 200: { description: "The delivery", content: jsonApiContent(singleDocument(WebhookDeliveryDetail)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The delivery", content: jsonApiContent(singleDocument(WebhookDeliveryDetail)) },
+        ...errorResponses("read"),
+      },
     }),
     async (c) => {
       const { id, delivery_id } = c.req.valid("param");

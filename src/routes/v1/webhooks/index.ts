@@ -7,11 +7,27 @@ import { assertDocumentMatches, collection, pageOf, single } from "../../../http
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import { createWebhook, deleteWebhook, eventTypesFromIds, getWebhook, listWebhooks, rotateSecret, updateWebhook } from "../../../services/webhooks";
+import {
+  createWebhook,
+  deleteWebhook,
+  eventTypesFromIds,
+  getWebhook,
+  listWebhooks,
+  rotateSecret,
+  updateWebhook,
+} from "../../../services/webhooks";
 import { checkWebhookUrl } from "../../../webhooks/url";
 import { created, noContent, serviceContext, storedCreated, storedResponse } from "../handler-helpers";
 import { deliveriesRouter } from "./deliveries";
-import { CreateWebhookInput, ListWebhooksQuery, serializeWebhook, UpdateWebhookInput, Webhook, WebhookWithSecret, withSecret } from "./schema";
+import {
+  CreateWebhookInput,
+  ListWebhooksQuery,
+  serializeWebhook,
+  UpdateWebhookInput,
+  Webhook,
+  WebhookWithSecret,
+  withSecret,
+} from "./schema";
 
 const tags = ["Webhooks"];
 // A webhook sends report text to its URL and signs with its secret: operators read them, never change them.
@@ -64,7 +80,10 @@ export const webhooksRouter = createRouter()
       summary: "Create a webhook; the response shows its signing secret, once (organization key only)",
       middleware: organizationOnly,
       request: { body: jsonApiBody(CreateWebhookInput) },
-      responses: { 201: { description: "Created, with the secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...writeErrors },
+      responses: {
+        201: { description: "Created, with the secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) },
+        ...writeErrors,
+      },
     }),
     async (c) => {
       const { data } = c.req.valid("json");
@@ -97,7 +116,9 @@ export const webhooksRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "webhook", id);
       const url = data.attributes.url === undefined ? undefined : checkedUrl(c, data.attributes.url);
-      const eventTypes = data.relationships?.trigger_event_types ? eventTypesFromIds(data.relationships.trigger_event_types.data.map((t) => t.id)) : undefined;
+      const eventTypes = data.relationships?.trigger_event_types
+        ? eventTypesFromIds(data.relationships.trigger_event_types.data.map((t) => t.id))
+        : undefined;
       const record = await updateWebhook(serviceContext(c), id, { ...data.attributes, url }, eventTypes);
       return respond(c, single(serializeWebhook(record)));
     },
@@ -127,10 +148,15 @@ export const webhooksRouter = createRouter()
       summary: "Make a new signing secret; the old one keeps signing beside it for 24 hours (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) }, ...writeErrors },
+      responses: {
+        200: { description: "The webhook with its new secret", content: jsonApiContent(singleDocument(WebhookWithSecret)) },
+        ...writeErrors,
+      },
     }),
     async (c) => {
-      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) => storedResponse(c, single(withSecret(r, null)), 200));
+      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) =>
+        storedResponse(c, single(withSecret(r, null)), 200),
+      );
       return respond(c, single(withSecret(record, record.secret)));
     },
   );

@@ -2,23 +2,48 @@ import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES, DISABLED_REASONS, type WebhookAttemptRow, type WebhookDeliveryRow } from "../../../db/schema";
 import { EVENT_TYPES } from "../../../events/types";
 import { resource, toOne, toMany } from "../../../http/jsonapi";
-import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
+import {
+  booleanQuery,
+  listQuery,
+  requestDocument,
+  resourceSchema,
+  Timestamp,
+  toManySchema,
+  toOneSchema,
+  updateDocument,
+} from "../../../http/openapi";
 import type { WebhookRecord } from "../../../services/webhooks";
 import { relationshipInput, ShortDescription } from "../fields";
 
 const WebhookName = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
-const WebhookUrl = z.string().max(2048, "must be at most 2048 characters").openapi({ format: "uri", example: "https://hooks.example.com/vdp" });
+const WebhookUrl = z
+  .string()
+  .max(2048, "must be at most 2048 characters")
+  .openapi({ format: "uri", example: "https://hooks.example.com/vdp" });
 const TriggerEventTypes = z.strictObject({
   data: z.array(z.strictObject({ type: z.literal("trigger_event_type"), id: z.string() })).max(EVENT_TYPES.length * 2),
 });
 
 export const CreateWebhookInput = requestDocument(
-  z.strictObject({ name: WebhookName, short_description: ShortDescription.nullable().optional(), url: WebhookUrl, enabled: z.boolean().optional() }),
+  z.strictObject({
+    name: WebhookName,
+    short_description: ShortDescription.nullable().optional(),
+    url: WebhookUrl,
+    enabled: z.boolean().optional(),
+  }),
   z.strictObject({ trigger_event_types: TriggerEventTypes, organization: relationshipInput("organization").optional() }),
 ).openapi("CreateWebhookInput");
 
 export const UpdateWebhookInput = updateDocument(
-  z.strictObject({ name: WebhookName.optional(), short_description: ShortDescription.nullable().optional(), url: WebhookUrl.optional(), enabled: z.boolean().optional() }).optional().default({}),
+  z
+    .strictObject({
+      name: WebhookName.optional(),
+      short_description: ShortDescription.nullable().optional(),
+      url: WebhookUrl.optional(),
+      enabled: z.boolean().optional(),
+    })
+    .optional()
+    .default({}),
   z.strictObject({ trigger_event_types: TriggerEventTypes.optional() }).optional(),
 ).openapi("UpdateWebhookInput");
 
@@ -29,7 +54,10 @@ const WebhookAttributes = z.object({
   short_description: z.string().nullable(),
   url: z.string(),
   enabled: z.boolean(),
-  disabled_reason: z.enum(DISABLED_REASONS).nullable().openapi({ description: "gone: the receiver answered 410; failing: 5 deliveries in a row used up every attempt" }),
+  disabled_reason: z
+    .enum(DISABLED_REASONS)
+    .nullable()
+    .openapi({ description: "gone: the receiver answered 410; failing: 5 deliveries in a row used up every attempt" }),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
@@ -44,7 +72,12 @@ export const Webhook = resourceSchema("Webhook", "webhook", WebhookAttributes, W
 export const WebhookWithSecret = resourceSchema(
   "WebhookWithSecret",
   "webhook",
-  WebhookAttributes.extend({ secret: z.string().nullable().openapi({ description: "whsec_...: shown on create and rotate_secret only (null in an idempotent replay)" }) }),
+  WebhookAttributes.extend({
+    secret: z
+      .string()
+      .nullable()
+      .openapi({ description: "whsec_...: shown on create and rotate_secret only (null in an idempotent replay)" }),
+  }),
   WebhookRelationships,
 );
 
@@ -65,7 +98,10 @@ export function serializeWebhook(row: WebhookRecord) {
     },
     `/v1/webhooks/${row.id}`,
     {
-      trigger_event_types: toMany("trigger_event_type", EVENT_TYPES.filter((t) => row.eventTypes.includes(t.short_name)).map((t) => typeIdOf(t.short_name))),
+      trigger_event_types: toMany(
+        "trigger_event_type",
+        EVENT_TYPES.filter((t) => row.eventTypes.includes(t.short_name)).map((t) => typeIdOf(t.short_name)),
+      ),
       organization: toOne("organization", row.organizationId),
       tunnel_endpoint: toOne("tunnel_endpoint", null),
       local_app: toOne("local_app", null),
@@ -81,7 +117,10 @@ export function withSecret(row: WebhookRecord, secret: string | null) {
 // ---- Deliveries ---------------------------------------------------------------------------------
 
 export const ListDeliveriesQuery = listQuery({
-  "q[status_eq]": z.enum(DELIVERY_STATUSES).optional().openapi({ param: { name: "q[status_eq]", in: "query" } }),
+  "q[status_eq]": z
+    .enum(DELIVERY_STATUSES)
+    .optional()
+    .openapi({ param: { name: "q[status_eq]", in: "query" } }),
 });
 
 const DeliveryAttributes = z.object({
@@ -142,7 +181,12 @@ export function serializeDeliveryDetail(row: WebhookDeliveryRow, attempts: Webho
     attributes: {
       ...r.attributes,
       request_body: row.requestBody,
-      attempts: attempts.map((a) => ({ attempted_at: a.attemptedAt, status_code: a.statusCode, duration_ms: a.durationMs, error: a.error })),
+      attempts: attempts.map((a) => ({
+        attempted_at: a.attemptedAt,
+        status_code: a.statusCode,
+        duration_ms: a.durationMs,
+        error: a.error,
+      })),
     },
   };
 }

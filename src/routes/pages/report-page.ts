@@ -5,11 +5,19 @@ import { Invalid, TooLarge } from "../../lib/domain-errors";
 import { database } from "../../http/middleware";
 import { countUnknownToken, openReportToken } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
-import { notFoundPage } from "../../pages/layout";
-import { reportPage, type ReportView } from "../../pages/report";
+import { notFoundPage } from "../../templates/layout";
+import { reportPage, type ReportView } from "../../templates/report";
 import { MAX_FILE_BYTES } from "../../services/attachments";
 import { MAX_COMMENT_LENGTH } from "../../services/comments";
-import { addReporterFile, findReport, openReporterFile, readThread, replyAsReporter, reporterFiles, type Report } from "../../services/reporter";
+import {
+  addReporterFile,
+  findReport,
+  openReporterFile,
+  readThread,
+  replyAsReporter,
+  reporterFiles,
+  type Report,
+} from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
 import { formText } from "./form";
 import { limitFormBody, page, privatePage } from "./shared";
@@ -31,8 +39,15 @@ async function openReport(c: Context<AppEnv>): Promise<{ report: Report; token: 
 const reporter = (c: Context<AppEnv>, report: Report) => ({ ctx: { ...serviceContext(c), objects: c.env.ATTACHMENTS }, report });
 
 async function render(c: Context<AppEnv>, opened: { report: Report; token: string }, extra: Partial<ReportView> = {}, status = 200) {
-  const [comments, attachments] = await Promise.all([readThread({ ...reporter(c, opened.report), page: SHOWN }), reporterFiles({ ...reporter(c, opened.report), page: SHOWN, sort: "created_at" })]);
-  return page(c, reportPage({ ...opened, comments: comments.rows, commentsTotal: comments.total, files: attachments.rows, ...extra }), status);
+  const [comments, attachments] = await Promise.all([
+    readThread({ ...reporter(c, opened.report), page: SHOWN }),
+    reporterFiles({ ...reporter(c, opened.report), page: SHOWN, sort: "created_at" }),
+  ]);
+  return page(
+    c,
+    reportPage({ ...opened, comments: comments.rows, commentsTotal: comments.total, files: attachments.rows, ...extra }),
+    status,
+  );
 }
 
 const missing = (c: Context) => page(c, notFoundPage("report"), 404);
@@ -53,7 +68,12 @@ export const reportPageRouter = new Hono<AppEnv>()
     const opened = await openReport(c);
     if (!opened) return missing(c);
     const body = formText(await c.req.parseBody(), "body");
-    const error = body.trim() === "" ? "The reply must not be empty." : body.length > MAX_COMMENT_LENGTH ? `The reply must be at most ${MAX_COMMENT_LENGTH} characters; it has ${body.length}.` : undefined;
+    const error =
+      body.trim() === ""
+        ? "The reply must not be empty."
+        : body.length > MAX_COMMENT_LENGTH
+          ? `The reply must be at most ${MAX_COMMENT_LENGTH} characters; it has ${body.length}.`
+          : undefined;
     if (error) return render(c, opened, { reply: { body, error } }, 422);
     await replyAsReporter({ ...reporter(c, opened.report), body });
     return c.redirect(`/r/${opened.token}#conversation`, 303);
@@ -62,12 +82,18 @@ export const reportPageRouter = new Hono<AppEnv>()
     const opened = await openReport(c);
     if (!opened) return missing(c);
     const file = (await c.req.formData()).get("file");
-    if (typeof file === "string" || file === null || (file.size === 0 && file.name === "")) return render(c, opened, { fileError: "Choose a file first." }, 422);
+    if (typeof file === "string" || file === null || (file.size === 0 && file.name === ""))
+      return render(c, opened, { fileError: "Choose a file first." }, 422);
     try {
-      await addReporterFile({ ...reporter(c, opened.report), body: file.stream(), meta: { filename: file.name, contentType: file.type || undefined, declaredLength: file.size } });
+      await addReporterFile({
+        ...reporter(c, opened.report),
+        body: file.stream(),
+        meta: { filename: file.name, contentType: file.type || undefined, declaredLength: file.size },
+      });
     } catch (err) {
       // Too large, or over the report's limits: the page says why and takes another file.
-      if (err instanceof TooLarge || err instanceof Invalid) return render(c, opened, { fileError: err.message }, err instanceof TooLarge ? 413 : 422);
+      if (err instanceof TooLarge || err instanceof Invalid)
+        return render(c, opened, { fileError: err.message }, err instanceof TooLarge ? 413 : 422);
       throw err;
     }
     return c.redirect(`/r/${opened.token}#files`, 303);

@@ -35,7 +35,8 @@ function conversation(v: ReportView): Html {
   if (v.comments.length === 0) return html`<p class="muted">No messages yet. The organization's replies appear here.</p>`;
   return html`${v.commentsTotal > v.comments.length ? html`<p class="muted">The first ${v.comments.length} of ${v.commentsTotal} messages.</p>` : ""}
 <ol class="conversation">${v.comments.map(
-    (c) => html`<li class="${c.author}"><p class="who">${c.author === "organization" ? v.report.organizationName : "You"} <span class="muted">· ${when(c.createdAt)}</span></p><p class="body">${c.body}</p></li>`,
+    (c) =>
+      html`<li class="${c.author}"><p class="who">${c.author === "organization" ? v.report.organizationName : "You"} <span class="muted">· ${when(c.createdAt)}</span></p><p class="body">${c.body}</p></li>`,
   )}</ol>`;
 }
 

@@ -1,5 +1,5 @@
 import { html } from "hono/html";
-import type { PublishedBrief } from "../services/public-briefs";
+import type { PublishedBrief } from "../services/briefs";
 import { maturityRating } from "../lib/maturity";
 import { document, type Html } from "./layout";
 import { policyTerms, scopeList } from "./terms";
@@ -24,7 +24,13 @@ const LABELS: Record<FormField, string> = {
   files: `Files (optional, up to ${LIMITS.formFiles})`,
 };
 
-export const FIELD_NAMES: Record<FormField, string> = { title: "Title", description: "Description", contact_email: "E-mail address", domains: "Domains", files: "Files" };
+export const FIELD_NAMES: Record<FormField, string> = {
+  title: "Title",
+  description: "Description",
+  contact_email: "E-mail address",
+  domains: "Domains",
+  files: "Files",
+};
 
 const HINTS: Record<FormField, string> = {
   title: `One line, at most ${LIMITS.titleLength} characters.`,

@@ -4,13 +4,37 @@ import type { AppEnv } from "../../http/app-env";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
 import { declaredLength, respond } from "../../http/media-type";
 import { declare } from "../../http/route-facts";
-import { Binary, collectionDocument, errorResponses, jsonApiBody, jsonApiContent, pageQuery, requestDocument, resourceSchema, singleDocument, Timestamp, toOneSchema, validationHook } from "../../http/openapi";
+import {
+  Binary,
+  collectionDocument,
+  errorResponses,
+  jsonApiBody,
+  jsonApiContent,
+  pageQuery,
+  requestDocument,
+  resourceSchema,
+  singleDocument,
+  Timestamp,
+  toOneSchema,
+  validationHook,
+} from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
 import { COMMENT_VISIBILITIES, UPLOADERS } from "../../db/schema";
 import { MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, type AttachmentRecord } from "../../services/attachments";
 import type { CommentRecord } from "../../services/comments";
-import { addReporterFile, findReport, openReporterFile, readThread, readThreadComment, replyAsReporter, reporterCaller, reporterFile, reporterFiles, type Report } from "../../services/reporter";
+import {
+  addReporterFile,
+  findReport,
+  openReporterFile,
+  readThread,
+  readThreadComment,
+  replyAsReporter,
+  reporterCaller,
+  reporterFile,
+  reporterFiles,
+  type Report,
+} from "../../services/reporter";
 import { created, serviceContext, storedCreated } from "../v1/handler-helpers";
 import { CommentBody } from "../v1/vulns/comments";
 import { LIMITS, mib } from "../../lib/limits";
@@ -28,7 +52,10 @@ const { 415: _anyType, 413: tooLarge, 422: invalidInput, ...uploadWriteErrors } 
 const uploadErrors = {
   ...uploadWriteErrors,
   413: { ...tooLarge, description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)}; nothing is stored` },
-  422: { ...invalidInput, description: `Validation error: filename (at source.parameter), an empty file, or the report's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored` },
+  422: {
+    ...invalidInput,
+    description: `Validation error: filename (at source.parameter), an empty file, or the report's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored`,
+  },
 };
 
 const ReportResource = z
@@ -39,7 +66,9 @@ const ReportResource = z
       shortcode: z.string(),
       title: z.string(),
       inbox_state: z.string(),
-      processing_state: z.string().openapi({ description: "open, or closed once the organization closed the report (it may reopen it). A closed report still takes comments." }),
+      processing_state: z.string().openapi({
+        description: "open, or closed once the organization closed the report (it may reopen it). A closed report still takes comments.",
+      }),
       severity: z.string().nullable(),
       created_at: Timestamp,
       updated_at: Timestamp,
@@ -54,24 +83,45 @@ const ReportResource = z
 const ReporterComment = resourceSchema(
   "ReporterComment",
   "comment",
-  z.object({ body: z.string(), visibility: z.enum(COMMENT_VISIBILITIES), author: z.enum(["organization", "reporter"]), created_at: Timestamp }),
+  z.object({
+    body: z.string(),
+    visibility: z.enum(COMMENT_VISIBILITIES),
+    author: z.enum(["organization", "reporter"]),
+    created_at: Timestamp,
+  }),
   z.object({ report: toOneSchema("report") }),
 );
 const ReporterAttachment = resourceSchema(
   "ReporterAttachment",
   "attachment",
-  z.object({ filename: z.string(), content_type: z.string(), byte_size: z.number().int(), sha256: z.string(), uploaded_by: z.enum(UPLOADERS), created_at: Timestamp }),
+  z.object({
+    filename: z.string(),
+    content_type: z.string(),
+    byte_size: z.number().int(),
+    sha256: z.string(),
+    uploaded_by: z.enum(UPLOADERS),
+    created_at: Timestamp,
+  }),
   z.object({ report: toOneSchema("report") }),
 )
   .extend({ meta: z.object({ content_url: z.string() }) })
   .openapi("ReporterAttachment");
 
-const CreateReporterCommentInput = requestDocument(z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi("CreateReporterCommentInput");
+const CreateReporterCommentInput = requestDocument(z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi(
+  "CreateReporterCommentInput",
+);
 const PageQuery = z.strictObject(pageQuery);
 const CommentParam = z.object({ comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }) });
 const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }) });
 const UploadQuery = z.strictObject({
-  filename: z.string().optional().openapi({ param: { name: "filename", in: "query", required: true }, description: "The file's name (1 to 255 characters once path separators and control characters are removed).", example: "poc.txt" }),
+  filename: z
+    .string()
+    .optional()
+    .openapi({
+      param: { name: "filename", in: "query", required: true },
+      description: "The file's name (1 to 255 characters once path separators and control characters are removed).",
+      example: "poc.txt",
+    }),
 });
 
 function serializeReport(r: Report) {
@@ -90,15 +140,31 @@ function serializeReport(r: Report) {
 }
 
 function serializeComment(row: CommentRecord) {
-  return resource("comment", row.id, { body: row.body, visibility: row.visibility, author: row.author, created_at: row.createdAt }, `/v1/p/report/comments/${row.id}`, {
-    report: toOne("report", row.vulnId),
-  });
+  return resource(
+    "comment",
+    row.id,
+    { body: row.body, visibility: row.visibility, author: row.author, created_at: row.createdAt },
+    `/v1/p/report/comments/${row.id}`,
+    {
+      report: toOne("report", row.vulnId),
+    },
+  );
 }
 
 function serializeAttachment(row: AttachmentRecord) {
   const self = `/v1/p/report/attachments/${row.id}`;
-  const attributes = { filename: row.filename, content_type: row.contentType, byte_size: row.byteSize, sha256: row.sha256, uploaded_by: row.uploadedBy, created_at: row.createdAt };
-  return { ...resource("attachment", row.id, attributes, self, { report: toOne("report", row.vulnId) }), meta: { content_url: `${self}/content` } };
+  const attributes = {
+    filename: row.filename,
+    content_type: row.contentType,
+    byte_size: row.byteSize,
+    sha256: row.sha256,
+    uploaded_by: row.uploadedBy,
+    created_at: row.createdAt,
+  };
+  return {
+    ...resource("attachment", row.id, attributes, self, { report: toOne("report", row.vulnId) }),
+    meta: { content_url: `${self}/content` },
+  };
 }
 
 // The app's context with one variable more; Hono's setter makes the types invariant, hence the cast.
@@ -127,7 +193,8 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       method: "get",
       path: "/comments",
       operationId: "listReportComments",
-      summary: "The conversation: the organization's replies to the reporter and the reporter's own comments, oldest first (never the organization's internal notes)",
+      summary:
+        "The conversation: the organization's replies to the reporter and the reporter's own comments, oldest first (never the organization's internal notes)",
       request: { query: PageQuery },
       responses: { 200: { description: "Comments", content: jsonApiContent(collectionDocument(ReporterComment)) }, ...readErrors },
     }),
@@ -149,7 +216,11 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "comment");
-      const record = await replyAsReporter({ ...reporter(c), body: data.attributes.body, respond: (r) => storedCreated(c, single(serializeComment(r))) });
+      const record = await replyAsReporter({
+        ...reporter(c),
+        body: data.attributes.body,
+        respond: (r) => storedCreated(c, single(serializeComment(r))),
+      });
       return created(c, single(serializeComment(record)));
     },
   )
@@ -162,7 +233,8 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       request: { params: CommentParam },
       responses: { 200: { description: "The comment", content: jsonApiContent(singleDocument(ReporterComment)) }, ...readErrors },
     }),
-    async (c) => respond(c, single(serializeComment(await readThreadComment({ ...reporter(c), commentId: c.req.valid("param").comment_id })))),
+    async (c) =>
+      respond(c, single(serializeComment(await readThreadComment({ ...reporter(c), commentId: c.req.valid("param").comment_id })))),
   )
   .openapi(
     route({
@@ -187,14 +259,26 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       middleware: [...auth, declare({ rawUpload: { maxBytes: MAX_FILE_BYTES } })],
       summary: "Add a file to the report: the body is the file, Content-Type its type; the organization's webhooks get Vuln::Updated",
       description: `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a report, counting both sides' files.`,
-      request: { query: UploadQuery, body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } } },
+      request: {
+        query: UploadQuery,
+        body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } },
+      },
       responses: { 201: { description: "Stored", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...uploadErrors },
     }),
     async (c) => {
-      const meta = { filename: c.req.valid("query").filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
+      const meta = {
+        filename: c.req.valid("query").filename,
+        contentType: c.req.header("content-type"),
+        declaredLength: declaredLength(c),
+      };
       // A body already read on the way here (to hash it for an Idempotency-Key) streams from Hono's copy.
       const body = c.req.raw.bodyUsed ? new Blob([await c.req.arrayBuffer()]).stream() : c.req.raw.body;
-      const record = await addReporterFile({ ...reporter(c), body, meta, respond: (r) => storedCreated(c, single(serializeAttachment(r))) });
+      const record = await addReporterFile({
+        ...reporter(c),
+        body,
+        meta,
+        respond: (r) => storedCreated(c, single(serializeAttachment(r))),
+      });
       return created(c, single(serializeAttachment(record)));
     },
   )
@@ -207,7 +291,8 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       request: { params: AttachmentParam },
       responses: { 200: { description: "The attachment", content: jsonApiContent(singleDocument(ReporterAttachment)) }, ...readErrors },
     }),
-    async (c) => respond(c, single(serializeAttachment(await reporterFile({ ...reporter(c), attachmentId: c.req.valid("param").attachment_id })))),
+    async (c) =>
+      respond(c, single(serializeAttachment(await reporterFile({ ...reporter(c), attachmentId: c.req.valid("param").attachment_id })))),
   )
   .openapi(
     route({
@@ -216,7 +301,13 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       operationId: "downloadReportAttachment",
       summary: "Download a file's bytes (always as a download)",
       request: { params: AttachmentParam },
-      responses: { 200: { description: "The bytes; Content-Type only from an allow-list of inert types, else application/octet-stream", content: { "application/octet-stream": { schema: Binary } } }, ...readErrors },
+      responses: {
+        200: {
+          description: "The bytes; Content-Type only from an allow-list of inert types, else application/octet-stream",
+          content: { "application/octet-stream": { schema: Binary } },
+        },
+        ...readErrors,
+      },
     }),
     async (c) => {
       const { record, body } = await openReporterFile({ ...reporter(c), attachmentId: c.req.valid("param").attachment_id });
