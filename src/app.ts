@@ -28,7 +28,7 @@ import { publicRouter } from "./routes/public";
 import { pagesRouter } from "./routes/pages";
 
 export function createApp() {
-  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook as never });
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", requestIdentity());
   // JSON answers need no content at all; the reference pages set their own policy (src/routes/docs.ts).
@@ -134,7 +134,7 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
     },
     security: [{ bearer: [] }],
   });
-  finishDocument(doc as never);
+  finishDocument(doc);
   return doc;
 }
 

@@ -4,6 +4,7 @@ import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
 import { rawUpload } from "./route-facts";
+import { CLIENT_REQUEST_ID } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -79,8 +80,6 @@ export function noStore({ unlessSet = false }: { unlessSet?: boolean } = {}): Mi
     if (!unlessSet || !c.res.headers.has("Cache-Control")) c.res.headers.set("Cache-Control", "no-store");
   };
 }
-
-const CLIENT_REQUEST_ID = /^[\w\-=.:]{1,255}$/;
 
 /**
  * Every response carries the server's own `X-Request-Id`, the id its logs use. A client's

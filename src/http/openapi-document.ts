@@ -1,3 +1,4 @@
+import type { OpenAPIHono } from "@hono/zod-openapi";
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
 import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
 
@@ -49,6 +50,8 @@ export const TAGS = [
 ] as const;
 
 type Json = Record<string, unknown>;
+/** The document the routes generate (OpenAPI 3.0). */
+export type OpenApiDocument = ReturnType<OpenAPIHono["getOpenAPIDocument"]>;
 type Operation = {
   operationId?: string;
   summary?: string;
@@ -166,7 +169,9 @@ export function errorsMarkdown(): string {
 const METHODS = ["get", "put", "post", "patch", "delete", "head", "options"] as const;
 
 /** Applies the rules above to every operation of a generated document, in place. */
-export function finishDocument(doc: { paths?: Record<string, Record<string, unknown>>; components?: Json; tags?: unknown[] }) {
+export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
+  // The generator's types describe any document; this one is read and extended as plain JSON.
+  const doc: { paths?: Record<string, object>; components?: object; tags?: unknown[] } = generated;
   doc.tags = TAGS.map((t) => ({ ...t }));
   const components = (doc.components ??= {}) as Json & { parameters?: Json; headers?: Json };
   components.parameters = { ...(components.parameters ?? {}), ...PARAMETERS };
@@ -174,7 +179,7 @@ export function finishDocument(doc: { paths?: Record<string, Record<string, unkn
 
   for (const [path, item] of Object.entries(doc.paths ?? {})) {
     for (const method of METHODS) {
-      const op = item[method] as Operation | undefined;
+      const op = (item as Record<string, unknown>)[method] as Operation | undefined;
       if (!op) continue;
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
       const cachedRead = method === "get" && path.startsWith("/v1/p/");
@@ -215,5 +220,5 @@ export function finishDocument(doc: { paths?: Record<string, Record<string, unkn
       }
     }
   }
-  return doc;
+  return generated;
 }

@@ -1,5 +1,5 @@
-import { z } from "@hono/zod-openapi";
-import type { Context } from "hono";
+import { type Hook, z } from "@hono/zod-openapi";
+import type { Env } from "hono";
 import type { ZodType } from "zod";
 import { ApiError, ERROR_CODES, type ProblemInput } from "./errors";
 import { JSONAPI_MEDIA_TYPE } from "./media-type";
@@ -309,9 +309,9 @@ function problemsOf(issues: Issue[], target: string): ProblemInput[] {
 }
 
 /** The defaultHook of every OpenAPIHono app: query problems are 400s, body problems 422s. */
-export function validationHook(result: { success: boolean; target: string; error?: { issues: Issue[] } }, _c: Context) {
+export function validationHook(result: Parameters<Hook<unknown, Env, string, void>>[0]): void {
   if (result.success) return;
-  const problems = problemsOf(result.error?.issues ?? [], result.target);
+  const problems = problemsOf(result.error.issues, result.target);
   if (result.target === "query") throw new ApiError("bad_request", problems);
   if (result.target === "param")
     throw new ApiError(

@@ -1,4 +1,4 @@
-import { normalizeShortcode } from "../lib/ids";
+import { CLIENT_REQUEST_ID, normalizeShortcode } from "../lib/ids";
 import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
 import { allowAddress, clientIp, counted } from "./rate-limit";
 
@@ -18,8 +18,6 @@ const PUBLIC_READ = new RegExp(
 function pathOf(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
 }
-
-const CLIENT_REQUEST_ID = /^[\w\-=.:]{1,255}$/;
 
 function cachePath(prefix: string, segment: string): string | null {
   let decoded: string;

@@ -57,3 +57,6 @@ export function vulnShortcode(): string {
 export function nowIso(): string {
   return new Date().toISOString();
 }
+
+/** What a client may send as X-Client-Request-Id to have it echoed: up to 255 word characters and -=.: */
+export const CLIENT_REQUEST_ID = /^[\w\-=.:]{1,255}$/;

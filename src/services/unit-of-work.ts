@@ -1,6 +1,8 @@
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { publishEvents, writtenEvents, type PlannedEvent } from "../events/outbox";
 import type { ServiceContext, Stale } from "./context";
+import { batchOf } from "../db/queries";
+import type { IdempotencyKeyRow } from "../db/schema";
 import type { StoredResponse } from "../http/idempotency-key";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
@@ -13,8 +15,8 @@ export async function readBatch<T extends Statements>(ctx: ServiceContext, state
   const unit = ctx.idempotency;
   if (!unit || unit.reserved) return ctx.db.batch(statements);
   const [upsert, select] = unit.reserveStatements();
-  const results = (await ctx.db.batch([upsert, select, ...statements] as unknown as Statements)) as unknown as unknown[];
-  unit.settle(results[1] as never);
+  const results = await batchOf(ctx.db, [upsert, select, ...statements]);
+  unit.settle(results[1] as IdempotencyKeyRow[]);
   return results.slice(2) as BatchResponse<T>;
 }
 
@@ -75,7 +77,7 @@ export async function commit<R>(
   const statements = [...p.statements];
   if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
-  const results = (await ctx.db.batch(statements as unknown as Statements)) as unknown as unknown[];
+  const results = await batchOf(ctx.db, statements);
   if (unit && respond) unit.sealed = true;
   const events = writtenEvents(p.events, results);
   if (events.length)

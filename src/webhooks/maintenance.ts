@@ -1,10 +1,8 @@
 import { and, eq, gt, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
-import type { BatchItem } from "drizzle-orm/batch";
 import type { Db } from "../db";
 import { webhookDeliveries, webhooks } from "../db/schema";
 import { publishDeliveries, type QueueMessage } from "../lib/queue";
-import { inList } from "../db/queries";
-import { changedRows } from "../db/queries";
+import { batchOf, changedRows, inList } from "../db/queries";
 import { needsReseal, openWebhookSecret, sealWebhookSecret, webhookKeyring } from "./secrets";
 
 // A pending delivery this long past due has lost its message (the queue refused it, or it went to
@@ -119,11 +117,7 @@ export async function resealWebhookSecrets(db: Db, now = Date.now()): Promise<{ 
         );
       }
     }
-    if (updates.length)
-      resealed += (await db.batch(updates as unknown as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])).reduce(
-        (n, r) => n + changedRows(r),
-        0,
-      );
+    if (updates.length) resealed += (await batchOf(db, updates)).reduce<number>((n, r) => n + changedRows(r), 0);
     if (rows.length < RESEAL_PAGE) break;
     after = rows[rows.length - 1]!.id;
   }

@@ -1,4 +1,5 @@
 import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { Invalid, TooLarge } from "../../lib/domain-errors";
@@ -38,7 +39,12 @@ async function openReport(c: Context<AppEnv>): Promise<{ report: Report; token: 
 /** What the reporter's verbs take: the request's context (files need the bucket) and the link's report. */
 const reporter = (c: Context<AppEnv>, report: Report) => ({ ctx: { ...serviceContext(c), objects: c.env.ATTACHMENTS }, report });
 
-async function render(c: Context<AppEnv>, opened: { report: Report; token: string }, extra: Partial<ReportView> = {}, status = 200) {
+async function render(
+  c: Context<AppEnv>,
+  opened: { report: Report; token: string },
+  extra: Partial<ReportView> = {},
+  status: ContentfulStatusCode = 200,
+) {
   const [comments, attachments] = await Promise.all([
     readThread({ ...reporter(c, opened.report), page: SHOWN }),
     reporterFiles({ ...reporter(c, opened.report), page: SHOWN, sort: "created_at" }),

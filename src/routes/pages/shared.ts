@@ -1,5 +1,6 @@
 import type { Context, MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../http/app-env";
 import { ApiError, asApiError } from "../../http/errors";
 import { allowAddress, clientIp } from "../../http/rate-limit";
@@ -9,8 +10,8 @@ import { noStore } from "../../http/middleware";
 
 export const HTML = "text/html; charset=utf-8";
 
-export function page(c: Context, body: string, status = 200): Response {
-  return c.body(body, status as never, { "Content-Type": HTML });
+export function page(c: Context, body: string, status: ContentfulStatusCode = 200): Response {
+  return c.body(body, status, { "Content-Type": HTML });
 }
 
 /** Every page answer carries the pages' policy (the app's JSON policy would block the stylesheet). */
@@ -45,7 +46,7 @@ export function limitFormBody(maxSize: number): MiddlewareHandler {
 /** Errors of the page routes answer as pages, never as the API's JSON documents. */
 export function pageError(err: Error, c: Context): Response {
   c.res.headers.set("Content-Security-Policy", PAGE_CSP);
-  const respond = (body: string, status: number) => {
+  const respond = (body: string, status: ContentfulStatusCode) => {
     const res = page(c, body, status);
     res.headers.set("Content-Security-Policy", PAGE_CSP);
     return res;

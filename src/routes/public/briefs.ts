@@ -141,6 +141,6 @@ export const publicBriefsRouter = createRouter().openapi(
       return found && publicBriefDocument(found, now);
     });
     if (!response) throw briefNotFound();
-    return response as never;
+    return response;
   },
 );

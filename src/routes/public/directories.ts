@@ -128,7 +128,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
       };
     });
     if (!response) throw new ApiError("not_found", { detail: "No directory has that slug." });
-    return response as never;
+    return response;
   },
 );
 

@@ -1,6 +1,6 @@
-import { createRoute, OpenAPIHono, z } from "@hono/zod-openapi";
+import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../../http/app-env";
+import { createRouter } from "../../http/router";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
 import { declaredLength, respond } from "../../http/media-type";
 import { declare } from "../../http/route-facts";
@@ -16,7 +16,6 @@ import {
   singleDocument,
   Timestamp,
   toOneSchema,
-  validationHook,
 } from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
@@ -35,7 +34,7 @@ import {
   reporterFiles,
   type Report,
 } from "../../services/reporter";
-import { created, serviceContext, storedCreated } from "../v1/handler-helpers";
+import { creation, serviceContext } from "../v1/handler-helpers";
 import { CommentBody } from "../v1/vulns/comments";
 import { LIMITS, mib } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
@@ -167,17 +166,14 @@ function serializeAttachment(row: AttachmentRecord) {
   };
 }
 
-// The app's context with one variable more; Hono's setter makes the types invariant, hence the cast.
-const context = (c: Context<ReporterEnv>) => serviceContext(c as unknown as Context<AppEnv>);
-
 /** What the reporter's verbs take: the request's context (files need the bucket) and the token's report. */
-const reporter = (c: Context<ReporterEnv>) => ({ ctx: { ...context(c), objects: c.env.ATTACHMENTS }, report: c.var.report });
+const reporter = (c: Context<ReporterEnv>) => ({ ctx: { ...serviceContext(c), objects: c.env.ATTACHMENTS }, report: c.var.report });
 
 const route = <R extends Parameters<typeof createRoute>[0]>(r: R) => createRoute({ tags, security, middleware: auth, ...r });
 const limits = `${REPORTER_PER_MINUTE} requests a minute per token; answers are never cached`;
 
 /** The reporter's API under /v1/p/report: the follow-up token as a Bearer, one report, no organization key. */
-export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validationHook as never })
+export const reportRouter = createRouter<ReporterEnv>()
   .openapi(
     route({
       method: "get",
@@ -216,12 +212,9 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "comment");
-      const record = await replyAsReporter({
-        ...reporter(c),
-        body: data.attributes.body,
-        respond: (r) => storedCreated(c, single(serializeComment(r))),
-      });
-      return created(c, single(serializeComment(record)));
+      const answer = creation(c, serializeComment);
+      const record = await replyAsReporter({ ...reporter(c), body: data.attributes.body, respond: answer.respond });
+      return answer.created(record);
     },
   )
   .openapi(
@@ -273,13 +266,9 @@ export const reportRouter = new OpenAPIHono<ReporterEnv>({ defaultHook: validati
       };
       // A body already read on the way here (to hash it for an Idempotency-Key) streams from Hono's copy.
       const body = c.req.raw.bodyUsed ? new Blob([await c.req.arrayBuffer()]).stream() : c.req.raw.body;
-      const record = await addReporterFile({
-        ...reporter(c),
-        body,
-        meta,
-        respond: (r) => storedCreated(c, single(serializeAttachment(r))),
-      });
-      return created(c, single(serializeAttachment(record)));
+      const answer = creation(c, serializeAttachment);
+      const record = await addReporterFile({ ...reporter(c), body, meta, respond: answer.respond });
+      return answer.created(record);
     },
   )
   .openapi(

@@ -1,12 +1,16 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import type { QueueMessage } from "../../events/outbox";
+import { type ResourceObject, single } from "../../http/jsonapi";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../http/idempotency-key";
 import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../http/cache";
 
-export function serviceContext(c: Context<AppEnv>): ServiceContext {
+/** What a service context is made of: any request of the app (its variables, its bindings). */
+type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & { var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> };
+
+export function serviceContext(c: RequestOf): ServiceContext {
   return {
     db: c.var.database.db,
     caller: c.var.caller ?? PUBLIC_CALLER,
@@ -29,6 +33,19 @@ export function storedResponse(c: Context, document: unknown, status: number, lo
 /** The stored response of a create: 201 with Location. */
 export function storedCreated(c: Context, document: { data: { links: { self: string } } }): StoredResponse {
   return storedResponse(c, document, 201, document.data.links.self);
+}
+
+/**
+ * A create's answer, serialized once. `respond` goes to the service, which keeps the answer with the
+ * request's Idempotency-Key in the change's own batch (and calls it only then); `created` answers the
+ * request with the same document: 201, `Location` at the new resource.
+ */
+export function creation<R, O extends ResourceObject<unknown, {}>>(c: Context, serialize: (record: R) => O) {
+  let document: ReturnType<typeof single<O>> | undefined;
+  return {
+    respond: (record: R): StoredResponse => storedCreated(c, (document = single(serialize(record)))),
+    created: (record: R) => created(c, document ?? single(serialize(record))),
+  };
 }
 
 /** 201 with `Location` equal to the new resource's `links.self`. */

@@ -4,7 +4,7 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createAsset, deleteAsset, getAsset, listAssets, updateAsset } from "../../../services/assets";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 import { Asset, CreateAssetInput, ListAssetsQuery, serializeAsset, UpdateAssetInput } from "./schema";
 
 const tags = ["Assets"];
@@ -56,10 +56,9 @@ export const assetsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "asset");
-      const row = await createAsset(serviceContext(c), data.attributes, data.relationships?.organization?.data.id, (r) =>
-        storedCreated(c, single(serializeAsset(r))),
-      );
-      return created(c, single(serializeAsset(row)));
+      const answer = creation(c, serializeAsset);
+      const row = await createAsset(serviceContext(c), data.attributes, data.relationships?.organization?.data.id, answer.respond);
+      return answer.created(row);
     },
   )
   .openapi(

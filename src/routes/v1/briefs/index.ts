@@ -4,7 +4,7 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefInput } from "./schema";
 
 const tags = ["Briefs"];
@@ -60,6 +60,7 @@ export const briefsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "brief");
+      const answer = creation(c, serializeBrief);
       const row = await createBrief(
         serviceContext(c),
         data.attributes,
@@ -67,9 +68,9 @@ export const briefsRouter = createRouter()
           organizationId: data.relationships?.organization?.data.id,
           policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
         },
-        (r) => storedCreated(c, single(serializeBrief(r))),
+        answer.respond,
       );
-      return created(c, single(serializeBrief(row)));
+      return answer.created(row);
     },
   )
   .openapi(

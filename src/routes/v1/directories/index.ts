@@ -18,7 +18,7 @@ import {
 } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { createDirectory, getDirectory, listDirectories, updateDirectory } from "../../../services/directories";
-import { created, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, serviceContext } from "../handler-helpers";
 import { Name, ShortDescription } from "../fields";
 import { Slug } from "../organizations/schema";
 
@@ -131,8 +131,9 @@ export const directoriesRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory");
-      const row = await createDirectory(serviceContext(c), data.attributes, (r) => storedCreated(c, single(serializeDirectory(r))));
-      return created(c, single(serializeDirectory(row)));
+      const answer = creation(c, serializeDirectory);
+      const row = await createDirectory(serviceContext(c), data.attributes, answer.respond);
+      return answer.created(row);
     },
   )
   .openapi(

@@ -17,7 +17,7 @@ import {
   reorderItems,
   updateListing,
 } from "../../../services/directories";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 import {
   CreateItemInput,
   CreateListingInput,
@@ -88,13 +88,14 @@ export const directoryListingsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing");
+      const answer = creation(c, serializeListing);
       const row = await createListing(
         serviceContext(c),
         data.relationships.directory.data.id,
         data.relationships.organization.data.id,
-        (r) => storedCreated(c, single(serializeListing(r))),
+        answer.respond,
       );
-      return created(c, single(serializeListing(row)));
+      return answer.created(row);
     },
   )
   .openapi(
@@ -167,14 +168,15 @@ export const directoryListingsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing_item");
+      const answer = creation(c, serializeItem);
       const item = await addItem(
         serviceContext(c),
         c.req.valid("param").directory_listing_id,
         data.attributes.listable_type,
         data.attributes.listable_id,
-        (r) => storedCreated(c, single(serializeItem(r))),
+        answer.respond,
       );
-      return created(c, single(serializeItem(item)));
+      return answer.created(item);
     },
   )
   .openapi(

@@ -5,7 +5,7 @@ import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiConten
 import { createRouter } from "../../../http/router";
 import { respond } from "../../../http/media-type";
 import { createOrganization, getOrganization, listOrganizations, updateOrganization } from "../../../services/organizations";
-import { created, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, serviceContext } from "../handler-helpers";
 import { CreateOrganizationInput, ListOrganizationsQuery, Organization, serializeOrganization, UpdateOrganizationInput } from "./schema";
 
 const tags = ["Organizations"];
@@ -64,8 +64,9 @@ export const organizationsRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "organization");
-      const row = await createOrganization(serviceContext(c), data.attributes, (r) => storedCreated(c, single(serializeOrganization(r))));
-      return created(c, single(serializeOrganization(row)));
+      const answer = creation(c, serializeOrganization);
+      const row = await createOrganization(serviceContext(c), data.attributes, answer.respond);
+      return answer.created(row);
     },
   )
   .openapi(

@@ -4,8 +4,8 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
-import { createPolicy, deletePolicy, getPolicy, listPolicies, updatePolicy } from "../../../services/policies";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { createPolicy, deletePolicy, getPolicy, listPolicies, type PolicyRecord, updatePolicy } from "../../../services/policies";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 import { CreatePolicyInput, ListPoliciesQuery, Policy, serializePolicy, UpdatePolicyInput } from "./schema";
 
 const tags = ["Policies"];
@@ -66,13 +66,14 @@ export const policiesRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy");
+      const answer = creation(c, (r: PolicyRecord) => serializePolicy(r, nowIso()));
       const record = await createPolicy(
         serviceContext(c),
         data.attributes,
         { organizationId: data.relationships?.organization?.data.id, assetIds: data.relationships?.assets?.data.map((a) => a.id) },
-        (r) => storedCreated(c, single(serializePolicy(r, nowIso()))),
+        answer.respond,
       );
-      return created(c, single(serializePolicy(record, nowIso())));
+      return answer.created(record);
     },
   )
   .openapi(

@@ -31,7 +31,7 @@ import {
   type AttachmentContext,
   type AttachmentRecord,
 } from "../../../services/attachments";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 import { LIMITS, mib } from "../../../lib/limits";
 
 const tags = ["Vuln attachments"];
@@ -167,15 +167,16 @@ export const attachmentsRouter = createRouter()
     async (c) => {
       const { filename } = c.req.valid("query");
       const meta = { filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
+      const answer = creation(c, serializeAttachment);
       const record = await uploadAttachment({
         ctx: attachmentContext(c),
         vulnId: c.req.valid("param").id,
         body: c.req.raw.body,
         meta,
         by: "organization",
-        respond: (r) => storedCreated(c, single(serializeAttachment(r))),
+        respond: answer.respond,
       });
-      return created(c, single(serializeAttachment(record)));
+      return answer.created(record);
     },
   )
   .openapi(

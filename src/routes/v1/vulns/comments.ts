@@ -16,7 +16,7 @@ import {
 import { createRouter } from "../../../http/router";
 import { COMMENT_AUTHORS, COMMENT_VISIBILITIES } from "../../../db/schema";
 import { createComment, deleteComment, getComment, listComments, MAX_COMMENT_LENGTH, type CommentRecord } from "../../../services/comments";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 
 const tags = ["Vuln comments"];
 const organizationOnly = [requireOrganizationKey("comments")];
@@ -123,10 +123,14 @@ export const commentsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "comment");
       const input = { body: data.attributes.body, visibility: data.attributes.visibility ?? ("internal" as const) };
-      const record = await createComment(serviceContext(c), { author: "organization", vulnId: c.req.valid("param").id }, input, (r) =>
-        storedCreated(c, single(serializeComment(r))),
+      const answer = creation(c, serializeComment);
+      const record = await createComment(
+        serviceContext(c),
+        { author: "organization", vulnId: c.req.valid("param").id },
+        input,
+        answer.respond,
       );
-      return created(c, single(serializeComment(record)));
+      return answer.created(record);
     },
   )
   .openapi(

@@ -8,7 +8,7 @@ import { listVulns } from "../../../services/vuln-list";
 import { createVuln, deleteVuln, showVuln, updateVuln } from "../../../services/vulns";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
-import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
+import { creation, noContent, serviceContext } from "../handler-helpers";
 import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
 
 const tags = ["Vulns"];
@@ -72,14 +72,15 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "vuln");
+      const answer = creation(c, serializeVuln);
       const record = await createVuln({
         ctx: serviceContext(c),
         input: data.attributes,
         brief: { id: data.relationships.brief.data.id },
         raw: await rawSubmission(c),
-        respond: (r) => storedCreated(c, single(serializeVuln(r))),
+        respond: answer.respond,
       });
-      return created(c, single(serializeVuln(record)));
+      return answer.created(record);
     },
   )
   .openapi(
