@@ -3,13 +3,12 @@ import { cachedPublicDocument, publicBriefPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
 import { JSONAPI_VERSION, resource, toOne } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toOneSchema } from "../../http/openapi";
+import { errorResponses, jsonApiContent, resourceSchema, toOneSchema } from "../../http/openapi";
 import { createRouter } from "../../http/router";
-import { maturityRating } from "../../lib/maturity";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
-import { ScopeAssetSchema } from "../v1/fields";
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
+import { PolicyTerms, policyTerms } from "../v1/policies/schema";
 import { publicRateLimit } from "../../http/rate-limit";
 
 const PublicOrganization = resourceSchema(
@@ -19,30 +18,7 @@ const PublicOrganization = resourceSchema(
   z.object({}),
 );
 
-export const PublicPolicy = resourceSchema(
-  "PublicPolicy",
-  "policy",
-  z.object({
-    name: z.string().nullable(),
-    short_description: z.string().nullable(),
-    point_of_contact: z.string().nullable(),
-    contact_url: z.string().nullable(),
-    securitytxt_url: z.string().nullable(),
-    hosted_policy_url: z.string().nullable(),
-    safe_harbor: z.string().nullable(),
-    cvd_timeline: z.number().int().nullable(),
-    public_disclosure: z.boolean().nullable(),
-    offers_bounty: z.boolean().nullable(),
-    offers_swag: z.boolean().nullable(),
-    hall_of_fame: z.boolean().nullable(),
-    maturity_rating: z.number().int(),
-    shortcode: z.string(),
-    published_at: Timestamp.nullable(),
-    in_scope_assets: z.array(ScopeAssetSchema),
-    out_of_scope_assets: z.array(ScopeAssetSchema),
-  }),
-  z.object({}),
-);
+export const PublicPolicy = resourceSchema("PublicPolicy", "policy", PolicyTerms, z.object({}));
 
 const PublicBrief = resourceSchema(
   "PublicBrief",
@@ -80,30 +56,7 @@ function publicOrganization(org: PublishedBrief["organization"]) {
 }
 
 export function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {
-  return resource(
-    "policy",
-    p.id,
-    {
-      name: p.name,
-      short_description: p.shortDescription,
-      point_of_contact: p.pointOfContact,
-      contact_url: p.contactUrl,
-      securitytxt_url: p.securitytxtUrl,
-      hosted_policy_url: p.hostedPolicyUrl,
-      safe_harbor: p.safeHarbor,
-      cvd_timeline: p.cvdTimeline,
-      public_disclosure: p.publicDisclosure,
-      offers_bounty: p.offersBounty,
-      offers_swag: p.offersSwag,
-      hall_of_fame: p.hallOfFame,
-      maturity_rating: maturityRating(p, now),
-      shortcode: p.shortcode,
-      published_at: p.publishedAt,
-      in_scope_assets: p.inScopeAssets,
-      out_of_scope_assets: p.outOfScopeAssets,
-    },
-    `/v1/policies/${p.id}`,
-  );
+  return resource("policy", p.id, policyTerms(p, now), `/v1/policies/${p.id}`);
 }
 
 export const briefNotFound = () => new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });

@@ -19,7 +19,6 @@ import {
 } from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
-import { COMMENT_VISIBILITIES, UPLOADERS } from "../../db/schema";
 import { MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, type AttachmentRecord } from "../../services/attachments";
 import type { CommentRecord } from "../../services/comments";
 import {
@@ -35,7 +34,8 @@ import {
   type Report,
 } from "../../services/reporter";
 import { creation, serviceContext } from "../v1/handler-helpers";
-import { CommentBody } from "../v1/vulns/comments";
+import { AttachmentAttributes, attachmentAttributes } from "../v1/vulns/attachments";
+import { CommentAttributes, CommentBody, commentAttributes } from "../v1/vulns/comments";
 import { LIMITS, mib } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
 
@@ -79,28 +79,11 @@ const ReportResource = z
   })
   .openapi("Report");
 
-const ReporterComment = resourceSchema(
-  "ReporterComment",
-  "comment",
-  z.object({
-    body: z.string(),
-    visibility: z.enum(COMMENT_VISIBILITIES),
-    author: z.enum(["organization", "reporter"]),
-    created_at: Timestamp,
-  }),
-  z.object({ report: toOneSchema("report") }),
-);
+const ReporterComment = resourceSchema("ReporterComment", "comment", CommentAttributes, z.object({ report: toOneSchema("report") }));
 const ReporterAttachment = resourceSchema(
   "ReporterAttachment",
   "attachment",
-  z.object({
-    filename: z.string(),
-    content_type: z.string(),
-    byte_size: z.number().int(),
-    sha256: z.string(),
-    uploaded_by: z.enum(UPLOADERS),
-    created_at: Timestamp,
-  }),
+  AttachmentAttributes,
   z.object({ report: toOneSchema("report") }),
 )
   .extend({ meta: z.object({ content_url: z.string() }) })
@@ -138,30 +121,15 @@ function serializeReport(r: Report) {
   return { ...resource("report", r.id, attributes, "/v1/p/report"), type: "report" as const };
 }
 
+// The reporter reads the same members as the organization, under its report instead of a vuln.
 function serializeComment(row: CommentRecord) {
-  return resource(
-    "comment",
-    row.id,
-    { body: row.body, visibility: row.visibility, author: row.author, created_at: row.createdAt },
-    `/v1/p/report/comments/${row.id}`,
-    {
-      report: toOne("report", row.vulnId),
-    },
-  );
+  return resource("comment", row.id, commentAttributes(row), `/v1/p/report/comments/${row.id}`, { report: toOne("report", row.vulnId) });
 }
 
 function serializeAttachment(row: AttachmentRecord) {
   const self = `/v1/p/report/attachments/${row.id}`;
-  const attributes = {
-    filename: row.filename,
-    content_type: row.contentType,
-    byte_size: row.byteSize,
-    sha256: row.sha256,
-    uploaded_by: row.uploadedBy,
-    created_at: row.createdAt,
-  };
   return {
-    ...resource("attachment", row.id, attributes, self, { report: toOne("report", row.vulnId) }),
+    ...resource("attachment", row.id, attachmentAttributes(row), self, { report: toOne("report", row.vulnId) }),
     meta: { content_url: `${self}/content` },
   };
 }

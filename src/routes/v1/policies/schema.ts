@@ -3,6 +3,7 @@ import { resource, toMany, toOne } from "../../../http/jsonapi";
 import { listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { maturityRating } from "../../../lib/maturity";
+import type { PolicyRow } from "../../../db/schema";
 import type { PolicyRecord } from "../../../services/policies";
 import {
   Color,
@@ -111,6 +112,49 @@ const PolicyAttributes = z.object({
   updated_at: Timestamp,
 });
 
+/** The policy's public terms: what anyone may read of a published policy (the public brief and directory reads). */
+export const PolicyTerms = PolicyAttributes.pick({
+  name: true,
+  short_description: true,
+  point_of_contact: true,
+  contact_url: true,
+  securitytxt_url: true,
+  hosted_policy_url: true,
+  safe_harbor: true,
+  cvd_timeline: true,
+  public_disclosure: true,
+  offers_bounty: true,
+  offers_swag: true,
+  hall_of_fame: true,
+  maturity_rating: true,
+  shortcode: true,
+  published_at: true,
+  in_scope_assets: true,
+  out_of_scope_assets: true,
+});
+
+export function policyTerms(row: PolicyRow, now: string): z.infer<typeof PolicyTerms> {
+  return {
+    name: row.name,
+    short_description: row.shortDescription,
+    point_of_contact: row.pointOfContact,
+    contact_url: row.contactUrl,
+    securitytxt_url: row.securitytxtUrl,
+    hosted_policy_url: row.hostedPolicyUrl,
+    safe_harbor: row.safeHarbor as Enum<typeof SAFE_HARBOR>,
+    cvd_timeline: row.cvdTimeline,
+    public_disclosure: row.publicDisclosure,
+    offers_bounty: row.offersBounty,
+    offers_swag: row.offersSwag,
+    hall_of_fame: row.hallOfFame,
+    maturity_rating: maturityRating(row, now),
+    shortcode: row.shortcode,
+    published_at: row.publishedAt,
+    in_scope_assets: row.inScopeAssets,
+    out_of_scope_assets: row.outOfScopeAssets,
+  };
+}
+
 export const Policy = resourceSchema(
   "Policy",
   "policy",
@@ -130,29 +174,13 @@ export function serializePolicy(row: PolicyRecord, now: string) {
     "policy",
     row.id,
     {
-      name: row.name,
-      short_description: row.shortDescription,
-      point_of_contact: row.pointOfContact,
-      cvd_timeline: row.cvdTimeline,
-      safe_harbor: row.safeHarbor as Enum<typeof SAFE_HARBOR>,
-      offers_bounty: row.offersBounty,
-      offers_swag: row.offersSwag,
-      hall_of_fame: row.hallOfFame,
-      contact_url: row.contactUrl,
-      securitytxt_url: row.securitytxtUrl,
-      hosted_policy_url: row.hostedPolicyUrl,
-      public_disclosure: row.publicDisclosure,
+      ...policyTerms(row, now),
       launch_date: row.launchDate,
       policy_url_status: row.policyUrlStatus as Enum<typeof POLICY_URL_STATUS>,
       creation_mode: row.creationMode as Enum<typeof CREATION_MODE>,
       hosting_mode: row.hostingMode as Enum<typeof HOSTING_MODE>,
       custom_domain: row.customDomain,
-      published_at: row.publishedAt,
-      shortcode: row.shortcode,
       branding: row.branding,
-      maturity_rating: maturityRating(row, now),
-      in_scope_assets: row.inScopeAssets,
-      out_of_scope_assets: row.outOfScopeAssets,
       created_at: row.createdAt,
       updated_at: row.updatedAt,
     },

@@ -64,22 +64,20 @@ const AttachmentParams = z.object({
 });
 const VulnParam = AttachmentParams.pick({ id: true });
 
-export const Attachment = resourceSchema(
-  "Attachment",
-  "attachment",
-  z.object({
-    filename: z.string().openapi({ example: "poc.txt" }),
-    content_type: z.string().openapi({ example: "text/plain" }),
-    byte_size: z.number().int().min(1).max(MAX_FILE_BYTES),
-    sha256: z.string().openapi({
-      description: "Lowercase hex SHA-256 of the bytes, computed as they were received.",
-      example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-    }),
-    uploaded_by: z.enum(UPLOADERS),
-    created_at: Timestamp,
+/** A file's members, the same through either door (the organization's API and the reporter's). */
+export const AttachmentAttributes = z.object({
+  filename: z.string().openapi({ example: "poc.txt" }),
+  content_type: z.string().openapi({ example: "text/plain" }),
+  byte_size: z.number().int().min(1).max(MAX_FILE_BYTES),
+  sha256: z.string().openapi({
+    description: "Lowercase hex SHA-256 of the bytes, computed as they were received.",
+    example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
   }),
-  z.object({ vuln: toOneSchema("vuln") }),
-)
+  uploaded_by: z.enum(UPLOADERS),
+  created_at: Timestamp,
+});
+
+export const Attachment = resourceSchema("Attachment", "attachment", AttachmentAttributes, z.object({ vuln: toOneSchema("vuln") }))
   // The download link is in meta: JSON:API 1.1 allows only `self` among a resource's links.
   .extend({ meta: z.object({ content_url: z.string().openapi({ description: "GET it for the bytes (with the same key)." }) }) })
   .openapi("Attachment");
@@ -102,23 +100,22 @@ const UploadQuery = z.strictObject({
     }),
 });
 
+/** A file's members, the same through either door (the organization's API and the reporter's). */
+export function attachmentAttributes(row: AttachmentRecord) {
+  return {
+    filename: row.filename,
+    content_type: row.contentType,
+    byte_size: row.byteSize,
+    sha256: row.sha256,
+    uploaded_by: row.uploadedBy,
+    created_at: row.createdAt,
+  };
+}
+
 export function serializeAttachment(row: AttachmentRecord) {
   const self = `/v1/vulns/${row.vulnId}/attachments/${row.id}`;
   return {
-    ...resource(
-      "attachment",
-      row.id,
-      {
-        filename: row.filename,
-        content_type: row.contentType,
-        byte_size: row.byteSize,
-        sha256: row.sha256,
-        uploaded_by: row.uploadedBy,
-        created_at: row.createdAt,
-      },
-      self,
-      { vuln: toOne("vuln", row.vulnId) },
-    ),
+    ...resource("attachment", row.id, attachmentAttributes(row), self, { vuln: toOne("vuln", row.vulnId) }),
     meta: { content_url: `${self}/content` },
   };
 }

@@ -42,21 +42,19 @@ const CommentParams = z.object({
 });
 const VulnParam = CommentParams.pick({ id: true });
 
-export const Comment = resourceSchema(
-  "Comment",
-  "comment",
-  z.object({
-    body: z.string(),
-    visibility: z.enum(COMMENT_VISIBILITIES).openapi({
-      description: "internal: the organization's note, never shown to the reporter; reporter: part of the conversation with the reporter.",
-    }),
-    author: z
-      .enum(COMMENT_AUTHORS)
-      .openapi({ description: "Read-only: which side wrote it. The reporter never learns which key wrote a reply." }),
-    created_at: Timestamp,
+/** A comment's members, the same through either door (the organization's API and the reporter's). */
+export const CommentAttributes = z.object({
+  body: z.string(),
+  visibility: z.enum(COMMENT_VISIBILITIES).openapi({
+    description: "internal: the organization's note, never shown to the reporter; reporter: part of the conversation with the reporter.",
   }),
-  z.object({ vuln: toOneSchema("vuln") }),
-);
+  author: z
+    .enum(COMMENT_AUTHORS)
+    .openapi({ description: "Read-only: which side wrote it. The reporter never learns which key wrote a reply." }),
+  created_at: Timestamp,
+});
+
+export const Comment = resourceSchema("Comment", "comment", CommentAttributes, z.object({ vuln: toOneSchema("vuln") }));
 
 const CreateCommentInput = requestDocument(
   z.strictObject({
@@ -74,14 +72,15 @@ const ListCommentsQuery = z.strictObject({
     .openapi({ param: { name: "sort", in: "query" }, example: "created_at" }),
 });
 
+/** A comment's members, the same through either door (the organization's API and the reporter's). */
+export function commentAttributes(row: CommentRecord) {
+  return { body: row.body, visibility: row.visibility, author: row.author, created_at: row.createdAt };
+}
+
 export function serializeComment(row: CommentRecord) {
-  return resource(
-    "comment",
-    row.id,
-    { body: row.body, visibility: row.visibility, author: row.author, created_at: row.createdAt },
-    `/v1/vulns/${row.vulnId}/comments/${row.id}`,
-    { vuln: toOne("vuln", row.vulnId) },
-  );
+  return resource("comment", row.id, commentAttributes(row), `/v1/vulns/${row.vulnId}/comments/${row.id}`, {
+    vuln: toOne("vuln", row.vulnId),
+  });
 }
 
 export const commentsRouter = createRouter()
