@@ -1,5 +1,5 @@
 import { type Hook, z } from "@hono/zod-openapi";
-import type { Env } from "hono";
+import type { Context, Env } from "hono";
 import type { ZodType } from "zod";
 import { ApiError, ERROR_CODES, type ProblemInput } from "./errors";
 import { JSONAPI_MEDIA_TYPE } from "./media-type";
@@ -56,7 +56,15 @@ const SelfLinks = z.object({ self: z.string() });
 const JsonApiObject = z.object({ version: z.literal("1.1") });
 
 /** The resource object of a response: `attributes` and `relationships` as the resource declares them. */
+/**
+ * The members each resource type shows, gathered from its response schemas: a request that names one
+ * of them where it may not be written is told the member is read-only, not unknown.
+ */
+const SHOWN_MEMBERS = new Map<string, Set<string>>();
+
 export function resourceSchema<A extends ZodType, R extends ZodType>(name: string, type: string, attributes: A, relationships: R) {
+  const shape = (attributes as unknown as { shape?: Record<string, unknown> }).shape;
+  if (shape) for (const key of Object.keys(shape)) SHOWN_MEMBERS.set(type, (SHOWN_MEMBERS.get(type) ?? new Set()).add(key));
   return z.object({ type: z.literal(type), id: Uuid, attributes, relationships, links: SelfLinks }).openapi(name);
 }
 
@@ -256,28 +264,21 @@ export function jsonApiBody<T extends ZodType>(schema: T) {
 
 type Issue = { code: string; path: PropertyKey[]; message: string; keys?: string[] };
 
-// Attributes the server owns. Naming them in a request is a 422 that says so.
-const READ_ONLY = new Set([
-  "id",
-  "shortcode",
-  "inbox_state",
-  "created_at",
-  "updated_at",
-  "maturity_rating",
-  "customized",
-  "secret",
-  "read_at",
-  "disabled_reason",
-  "key",
-  "key_prefix",
-  "revoked_at",
-]);
+async function documentType(c: Context): Promise<unknown> {
+  const body = (await c.req.json().catch(() => null)) as { data?: { type?: unknown } } | null;
+  return body?.data?.type;
+}
+
+/** Whether the server owns a member of `type`'s attributes: one its resource shows, or `id` and `type` themselves. */
+function isReadOnly(type: unknown, key: string): boolean {
+  return key === "id" || key === "type" || (typeof type === "string" && (SHOWN_MEMBERS.get(type)?.has(key) ?? false));
+}
 
 export function pointerOf(path: PropertyKey[]): string {
   return path.map((p) => `/${escapePointerSegment(String(p))}`).join("");
 }
 
-function problemsOf(issues: Issue[], target: string): ProblemInput[] {
+function problemsOf(issues: Issue[], target: string, type: unknown): ProblemInput[] {
   const problems: ProblemInput[] = [];
   for (const issue of issues) {
     if (target === "query") {
@@ -295,7 +296,7 @@ function problemsOf(issues: Issue[], target: string): ProblemInput[] {
         const pointer = pointerOf([...issue.path, key]);
         const inAttributes = issue.path.at(-1) === "attributes";
         problems.push({
-          detail: inAttributes && READ_ONLY.has(key) ? `${key} is read-only.` : `${key} is not a known member here.`,
+          detail: inAttributes && isReadOnly(type, key) ? `${key} is read-only.` : `${key} is not a known member here.`,
           source: { pointer },
         });
       }
@@ -308,10 +309,14 @@ function problemsOf(issues: Issue[], target: string): ProblemInput[] {
   return problems;
 }
 
-/** The defaultHook of every OpenAPIHono app: query problems are 400s, body problems 422s. */
-export function validationHook(result: Parameters<Hook<unknown, Env, string, void>>[0]): void {
+/**
+ * The defaultHook of every OpenAPIHono app: query problems are 400s, body problems 422s. A body's
+ * `data.type` (already parsed, so read from Hono's cache) says whose read-only members it names.
+ */
+export async function validationHook(result: Parameters<Hook<unknown, Env, string, void>>[0], c: Context): Promise<void> {
   if (result.success) return;
-  const problems = problemsOf(result.error.issues, result.target);
+  const type = result.target === "json" ? await documentType(c) : undefined;
+  const problems = problemsOf(result.error.issues, result.target, type);
   if (result.target === "query") throw new ApiError("bad_request", problems);
   if (result.target === "param")
     throw new ApiError(

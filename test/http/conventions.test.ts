@@ -108,7 +108,8 @@ describe("documents and media types", () => {
     const res = await post(
       "/v1/policies",
       org.key,
-      policyDoc({ id: "x", shortcode: "x", maturity_rating: 5, created_at: "x", colour: "red" }),
+      // secret is a webhook's member, read-only there; a policy has none.
+      policyDoc({ id: "x", shortcode: "x", maturity_rating: 5, created_at: "x", colour: "red", secret: "x" }),
     );
     expect(res.status).toBe(422);
     const byPointer = Object.fromEntries(
@@ -120,6 +121,7 @@ describe("documents and media types", () => {
       "/data/attributes/maturity_rating": "maturity_rating is read-only.",
       "/data/attributes/created_at": "created_at is read-only.",
       "/data/attributes/colour": "colour is not a known member here.",
+      "/data/attributes/secret": "secret is not a known member here.",
     });
   });
 
