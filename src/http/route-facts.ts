@@ -38,11 +38,14 @@ export function declare(facts: RouteFacts): MiddlewareHandler {
 
 /**
  * The facts of the route that answers this request: the declarations of the sub-apps it is mounted in,
- * then its own (a later one wins). Only the first route is read: a handler registered after it for the
- * same path is never reached, and a request no route matches keeps its sub-apps' facts.
+ * then its own (a later one wins). Only the first route is read, up to its handler (the first that takes
+ * no `next`): one registered after it is never reached. A request no route matches keeps its sub-apps'
+ * facts.
  */
 export function routeFacts(c: Context): RouteFacts {
-  let facts: RouteFacts = {};
+  let facts = known.get(c);
+  if (facts) return facts;
+  facts = {};
   let route: string | undefined;
   for (const { handler, method, path } of matchedRoutes(c)) {
     if (method !== "ALL") {
@@ -51,17 +54,15 @@ export function routeFacts(c: Context): RouteFacts {
     }
     const declared = (handler as Partial<Declaration>)[FACTS];
     if (declared) facts = { ...facts, ...declared };
+    // A handler that takes no `next` answers: nothing registered after it runs.
+    else if (method !== "ALL" && handler.length < 2) break;
   }
+  known.set(c, facts);
   return facts;
 }
 
-/** The facts a route config declares in its own `middleware` (what the OpenAPI document reads). */
-export function declaredIn(middleware: unknown): RouteFacts {
-  const list = Array.isArray(middleware) ? middleware : middleware ? [middleware] : [];
-  const facts: RouteFacts = {};
-  for (const handler of list) Object.assign(facts, (handler as Partial<Declaration>)[FACTS]);
-  return facts;
-}
+// Read by several middlewares of one request; the matched routes never change within it.
+const known = new WeakMap<Context, RouteFacts>();
 
 /** The media type this request's answers and errors carry. */
 export function responseMediaType(c: Context): string {
