@@ -289,6 +289,8 @@ describe("the reporter's page", () => {
     const download = await browse("GET", `${path}/attachments/${files.body.data[0].id}`);
     expect(download.text).toBe("second file");
     expect(download.headers.get("Content-Disposition")).toContain("attachment");
+    // Every download is sandboxed, whichever door it comes through (the API's download says the same).
+    expect(download.headers.get("Content-Security-Policy")).toBe("sandbox");
   });
 
   it("tells the organization of a file added on the page as the API does: updated_at moves and Vuln::Updated fires, in the file's batch", async () => {

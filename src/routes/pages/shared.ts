@@ -14,10 +14,13 @@ export function page(c: Context, body: string, status: ContentfulStatusCode = 20
   return c.body(body, status, { "Content-Type": HTML });
 }
 
-/** Every page answer carries the pages' policy (the app's JSON policy would block the stylesheet). */
+/**
+ * Every page answer carries the pages' policy (the app's JSON policy would block the stylesheet). An
+ * answer that set its own keeps it: a file download is `sandbox`, whichever door it came through.
+ */
 export const pageHeaders: MiddlewareHandler = async function pageHeadersMiddleware(c, next) {
   await next();
-  c.res.headers.set("Content-Security-Policy", PAGE_CSP);
+  if (!c.res.headers.has("Content-Security-Policy")) c.res.headers.set("Content-Security-Policy", PAGE_CSP);
 };
 
 /** The reporter's pages: the address is the key, so nothing keeps or passes it on. */
