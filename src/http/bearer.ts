@@ -18,8 +18,9 @@ export function bearerSecret(header: string | undefined): { secret: string } | {
  * come as a Bearer (the reporter's API) or in a page's address (/r/{token}). A secret is looked up by
  * its SHA-256 with one D1 read. Requests without a valid one are counted per client IP (see
  * UnauthenticatedLimit): a missing or malformed secret before anything else, an unknown one after its
- * lookup; once the address is over its budget, its well-formed secrets are refused before any D1 read
- * (secrets that worked in the last minute still go through), so guessing costs D1 nothing.
+ * lookup. A well-formed secret is always looked up, even from an address over its budget, so a valid
+ * one is never refused for what others sent from the same address; a hash that found nothing is
+ * remembered a minute, so the same guess again costs no read.
  *
  * The lookup is the caller's (the app passes the API key's, the reporter's routes the report's): this
  * layer reads no table itself.
@@ -46,15 +47,13 @@ export class BearerGate {
    * not counted (it was a real secret once), and what it means is the door's to say.
    */
   async open<T>(c: Context, secret: string, lookUp: (hash: string) => Promise<Found<T>>): Promise<Found<T>> {
-    const ip = clientIp(c.req);
     const hash = await sha256Hex(secret);
-    if (!this.memory.mayLookUp(ip, hash)) throw rateLimited(this.tooMany);
-    const found = await lookUp(hash);
+    const found = this.memory.knownUnknown(hash) ? null : await lookUp(hash);
     if (found === null) {
+      this.memory.foundNothing(hash);
       await this.countFailure(c);
       return null;
     }
-    if (found !== "gone") this.memory.succeeded(hash);
     return found;
   }
 }

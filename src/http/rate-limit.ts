@@ -92,34 +92,30 @@ export async function allowAddress(env: Env, binding: IpLimiter, ip: string): Pr
 /**
  * Requests to authenticated routes without a valid key: 60 a minute per client IP. A missing or
  * malformed key is counted before anything else; an unknown or revoked one can only be told apart by
- * its D1 lookup, so it is counted after. Once an address is over its budget, this isolate refuses its
- * well-formed keys before any D1 read until the window ends, so a flood of guessed keys costs D1
- * nothing; keys this isolate saw succeed in the last minute still go through, so a team behind the
- * same address as an attacker keeps working. The state is per isolate: other isolates learn of the
- * address from the shared limiter after at most one lookup each.
+ * its D1 lookup (one indexed read), so it is counted after. A well-formed key is looked up even from
+ * an address over its budget: behind a shared address (NAT, CI, a corporate proxy) a valid key must
+ * never be refused because others guessed. What stops a flood of guesses costing D1 is this isolate's
+ * memory of hashes that found nothing: a guess sent again within a minute is refused with no read.
  */
 export class UnauthenticatedLimit {
-  private readonly blockedUntil = new Map<string, number>();
-  private readonly validUntil = new Map<string, number>();
+  private readonly unknownUntil = new Map<string, number>();
 
   constructor(private readonly maxTracked = 10_000) {}
 
-  /** Whether a request from `ip` with a well-formed key whose hash is `keyHash` may be looked up. */
-  mayLookUp(ip: string, keyHash: string, now = Date.now()): boolean {
-    return !live(this.blockedUntil, ip, now) || live(this.validUntil, keyHash, now);
+  /** Whether `hash` found nothing in the last minute: no need to look it up again. */
+  knownUnknown(hash: string, now = Date.now()): boolean {
+    return live(this.unknownUntil, hash, now);
   }
 
-  /** A key that just authenticated. */
-  succeeded(keyHash: string, now = Date.now()): void {
-    remember(this.validUntil, keyHash, now + WINDOW_MS, this.maxTracked);
+  /** A hash that found nothing. */
+  foundNothing(hash: string, now = Date.now()): void {
+    remember(this.unknownUntil, hash, now + WINDOW_MS, this.maxTracked);
   }
 
   /** Counts one request without a valid key; true when the address is now over its budget. */
-  async failed(limiter: RateLimit, ip: string, now = Date.now()): Promise<boolean> {
+  async failed(limiter: RateLimit, ip: string): Promise<boolean> {
     const { success } = await limiter.limit({ key: ip });
-    if (success) return false;
-    remember(this.blockedUntil, ip, now + WINDOW_MS, this.maxTracked);
-    return true;
+    return !success;
   }
 }
 
