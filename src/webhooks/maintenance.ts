@@ -1,32 +1,44 @@
 import { and, eq, gt, isNotNull, isNull, lt, lte, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { webhookDeliveries, webhooks } from "../db/schema";
-import { publishDeliveries, type QueueMessage } from "../lib/queue";
+import { publishDeliveries, QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import { batchOf, changedRows, inList } from "../db/queries";
 import { needsReseal, openWebhookSecret, sealWebhookSecret, webhookKeyring } from "./secrets";
 
-// A pending delivery this long past due has lost its message (the queue refused it, or it went to
-// the dead-letter queue): the sweep sends it again.
-export const DELIVERY_OVERDUE_MS = 10 * 60_000;
+// A pending delivery this long past its due time and past its lease has lost its message (the queue
+// refused it, it went to the dead-letter queue, or the isolate died holding it): the sweep sends it
+// again. With the cron every minute, that is within 2 minutes of its lease ending. A message that
+// was only slow and arrives too finds the delivery leased or done: nothing is sent twice.
+export const DELIVERY_OVERDUE_MS = 60_000;
 export const DELIVERY_RETENTION_DAYS = 30;
+// Pages of one queue batch, until none are due, at most this many a run (a backlog of 10,000 is gone
+// in five runs; each page costs two D1 statements and one queue batch).
+const SWEEP_PAGE = QUEUE_BATCH_LIMIT;
+export const DELIVERY_SWEEP_MAX_PAGES = 20;
 
 export async function sweepDeliveries(db: Db, queue: Queue<QueueMessage>, now = Date.now()): Promise<number> {
+  let sent = 0;
+  for (let page = 0; page < DELIVERY_SWEEP_MAX_PAGES; page++) {
+    const { selected, taken } = await sweepDeliveryPage(db, queue, now);
+    sent += taken;
+    if (selected < SWEEP_PAGE) break;
+  }
+  return sent;
+}
+
+async function sweepDeliveryPage(db: Db, queue: Queue<QueueMessage>, now: number): Promise<{ selected: number; taken: number }> {
   const overdue = new Date(now - DELIVERY_OVERDUE_MS).toISOString();
   const nowIso = new Date(now).toISOString();
-  const due = await db
-    .select({ id: webhookDeliveries.id })
-    .from(webhookDeliveries)
-    .where(
-      and(
-        eq(webhookDeliveries.status, "pending"),
-        lt(webhookDeliveries.nextAttemptAt, overdue),
-        or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, nowIso)),
-      ),
-    )
-    .limit(100);
-  if (due.length === 0) return 0;
-  // Due now, so the next sweep leaves them alone for a while and the message finds them due. The same
-  // conditions again: a late message may have handled one since the select, and its new schedule stands.
+  const lost = and(
+    eq(webhookDeliveries.status, "pending"),
+    lt(webhookDeliveries.nextAttemptAt, overdue),
+    or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, overdue)),
+  );
+  const due = await db.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(lost).limit(SWEEP_PAGE);
+  if (due.length === 0) return { selected: 0, taken: 0 };
+  // Due now, so the next page (and the next run) leaves them alone while their messages find them due.
+  // The same conditions again: a late message may have handled one since the select, and its new
+  // schedule stands.
   const taken = await db
     .update(webhookDeliveries)
     .set({ nextAttemptAt: nowIso })
@@ -36,9 +48,7 @@ export async function sweepDeliveries(db: Db, queue: Queue<QueueMessage>, now = 
           webhookDeliveries.id,
           due.map((d) => d.id),
         ),
-        eq(webhookDeliveries.status, "pending"),
-        lt(webhookDeliveries.nextAttemptAt, overdue),
-        or(isNull(webhookDeliveries.leaseUntil), lt(webhookDeliveries.leaseUntil, nowIso)),
+        lost,
       ),
     )
     .returning({ id: webhookDeliveries.id });
@@ -46,7 +56,7 @@ export async function sweepDeliveries(db: Db, queue: Queue<QueueMessage>, now = 
     queue,
     taken.map((t) => t.id),
   );
-  return taken.length;
+  return { selected: due.length, taken: taken.length };
 }
 
 /** Deliveries (and their attempts) are kept 30 days. */

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, post } from "../helpers/api";
+import { type ApiResponse, api, get, post } from "../helpers/api";
 import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
@@ -172,7 +172,7 @@ describe("requests without a valid key are limited per client IP", () => {
     expect((await get("/v1/policies", org.key, from)).status).toBe(200);
     // A key made now and never used anywhere: no isolate has seen it succeed.
     const idle = await organization();
-    let limited: Awaited<ReturnType<typeof get>> | undefined;
+    let limited: ApiResponse | undefined;
     for (let i = 0; i < 130 && !limited; i++) {
       const res = await get("/v1/policies", unknown(i), from);
       if (res.status === 429) limited = res;

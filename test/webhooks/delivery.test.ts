@@ -401,6 +401,44 @@ describe("rotation, ping, redelivery and the log", () => {
 });
 
 describe("housekeeping", () => {
+  it("re-sends deliveries whose messages were lost within 2 minutes of their lease ending, page after page until none are due", async () => {
+    const { deliveryId } = await pinged();
+    // 250 more like it, as a hard kill leaves them: pending, written leased to an isolate that died.
+    const columns = ((await env.DB.prepare("PRAGMA table_info(webhook_deliveries)").all()).results as { name: string }[])
+      .map((c) => c.name)
+      .filter((name) => name !== "id" && name !== "redelivery_of");
+    const ids = Array.from({ length: 250 }, (_, i) => `01900000-0000-7000-8000-${String(i).padStart(12, "0")}`);
+    await env.DB.batch(
+      ids.map((id) =>
+        env.DB.prepare(
+          `INSERT INTO webhook_deliveries (id, redelivery_of, ${columns.join(", ")}) SELECT ?, id, ${columns.join(", ")} FROM webhook_deliveries WHERE id = ?`,
+        ).bind(id, deliveryId),
+      ),
+    );
+    const lost = [deliveryId, ...ids];
+    const t0 = Date.now();
+    const marks = lost.map((id) => ({ id, nextAttemptAt: new Date(t0).toISOString(), leaseUntil: new Date(t0 + 60_000).toISOString() }));
+    await env.DB.batch(
+      marks.map((m) =>
+        env.DB.prepare("UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, lease_until = ? WHERE id = ?").bind(
+          m.nextAttemptAt,
+          m.leaseUntil,
+          m.id,
+        ),
+      ),
+    );
+    const db = createDb(env.DB);
+    const q = fakeQueue();
+    // While the lease runs, its holder may still send it.
+    expect(await sweepDeliveries(db, q.queue, t0 + 60_000)).toBe(0);
+    // Two minutes after the lease ended: all of them, in pages of 100.
+    expect(await sweepDeliveries(db, q.queue, t0 + 60_000 + 2 * 60_000)).toBeGreaterThanOrEqual(lost.length);
+    const sent = new Set(q.sent.map((m) => (m as unknown as { delivery_id: string }).delivery_id));
+    expect(lost.filter((id) => !sent.has(id))).toEqual([]);
+    // Sent again only if their new messages are lost too.
+    expect(await sweepDeliveries(db, q.queue, t0 + 60_000 + 2 * 60_000 + 1_000)).toBe(0);
+  });
+
   it("re-sends a delivery whose message was lost, and purges deliveries after 30 days", async () => {
     const { o, h, deliveryId } = await pinged();
     const db = createDb(env.DB);
