@@ -227,6 +227,36 @@ describe("POST /b/{shortcode}", () => {
     expect(res.text).toContain("<h1>Too large</h1>");
   });
 
+  it("refuses a form sent from another site (Origin, or without it Sec-Fetch-Site) with the 403 page, and stores nothing", async () => {
+    const title = `Cross-site ${crypto.randomUUID()}`;
+    const from = (headers: Record<string, string>) =>
+      browse("POST", `/b/${shortcode}`, { body: reportForm({ title }), headers: { "CF-Connecting-IP": nextIp(), ...headers } });
+    const foreign: Record<string, string>[] = [
+      { Origin: "https://attacker.example" },
+      { Origin: "null" },
+      { Origin: "http://api.vdp.test" },
+      { "Sec-Fetch-Site": "cross-site" },
+    ];
+    for (const headers of foreign) {
+      const res = await from(headers);
+      expect([headers, res.status]).toEqual([headers, 403]);
+      expect(res.headers.get("Content-Type")).toBe("text/html; charset=utf-8");
+      expect(res.text).toContain("from its own page");
+    }
+    const list = await get(`/v1/vulns?q[brief_id_eq]=${briefId}&sort=-created_at`, org.key);
+    expect(list.body.data.map((v: { attributes: { title: string } }) => v.attributes.title)).not.toContain(title);
+    // The same site, and clients that are no browser (no Origin, no Sec-Fetch-Site), are served as before.
+    expect((await from({ Origin: BASE, "Sec-Fetch-Site": "same-origin" })).status).toBe(303);
+    const { path } = await (async () => {
+      const res = await send(shortcode, reportForm({ title: `Reporter ${crypto.randomUUID()}` }), nextIp());
+      return { path: res.headers.get("Location")!.split("?")[0]! };
+    })();
+    const fd = new FormData();
+    fd.set("body", "From elsewhere.");
+    expect((await browse("POST", `${path}/comments`, { body: fd, headers: { Origin: "https://attacker.example" } })).status).toBe(403);
+    expect((await browse("POST", `${path}/comments`, { body: fd, headers: { Origin: BASE } })).status).toBe(303);
+  });
+
   it("answers the 429 page past 5 sends a minute from one address", async () => {
     const ip = nextIp();
     let last = await send(shortcode, reportForm({ title: "" }), ip);

@@ -9,7 +9,7 @@ import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
 import { findPublicDirectory } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
 import { reportPageRouter } from "./report-page";
-import { HTML, limitAddress, page, pageError, pageHeaders } from "./shared";
+import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from "./shared";
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
@@ -17,7 +17,7 @@ import { HTML, limitAddress, page, pageError, pageHeaders } from "./shared";
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
-for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeaders);
+for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
 pagesRouter.get(PAGES_CSS_PATH, (c) =>
   c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
 );

@@ -23,6 +23,24 @@ export const pageHeaders: MiddlewareHandler = async function pageHeadersMiddlewa
   if (!c.res.headers.has("Content-Security-Policy")) c.res.headers.set("Content-Security-Policy", PAGE_CSP);
 };
 
+/**
+ * The pages' forms are sent from their own pages only. Another site could otherwise make its visitors'
+ * browsers submit reports (spending their address's budget) or post into a reporter's conversation.
+ * A browser says where a form came from: `Sec-Fetch-Site`, its own verdict (current browsers), or else
+ * `Origin`, compared with this request's own ("null", an opaque origin, counts as another site). The
+ * browser's verdict comes first because a proxy in front of the Worker (wrangler dev's, for one) may
+ * rewrite the address the Worker sees, never what the browser judged. A client that sends neither is
+ * no browser acting for someone else, and is served as before.
+ */
+export const sameSiteForms: MiddlewareHandler = async function sameSiteFormsMiddleware(c, next) {
+  if (c.req.method !== "POST") return next();
+  const site = c.req.header("sec-fetch-site");
+  const origin = c.req.header("origin");
+  const foreign = site !== undefined ? site === "cross-site" : origin !== undefined && origin !== new URL(c.req.url).origin;
+  if (!foreign) return next();
+  return page(c, problemPage("Not sent", "This form can be sent only from its own page on this site. Nothing was stored."), 403);
+};
+
 /** The reporter's pages: the address is the key, so nothing keeps or passes it on. */
 export const privatePage: MiddlewareHandler = async function privatePageMiddleware(c, next) {
   await noStore()(c, next);
