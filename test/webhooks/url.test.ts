@@ -50,6 +50,25 @@ const HOSTILE = [
   "https://ｌｏｃａｌｈｏｓｔ/", // fullwidth letters
   "https://127.0.0.1./",
   "not a url",
+  // Public names that resolve to inside: wildcard DNS services mapping names to addresses ...
+  "https://127.0.0.1.nip.io/",
+  "https://169.254.169.254.nip.io/latest/meta-data/",
+  "https://10-0-0-1.sslip.io/",
+  "https://app.localtest.me/",
+  "https://localtest.me/",
+  "https://lvh.me/",
+  "https://x.traefik.me/",
+  // ... and special-use names (RFC 6761, RFC 8375, RFC 6762, RFC 7686, RFC 9476) and names never delegated.
+  "https://localhost.localdomain/",
+  "https://kubernetes.default.svc/",
+  "https://kubernetes.default.svc.cluster.local/",
+  "https://hooks.test/",
+  "https://hooks.invalid/",
+  "https://abcdefghijklmnop.onion/",
+  "https://hooks.alt/",
+  "https://1.0.0.127.in-addr.arpa/",
+  "https://nas.lan/",
+  "https://mail.corp/",
   `https://${"a".repeat(2040)}.example.com/`,
 ];
 
