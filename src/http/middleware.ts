@@ -11,7 +11,9 @@ export const MAX_BODY_BYTES = LIMITS.bodyBytes;
 
 // The form D1 gives its bookmarks (e.g. 00000000-00000005-00000000-<32 hex digits>). The runtime
 // takes any string, so a malformed one must be refused here or it would silently read stale data.
-const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/i;
+// The OpenAPI document declares the same pattern for the header, both ways.
+export const D1_BOOKMARK_PATTERN = "^[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{8}-[0-9a-fA-F]{32}$";
+const BOOKMARK = new RegExp(D1_BOOKMARK_PATTERN);
 const READ_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**

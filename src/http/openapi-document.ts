@@ -1,5 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import { CLIENT_REQUEST_ID_PATTERN } from "../lib/ids";
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
+import { D1_BOOKMARK_PATTERN } from "./middleware";
 import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
 
 // What applies to many operations at once is added here, once, so every route (and every route still
@@ -71,8 +73,12 @@ const HEADERS = {
   }),
   ClientRequestId: header(
     "The client's own `X-Request-Id`, echoed when well-formed (1 to 255 of `A-Za-z0-9_-=.:`); never used as the request id.",
+    { type: "string", pattern: CLIENT_REQUEST_ID_PATTERN },
   ),
-  D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica."),
+  D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica.", {
+    type: "string",
+    pattern: D1_BOOKMARK_PATTERN,
+  }),
   Location: header("The created resource (its `links.self`)."),
   RetryAfter: header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
   IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", {
@@ -107,14 +113,15 @@ const PARAMETERS = {
     required: false,
     description:
       "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else is a 400.",
-    schema: { type: "string", pattern: "^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$" },
+    schema: { type: "string", pattern: D1_BOOKMARK_PATTERN },
   },
   ClientRequestId: {
     name: "X-Request-Id",
     in: "header",
     required: false,
-    description: "Your own id for the request, echoed as `X-Client-Request-Id`; the server always makes its own `X-Request-Id`.",
-    schema: { type: "string", maxLength: 255 },
+    description:
+      "Your own id for the request, echoed as `X-Client-Request-Id` when it is 1 to 255 of `A-Za-z0-9_-=.:` (any other value is ignored, never refused); the server always makes its own `X-Request-Id`.",
+    schema: { type: "string" },
   },
   IfNoneMatch: {
     name: "If-None-Match",

@@ -58,5 +58,6 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/** What a client may send as X-Client-Request-Id to have it echoed: up to 255 word characters and -=.: */
-export const CLIENT_REQUEST_ID = /^[\w\-=.:]{1,255}$/;
+/** The X-Request-Id a client sends that is echoed back as X-Client-Request-Id: 1 to 255 word characters and -=.: */
+export const CLIENT_REQUEST_ID_PATTERN = "^[\\w\\-=.:]{1,255}$";
+export const CLIENT_REQUEST_ID = new RegExp(CLIENT_REQUEST_ID_PATTERN);

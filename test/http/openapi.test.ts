@@ -74,6 +74,28 @@ describe("GET /v1/openapi.json", () => {
     for (const [where, op] of open) expect([where, op.description.includes("No key needed.")]).toEqual([where, true]);
   });
 
+  it("says of X-D1-Bookmark and X-Request-Id what the server does with them", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const org = await organization();
+    const param = doc.components.parameters.D1Bookmark.schema;
+    const returned = doc.components.headers.D1Bookmark.schema;
+    expect(returned).toEqual(param);
+    const bookmark = (await get("/v1/policies", org.key)).headers.get("x-d1-bookmark")!;
+    for (const value of [bookmark, bookmark.toUpperCase(), "0", "garbage", `${bookmark}0`]) {
+      const fits = new RegExp(param.pattern).test(value);
+      const status = (await get("/v1/policies", org.key, { headers: { "X-D1-Bookmark": value } })).status;
+      expect([value, status]).toEqual([value, fits ? 200 : 400]);
+    }
+    // Any X-Request-Id is taken (never a 400); only a well-formed one is echoed, as the document says.
+    const echo = doc.components.headers.ClientRequestId.schema;
+    expect(doc.components.parameters.ClientRequestId.schema).toEqual({ type: "string" });
+    for (const value of ["abc-123", "x".repeat(255), "x".repeat(256), "no spaces"]) {
+      const res = await get("/v1/policies", org.key, { headers: { "X-Request-Id": value } });
+      expect(res.status).toBe(200);
+      expect([value, res.headers.get("x-client-request-id")]).toEqual([value, new RegExp(echo.pattern).test(value) ? value : null]);
+    }
+  });
+
   it("declares on each operation exactly the errors it can answer", async () => {
     const doc = (await get("/v1/openapi.json")).body;
     const operatorOnly = new Set(
