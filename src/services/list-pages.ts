@@ -76,6 +76,11 @@ export function pageStatements<Row>(spec: PageSpec): {
   if (at && at.sort !== o.name) {
     throw new BadInput(`page[${direction}]: the cursor belongs to another sort or list.`, { parameter: `page[${direction}]` });
   }
+  // Cursors are not signed: one made by hand may name the right sort with a value of another type,
+  // which SQLite would compare anyway (every number sorts before every text) and page wrongly.
+  if (at && typeof at.value !== (o.column.dataType === "number" ? "number" : "string")) {
+    throw new BadInput(`page[${direction}]: not a cursor this API made.`, { parameter: `page[${direction}]` });
+  }
   const after = direction === "after";
   // In list order: "later" rows come after the cursor, "earlier" ones before it.
   const [later, notLater, earlier, notEarlier] = (o.descending ? ["<", ">=", ">", "<="] : [">", "<=", "<", ">="]) as [

@@ -113,6 +113,20 @@ describe("cursor pages: what they refuse", () => {
     expect(otherList.status).toBe(400);
   });
 
+  it("refuses a forged cursor, well-formed but with a value of the wrong type for its sort, like a malformed one", async () => {
+    const forge = (parts: unknown[]) => btoa(JSON.stringify(parts)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+    const id = "01900000-0000-7000-8000-000000000000";
+    for (const [path, cursor] of [
+      ["/v1/assets", forge(["-created_at", 1_700_000_000_000, id])],
+      ["/v1/assets?sort=updated_at", forge(["updated_at", 0, id])],
+      [`/v1/vulns?sort=cvss_score`, forge(["cvss_score", "high", id])],
+      [`/v1/directory_listings/${listingId}/items`, forge(["position", "1", id])],
+    ] as const) {
+      const res = await get(`${path}${path.includes("?") ? "&" : "?"}page[after]=${cursor}`, org.key);
+      expect([path, res.status, res.body.errors?.[0]?.source]).toEqual([path, 400, { parameter: "page[after]" }]);
+    }
+  });
+
   it("pages the constant event types by cursor too", async () => {
     const all = await get("/v1/webhook_event_types", org.key);
     const walked = await walk("/v1/webhook_event_types?page[after]=&page[size]=3", "next");
