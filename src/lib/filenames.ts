@@ -22,7 +22,8 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
 
 /**
  * The media type kept for an upload: the request's Content-Type reduced to `type/subtype` in lower
- * case, with a `charset` for text types; application/octet-stream when it is missing or malformed.
+ * case, with `charset=utf-8` for text that declares it (any other charset is dropped: utf-7 and
+ * friends can make a browser read text as markup); application/octet-stream when missing or malformed.
  */
 export function storedContentType(header: string | undefined): string {
   if (!header) return "application/octet-stream";
@@ -30,8 +31,8 @@ export function storedContentType(header: string | undefined): string {
   const [type, subtype, ...extra] = essence.split("/");
   if (!type || !subtype || extra.length || !TOKEN.test(type) || !TOKEN.test(subtype) || essence.length > 127)
     return "application/octet-stream";
-  const charset = params.map((p) => /^charset="?([a-z0-9._-]{1,40})"?$/.exec(p)?.[1]).find(Boolean);
-  return type === "text" && charset ? `${essence}; charset=${charset}` : essence;
+  const utf8 = params.some((p) => /^charset="?utf-8"?$/.test(p));
+  return type === "text" && utf8 ? `${essence}; charset=utf-8` : essence;
 }
 
 /**
@@ -63,11 +64,11 @@ const INERT_TYPES = new Set([
   "application/octet-stream",
 ]);
 
-/** The Content-Type of a download: the stored type if inert, text always as UTF-8 unless it said otherwise. */
+/** The Content-Type of a download: the stored type if inert, text always as UTF-8 (the only charset kept). */
 export function servedContentType(stored: string): string {
-  const [essence = "", charset] = stored.split(/;\s*charset=/);
+  const [essence = ""] = stored.split(/;\s*charset=/);
   if (!INERT_TYPES.has(essence)) return "application/octet-stream";
-  if (essence.startsWith("text/")) return `${essence}; charset=${charset ?? "utf-8"}`;
+  if (essence.startsWith("text/")) return `${essence}; charset=utf-8`;
   return essence;
 }
 

@@ -27,7 +27,11 @@ describe("content types", () => {
   it.each([
     [undefined, "application/octet-stream"],
     ["IMAGE/PNG", "image/png"],
-    ["text/plain; charset=ISO-8859-1", "text/plain; charset=iso-8859-1"],
+    // UTF-8 or no charset at all: another (utf-7 above all) could make a browser read text as markup.
+    ["text/plain; charset=ISO-8859-1", "text/plain"],
+    ["text/plain; charset=utf-7", "text/plain"],
+    ["text/plain; charset=UTF-8", "text/plain; charset=utf-8"],
+    ["text/plain; charset=\"utf-8\"", "text/plain; charset=utf-8"],
     ["application/json; charset=utf-8", "application/json"],
     ["not a type", "application/octet-stream"],
     ['text/html; charset="><script>', "text/html"],
@@ -37,7 +41,9 @@ describe("content types", () => {
 
   it.each([
     ["text/plain", "text/plain; charset=utf-8"],
-    ["text/plain; charset=iso-8859-1", "text/plain; charset=iso-8859-1"],
+    // Rows kept before only UTF-8 was stored are served as UTF-8 too.
+    ["text/plain; charset=iso-8859-1", "text/plain; charset=utf-8"],
+    ["text/plain; charset=utf-7", "text/plain; charset=utf-8"],
     ["text/csv", "text/csv; charset=utf-8"],
     ["image/jpeg", "image/jpeg"],
     ["application/pdf", "application/pdf"],
