@@ -339,6 +339,23 @@ describe("the reporter's page", () => {
     expect(await eventTypes(vulnId)).toEqual([...eventsBefore, "Vuln::Updated"]);
   });
 
+  it("says how many files were not stored from what the report holds, never from a number in the address", async () => {
+    const res = await send(
+      shortcode,
+      reportForm({ title: `Files ${crypto.randomUUID()}` }, [new File(["x"], "one.txt", { type: "text/plain" })]),
+      nextIp(),
+    );
+    const path = res.headers.get("Location")!.split("?")[0]!;
+    expect((await browse("GET", `${path}?sent=1`)).text).not.toContain("could not be stored");
+    // The one file the form sent is stored: whatever the address claims, nothing is missing.
+    for (const query of ["failed=1000000000", "failed=1", "files=1", "files=1e9"]) {
+      expect([query, (await browse("GET", `${path}?sent=1&${query}`)).text.includes("could not be stored")]).toEqual([query, false]);
+    }
+    // Had the form sent three, two would be missing; a count past the form's own limit is none at all.
+    expect((await browse("GET", `${path}?sent=1&files=3`)).text).toContain("2 of its files could not be stored");
+    expect((await browse("GET", `${path}?sent=1&files=1000000000`)).text).not.toContain("could not be stored");
+  });
+
   it("answers an unknown or malformed token with the 404 page, privately", async () => {
     for (const path of [`/r/vdpr_${"A".repeat(43)}`, "/r/vdpr_short", `/r/vdp_${"A".repeat(43)}`]) {
       const res = await browse("GET", path, { headers: { "CF-Connecting-IP": nextIp() } });

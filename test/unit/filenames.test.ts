@@ -31,7 +31,7 @@ describe("content types", () => {
     ["text/plain; charset=ISO-8859-1", "text/plain"],
     ["text/plain; charset=utf-7", "text/plain"],
     ["text/plain; charset=UTF-8", "text/plain; charset=utf-8"],
-    ["text/plain; charset=\"utf-8\"", "text/plain; charset=utf-8"],
+    ['text/plain; charset="utf-8"', "text/plain; charset=utf-8"],
     ["application/json; charset=utf-8", "application/json"],
     ["not a type", "application/octet-stream"],
     ['text/html; charset="><script>', "text/html"],

@@ -54,6 +54,7 @@ export const briefPageRouter = new Hono<AppEnv>()
     const files = form.files.map((f) => f.file);
     const sent = await submitReportForm({ ctx, shortcode, input, raw, contentHash, files, address: clientIp(c.req) });
     if (sent.repeat) return page(c, alreadyReceivedPage(found, sent.shortcode));
-    const { token, failedFiles: failed } = sent;
-    return c.redirect(`/r/${token}?sent=1${failed ? `&failed=${failed}` : ""}`, 303);
+    // The page counts what is missing against what the report holds; the address says only how many were sent.
+    const { token, failedFiles } = sent;
+    return c.redirect(`/r/${token}?sent=1${failedFiles ? `&files=${files.length}` : ""}`, 303);
   });

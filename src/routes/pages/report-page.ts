@@ -20,7 +20,7 @@ import {
   type Report,
 } from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
-import { formText } from "./form";
+import { formText, MAX_FORM_FILES } from "./form";
 import { limitFormBody, page, privatePage } from "./shared";
 
 const SHOWN = { number: 1, size: 100 };
@@ -44,16 +44,30 @@ async function render(
   opened: { report: Report; token: string },
   extra: Partial<ReportView> = {},
   status: ContentfulStatusCode = 200,
+  arrived?: { filesSent: number },
 ) {
   const [comments, attachments] = await Promise.all([
     readThread({ ...reporter(c, opened.report), page: SHOWN }),
     reporterFiles({ ...reporter(c, opened.report), page: SHOWN, sort: "created_at" }),
   ]);
+  if (arrived) {
+    // What is missing is what the form sent less what the report holds from the reporter.
+    const stored = attachments.rows.filter((f) => f.uploadedBy === "reporter").length;
+    const failed = Math.max(0, arrived.filesSent - stored);
+    const lost = failed ? ` ${failed} of its files could not be stored: add ${failed === 1 ? "it" : "them"} below.` : "";
+    extra = { notice: `Your report was sent to ${opened.report.organizationName}.${lost}`, ...extra };
+  }
   return page(
     c,
     reportPage({ ...opened, comments: comments.rows, commentsTotal: comments.total, files: attachments.rows, ...extra }),
     status,
   );
+}
+
+/** How many files the report form sent, as its redirect says: 1 to the form's own limit, else none. */
+function filesSent(query: string | undefined): number {
+  const n = /^[1-9]\d{0,1}$/.test(query ?? "") ? Number(query) : 0;
+  return n <= MAX_FORM_FILES ? n : 0;
 }
 
 const missing = (c: Context) => page(c, notFoundPage("report"), 404);
@@ -64,11 +78,8 @@ export const reportPageRouter = new Hono<AppEnv>()
   .get("/r/:token", database(), async (c) => {
     const opened = await openReport(c);
     if (!opened) return missing(c);
-    const failed = Number(c.req.query("failed") ?? 0);
-    const notice = c.req.query("sent")
-      ? `Your report was sent to ${opened.report.organizationName}.${failed ? ` ${failed} of its files could not be stored: add ${failed === 1 ? "it" : "them"} below.` : ""}`
-      : undefined;
-    return render(c, opened, { notice });
+    const arrived = c.req.query("sent") ? { filesSent: filesSent(c.req.query("files")) } : undefined;
+    return render(c, opened, {}, 200, arrived);
   })
   .post("/r/:token/comments", limitFormBody(1024 * 1024), database(), async (c) => {
     const opened = await openReport(c);
