@@ -77,7 +77,8 @@ const BAD_VALUES: Record<string, string[]> = {
   "date-time": ["", "yesterday", "2026-13-45T00:00:00Z", "1e309"],
   text: ["", "x".repeat(5_000)],
   // Opaque cursors: only the server's own are well-formed.
-  cursor: ["not-a-cursor", "%%%", "eyJ4IjoxfQ", "a".repeat(1_025)],
+  // Forged ones too: well-formed, naming a sort every list has or a position, with a value of the wrong type.
+  cursor: ["not-a-cursor", "%%%", "eyJ4IjoxfQ", "a".repeat(1_025), ...forgedCursors()],
 };
 const UNKNOWN = [
   "foo",
@@ -93,6 +94,13 @@ const UNKNOWN = [
   "%ZZ",
   "a%FF",
 ];
+/** Cursors as the server makes them (base64url of [sort, value, id]), with values of the wrong type. */
+function forgedCursors(): string[] {
+  const id = "01900000-0000-7000-8000-000000000000";
+  const b64 = (parts: unknown[]) => btoa(JSON.stringify(parts)).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return [b64(["-created_at", 0, id]), b64(["created_at", 1e12, id]), b64(["-updated_at", -1, id]), b64(["position", "0", id])];
+}
+
 const enc = (s: string) => encodeURIComponent(s).replace(/%5B/g, "[").replace(/%5D/g, "]");
 
 function validValue(p: QueryParam, pool: Pool): fc.Arbitrary<string> {
@@ -214,6 +222,14 @@ const HEADERS = fc.oneof(
   fc
     .constantFrom("garbage", "00000000-00000005-00000000-", "x".repeat(500))
     .map((v) => ({ headers: { "X-D1-Bookmark": v }, idempotencyBad: false, bookmarkBad: true })),
+  // A browser on another site: the API takes no cookies, so nothing changes (and nothing may fail for it).
+  fc
+    .constantFrom<Record<string, string>[]>(
+      { Origin: "https://attacker.example", "Sec-Fetch-Site": "cross-site" },
+      { Origin: "null" },
+      { Origin: "https://api.vdp.test", "Sec-Fetch-Site": "same-origin" },
+    )
+    .map((headers) => ({ headers, idempotencyBad: false })),
 );
 
 /** Requests aimed at one operation, each with one thing (at most) wrong, and why it must fail if so. */
