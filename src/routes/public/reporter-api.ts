@@ -34,7 +34,7 @@ import {
   type Report,
 } from "../../services/reporter";
 import { creation, serviceContext } from "../v1/handler-helpers";
-import { AttachmentAttributes, attachmentAttributes } from "../v1/vulns/attachments";
+import { AttachmentAttributes, attachmentAttributes, UploadQuery } from "../v1/vulns/attachments";
 import { CommentAttributes, CommentBody, commentAttributes } from "../v1/vulns/comments";
 import { LIMITS, mib } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
@@ -95,17 +95,6 @@ const CreateReporterCommentInput = requestDocument(z.strictObject({ body: Commen
 const PageQuery = z.strictObject(pageQuery);
 const CommentParam = z.object({ comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }) });
 const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }) });
-const UploadQuery = z.strictObject({
-  filename: z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "filename", in: "query", required: true },
-      description: "The file's name (1 to 255 characters once path separators and control characters are removed).",
-      example: "poc.txt",
-    }),
-});
-
 function serializeReport(r: Report) {
   const attributes = {
     shortcode: r.shortcode,

@@ -88,7 +88,8 @@ const ListAttachmentsQuery = listQuery({
     .optional()
     .openapi({ param: { name: "sort", in: "query" }, example: "-created_at" }),
 });
-const UploadQuery = z.strictObject({
+/** An upload's query, the same through either door: the file's name. */
+export const UploadQuery = z.strictObject({
   filename: z
     .string()
     .optional()
