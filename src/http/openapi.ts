@@ -62,10 +62,29 @@ const JsonApiObject = z.object({ version: z.literal("1.1") });
  */
 const SHOWN_MEMBERS = new Map<string, Set<string>>();
 
+/**
+ * A resource object's schema, registered under `name`, with its `meta` if it has one. Built in one
+ * piece: extending a registered schema and registering the result under the same name would define
+ * the component as itself.
+ */
 export function resourceSchema<A extends ZodType, R extends ZodType>(name: string, type: string, attributes: A, relationships: R) {
+  return resourceObject(type, attributes, relationships).openapi(name);
+}
+
+export function resourceSchemaWithMeta<A extends ZodType, R extends ZodType, M extends ZodType>(
+  name: string,
+  type: string,
+  attributes: A,
+  relationships: R,
+  meta: M,
+) {
+  return resourceObject(type, attributes, relationships).extend({ meta }).openapi(name);
+}
+
+function resourceObject<A extends ZodType, R extends ZodType>(type: string, attributes: A, relationships: R) {
   const shape = (attributes as unknown as { shape?: Record<string, unknown> }).shape;
   if (shape) for (const key of Object.keys(shape)) SHOWN_MEMBERS.set(type, (SHOWN_MEMBERS.get(type) ?? new Set()).add(key));
-  return z.object({ type: z.literal(type), id: Uuid, attributes, relationships, links: SelfLinks }).openapi(name);
+  return z.object({ type: z.literal(type), id: Uuid, attributes, relationships, links: SelfLinks });
 }
 
 export function singleDocument<T extends ZodType>(data: T, included?: ZodType) {

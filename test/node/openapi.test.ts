@@ -3,6 +3,8 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
+import Ajv from "ajv";
+import addFormats from "ajv-formats";
 import openapiTS, { astToString } from "openapi-typescript";
 import { describe, expect, inject, it } from "vitest";
 import { redoclyFindings, spectralFindings } from "./openapi-lint";
@@ -98,6 +100,67 @@ export async function firstPage() {
       expect(wrong).toMatch(/error TS/);
     } finally {
       rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe("the served document's schemas, compiled by Ajv", () => {
+  // OpenAPI 3.0 schemas are JSON Schema with a few keywords of their own (nullable, example), which
+  // Ajv reads or ignores; the whole document is added once so every $ref resolves inside it.
+  async function compiled() {
+    const doc = JSON.parse(await served());
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    ajv.addSchema(doc, "doc");
+    const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
+    return { doc, ajv, schemaAt: (...parts: string[]) => ajv.compile({ $ref: `doc#/${pointer(...parts)}` }) };
+  }
+
+  it("compiles every component, and each can judge a value without recursing into itself", async () => {
+    const { doc, schemaAt } = await compiled();
+    const names = Object.keys(doc.components.schemas);
+    expect(names.length).toBeGreaterThan(20);
+    for (const name of names) {
+      const validate = schemaAt("components", "schemas", name);
+      // A schema defined as itself (allOf: [{$ref: itself}]) overflows the stack here.
+      expect(() => validate({}), name).not.toThrow();
+    }
+    // The check can fail: a component made of itself.
+    const broken = { components: { schemas: { Loop: { allOf: [{ $ref: "#/components/schemas/Loop" }, { type: "object" }] } } } };
+    const ajv = new Ajv({ strict: false });
+    ajv.addSchema(broken, "broken");
+    expect(() => ajv.compile({ $ref: "broken#/components/schemas/Loop" })({})).toThrow(RangeError);
+  });
+
+  it("validates a real attachment, through both doors, against the schema its operation documents", async () => {
+    const { schemaAt } = await compiled();
+    const key = /API key:\s+(vdp_\S+)/.exec(inject("dev").banner)![1]!;
+    const auth = { Authorization: `Bearer ${key}` };
+    const briefs = (await (await fetch(`${base}/v1/briefs`, { headers: auth })).json()) as {
+      data: { attributes: { shortcode: string } }[];
+    };
+    const submitted = await fetch(`${base}/v1/p/briefs/${briefs.data[0]!.attributes.shortcode}/vulns`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ data: { type: "vuln", attributes: { title: "Schema check", description: "A file follows." } } }),
+    });
+    const { data: receipt } = (await submitted.json()) as { data: { id: string; attributes: { follow_up_token: string } } };
+    const token = receipt.attributes.follow_up_token as string;
+    const upload = async (url: string, authorization: string) =>
+      (await (
+        await fetch(url, { method: "POST", headers: { Authorization: authorization, "Content-Type": "text/plain" }, body: "proof" })
+      ).json()) as { data: { attributes: Record<string, unknown> } };
+    const organizationSide = await upload(`${base}/v1/vulns/${receipt.id}/attachments?filename=org.txt`, auth.Authorization);
+    const reporterSide = await upload(`${base}/v1/p/report/attachments?filename=reporter.txt`, `Bearer ${token}`);
+    for (const [path, body, mediaType] of [
+      ["/v1/vulns/{id}/attachments", organizationSide, "application/json"],
+      ["/v1/p/report/attachments", reporterSide, "application/vnd.api+json"],
+    ] as const) {
+      const validate = schemaAt("paths", path, "post", "responses", "201", "content", mediaType, "schema");
+      expect([path, validate(body) ? [] : validate.errors]).toEqual([path, []]);
+      // The schema says what a file is: a body without its members does not pass.
+      const { filename: _, ...rest } = body.data.attributes;
+      expect(validate({ ...body, data: { ...body.data, attributes: rest } })).toBe(false);
     }
   });
 });

@@ -13,6 +13,7 @@ import {
   pageQuery,
   requestDocument,
   resourceSchema,
+  resourceSchemaWithMeta,
   singleDocument,
   Timestamp,
   toOneSchema,
@@ -34,7 +35,7 @@ import {
   type Report,
 } from "../../services/reporter";
 import { creation, serviceContext } from "../v1/handler-helpers";
-import { AttachmentAttributes, attachmentAttributes, UploadQuery } from "../v1/vulns/attachments";
+import { AttachmentAttributes, attachmentAttributes, ContentMeta, UploadQuery } from "../v1/vulns/attachments";
 import { CommentAttributes, CommentBody, commentAttributes } from "../v1/vulns/comments";
 import { LIMITS, mib } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
@@ -80,14 +81,13 @@ const ReportResource = z
   .openapi("Report");
 
 const ReporterComment = resourceSchema("ReporterComment", "comment", CommentAttributes, z.object({ report: toOneSchema("report") }));
-const ReporterAttachment = resourceSchema(
+const ReporterAttachment = resourceSchemaWithMeta(
   "ReporterAttachment",
   "attachment",
   AttachmentAttributes,
   z.object({ report: toOneSchema("report") }),
-)
-  .extend({ meta: z.object({ content_url: z.string() }) })
-  .openapi("ReporterAttachment");
+  ContentMeta,
+);
 
 const CreateReporterCommentInput = requestDocument(z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi(
   "CreateReporterCommentInput",

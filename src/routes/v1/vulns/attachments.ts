@@ -11,7 +11,7 @@ import {
   errorResponses,
   jsonContent,
   listQuery,
-  resourceSchema,
+  resourceSchemaWithMeta,
   singleDocument,
   Timestamp,
   toOneSchema,
@@ -77,10 +77,18 @@ export const AttachmentAttributes = z.object({
   created_at: Timestamp,
 });
 
-export const Attachment = resourceSchema("Attachment", "attachment", AttachmentAttributes, z.object({ vuln: toOneSchema("vuln") }))
-  // The download link is in meta: JSON:API 1.1 allows only `self` among a resource's links.
-  .extend({ meta: z.object({ content_url: z.string().openapi({ description: "GET it for the bytes (with the same key)." }) }) })
-  .openapi("Attachment");
+/** Where to GET a file's bytes: in meta, as JSON:API 1.1 allows only `self` among a resource's links. */
+export const ContentMeta = z.object({
+  content_url: z.string().openapi({ description: "GET it for the bytes (with the same key or token)." }),
+});
+
+export const Attachment = resourceSchemaWithMeta(
+  "Attachment",
+  "attachment",
+  AttachmentAttributes,
+  z.object({ vuln: toOneSchema("vuln") }),
+  ContentMeta,
+);
 
 const ListAttachmentsQuery = listQuery({
   sort: z
