@@ -9,7 +9,7 @@ import { pageStatements, type Ordering } from "./list-pages";
 import { changedRows } from "../db/queries";
 import { commit, Plan, type Responder } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
-import { NotFound } from "../lib/domain-errors";
+import { Invalid, NotFound } from "../lib/domain-errors";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
@@ -62,14 +62,31 @@ export async function createComment(
     body: input.body,
     createdAt: now,
   };
-  const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId})`;
+  // A reply meant for the reporter needs one: a vuln the organization entered itself (no follow-up
+  // token) has nobody to read it, and the guard refuses it too; only then is the vuln read, to tell which.
+  const needsReporter = side.author === "organization" && record.visibility === "reporter";
+  const hasReporter = needsReporter ? sql` AND ${vulns.followUpTokenHash} IS NOT NULL` : sql``;
+  const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId}${hasReporter})`;
   const created = commentEvent(ctx.db, record.id, now);
   const p = new Plan(record)
     .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
     .add(created.statement, created.event);
   await whenRefused(
     () => commit(ctx, p, respond),
-    () => {
+    async () => {
+      if (needsReporter) {
+        const found = await ctx.db
+          .select({ id: vulns.id })
+          .from(vulns)
+          .where(and(eq(vulns.id, side.vulnId), eq(vulns.organizationId, organizationId)))
+          .get();
+        if (found) {
+          throw Invalid.at(
+            "/data/attributes/visibility",
+            "This report has no reporter to read a reply (the organization entered it through POST /v1/vulns): use visibility internal.",
+          );
+        }
+      }
       throw vulnNotFound();
     },
   );

@@ -202,6 +202,24 @@ describe("the conversation", () => {
   });
 });
 
+describe("a reply nobody can read", () => {
+  it("is refused with a 422 at visibility on a report the organization entered itself (no reporter), and stores nothing", async () => {
+    const org = await organization();
+    const b = await brief(org, { published_at: PUBLISHED });
+    const v = await vuln(org, b.id);
+    const res = await post(`/v1/vulns/${v.id}/comments`, org.key, comment("Can you confirm?", { visibility: "reporter" }));
+    expect(res.status).toBe(422);
+    expect(res.body.errors[0]).toMatchObject({ code: "validation_error", source: { pointer: "/data/attributes/visibility" } });
+    expect(res.body.errors[0].detail).toContain("no reporter");
+    expect((await get(`/v1/vulns/${v.id}/comments`, org.key)).body.meta.page.total).toBe(0);
+    expect((await post(`/v1/vulns/${v.id}/comments`, org.key, comment("Our own note."))).status).toBe(201);
+    // Another organization's vuln still answers exactly like one that does not exist.
+    const other = await organization();
+    const theirs = await post(`/v1/vulns/${v.id}/comments`, other.key, comment("Hi", { visibility: "reporter" }));
+    expect(theirs.body.errors[0].code).toBe("vuln_not_found");
+  });
+});
+
 describe("bad input writes nothing", () => {
   it.each([
     ["a body over 20,000 characters", comment("x".repeat(20_001)), 422, "/data/attributes/body"],
