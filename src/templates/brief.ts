@@ -91,7 +91,10 @@ ${brief.shortDescription ? html`<p class="lead">${brief.shortDescription}</p>` :
 </dl>
 ${policy ? policyTerms(policy, maturityRating(policy, now)) : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms are stated. Report with care.</p></div>`}
 ${reportForm(brief.shortcode, state)}`,
-    { heading: `${name} · Vulnerability disclosure` },
+    {
+      heading: `${name} · Vulnerability disclosure`,
+      description: `Report a security vulnerability to ${name} through ${brief.name}: the terms, the scope and a form, no account needed.`,
+    },
   );
 }
 

@@ -25,6 +25,11 @@ ${e.items.map((i) =>
 )}
 </section>`,
 )}`,
-    { heading: "Vulnerability disclosure directory" },
+    {
+      heading: "Vulnerability disclosure directory",
+      description:
+        directory.description ??
+        `${directory.name}: organizations with a vulnerability disclosure policy, best rated first, and where to report to each.`,
+    },
   );
 }

@@ -1,6 +1,11 @@
 import { html } from "hono/html";
 import { PAGES_CSS_PATH } from "./styles";
 
+/** The pages' icon (a shield, in the header's colour), also answered at /favicon.ico where browsers look first. */
+export const ICON_PATH = "/favicon.svg";
+export const ICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path fill="#0b3d59" d="M16 2 4 6v9c0 7.5 5.1 13.3 12 15 6.9-1.7 12-7.5 12-15V6z"/><path fill="#fff" d="m14 21-5-5 2-2 3 3 7-7 2 2z"/></svg>';
+
 /** A piece of markup: `html` results stay synchronous here (no promise is ever interpolated). */
 export type Html = ReturnType<typeof html>;
 
@@ -14,13 +19,14 @@ export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; f
  * A whole page. `html` escapes every interpolated string, so user text can only ever be text; the
  * only markup is this file's and its callers' templates.
  */
-export function document(title: string, main: Html | Html[], opts: { heading?: string } = {}): string {
+export function document(title: string, main: Html | Html[], opts: { heading?: string; description?: string } = {}): string {
   return String(html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${title}</title>
+${opts.description ? html`<meta name="description" content="${opts.description}">\n` : ""}<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${PAGES_CSS_PATH}">
 </head>
 <body>

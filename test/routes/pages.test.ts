@@ -403,6 +403,27 @@ describe("the stylesheet", () => {
   });
 });
 
+describe("the icon and the description", () => {
+  it("serves an icon, so no page logs a failed request for /favicon.ico, and every page links it", async () => {
+    for (const path of ["/favicon.ico", "/favicon.svg"]) {
+      const res = await browse("GET", path);
+      expect([path, res.status, res.headers.get("Content-Type")]).toEqual([path, 200, "image/svg+xml"]);
+      expect(res.text).toMatch(/^<svg /);
+      expect(res.headers.get("Cache-Control")).toContain("max-age=");
+    }
+    const page = await browse("GET", `/b/${shortcode}`);
+    expect(page.text).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
+  });
+
+  it("describes the pages meant to be found (a brief, a directory) for search engines, and only those", async () => {
+    const brief = await browse("GET", `/b/${shortcode}`);
+    expect(brief.text).toMatch(/<meta name="description" content="[^"]*report a security vulnerability[^"]*">/i);
+    const report = await send(shortcode, reportForm({ title: `Described ${crypto.randomUUID()}` }), nextIp());
+    const reportPage = await browse("GET", report.headers.get("Location")!.split("?")[0]!);
+    expect(reportPage.text).not.toContain('name="description"');
+  });
+});
+
 describe("D1 round trips and weight per page", () => {
   it("costs nothing on a hit; a miss costs its services' reads; the table goes in the closing note", async () => {
     const css = new TextEncoder().encode(PAGES_CSS).byteLength;

@@ -4,7 +4,7 @@ import { cachedPublicBody, publicDirectoryPath, publicPagePath } from "../../htt
 import { database } from "../../http/middleware";
 import { nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
-import { notFoundPage } from "../../templates/layout";
+import { ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
 import { findPublicDirectory } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
@@ -18,6 +18,10 @@ import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from 
  */
 export const pagesRouter = new Hono<AppEnv>();
 for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
+// Browsers ask for /favicon.ico on every site; both names answer the pages' icon, cached a day.
+for (const path of [ICON_PATH, "/favicon.ico"]) {
+  pagesRouter.get(path, (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=86400" }));
+}
 pagesRouter.get(PAGES_CSS_PATH, (c) =>
   c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
 );
