@@ -60,6 +60,11 @@ INSERT OR REPLACE INTO api_keys (id, organization_id, kind, name, key_hash, key_
 `;
 }
 
+/** Where the demo key is kept: beside local D1 (wrangler's default place, or `--persist-to`). */
+export function demoKeyFile(persistTo?: string): string {
+  return persistTo ? path.resolve(persistTo, "demo-key") : path.join(root, ".wrangler", "demo-key");
+}
+
 /** The demo key: read from beside local D1, or made on the first run (deleting .wrangler/ starts afresh). */
 function demoKey(keyFile: string): string {
   const existing = existsSync(keyFile) ? readFileSync(keyFile, "utf8").trim() : "";
@@ -73,7 +78,7 @@ function demoKey(keyFile: string): string {
 /** Migrates and seeds local D1 (at persistTo, or wrangler's default place) and returns the demo key. */
 export async function seedDemo(persistTo?: string): Promise<string> {
   const persist = persistTo ? ["--persist-to", persistTo] : [];
-  const keyFile = persistTo ? path.resolve(persistTo, "demo-key") : path.join(root, ".wrangler", "demo-key");
+  const keyFile = demoKeyFile(persistTo);
   const key = demoKey(keyFile);
   runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persist]);
   const seedFile = path.join(path.dirname(keyFile), "demo-seed.sql");

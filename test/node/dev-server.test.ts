@@ -1,4 +1,6 @@
 import { execFile, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
@@ -24,6 +26,24 @@ async function operatorKey(): Promise<{ id: string; key: string }> {
 const jsonApi = { "Content-Type": "application/vnd.api+json" };
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 const json = async (res: Response): Promise<any> => res.json();
+
+describe("npm run key", () => {
+  it("prints the running server's demo key alone, read from beside local D1; says what to do when there is none", async () => {
+    const { stdout } = await run(process.execPath, ["scripts/key.ts", "--persist-to", persistTo], { cwd: root });
+    expect(stdout).toBe(`${/API key:\s+(vdp_\S+)/.exec(output)![1]}\n`);
+    const empty = mkdtempSync(path.join(tmpdir(), "vdp-nokey-"));
+    try {
+      const missing = await run(process.execPath, ["scripts/key.ts", "--persist-to", empty], { cwd: root }).then(
+        () => ({ code: 0, stderr: "" }),
+        (err: { code: number; stderr: string }) => err,
+      );
+      expect(missing.code).toBe(1);
+      expect(missing.stderr).toContain("run `npm run dev`");
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
 
 describe("npm run dev", () => {
   it("says it fires the scheduled handler every minute, and has fired it once it serves", () => {

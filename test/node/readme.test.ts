@@ -20,6 +20,7 @@ function walkthroughScript(readme: string): string {
     .join("\n")
     .replaceAll("http://localhost:8787", base)
     .replaceAll("npm run --silent seed", `npm run --silent seed -- --persist-to ${persistTo}`)
+    .replaceAll("npm run --silent key", `npm run --silent key -- --persist-to ${persistTo}`)
     .replaceAll("operator-key -- --local", `operator-key -- --local --persist-to ${persistTo}`);
 }
 
