@@ -1,4 +1,4 @@
-import { and, count, eq, getTableColumns, gte, inArray, lte, type SQL } from "drizzle-orm";
+import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, type SQL } from "drizzle-orm";
 import { vulnCounts, vulns, type ProcessingState, type Severity, type VulnRow } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -6,12 +6,13 @@ import { batchOf, where } from "../db/queries";
 import { ordering, pageStatements, type Ordering, type Sort } from "./list-pages";
 import { domainsColumn, toRecord, type VulnRecord } from "./vulns";
 
-export type VulnSort = Sort | "cvss_score" | "-cvss_score";
+export type VulnSort = Sort | "cvss_score" | "-cvss_score" | "severity" | "-severity";
 
 export interface VulnFilters {
   processingState?: string;
   inboxState?: string;
-  severity?: Severity;
+  /** A severity, or null for the unrated. */
+  severity?: Severity | null;
   briefId?: string;
   createdFrom?: string;
   createdTo?: string;
@@ -19,9 +20,11 @@ export interface VulnFilters {
 
 // By score with the unscored last in both directions: each direction orders by its own computed key
 // (see the vulns table), so a cursor is a plain keyset seek on an index, like the timestamps'.
-const BY_SCORE: Record<"cvss_score" | "-cvss_score", Ordering> = {
+const BY_RANK: Record<"cvss_score" | "-cvss_score" | "severity" | "-severity", Ordering> = {
   "-cvss_score": { name: "-cvss_score", column: vulns.cvssRankDesc, field: "cvssRankDesc", id: vulns.id, descending: true },
   cvss_score: { name: "cvss_score", column: vulns.cvssRankAsc, field: "cvssRankAsc", id: vulns.id, descending: false },
+  "-severity": { name: "-severity", column: vulns.severityRankDesc, field: "severityRankDesc", id: vulns.id, descending: true },
+  severity: { name: "severity", column: vulns.severityRankAsc, field: "severityRankAsc", id: vulns.id, descending: false },
 };
 
 export async function listVulns(
@@ -34,7 +37,7 @@ export async function listVulns(
     tenantFilter(ctx, vulns.organizationId),
     f.processingState ? eq(vulns.processingState, f.processingState as ProcessingState) : undefined,
     f.inboxState ? eq(vulns.inboxState, f.inboxState as VulnRow["inboxState"]) : undefined,
-    f.severity ? eq(vulns.severity, f.severity) : undefined,
+    f.severity === null ? isNull(vulns.severity) : f.severity ? eq(vulns.severity, f.severity) : undefined,
     f.briefId ? eq(vulns.briefId, f.briefId) : undefined,
     f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
@@ -42,7 +45,7 @@ export async function listVulns(
   const columns = { ...getTableColumns(vulns), ...domainsColumn };
   // As listPage does: the page's ids first, so the domains subquery runs for the page's rows only.
   const spec = pageStatements<VulnRow & { domainsJson: string }>({
-    ordering: sort === "cvss_score" || sort === "-cvss_score" ? BY_SCORE[sort] : ordering(vulns, sort),
+    ordering: sort && sort in BY_RANK ? BY_RANK[sort as keyof typeof BY_RANK] : ordering(vulns, sort as Sort | undefined),
     page,
     rows: (seek, order, limit, offset) => {
       const ids = ctx.db
@@ -75,7 +78,8 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
     f.inboxState && `inbox_state:${f.inboxState}`,
     f.severity && `severity:${f.severity}`,
   ].filter((b): b is string => Boolean(b));
-  if (f.briefId || f.createdFrom || f.createdTo || buckets.length > 1) return undefined;
+  // The unrated have no bucket of their own: counted on the severity index.
+  if (f.briefId || f.createdFrom || f.createdTo || f.severity === null || buckets.length > 1) return undefined;
   if (ctx.caller.kind === "public") return undefined;
   const organizationId = ctx.caller.kind === "operator" ? "*" : ctx.caller.organizationId!;
   return ctx.db

@@ -26,7 +26,7 @@ export interface VulnInput {
 }
 
 /** A vuln with the values of its domain assets (the sort keys SQLite computes are left out). */
-export type VulnRecord = Omit<VulnRow, "cvssRankDesc" | "cvssRankAsc"> & { domains: string[] };
+export type VulnRecord = Omit<VulnRow, "cvssRankDesc" | "cvssRankAsc" | "severityRankDesc" | "severityRankAsc"> & { domains: string[] };
 
 const notFound = () => new NotFound("vuln", "No vuln has that id.");
 
@@ -36,7 +36,7 @@ export const domainsColumn = {
 };
 
 export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
-  const { domainsJson, cvssRankDesc: _desc, cvssRankAsc: _asc, ...vuln } = row;
+  const { domainsJson, cvssRankDesc: _desc, cvssRankAsc: _asc, severityRankDesc: _sdesc, severityRankAsc: _sasc, ...vuln } = row;
   return { ...vuln, domains: (JSON.parse(domainsJson) as string[]).sort() };
 }
 

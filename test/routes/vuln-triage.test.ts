@@ -205,6 +205,39 @@ describe("filter and sort", () => {
     expect(names(back.body.data)).toEqual(order.slice(2, 4));
   });
 
+  it("sorts by severity both ways, none and the unrated last, by number and by cursor; q[severity_eq]=null lists the unrated", async () => {
+    const o = await organization();
+    const b = await brief(o, { published_at: PUBLISHED });
+    const by: Record<string, string> = {};
+    for (const [name, severity] of [
+      ["L", "low"],
+      ["C", "critical"],
+      ["U", undefined],
+      ["N", "none"],
+      ["H", "high"],
+      ["M", "medium"],
+    ] as const) {
+      by[name] = (await vuln(o, b.id, severity ? { severity } : {})).id;
+    }
+    const named = (data: { id: string }[]) => data.map((v) => Object.keys(by).find((k) => by[k] === v.id));
+    for (const [sort, order] of [
+      ["-severity", ["C", "H", "M", "L", "N", "U"]],
+      ["severity", ["L", "M", "H", "C", "N", "U"]],
+    ] as const) {
+      expect([sort, named((await get(`/v1/vulns?sort=${sort}`, o.key)).body.data)]).toEqual([sort, order]);
+      const byCursor: (string | undefined)[] = [];
+      let link: string | null = `/v1/vulns?sort=${sort}&page[size]=4&page[after]=`;
+      while (link) {
+        const page: ApiResponse = await get(link, o.key);
+        byCursor.push(...named(page.body.data));
+        link = page.body.links.next;
+      }
+      expect([sort, byCursor]).toEqual([sort, order]);
+    }
+    const unrated = await get("/v1/vulns?q[severity_eq]=null", o.key);
+    expect([named(unrated.body.data), unrated.body.meta.page.total]).toEqual([["U"], 1]);
+  });
+
   it("a cursor of one sort is refused by another", async () => {
     const page = await get("/v1/vulns?sort=cvss_score&page[size]=2&page[after]=", rated.key);
     const cursor = new URL(page.body.links.next, "https://x").searchParams.get("page[after]");

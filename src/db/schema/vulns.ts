@@ -55,6 +55,16 @@ export const vulns = sqliteTable(
     cvssRankAsc: integer("cvss_rank_asc").generatedAlwaysAs(sql`coalesce(cast(round(cvss_score * 10) as integer), 101)`, {
       mode: "virtual",
     }),
+    // Sort keys for `severity`, likewise: going down critical (4) to low (1), then none (0), then
+    // unrated (-1); going up low (1) to critical (4), then none (5), then unrated (6).
+    severityRankDesc: integer("severity_rank_desc").generatedAlwaysAs(
+      sql`CASE severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 WHEN 'none' THEN 0 ELSE -1 END`,
+      { mode: "virtual" },
+    ),
+    severityRankAsc: integer("severity_rank_asc").generatedAlwaysAs(
+      sql`CASE severity WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 WHEN 'none' THEN 5 ELSE 6 END`,
+      { mode: "virtual" },
+    ),
     // Bumped by every edit of what the organization owns (not by intake): PATCH guards on it.
     revision: integer("revision").notNull().default(0),
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
@@ -73,6 +83,8 @@ export const vulns = sqliteTable(
     index("vulns_organization_severity_idx").on(t.organizationId, t.severity, t.createdAt, t.id),
     index("vulns_organization_cvss_desc_idx").on(t.organizationId, t.cvssRankDesc, t.id),
     index("vulns_organization_cvss_asc_idx").on(t.organizationId, t.cvssRankAsc, t.id),
+    index("vulns_organization_severity_desc_idx").on(t.organizationId, t.severityRankDesc, t.id),
+    index("vulns_organization_severity_asc_idx").on(t.organizationId, t.severityRankAsc, t.id),
     // Operators list across organizations.
     index("vulns_created_at_idx").on(t.createdAt, t.id),
     index("vulns_updated_at_idx").on(t.updatedAt, t.id),

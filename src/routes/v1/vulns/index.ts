@@ -37,7 +37,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       const { rows, total } = await listVulns(serviceContext(c), page, query.sort, {
         processingState: query["q[processing_state_eq]"],
         inboxState: query["q[inbox_state_eq]"],
-        severity: query["q[severity_eq]"],
+        severity: query["q[severity_eq]"] === "null" ? null : query["q[severity_eq]"],
         briefId: query["q[brief_id_eq]"],
         createdFrom: query["q[created_at_gteq]"],
         createdTo: query["q[created_at_lteq]"],

@@ -89,17 +89,25 @@ export const UpdateVulnInput = z
   })
   .openapi("UpdateVulnInput");
 
-export const VULN_SORTS = [...SORTS, "cvss_score", "-cvss_score"] as const;
+export const VULN_SORTS = [...SORTS, "cvss_score", "-cvss_score", "severity", "-severity"] as const;
 
 export const ListVulnsQuery = listQuery({
   sort: z
     .enum(VULN_SORTS)
     .optional()
     .openapi({
-      param: { name: "sort", in: "query", description: "cvss_score and -cvss_score put vulns without a score last either way." },
+      param: {
+        name: "sort",
+        in: "query",
+        description:
+          "cvss_score and -cvss_score put vulns without a score last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the unrated, last.",
+      },
       example: "-created_at",
     }),
-  "q[severity_eq]": Severity.optional().openapi({ param: { name: "q[severity_eq]", in: "query" } }),
+  "q[severity_eq]": z
+    .enum([...SEVERITIES, "null"])
+    .optional()
+    .openapi({ param: { name: "q[severity_eq]", in: "query", description: "One severity, or null for the vulns not rated yet." } }),
   "q[processing_state_eq]": z
     .enum(PROCESSING_STATES)
     .optional()

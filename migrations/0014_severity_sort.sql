@@ -1,0 +1,4 @@
+ALTER TABLE `vulns` ADD `severity_rank_desc` integer GENERATED ALWAYS AS (CASE severity WHEN 'critical' THEN 4 WHEN 'high' THEN 3 WHEN 'medium' THEN 2 WHEN 'low' THEN 1 WHEN 'none' THEN 0 ELSE -1 END) VIRTUAL;--> statement-breakpoint
+ALTER TABLE `vulns` ADD `severity_rank_asc` integer GENERATED ALWAYS AS (CASE severity WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 WHEN 'none' THEN 5 ELSE 6 END) VIRTUAL;--> statement-breakpoint
+CREATE INDEX `vulns_organization_severity_desc_idx` ON `vulns` (`organization_id`,`severity_rank_desc`,`id`);--> statement-breakpoint
+CREATE INDEX `vulns_organization_severity_asc_idx` ON `vulns` (`organization_id`,`severity_rank_asc`,`id`);
