@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { sha256Hex } from "../lib/crypto";
 import type { ApiError } from "./errors";
-import { clientIp, rateLimited, UnauthenticatedLimit } from "./rate-limit";
+import { clientIp, rateLimited, UnknownHashes } from "./rate-limit";
 
 /** What looking a secret up by its SHA-256 found: the thing it opens, "gone" (deleted since), or nothing. */
 export type Found<T> = T | "gone" | null;
@@ -17,7 +17,7 @@ export function bearerSecret(header: string | undefined): { secret: string } | {
  * The one gate for secrets a client presents: API keys, and reporters' follow-up tokens whether they
  * come as a Bearer (the reporter's API) or in a page's address (/r/{token}). A secret is looked up by
  * its SHA-256 with one D1 read. Requests without a valid one are counted per client IP (see
- * UnauthenticatedLimit): a missing or malformed secret before anything else, an unknown one after its
+ * UnknownHashes): a missing or malformed secret before anything else, an unknown one after its
  * lookup. A well-formed secret is always looked up, even from an address over its budget, so a valid
  * one is never refused for what others sent from the same address; a hash that found nothing is
  * remembered a minute, so the same guess again costs no read.
@@ -26,14 +26,15 @@ export function bearerSecret(header: string | undefined): { secret: string } | {
  * layer reads no table itself.
  */
 export class BearerGate {
-  private readonly memory = new UnauthenticatedLimit();
+  private readonly unknown = new UnknownHashes();
 
   /** `tooMany`: the 429's sentence, e.g. "More than 60 requests in a minute from this address without a valid API key." */
   constructor(private readonly tooMany: string) {}
 
   /** Counts a request that presented no valid secret; throws the 429 once the address is over its budget. */
   async countFailure(c: Context): Promise<void> {
-    if (await this.memory.failed(c.env.UNAUTHENTICATED_RATE_LIMITER, clientIp(c.req))) throw rateLimited(this.tooMany);
+    const { success } = await c.env.UNAUTHENTICATED_RATE_LIMITER.limit({ key: clientIp(c.req) });
+    if (!success) throw rateLimited(this.tooMany);
   }
 
   /** Counts a request that presented no valid secret, then throws `refusal` (or the 429 once over budget). */
@@ -48,9 +49,9 @@ export class BearerGate {
    */
   async open<T>(c: Context, secret: string, lookUp: (hash: string) => Promise<Found<T>>): Promise<Found<T>> {
     const hash = await sha256Hex(secret);
-    const found = this.memory.knownUnknown(hash) ? null : await lookUp(hash);
+    const found = this.unknown.knownUnknown(hash) ? null : await lookUp(hash);
     if (found === null) {
-      this.memory.foundNothing(hash);
+      this.unknown.foundNothing(hash);
       await this.countFailure(c);
       return null;
     }

@@ -18,7 +18,6 @@ export const PUBLIC_READS = {
   briefs: { json: "/v1/p/briefs/", page: "/b/" },
   directories: { json: "/v1/p/directories/", page: "/d/" },
 } as const;
-export type PublicRead = keyof typeof PUBLIC_READS;
 
 export function publicDirectoryPath(slug: string): string {
   return `${PUBLIC_READS.directories.json}${encodeURIComponent(slug)}`;

@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { DomainError, IdempotentReplay, NotFound, type Refusal, type Source } from "../lib/domain-errors";
+import { DomainError, IdempotentReplay, NotFound, type Refusal, type Source, Unavailable } from "../lib/domain-errors";
 import { responseMediaType } from "./route-facts";
 import { LIMITS, mib } from "../lib/limits";
 import { loggable } from "../lib/log";
@@ -100,7 +100,6 @@ export const aboutError = (code: ErrorCode) => `${ERRORS_PAGE}#${code}`;
 export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const MAX_ERRORS = LIMITS.errorsListed;
-export type ErrorSource = Source;
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
 
 export interface ErrorObject {
@@ -108,14 +107,14 @@ export interface ErrorObject {
   code: ErrorCode;
   title: string;
   detail?: string;
-  source?: ErrorSource;
+  source?: Source;
   links: { about: string };
   meta: { request_id: string };
 }
 
 export interface ProblemInput {
   detail?: string;
-  source?: ErrorSource;
+  source?: Source;
 }
 
 /** The one error type of the API. Several problems of the same code can travel together. */
@@ -193,7 +192,7 @@ export function asApiError(err: unknown): ApiError | undefined {
   if (!(err instanceof DomainError)) return undefined;
   const code = err instanceof NotFound ? (NOT_FOUND_CODES[err.entity] ?? "not_found") : CODE_OF_REFUSAL[err.kind];
   const api = new ApiError(code, err.problems);
-  return "retryAfterSeconds" in err ? api.withHeaders({ "Retry-After": String(err.retryAfterSeconds) }) : api;
+  return err instanceof Unavailable ? api.withHeaders({ "Retry-After": String(err.retryAfterSeconds) }) : api;
 }
 
 /** A kept Idempotency-Key answer again, through the request's context so its own headers (X-Request-Id, CORS) apply. */

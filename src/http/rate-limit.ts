@@ -97,7 +97,7 @@ export async function allowAddress(env: Env, binding: IpLimiter, ip: string): Pr
  * never be refused because others guessed. What stops a flood of guesses costing D1 is this isolate's
  * memory of hashes that found nothing: a guess sent again within a minute is refused with no read.
  */
-export class UnauthenticatedLimit {
+export class UnknownHashes {
   private readonly unknownUntil = new Map<string, number>();
 
   constructor(private readonly maxTracked = 10_000) {}
@@ -110,12 +110,6 @@ export class UnauthenticatedLimit {
   /** A hash that found nothing. */
   foundNothing(hash: string, now = Date.now()): void {
     remember(this.unknownUntil, hash, now + WINDOW_MS, this.maxTracked);
-  }
-
-  /** Counts one request without a valid key; true when the address is now over its budget. */
-  async failed(limiter: RateLimit, ip: string): Promise<boolean> {
-    const { success } = await limiter.limit({ key: ip });
-    return !success;
   }
 }
 
