@@ -7,6 +7,13 @@ export function listSpec(base: string, pathname: string, keys: readonly string[]
   return { url: `${base}${pathname}`, headers: () => bearer(key()) };
 }
 
+/** The triager's filtered views of the inbox the bench measures beside the plain page 1. */
+export const TRIAGE_VIEWS: [string, string][] = [
+  ["unread", "q[read_eq]=false"],
+  ["waiting on the organization", "q[last_activity_by_eq]=reporter&sort=-last_activity_at"],
+  ["most recent activity", "sort=-last_activity_at"],
+];
+
 const query = (params: Record<string, string>) => `/v1/vulns?${new URLSearchParams(params)}`;
 
 export interface LastPage {

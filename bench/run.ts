@@ -8,7 +8,7 @@ import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { runWrangler } from "../scripts/wrangler.ts";
 import { backlogRun, deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
-import { lastPage, listSpec, probeRowsRead } from "./lists.ts";
+import { lastPage, listSpec, probeRowsRead, TRIAGE_VIEWS } from "./lists.ts";
 import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
 import { localD1File, seed, type SeededOrganization } from "./seed.ts";
 import { apiRuntime, devVarArgs, startReceiver, startWrangler, stopAll } from "./servers.ts";
@@ -208,6 +208,21 @@ if (!part("lists")) {
     target: { of: "value", op: "<=", value: 2 },
     note: "the README's figure: key lookup, one batch",
   });
+
+  // The triager's views: each page 1 must cost what the unfiltered page 1 costs, at any size.
+  for (const [name, query] of TRIAGE_VIEWS) {
+    const [big, little] = [
+      await probeRowsRead(`${api.url}/v1/vulns?${query}`, bearer(largeOrg.keys[0]!)),
+      await probeRowsRead(`${api.url}/v1/vulns?${query}`, bearer(smallOrg.keys[0]!)),
+    ];
+    rows.push({
+      what: `GET /v1/vulns?${query} (${name}) page 1 at ${sizeName(large)}: D1 rows read`,
+      unit: "rows",
+      api: big.rowsRead === null ? [] : [big.rowsRead],
+      baseline: little.rowsRead === null ? undefined : { label: `at ${sizeName(small)}`, samples: [little.rowsRead] },
+      target: { of: "value", op: "<", value: 200 },
+    });
+  }
 
   step("last page");
   const last = await lastPage(api.url, largeOrg.keys, Math.min(90_000, remaining() / 5));

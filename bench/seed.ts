@@ -130,7 +130,8 @@ export function checkDerived(db: DatabaseSync): void {
 
 /** Buckets are "all" or "<column>:<value>", per organization and for "*" (every organization). */
 function checkVulnCounts(db: DatabaseSync): void {
-  const columns = new Set((db.prepare(`PRAGMA table_info("vulns")`).all() as { name: string }[]).map((c) => c.name));
+  // table_xinfo: generated columns (such as `unread`) name buckets too.
+  const columns = new Set((db.prepare(`PRAGMA table_xinfo("vulns")`).all() as { name: string }[]).map((c) => c.name));
   const buckets = db.prepare("SELECT organization_id, bucket, count FROM vuln_counts").all() as {
     organization_id: string;
     bucket: string;
@@ -273,6 +274,8 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       inbox_state: plan.backlog ? "dispatching" : "stored",
       processing_state: i % 5 === 0 && !plan.backlog ? "closed" : "open",
       read_at: i % 2 === 0 && !plan.backlog ? created : null,
+      // Four in five came through the brief with a follow-up token: the reporter spoke last on those.
+      follow_up_token_hash: i % 5 === 0 ? null : createHash("sha256").update(`${vulnId} token`).digest("hex"),
       revision: 0,
       submission,
       created_at: created,

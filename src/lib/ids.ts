@@ -45,9 +45,19 @@ export const SHORTCODE_PATTERN = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/
  * can answer 404 without asking the database.
  */
 export function normalizeShortcode(input: string): string | null {
-  const code = input.toUpperCase().replace(/[IL]/g, "1").replace(/O/g, "0");
+  const code = asHeard(input);
   return SHORTCODE_PATTERN.test(code) ? code : null;
 }
+
+export const VULN_SHORTCODE_PATTERN = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
+
+/** A vuln's shortcode as a researcher quotes it, read the same way as a brief's; null when it cannot be one. */
+export function normalizeVulnShortcode(input: string): string | null {
+  const code = asHeard(input);
+  return VULN_SHORTCODE_PATTERN.test(code) ? code : null;
+}
+
+const asHeard = (input: string) => input.toUpperCase().replace(/[IL]/g, "1").replace(/O/g, "0");
 
 /** A vuln's code, e.g. `7KQ2-M9XD-4TRA`: 60 bits, still short enough to read aloud on a call. */
 export function vulnShortcode(): string {

@@ -2,7 +2,7 @@ import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Severity, type Submission, type VulnRow } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
-import { nowIso, uuidv7, vulnShortcode } from "../lib/ids";
+import { normalizeVulnShortcode, nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
 import type { CvssRating } from "../lib/cvss";
@@ -25,8 +25,11 @@ export interface VulnInput {
   cwe_ids?: string[];
 }
 
-/** A vuln with the values of its domain assets (the sort keys SQLite computes are left out). */
-export type VulnRecord = Omit<VulnRow, "cvssRankDesc" | "cvssRankAsc" | "severityRankDesc" | "severityRankAsc"> & { domains: string[] };
+/** The columns a record leaves out: sort keys SQLite computes, and what `last_activity_*` and `read_at` read through. */
+type Internal = "cvssRankDesc" | "cvssRankAsc" | "severityRankDesc" | "severityRankAsc" | "activityAt" | "activityBy" | "unread";
+
+/** A vuln with the values of its domain assets. */
+export type VulnRecord = Omit<VulnRow, Internal> & { domains: string[] };
 
 const notFound = () => new NotFound("vuln", "No vuln has that id.");
 
@@ -36,7 +39,17 @@ export const domainsColumn = {
 };
 
 export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
-  const { domainsJson, cvssRankDesc: _desc, cvssRankAsc: _asc, severityRankDesc: _sdesc, severityRankAsc: _sasc, ...vuln } = row;
+  const {
+    domainsJson,
+    cvssRankDesc: _desc,
+    cvssRankAsc: _asc,
+    severityRankDesc: _sdesc,
+    severityRankAsc: _sasc,
+    activityAt: _at,
+    activityBy: _by,
+    unread: _unread,
+    ...vuln
+  } = row;
   return { ...vuln, domains: (JSON.parse(domainsJson) as string[]).sort() };
 }
 
@@ -55,6 +68,23 @@ function triageOf(input: Partial<VulnInput>, existing?: Triage): Triage {
       : { cvssVector: rating?.vector ?? null, cvssScore: rating?.score ?? null, cvssVersion: rating?.version ?? null };
   const severity = input.severity !== undefined ? input.severity : rating ? severityOf(rating.score) : (existing?.severity ?? null);
   return { ...cvss, severity, cweIds: input.cwe_ids === undefined ? (existing?.cweIds ?? []) : unique(input.cwe_ids) };
+}
+
+/**
+ * The id of the vuln a path names, by id or by the shortcode a researcher quotes (in any case, with
+ * Crockford's look-alikes), among the vulns the caller may see. An id is returned as it is, unread:
+ * the operation's own query scopes it. A shortcode costs one read on its unique index.
+ */
+export async function vulnIdOf(ctx: ServiceContext, ref: string): Promise<string> {
+  const code = normalizeVulnShortcode(ref);
+  if (!code) return ref;
+  const row = await ctx.db
+    .select({ id: vulns.id })
+    .from(vulns)
+    .where(where(eq(vulns.shortcode, code), tenantFilter(ctx, vulns.organizationId)))
+    .get();
+  if (!row) throw new NotFound("vuln", "No vuln has that shortcode.");
+  return row.id;
 }
 
 /**
@@ -185,7 +215,7 @@ export async function createVuln({
     throw Invalid.at("/data/relationships/brief/data/id", row ? "brief is not published." : "brief does not exist.");
   }
   const domains = unique(input.domains);
-  const vuln: Omit<VulnRecord, "domains"> = {
+  const vuln: Omit<VulnRecord, "domains" | "lastActivityAt" | "lastActivityBy"> = {
     revision: 0,
     id: uuidv7(),
     organizationId: row.organizationId,
@@ -204,7 +234,9 @@ export async function createVuln({
     createdAt: now,
     updatedAt: now,
   };
-  const record: VulnRecord = { ...vuln, domains: [...domains].sort() };
+  // The report is its own first activity (as the generated columns read it).
+  const firstActivity = { lastActivityAt: now, lastActivityBy: followUpTokenHash ? ("reporter" as const) : ("organization" as const) };
+  const record: VulnRecord = { ...vuln, ...firstActivity, domains: [...domains].sort() };
   const created = vulnEvent(ctx.db, "Vuln::Created", vuln.id, now);
   const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln));
   for (const s of domainStatements(ctx, vuln.id, vuln.organizationId, domains, now)) p.add(s);
@@ -274,6 +306,9 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
 
   const now = nowIso();
   next.updatedAt = now;
+  // Closing or reopening is said to the reporter (their page shows it): the organization's activity.
+  const answered = next.processingState !== existing.processingState;
+  if (answered) Object.assign(next, { lastActivityAt: now, lastActivityBy: "organization" });
   const p = new Plan(next);
   next.revision = existing.revision + 1;
   if (domainsChanged) for (const s of domainStatements(ctx, id, existing.organizationId, next.domains, now, existing.revision)) p.add(s);
@@ -294,6 +329,7 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
         cweIds: next.cweIds,
         revision: next.revision,
         updatedAt: now,
+        ...(answered ? { activityAt: now, activityBy: "organization" as const } : {}),
       })
       .where(and(eq(vulns.id, id), eq(vulns.revision, existing.revision))),
   );

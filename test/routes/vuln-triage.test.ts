@@ -70,9 +70,11 @@ describe("PATCH: every member optional", () => {
     const v = await vuln(org, briefId, { contact_email: "r@example.org", tags: ["xss"], cvss_vector: MEDIUM });
     const res = await patch(`/v1/vulns/${v.id}`, org.key, { data: { type: "vuln", id: v.id, attributes: { processing_state: "closed" } } });
     expect(res.status).toBe(200);
-    const { processing_state, updated_at, ...rest } = res.body.data.attributes;
-    const { processing_state: _before, updated_at: _at, ...restBefore } = v.attributes;
+    // Closing is said to the reporter: it is the organization's activity, at the change's time.
+    const { processing_state, updated_at, last_activity_at, ...rest } = res.body.data.attributes;
+    const { processing_state: _before, updated_at: _at, last_activity_at: _activity, ...restBefore } = v.attributes;
     expect(processing_state).toBe("closed");
+    expect(last_activity_at).toBe(updated_at);
     expect(rest).toEqual(restBefore);
     expect(res.body.data.relationships.brief.data.id).toBe(briefId);
   });

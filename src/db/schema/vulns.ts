@@ -9,10 +9,13 @@ export const INBOX_STATES = ["dispatching", "received", "stored"] as const;
 export const PROCESSING_STATES = ["open", "closed"] as const;
 export const SEVERITIES = ["none", "low", "medium", "high", "critical"] as const;
 export const CVSS_VERSIONS = ["3.0", "3.1", "4.0"] as const;
+/** Who spoke last on a report: its reporter or its organization. */
+export const ACTIVITY_SIDES = ["organization", "reporter"] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
 export type Severity = (typeof SEVERITIES)[number];
 export type CvssVersion = (typeof CVSS_VERSIONS)[number];
 export type ProcessingState = (typeof PROCESSING_STATES)[number];
+export type ActivitySide = (typeof ACTIVITY_SIDES)[number];
 
 /** The submission exactly as received, kept on the vuln at create and never written again. */
 export type Submission = {
@@ -65,6 +68,22 @@ export const vulns = sqliteTable(
       sql`CASE severity WHEN 'low' THEN 1 WHEN 'medium' THEN 2 WHEN 'high' THEN 3 WHEN 'critical' THEN 4 WHEN 'none' THEN 5 ELSE 6 END`,
       { mode: "virtual" },
     ),
+    // The last thing one side said to the other after the report itself: a reporter-visible comment
+    // or a file (set by triggers on comments and attachments, migration 0015, so no door can forget
+    // it) or the organization closing or reopening the report (updateVuln). Internal notes and triage
+    // edits are not activity. Null until then; the `last_activity_*` columns below read through it.
+    activityAt: text("activity_at"),
+    activityBy: text("activity_by", { enum: ACTIVITY_SIDES }),
+    // The report itself is its first activity: by its reporter when it came with a follow-up token
+    // (through a brief), by the organization when it entered it through the API.
+    lastActivityAt: text("last_activity_at").notNull().generatedAlwaysAs(sql`coalesce(activity_at, created_at)`, { mode: "virtual" }),
+    lastActivityBy: text("last_activity_by", { enum: ACTIVITY_SIDES })
+      .notNull()
+      .generatedAlwaysAs(sql`coalesce(activity_by, CASE WHEN follow_up_token_hash IS NULL THEN 'organization' ELSE 'reporter' END)`, {
+        mode: "virtual",
+      }),
+    // 1 until the organization first reads the report (`read_at`), for q[read_eq] on an index.
+    unread: integer("unread").notNull().generatedAlwaysAs(sql`read_at IS NULL`, { mode: "virtual" }),
     // Bumped by every edit of what the organization owns (not by intake): PATCH guards on it.
     revision: integer("revision").notNull().default(0),
     submission: text("submission", { mode: "json" }).$type<Submission>().notNull(),
@@ -85,6 +104,10 @@ export const vulns = sqliteTable(
     index("vulns_organization_cvss_asc_idx").on(t.organizationId, t.cvssRankAsc, t.id),
     index("vulns_organization_severity_desc_idx").on(t.organizationId, t.severityRankDesc, t.id),
     index("vulns_organization_severity_asc_idx").on(t.organizationId, t.severityRankAsc, t.id),
+    index("vulns_organization_unread_idx").on(t.organizationId, t.unread, t.createdAt, t.id),
+    index("vulns_organization_activity_idx").on(t.organizationId, t.lastActivityAt, t.id),
+    index("vulns_organization_activity_by_idx").on(t.organizationId, t.lastActivityBy, t.lastActivityAt, t.id),
+    index("vulns_organization_activity_by_created_idx").on(t.organizationId, t.lastActivityBy, t.createdAt, t.id),
     // Operators list across organizations.
     index("vulns_created_at_idx").on(t.createdAt, t.id),
     index("vulns_updated_at_idx").on(t.updatedAt, t.id),

@@ -33,6 +33,8 @@ import {
 } from "../../../services/attachments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
 import { LIMITS, mib } from "../../../lib/limits";
+import { vulnIdOf } from "../../../services/vulns";
+import { VulnParam, VulnRef } from "./schema";
 
 const tags = ["Vuln attachments"];
 const organizationOnly = [requireOrganizationKey("vulns")];
@@ -59,10 +61,9 @@ const uploadErrors = {
 };
 
 const AttachmentParams = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
+  id: VulnRef,
   attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }),
 });
-const VulnParam = AttachmentParams.pick({ id: true });
 
 /** A file's members, the same through either door (the organization's API and the reporter's). */
 export const AttachmentAttributes = z.object({
@@ -147,7 +148,8 @@ export const attachmentsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listAttachments(serviceContext(c), c.req.valid("param").id, page, query.sort);
+      const ctx = serviceContext(c);
+      const { rows, total } = await listAttachments(ctx, await vulnIdOf(ctx, c.req.valid("param").id), page, query.sort);
       return respond(c, collection(c, rows.map(serializeAttachment), page, total));
     },
   )
@@ -176,7 +178,7 @@ export const attachmentsRouter = createRouter()
       const answer = creation(c, serializeAttachment);
       const record = await uploadAttachment({
         ctx: attachmentContext(c),
-        vulnId: c.req.valid("param").id,
+        vulnId: await vulnIdOf(serviceContext(c), c.req.valid("param").id),
         body: c.req.raw.body,
         meta,
         by: "organization",
@@ -197,7 +199,8 @@ export const attachmentsRouter = createRouter()
     }),
     async (c) => {
       const { id, attachment_id } = c.req.valid("param");
-      return respond(c, single(serializeAttachment(await getAttachment(serviceContext(c), id, attachment_id))));
+      const ctx = serviceContext(c);
+      return respond(c, single(serializeAttachment(await getAttachment(ctx, await vulnIdOf(ctx, id), attachment_id))));
     },
   )
   .openapi(
@@ -227,7 +230,8 @@ export const attachmentsRouter = createRouter()
     }),
     async (c) => {
       const { id, attachment_id } = c.req.valid("param");
-      const { record, body } = await openAttachmentContent(attachmentContext(c), id, attachment_id);
+      const ctx = attachmentContext(c);
+      const { record, body } = await openAttachmentContent(ctx, await vulnIdOf(ctx, id), attachment_id);
       return c.body(body, 200, downloadHeaders(record));
     },
   )
@@ -244,7 +248,8 @@ export const attachmentsRouter = createRouter()
     }),
     async (c) => {
       const { id, attachment_id } = c.req.valid("param");
-      await deleteAttachment(attachmentContext(c), id, attachment_id);
+      const ctx = attachmentContext(c);
+      await deleteAttachment(ctx, await vulnIdOf(ctx, id), attachment_id);
       return noContent(c);
     },
   );

@@ -17,6 +17,8 @@ import { createRouter } from "../../../http/router";
 import { COMMENT_AUTHORS, COMMENT_VISIBILITIES } from "../../../db/schema";
 import { createComment, deleteComment, getComment, listComments, MAX_COMMENT_LENGTH, type CommentRecord } from "../../../services/comments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
+import { vulnIdOf } from "../../../services/vulns";
+import { VulnParam, VulnRef } from "./schema";
 
 const tags = ["Vuln comments"];
 const organizationOnly = [requireOrganizationKey("comments")];
@@ -37,10 +39,9 @@ export const CommentBody = z
   });
 
 const CommentParams = z.object({
-  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
+  id: VulnRef,
   comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }),
 });
-const VulnParam = CommentParams.pick({ id: true });
 
 /** A comment's members, the same through either door (the organization's API and the reporter's). */
 export const CommentAttributes = z.object({
@@ -97,12 +98,9 @@ export const commentsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listComments(
-        serviceContext(c),
-        { author: "organization", vulnId: c.req.valid("param").id },
-        page,
-        query.sort,
-      );
+      const ctx = serviceContext(c);
+      const vulnId = await vulnIdOf(ctx, c.req.valid("param").id);
+      const { rows, total } = await listComments(ctx, { author: "organization", vulnId }, page, query.sort);
       return respond(c, collection(c, rows.map(serializeComment), page, total));
     },
   )
@@ -123,12 +121,9 @@ export const commentsRouter = createRouter()
       assertDocumentMatches(data, "comment");
       const input = { body: data.attributes.body, visibility: data.attributes.visibility ?? ("internal" as const) };
       const answer = creation(c, serializeComment);
-      const record = await createComment(
-        serviceContext(c),
-        { author: "organization", vulnId: c.req.valid("param").id },
-        input,
-        answer.respond,
-      );
+      const ctx = serviceContext(c);
+      const vulnId = await vulnIdOf(ctx, c.req.valid("param").id);
+      const record = await createComment(ctx, { author: "organization", vulnId }, input, answer.respond);
       return answer.created(record);
     },
   )
@@ -144,7 +139,8 @@ export const commentsRouter = createRouter()
     }),
     async (c) => {
       const { id, comment_id } = c.req.valid("param");
-      return respond(c, single(serializeComment(await getComment(serviceContext(c), id, comment_id))));
+      const ctx = serviceContext(c);
+      return respond(c, single(serializeComment(await getComment(ctx, await vulnIdOf(ctx, id), comment_id))));
     },
   )
   .openapi(
@@ -160,7 +156,8 @@ export const commentsRouter = createRouter()
     }),
     async (c) => {
       const { id, comment_id } = c.req.valid("param");
-      await deleteComment(serviceContext(c), id, comment_id);
+      const ctx = serviceContext(c);
+      await deleteComment(ctx, await vulnIdOf(ctx, id), comment_id);
       return noContent(c);
     },
   );

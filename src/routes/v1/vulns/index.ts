@@ -2,14 +2,14 @@ import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { requireOrganizationKey } from "../../../http/auth";
-import { collectionDocument, errorResponses, IdParam, jsonContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, errorResponses, jsonContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { listVulns } from "../../../services/vuln-list";
-import { createVuln, deleteVuln, showVuln, updateVuln } from "../../../services/vulns";
+import { createVuln, deleteVuln, showVuln, updateVuln, vulnIdOf } from "../../../services/vulns";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
-import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln } from "./schema";
+import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln, VulnParam } from "./schema";
 
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
@@ -38,6 +38,11 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
         processingState: query["q[processing_state_eq]"],
         inboxState: query["q[inbox_state_eq]"],
         severity: query["q[severity_eq]"] === "null" ? null : query["q[severity_eq]"],
+        shortcode: query["q[shortcode_eq]"],
+        read: query["q[read_eq]"],
+        lastActivityBy: query["q[last_activity_by_eq]"],
+        lastActivityFrom: query["q[last_activity_at_gteq]"],
+        lastActivityTo: query["q[last_activity_at_lteq]"],
         briefId: query["q[brief_id_eq]"],
         createdFrom: query["q[created_at_gteq]"],
         createdTo: query["q[created_at_lteq]"],
@@ -52,11 +57,14 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       operationId: "showVuln",
       tags,
       summary: "Show a vuln. The organization's first read sets read_at and fires Vuln::Read",
-      request: { params: IdParam },
+      request: { params: VulnParam },
       responses: { 200: { description: "The vuln", content: jsonContent(VulnDocument) }, ...readErrors },
     }),
-    async (c) =>
-      respond(c, single(serializeVuln(await showVuln(serviceContext(c), c.req.valid("param").id, { markRead: c.req.method === "GET" })))),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const id = await vulnIdOf(ctx, c.req.valid("param").id);
+      return respond(c, single(serializeVuln(await showVuln(ctx, id, { markRead: c.req.method === "GET" }))));
+    },
   )
   .openapi(
     createRoute({
@@ -92,14 +100,15 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       summary:
         "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); processing_state closes or reopens; fires Vuln::Updated on a change (organization key only)",
       middleware: organizationOnly,
-      request: { params: IdParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
+      request: { params: VulnParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
       responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...writeErrors },
     }),
     async (c) => {
-      const { id } = c.req.valid("param");
+      const ctx = serviceContext(c);
+      const id = await vulnIdOf(ctx, c.req.valid("param").id);
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "vuln", id);
-      const record = await updateVuln(serviceContext(c), id, { ...data.attributes, briefId: data.relationships?.brief?.data.id });
+      const record = await updateVuln(ctx, id, { ...data.attributes, briefId: data.relationships?.brief?.data.id });
       return respond(c, single(serializeVuln(record)));
     },
   )
@@ -111,11 +120,12 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       tags,
       summary: "Delete a vuln and its attachments; fires Vuln::Destroyed (organization key only)",
       middleware: organizationOnly,
-      request: { params: IdParam },
+      request: { params: VulnParam },
       responses: { 204: { description: "Deleted" }, ...deleteErrors },
     }),
     async (c) => {
-      await deleteVuln(serviceContext(c), c.req.valid("param").id, c.env.ATTACHMENTS);
+      const ctx = serviceContext(c);
+      await deleteVuln(ctx, await vulnIdOf(ctx, c.req.valid("param").id), c.env.ATTACHMENTS);
       return noContent(c);
     },
   );

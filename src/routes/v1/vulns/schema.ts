@@ -1,13 +1,14 @@
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { CVSS_VERSIONS, INBOX_STATES, PROCESSING_STATES, SEVERITIES, type Submission } from "../../../db/schema";
+import { ACTIVITY_SIDES, CVSS_VERSIONS, INBOX_STATES, PROCESSING_STATES, SEVERITIES, type Submission } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, uuidQuery, requestDocument, resourceSchema, SORTS, Timestamp, toOneSchema } from "../../../http/openapi";
+import { booleanQuery, listQuery, uuidQuery, requestDocument, resourceSchema, SORTS, Timestamp, toOneSchema } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
+import { normalizeVulnShortcode } from "../../../lib/ids";
 
 const Title = z.string().trim().min(1, "must not be empty").max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`);
 const Description = z
@@ -89,7 +90,22 @@ export const UpdateVulnInput = z
   })
   .openapi("UpdateVulnInput");
 
-export const VULN_SORTS = [...SORTS, "cvss_score", "-cvss_score", "severity", "-severity"] as const;
+/** The vuln a path names: its id, or the shortcode the researcher quotes. */
+export const VulnRef = z.string().openapi({
+  param: { name: "id", in: "path", description: "The vuln's id, or its shortcode as the researcher quotes it (any case)." },
+  example: "7KQ2-M9XD-4TRA",
+});
+export const VulnParam = z.object({ id: VulnRef });
+
+export const VULN_SORTS = [
+  ...SORTS,
+  "cvss_score",
+  "-cvss_score",
+  "severity",
+  "-severity",
+  "last_activity_at",
+  "-last_activity_at",
+] as const;
 
 export const ListVulnsQuery = listQuery({
   sort: z
@@ -100,7 +116,7 @@ export const ListVulnsQuery = listQuery({
         name: "sort",
         in: "query",
         description:
-          "cvss_score and -cvss_score put vulns without a score last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the unrated, last.",
+          "-last_activity_at puts the vulns someone last spoke on first. cvss_score and -cvss_score put vulns without a score last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the unrated, last.",
       },
       example: "-created_at",
     }),
@@ -116,6 +132,32 @@ export const ListVulnsQuery = listQuery({
     .enum(INBOX_STATES)
     .optional()
     .openapi({ param: { name: "q[inbox_state_eq]", in: "query" } }),
+  "q[shortcode_eq]": z
+    .string()
+    .transform((v, ctx) => {
+      const code = normalizeVulnShortcode(v);
+      if (code) return code;
+      ctx.addIssue({ code: "custom", message: "must be a vuln's shortcode, such as 7KQ2-M9XD-4TRA" });
+      return z.NEVER;
+    })
+    .optional()
+    .openapi({ param: { name: "q[shortcode_eq]", in: "query", description: "The vuln with this shortcode (any case)." }, type: "string" }),
+  "q[read_eq]": booleanQuery("q[read_eq]").openapi({
+    param: { name: "q[read_eq]", in: "query", description: "false: the vulns the organization has not opened yet (read_at null)." },
+  }),
+  "q[last_activity_by_eq]": z
+    .enum(ACTIVITY_SIDES)
+    .optional()
+    .openapi({
+      param: {
+        name: "q[last_activity_by_eq]",
+        in: "query",
+        description:
+          "reporter: the reporter spoke last and the organization has not answered (with sort=-last_activity_at, longest waiting last).",
+      },
+    }),
+  "q[last_activity_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[last_activity_at_gteq]", in: "query" } }),
+  "q[last_activity_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[last_activity_at_lteq]", in: "query" } }),
   "q[brief_id_eq]": uuidQuery("q[brief_id_eq]"),
   "q[created_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_gteq]", in: "query" } }),
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),
@@ -139,6 +181,11 @@ export const Vuln = resourceSchema(
     cvss_version: z.enum(CVSS_VERSIONS).nullable().openapi({ description: "Read-only." }),
     cwe_ids: z.array(z.string()),
     read_at: Timestamp.nullable(),
+    last_activity_at: Timestamp.openapi({
+      description:
+        "Read-only: when one side last spoke to the other: the report itself, a reporter-visible comment or a file, or the organization closing or reopening it. Internal notes and triage edits are not activity.",
+    }),
+    last_activity_by: z.enum(ACTIVITY_SIDES).openapi({ description: "Read-only: who spoke last, the reporter or the organization." }),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -178,6 +225,8 @@ export function serializeVuln(row: VulnRecord) {
       cvss_version: row.cvssVersion,
       cwe_ids: row.cweIds,
       read_at: row.readAt,
+      last_activity_at: row.lastActivityAt,
+      last_activity_by: row.lastActivityBy,
       created_at: row.createdAt,
       updated_at: row.updatedAt,
     },
