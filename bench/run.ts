@@ -210,7 +210,7 @@ if (!part("lists")) {
   });
 
   // The triager's views: each page 1 must cost what the unfiltered page 1 costs, at any size.
-  for (const [name, query] of TRIAGE_VIEWS) {
+  for (const { name, query, bounded } of TRIAGE_VIEWS) {
     const [big, little] = [
       await probeRowsRead(`${api.url}/v1/vulns?${query}`, bearer(largeOrg.keys[0]!)),
       await probeRowsRead(`${api.url}/v1/vulns?${query}`, bearer(smallOrg.keys[0]!)),
@@ -220,7 +220,7 @@ if (!part("lists")) {
       unit: "rows",
       api: big.rowsRead === null ? [] : [big.rowsRead],
       baseline: little.rowsRead === null ? undefined : { label: `at ${sizeName(small)}`, samples: [little.rowsRead] },
-      target: { of: "value", op: "<", value: 200 },
+      ...(bounded ? { target: { of: "value", op: "<", value: 200 } as const } : { note: "grows with the matches: each is ranked" }),
     });
   }
 

@@ -26,6 +26,19 @@ export function resource<A, R extends Record<string, Relationship> = {}>(
   return { type, id, attributes, relationships, links: { self } };
 }
 
+/**
+ * A resource included in a public read that has no public read of its own (an organization, a policy):
+ * no `links.self`, since the keyed route would answer 401 to the document's own audience.
+ */
+export function embedded<A, R extends Record<string, Relationship> = {}>(
+  type: string,
+  id: string,
+  attributes: A,
+  relationships: R = {} as R,
+) {
+  return { type, id, attributes, relationships };
+}
+
 export function toOne(type: string, id: string | null | undefined): { data: Linkage | null } {
   return { data: id ? { type, id } : null };
 }

@@ -3,6 +3,7 @@ import type { TypedResponse } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { JSONParsed } from "hono/utils/types";
 import { ApiError } from "./errors";
+import { withFieldsets } from "./fieldsets";
 import { MAX_JSON_DEPTH, scanJson } from "./json-scan";
 
 import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
@@ -20,7 +21,7 @@ export function respond<T, S extends ContentfulStatusCode = 200>(
   status?: S,
 ): TypedResponse<JSONParsed<T>, S, "json"> {
   c.header("Content-Type", responseMediaType(c));
-  return c.body(JSON.stringify(document), status ?? 200) as unknown as TypedResponse<JSONParsed<T>, S, "json">;
+  return c.body(JSON.stringify(withFieldsets(c, document)), status ?? 200) as unknown as TypedResponse<JSONParsed<T>, S, "json">;
 }
 
 const METHODS_WITH_BODY = new Set(["POST", "PATCH", "PUT"]);

@@ -81,6 +81,11 @@ export function resourceSchemaWithMeta<A extends ZodType, R extends ZodType, M e
   return resourceObject(type, attributes, relationships).extend({ meta }).openapi(name);
 }
 
+/** The schema of an `embedded` resource: a resource object without links. */
+export function embeddedResourceSchema<A extends ZodType, R extends ZodType>(name: string, type: string, attributes: A, relationships: R) {
+  return resourceObject(type, attributes, relationships).omit({ links: true }).openapi(name);
+}
+
 function resourceObject<A extends ZodType, R extends ZodType>(type: string, attributes: A, relationships: R) {
   const shape = (attributes as unknown as { shape?: Record<string, unknown> }).shape;
   if (shape) for (const key of Object.keys(shape)) SHOWN_MEMBERS.set(type, (SHOWN_MEMBERS.get(type) ?? new Set()).add(key));
@@ -198,6 +203,9 @@ export function listQuery<F extends Record<string, ZodType> = {}>(filters: F = {
   return z.strictObject({ ...pageQuery, ...sortQuery, ...filters });
 }
 
+/** A read that takes no query parameters: any one (JSON:API's include and fields[...] among them) is a 400. */
+export const NoQuery = z.strictObject({});
+
 export const IdParam = z.object({ id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }) });
 
 // ---- Responses ----------------------------------------------------------------------------------
@@ -297,6 +305,15 @@ export function pointerOf(path: PropertyKey[]): string {
   return path.map((p) => `/${escapePointerSegment(String(p))}`).join("");
 }
 
+/** JSON:API's own parameters are named for what is not supported; anything else is unknown. */
+function unknownParameter(name: string): string {
+  if (name === "include")
+    return "include is not supported here: what this answer relates to is linked by id (and, on public reads, already in included).";
+  if (/^fields\[/.test(name))
+    return `${name}: this answer holds no resource of that type (fields[TYPE] names a type of its resources), or this read takes no parameters.`;
+  return `${name} is not a known query parameter.`;
+}
+
 function problemsOf(issues: Issue[], target: string, type: unknown): ProblemInput[] {
   const problems: ProblemInput[] = [];
   for (const issue of issues) {
@@ -304,7 +321,7 @@ function problemsOf(issues: Issue[], target: string, type: unknown): ProblemInpu
       const names = issue.code === "unrecognized_keys" ? (issue.keys ?? []) : [String(issue.path[0] ?? "")];
       for (const name of names) {
         problems.push({
-          detail: issue.code === "unrecognized_keys" ? `${name} is not a known query parameter.` : `${name}: ${issue.message}`,
+          detail: issue.code === "unrecognized_keys" ? unknownParameter(name) : `${name}: ${issue.message}`,
           source: { parameter: name },
         });
       }

@@ -7,11 +7,12 @@ import { allowAddress, clientIp, counted } from "./rate-limit";
 // ReadBudget) and a cache match, close to a bare Worker's cache.match, where the full middleware chain
 // cost about half the throughput. A miss, a bad path or a limited client falls through to the app,
 // which answers exactly as before (and does not count the request against the limit a second time).
-// A regex (one test, no router), built from the cache's own table of public reads.
+// A regex (one test, no router), built from the cache's own table of public reads. A request with a
+// query string is the app's to answer: these reads take no parameters, and any is a 400.
 const PUBLIC_READ = new RegExp(
   `^(${Object.values(PUBLIC_READS)
     .map((r) => r.json)
-    .join("|")})([^/?#]+)(?:[?#]|$)`,
+    .join("|")})([^/?#]+)$`,
 );
 
 /** The path and query of a request's URL, which the runtime hands over absolute and normalized. */

@@ -1,15 +1,36 @@
-import { OpenAPIHono } from "@hono/zod-openapi";
+import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import type { AppEnv } from "./app-env";
-import { validationHook } from "./openapi";
+import { answerMembers, fieldsetParameters } from "./fieldsets";
+import { NoQuery, validationHook } from "./openapi";
 import { declare, type RouteFacts } from "./route-facts";
+
+type RouteConfig = Parameters<OpenAPIHono["openapi"]>[0];
+
+/**
+ * A read's query: what the route declares (nothing: no parameter at all, so an unknown one is a
+ * 400 as on lists), plus `fields[TYPE]` for each resource type of its 200 answer. A read that
+ * declares NoQuery itself (the public cached reads) takes nothing, sparse fieldsets included.
+ */
+function withReadQuery(route: RouteConfig): RouteConfig {
+  if (route.method !== "get" || route.request?.query === NoQuery) return route;
+  const content = (route.responses[200] as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
+  const schema = content && Object.values(content)[0]?.schema;
+  const members = schema ? answerMembers(schema as z.ZodType) : new Map<string, string[]>();
+  const query = ((route.request?.query as z.ZodObject | undefined) ?? NoQuery).extend(fieldsetParameters(members));
+  return { ...route, request: { ...route.request, query } };
+}
 
 /**
  * Every sub-app validates the same way, so every validation failure has the same error document.
- * `facts` are what all of its routes declare (see RouteFacts), its 404s included.
+ * `facts` are what all of its routes declare (see RouteFacts), its 404s included. Its reads take
+ * sparse fieldsets (src/http/fieldsets.ts) and refuse parameters they do not know.
  */
 export function createRouter<E extends Env = AppEnv>(facts?: RouteFacts) {
   const router = new OpenAPIHono<E>({ defaultHook: validationHook });
   if (facts) router.use("*", declare(facts));
+  const openapi = router.openapi.bind(router);
+  router.openapi = ((route: RouteConfig, ...rest: unknown[]) =>
+    (openapi as (...args: unknown[]) => unknown)(withReadQuery(route), ...rest)) as unknown as typeof router.openapi;
   return router;
 }

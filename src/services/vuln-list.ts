@@ -1,4 +1,6 @@
-import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, type SQL } from "drizzle-orm";
+import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { BadInput } from "../lib/domain-errors";
 import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type VulnRow } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -20,6 +22,8 @@ export interface VulnFilters {
   lastActivityBy?: ActivitySide;
   lastActivityFrom?: string;
   lastActivityTo?: string;
+  /** An FTS5 query made by ftsQuery from what the caller typed. */
+  search?: string;
   briefId?: string;
   createdFrom?: string;
   createdTo?: string;
@@ -57,9 +61,10 @@ export async function listVulns(
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
   );
   const columns = { ...getTableColumns(vulns), ...domainsColumn };
+  if (f.search) return searchVulns(ctx, page, sort, filter, f.search);
   // As listPage does: the page's ids first, so the domains subquery runs for the page's rows only.
   const spec = pageStatements<VulnRow & { domainsJson: string }>({
-    ordering: sort && sort in BY_RANK ? BY_RANK[sort as keyof typeof BY_RANK] : ordering(vulns, sort as Sort | undefined),
+    ordering: orderingOf(sort),
     page,
     rows: (seek, order, limit, offset) => {
       const ids = ctx.db
@@ -77,6 +82,72 @@ export async function listVulns(
     },
     probe: (at: SQL) => ctx.db.select({ id: vulns.id }).from(vulns).where(and(filter, at)).limit(1),
     total: countedTotal(ctx, f) ?? ctx.db.select({ total: count() }).from(vulns).where(filter),
+  });
+  const { rows, total } = spec.read(await batchOf(ctx.db, spec.statements));
+  return { rows: rows.map(toRecord), total };
+}
+
+const orderingOf = (sort: VulnSort | undefined) =>
+  sort && sort in BY_RANK ? BY_RANK[sort as keyof typeof BY_RANK] : ordering(vulns, sort as Sort | undefined);
+
+/**
+ * The vulns whose title or description, or one of whose comments, match an FTS5 query, with their
+ * best (lowest) bm25 score: a title match weighs ten times a description's. The two indexes' scores
+ * are not on one scale (bm25 is negative, larger in magnitude the better), so a match in comments
+ * only is placed after every match in a report's own text (1000 + its score). The caller's
+ * organization is a term of the MATCH itself, so only its rows are read from the index.
+ */
+function searchHits(ctx: ServiceContext, query: string) {
+  const organizationId = ctx.caller.kind === "operator" ? null : ctx.caller.organizationId;
+  if (organizationId !== null && !/^[0-9a-f-]+$/.test(organizationId ?? "")) throw new Error("a search needs the caller's organization");
+  const ofOrganization = organizationId ? `{organization_id}: "${organizationId}" AND ` : "";
+  const scoped = (columns: string) => `${ofOrganization}{${columns}}: (${query})`;
+  const matches = sql`SELECT vulns.id AS vuln_id, bm25(vulns_search, 0.0, 10.0, 1.0) AS score
+      FROM vulns_search JOIN vulns ON vulns.rowid = vulns_search.rowid WHERE vulns_search MATCH ${scoped("title description")}
+    UNION ALL
+    SELECT comments.vuln_id, 1000.0 + bm25(comments_search, 0.0, 1.0)
+      FROM comments_search JOIN comments ON comments.rowid = comments_search.rowid WHERE comments_search MATCH ${scoped("body")}`;
+  return ctx.db
+    .select({ vulnId: sql<string>`vuln_id`.as("vuln_id"), score: sql<number>`min(score)`.as("score") })
+    .from(sql`(${matches}) AS matches`)
+    .groupBy(sql`vuln_id`)
+    .as("hits");
+}
+
+/**
+ * A page of search results, with the other filters, in rank order (best first) unless a sort is
+ * given. Rank order pages by number only: a score is not a stable place to resume from, since every
+ * new report changes every score. The total counts every match.
+ */
+async function searchVulns(ctx: ServiceContext, page: Page, sort: VulnSort | undefined, filter: SQL | undefined, query: string) {
+  const hits = searchHits(ctx, query);
+  const ranked = sort === undefined;
+  if (ranked && page.cursor) {
+    throw new BadInput(`page[${page.cursor.direction}]: search results in rank order page by number; give a sort to page by cursor.`, {
+      parameter: `page[${page.cursor.direction}]`,
+    });
+  }
+  const byRank: Ordering = { name: "rank", column: hits.score as unknown as SQLiteColumn, field: "score", id: vulns.id, descending: false };
+  const columns = { ...getTableColumns(vulns), ...domainsColumn };
+  // The matches drive the join (CROSS JOIN keeps SQLite from turning it around and scanning the
+  // organization's vulns to probe the matches), each finding its vuln by primary key.
+  const joined = <T extends Record<string, unknown>>(fields: T) =>
+    ctx.db
+      .select(fields as never)
+      .from(hits)
+      .crossJoin(vulns);
+  const matching = (...conditions: (SQL | undefined)[]) => and(eq(vulns.id, hits.vulnId), filter, ...conditions);
+  const spec = pageStatements<VulnRow & { domainsJson: string }>({
+    ordering: ranked ? byRank : orderingOf(sort),
+    page,
+    rows: (seek, order, limit, offset) =>
+      joined(columns)
+        .where(matching(seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
+    probe: (at: SQL) => joined({ id: vulns.id }).where(matching(at)).limit(1),
+    total: joined({ total: count() }).where(matching()),
   });
   const { rows, total } = spec.read(await batchOf(ctx.db, spec.statements));
   return { rows: rows.map(toRecord), total };

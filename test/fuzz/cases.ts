@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { bodyArbitrary, whyBodyMustFail, type Body } from "./bodies";
 import type { Operation, QueryParam } from "./operations";
 import { placeholder, TYPES, type Pool } from "./pool";
-import { arbitraryOf, type Components, type Ids } from "./schema";
+import { arbitraryOf, patternOf, type Components, type Ids } from "./schema";
 
 /** One generated request, printable as it is: ids and keys are placeholders until it is sent. */
 export interface FuzzCase {
@@ -109,6 +109,7 @@ function validValue(p: QueryParam, pool: Pool): fc.Arbitrary<string> {
   if (s.type === "integer") return fc.integer({ min: s.minimum ?? 1, max: s.maximum ?? 50 }).map(String);
   if (s.type === "boolean") return fc.constantFrom("true", "false");
   if (s.format === "uuid") return fc.oneof(fc.constantFrom(...pool.all()), fc.uuid());
+  if (s.pattern) return fc.stringMatching(patternOf(s.pattern));
   if (s.format === "date-time")
     return fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString());
   // page[after]= (empty) starts cursor mode at the first page; other cursors only the server makes.
@@ -119,6 +120,8 @@ const hasValidValue = (p: QueryParam) => p.name !== "page[before]";
 
 function badValues(p: QueryParam): string[] {
   const s = p.schema;
+  // A patterned value (a sparse fieldset's members): whatever the pattern refuses.
+  if (s.pattern) return ["", " ", "report.txt", "x".repeat(5_000), "a,,b"].filter((v) => !patternOf(s.pattern!).test(v));
   const key = s.enum
     ? "enum"
     : s.type === "integer"

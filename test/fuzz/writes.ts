@@ -20,7 +20,13 @@ export class WriteCounter {
     const listed = await env.DB.prepare(
       "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_cf_%' AND name NOT IN ('d1_migrations', 'fuzz_writes')",
     ).all<{ name: string }>();
-    this.tables = listed.results.map((r) => r.name);
+    // Full-text indexes (virtual tables, and the shadow tables that hold them) follow their source
+    // tables by triggers: a write to one shows as a write to its source, which is counted.
+    const virtual = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND sql LIKE 'CREATE VIRTUAL TABLE%'").all<{
+      name: string;
+    }>();
+    const indexes = virtual.results.map((r) => r.name);
+    this.tables = listed.results.map((r) => r.name).filter((name) => !indexes.some((v) => name === v || name.startsWith(`${v}_`)));
     const statements = [env.DB.prepare("CREATE TABLE IF NOT EXISTS fuzz_writes (tbl TEXT PRIMARY KEY, n INTEGER NOT NULL DEFAULT 0)")];
     for (const table of this.tables) {
       const columns = (await env.DB.prepare(`SELECT name FROM pragma_table_info('${table}')`).all<{ name: string }>()).results.map(

@@ -73,6 +73,23 @@ describe("list cost at any size", () => {
     expect(b.body.meta.page.total).toBe(expected);
   });
 
+  it("a search reads in proportion to its matches, not to the organization", async () => {
+    for (const [org, prefix] of [
+      [small, "0190aaaa"],
+      [large, "0190bbbb"],
+    ] as const) {
+      await env.DB.prepare("UPDATE vulns SET title = 'Quokka in the profile' WHERE id = ?1")
+        .bind(`${prefix}-0000-7000-8000-${String(7).padStart(12, "0")}`)
+        .run();
+      expect(org.id).toBeTruthy();
+    }
+    const a = await get("/v1/vulns?q[search]=quokka&q[processing_state_eq]=closed", small.key);
+    const b = await get("/v1/vulns?q[search]=quokka&q[processing_state_eq]=closed", large.key);
+    expect([a.body.meta.page.total, b.body.meta.page.total]).toEqual([1, 1]);
+    expect(b.rowsRead).toBeLessThan(200);
+    expect(b.rowsRead).toBeLessThanOrEqual(a.rowsRead + 5);
+  });
+
   it("costs the same for the last page by cursor as for the first", async () => {
     const first = await get("/v1/vulns?page[after]=", large.key);
     // The cursor of the 26th oldest vuln: the page after it, newest first, is the last one.

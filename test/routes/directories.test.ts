@@ -277,6 +277,22 @@ describe("listing items", () => {
 });
 
 describe("GET /v1/p/directories/{slug}", () => {
+  it("refuses include and fields with a 400; included organizations link nowhere keyed, briefs to their public read", async () => {
+    const d = await directory(op, { min_maturity_rating: 0 });
+    const listed = await listedOrg(FULL_POLICY, d);
+    await post(`/v1/directory_listings/${listed.listing.id}/items`, listed.org.key, itemDoc("Brief", listed.brief.id));
+    const path = `/v1/p/directories/${d.attributes.slug}`;
+    const res = await get(path);
+    for (const r of res.body.included) {
+      expect([r.type, r.links?.self ?? null]).toEqual([r.type, r.type === "brief" ? `/v1/p/briefs/${r.attributes.shortcode}` : null]);
+    }
+    expect((await get(path)).headers.get("X-Cache")).toBe("HIT");
+    for (const query of ["include=organizations", "fields[directory]=name"]) {
+      const refused = await get(`${path}?${query}`);
+      expect([refused.status, refused.body.errors[0].source.parameter]).toEqual([400, query.split("=")[0]]);
+    }
+  });
+
   it("shows visible organizations that meet the minimum, best rated first, with their items in order", async () => {
     const d = await directory(op, { min_maturity_rating: 1 });
     const top = await listedOrg(FULL_POLICY, d); // rating 5

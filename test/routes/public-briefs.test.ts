@@ -23,6 +23,30 @@ async function publishedBrief(
 }
 
 describe("GET /v1/p/briefs/{shortcode}", () => {
+  it("refuses include, fields and any other parameter with a 400, cached or not; links only to what the reader may read", async () => {
+    const { b } = await publishedBrief();
+    const plain = await read(b.attributes.shortcode);
+    expect(plain.status).toBe(200);
+    // Nothing included points at a keyed route, which would answer 401 to this document's readers.
+    for (const r of plain.body.included) expect([r.type, r.links?.self ?? null]).toEqual([r.type, null]);
+    // The plain read is now in the edge cache; a query string must not be answered from it.
+    expect((await read(b.attributes.shortcode)).headers.get("X-Cache")).toBe("HIT");
+    for (const [query, parameter, detail] of [
+      ["include=bogus", "include", /include is not supported/],
+      ["include=organization", "include", /include is not supported/],
+      ["fields[brief]=name", "fields[brief]", /takes no parameters/],
+      ["page[size]=5", "page[size]", /not a known query parameter/],
+    ] as const) {
+      const res = await get(`/v1/p/briefs/${b.attributes.shortcode}?${query}`);
+      expect([query, res.status, res.body.errors[0].source, res.body.errors[0].detail]).toEqual([
+        query,
+        400,
+        { parameter },
+        expect.stringMatching(detail),
+      ]);
+    }
+  });
+
   it("serves a published brief with no key, its organization and policy included, nothing private", async () => {
     const { p, b } = await publishedBrief();
     const res = await read(b.attributes.shortcode);

@@ -165,3 +165,80 @@ describe("unread, and who spoke last", () => {
     }
   });
 });
+
+describe("q[search]", () => {
+  let o: TestOrganization;
+  let ids: Record<string, string>;
+  beforeAll(async () => {
+    o = await organization();
+    const b = (await brief(o, { published_at: PUBLISHED })).id;
+    const made = async (title: string, description: string, attributes: Record<string, unknown> = {}) =>
+      (await vuln(o, b, { title, description, ...attributes })).id as string;
+    ids = {
+      title: await made("Stored XSS in the profile page", "The name field renders HTML.", { severity: "high" }),
+      body: await made("Profile page issue", "A stored xss through the avatar URL.", { severity: "low" }),
+      comment: await made("Open redirect on login", "next= is not checked."),
+      other: await made("SQL injection in search", "The café filter concatenates input."),
+    };
+    await post(`/v1/vulns/${ids.comment}/comments`, o.key, {
+      data: { type: "comment", attributes: { body: "Chained with a stored XSS it steals sessions." } },
+    });
+    // Another organization's report that matches: never found.
+    const b2 = (await brief(other, { published_at: PUBLISHED })).id;
+    await vuln(other, b2, { title: "Stored XSS everywhere", description: "xss" });
+  }, 60_000);
+
+  const found = async (query: string, key = o.key) => {
+    const res = await get(`/v1/vulns?${query}`, key);
+    expect(res.status, res.text).toBe(200);
+    return {
+      ids: res.body.data.map((v: { id: string }) => Object.keys(ids).find((k) => ids[k] === v.id) ?? v.id),
+      total: res.body.meta.page.total,
+    };
+  };
+
+  it("finds words in titles, descriptions and comments, a title match first, only the caller's", async () => {
+    expect(await found("q[search]=stored%20xss")).toEqual({ ids: ["title", "body", "comment"], total: 3 });
+    expect(await found("q[search]=cafe")).toEqual({ ids: ["other"], total: 1 });
+    expect(await found('q[search]="xss through"')).toEqual({ ids: ["body"], total: 1 });
+    expect(await found('q[search]="through xss"')).toEqual({ ids: [], total: 0 });
+    expect(await found("q[search]=inject*")).toEqual({ ids: ["other"], total: 1 });
+  });
+
+  it("combines with filters and sorts, and pages by number", async () => {
+    expect(await found("q[search]=xss&q[severity_eq]=low")).toEqual({ ids: ["body"], total: 1 });
+    expect(await found("q[search]=xss&sort=created_at")).toEqual({ ids: ["title", "body", "comment"], total: 3 });
+    expect(await found("q[search]=xss&page[size]=1&page[number]=2")).toEqual({ ids: ["body"], total: 3 });
+    const bySort = await get("/v1/vulns?q[search]=xss&sort=-created_at&page[size]=2&page[after]=", o.key);
+    expect(bySort.body.data.map((v: { id: string }) => v.id)).toEqual([ids.comment, ids.body]);
+    expect((await get(bySort.body.links.next, o.key)).body.data.map((v: { id: string }) => v.id)).toEqual([ids.title]);
+  });
+
+  it("follows edits and deletions", async () => {
+    const b = (await brief(o, { published_at: PUBLISHED })).id;
+    const v = (await vuln(o, b, { title: "Quokka disclosure", description: "d" })).id as string;
+    expect((await found("q[search]=quokka")).total).toBe(1);
+    await patch(`/v1/vulns/${v}`, o.key, { data: { type: "vuln", attributes: { title: "Wombat disclosure" } } });
+    expect((await found("q[search]=quokka")).total).toBe(0);
+    expect((await found("q[search]=wombat")).total).toBe(1);
+    const note = await post(`/v1/vulns/${v}/comments`, o.key, { data: { type: "comment", attributes: { body: "platypus" } } });
+    expect((await found("q[search]=platypus")).total).toBe(1);
+    await api("DELETE", `/v1/vulns/${v}/comments/${note.body.data.id}`, { key: o.key });
+    expect((await found("q[search]=platypus")).total).toBe(0);
+    await api("DELETE", `/v1/vulns/${v}`, { key: o.key });
+    expect((await found("q[search]=wombat")).total).toBe(0);
+  });
+
+  it("an operator searches every organization", async () => {
+    expect((await found("q[search]=stored%20xss", await operatorKey())).total).toBeGreaterThanOrEqual(4);
+  });
+
+  it.each([
+    ["q[search]=%20--%20", "q[search]", /word to search/],
+    [`q[search]=${"a".repeat(201)}`, "q[search]", /at most 200/],
+    ["q[search]=xss&page[after]=", "page[after]", /rank order/],
+  ])("%s is a 400 at %s", async (query, parameter, detail) => {
+    const res = await get(`/v1/vulns?${query}`, o.key);
+    expect([res.status, res.body.errors[0].source, res.body.errors[0].detail]).toEqual([400, { parameter }, expect.stringMatching(detail)]);
+  });
+});

@@ -1,9 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicBriefPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
-import { JSONAPI_VERSION, resource, toOne } from "../../http/jsonapi";
+import { embedded, JSONAPI_VERSION, resource, toOne } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import { errorResponses, jsonApiContent, resourceSchema, toOneSchema } from "../../http/openapi";
+import { embeddedResourceSchema, errorResponses, jsonApiContent, NoQuery, resourceSchema, toOneSchema } from "../../http/openapi";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
@@ -11,14 +11,14 @@ import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
 import { PolicyTerms, policyTerms } from "../v1/policies/schema";
 import { publicRateLimit } from "../../http/rate-limit";
 
-const PublicOrganization = resourceSchema(
+const PublicOrganization = embeddedResourceSchema(
   "PublicOrganization",
   "organization",
   z.object({ name: z.string(), slug: z.string(), website_url: z.string().nullable(), claimed: z.boolean() }),
   z.object({}),
 );
 
-export const PublicPolicy = resourceSchema("PublicPolicy", "policy", PolicyTerms, z.object({}));
+export const PublicPolicy = embeddedResourceSchema("PublicPolicy", "policy", PolicyTerms, z.object({}));
 
 const PublicBrief = resourceSchema(
   "PublicBrief",
@@ -47,16 +47,11 @@ export function publicBriefDocument({ brief, organization, policy }: PublishedBr
 }
 
 function publicOrganization(org: PublishedBrief["organization"]) {
-  return resource(
-    "organization",
-    org.id,
-    { name: org.name, slug: org.slug, website_url: org.websiteUrl, claimed: org.claimed },
-    `/v1/organizations/${org.id}`,
-  );
+  return embedded("organization", org.id, { name: org.name, slug: org.slug, website_url: org.websiteUrl, claimed: org.claimed });
 }
 
 export function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {
-  return resource("policy", p.id, policyTerms(p, now), `/v1/policies/${p.id}`);
+  return embedded("policy", p.id, policyTerms(p, now));
 }
 
 export const briefNotFound = () => new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });
@@ -70,7 +65,10 @@ export const publicBriefsRouter = createRouter().openapi(
     summary: "Read a published brief (no key). Served from the edge cache; ETag and If-None-Match supported",
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
-    request: { params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "7KQ2-M9XD" }) }) },
+    request: {
+      params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "7KQ2-M9XD" }) }),
+      query: NoQuery,
+    },
     responses: {
       200: {
         description: "The published brief, with its organization and published policy in `included`",

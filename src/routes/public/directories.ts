@@ -1,9 +1,18 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicDirectoryPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
-import { JSONAPI_VERSION, resource, toMany } from "../../http/jsonapi";
+import { embedded, JSONAPI_VERSION, resource, toMany } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import { errorResponses, jsonApiContent, resourceSchema, Timestamp, toManySchema, Uuid } from "../../http/openapi";
+import {
+  embeddedResourceSchema,
+  errorResponses,
+  jsonApiContent,
+  NoQuery,
+  resourceSchema,
+  Timestamp,
+  toManySchema,
+  Uuid,
+} from "../../http/openapi";
 import { createRouter } from "../../http/router";
 import { nowIso } from "../../lib/ids";
 import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
@@ -24,7 +33,7 @@ const PublicDirectory = resourceSchema(
   z.object({ organizations: toManySchema("organization") }),
 );
 
-const DirectoryOrganization = resourceSchema(
+const DirectoryOrganization = embeddedResourceSchema(
   "PublicDirectoryOrganization",
   "organization",
   z.object({
@@ -58,7 +67,7 @@ const PublicDirectoryDocument = z.object({
 
 function organizationResource(e: PublicDirectoryEntry) {
   const o = e.organization;
-  return resource(
+  return embedded(
     "organization",
     o.id,
     {
@@ -70,7 +79,6 @@ function organizationResource(e: PublicDirectoryEntry) {
       // Claiming a listed organization is announced, not yet offered.
       ...(o.claimed ? {} : { claim: { status: "coming_soon" as const } }),
     },
-    `/v1/organizations/${o.id}`,
     { items: { data: e.items.map((i) => ({ type: i.type === "Policy" ? "policy" : "brief", id: i.row.id })) } },
   );
 }
@@ -85,7 +93,10 @@ export const publicDirectoriesRouter = createRouter().openapi(
       "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
-    request: { params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "demo-directory" }) }) },
+    request: {
+      params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "demo-directory" }) }),
+      query: NoQuery,
+    },
     responses: {
       200: { description: "The directory", content: jsonApiContent(PublicDirectoryDocument) },
       304: { description: "Not modified (If-None-Match matched the ETag)" },

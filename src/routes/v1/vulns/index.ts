@@ -38,6 +38,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
         processingState: query["q[processing_state_eq]"],
         inboxState: query["q[inbox_state_eq]"],
         severity: query["q[severity_eq]"] === "null" ? null : query["q[severity_eq]"],
+        search: query["q[search]"],
         shortcode: query["q[shortcode_eq]"],
         read: query["q[read_eq]"],
         lastActivityBy: query["q[last_activity_by_eq]"],

@@ -9,6 +9,7 @@ import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode } from "../../../lib/ids";
+import { ftsQuery, SEARCH_MAX_LENGTH, SEARCH_MAX_TERMS } from "../../../lib/search-query";
 
 const Title = z.string().trim().min(1, "must not be empty").max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`);
 const Description = z
@@ -132,6 +133,25 @@ export const ListVulnsQuery = listQuery({
     .enum(INBOX_STATES)
     .optional()
     .openapi({ param: { name: "q[inbox_state_eq]", in: "query" } }),
+  "q[search]": z
+    .string()
+    .max(SEARCH_MAX_LENGTH, `must be at most ${SEARCH_MAX_LENGTH} characters`)
+    .transform((v, ctx) => {
+      const query = ftsQuery(v);
+      if (query) return query;
+      ctx.addIssue({ code: "custom", message: "must contain a word to search for" });
+      return z.NEVER;
+    })
+    .optional()
+    .openapi({
+      param: {
+        name: "q[search]",
+        in: "query",
+        description: `Words and "quoted phrases" (all required; a word ending in * matches as a prefix; case and accents ignored) in the title, the description or any comment. Without a sort, the best matches come first (a title match counts most) and pages go by number only; with a sort, the matches in that order. Up to ${SEARCH_MAX_TERMS} terms.`,
+      },
+      type: "string",
+      example: "stored xss",
+    }),
   "q[shortcode_eq]": z
     .string()
     .transform((v, ctx) => {
