@@ -32,6 +32,7 @@ export interface PlannedEvent {
  * An INSERT of one vuln event into the outbox, for the same batch as the change. With
  * `ifPreviousChanged`, it inserts only if the statement just before it changed a row (SQLite's
  * changes()), which lets a conditional UPDATE decide inside the transaction whether its event exists.
+ * With `requirePreviousChanged`, a statement before it that changed nothing refuses the whole batch.
  * With `processedAt`, it is written processed: its fan-out is in the same batch (the consumer's).
  */
 export function vulnEvent(
@@ -39,7 +40,7 @@ export function vulnEvent(
   type: EventType,
   vulnId: string,
   now: string,
-  opts: { ifPreviousChanged?: boolean; organizationId?: string; processedAt?: string } = {},
+  opts: { ifPreviousChanged?: boolean; requirePreviousChanged?: boolean; organizationId?: string; processedAt?: string } = {},
 ) {
   const event: PlannedEvent = { id: uuidv7(), type };
   const payload = type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD;
@@ -50,7 +51,8 @@ export function vulnEvent(
         id: sql<string>`${event.id}`.as("id"),
         organizationId: vulns.organizationId,
         vulnId: vulns.id,
-        type: sql<string>`${type}`.as("type"),
+        // Required: NULL (refusing the whole batch on events.type NOT NULL) unless the statement before changed a row.
+        type: (opts.requirePreviousChanged ? sql<string>`CASE WHEN changes() > 0 THEN ${type} END` : sql<string>`${type}`).as("type"),
         payload: sql<string>`${payload}`.as("payload"),
         createdAt: sql<string>`${now}`.as("created_at"),
         processedAt: sql<string | null>`${opts.processedAt ?? null}`.as("processed_at"),

@@ -45,8 +45,10 @@ export class NotFound extends DomainError {
   constructor(
     readonly entity: string,
     detail: string,
+    /** Where the request named it, when not in its path (a bulk document's member). */
+    source?: Source,
   ) {
-    super("not_found", { detail });
+    super("not_found", { detail, ...(source ? { source } : {}) });
   }
 }
 

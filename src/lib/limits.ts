@@ -53,6 +53,8 @@ export const LIMITS = {
   errorsListed: 25,
   /** Resources in one page of a list. */
   pageSize: 100,
+  /** Vulns one PATCH /v1/vulns changes (one D1 batch). */
+  vulnsPerBulkUpdate: 100,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

@@ -10,7 +10,7 @@ import { severityOf } from "../lib/cvss";
 import { deleteObjectsLater, vulnObjectKeys } from "./attachments";
 import { inList, where, whenRefused } from "../db/queries";
 import { changedRows } from "../db/queries";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, type Handle, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 export interface VulnInput {
@@ -262,27 +262,27 @@ export interface VulnUpdate extends Partial<VulnInput> {
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
 const sameList = (a: string[], b: string[]) => JSON.stringify(a) === JSON.stringify(b);
 
-/**
- * Updates a vuln: one read (the vuln, and the brief if one is named), then one batch. Every statement
- * is guarded by the revision it read (which only edits bump, not intake), and the events are chained
- * on changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
- */
-export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
-  const vulnRead = ctx.db
-    .select({ ...getTableColumns(vulns), ...domainsColumn })
-    .from(vulns)
-    .where(where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId)));
-  const briefRead = ctx.db
-    .select({ organizationId: briefs.organizationId })
-    .from(briefs)
-    .where(eq(briefs.id, input.briefId ?? ""));
-  const [vulnRows, briefRows] =
-    input.briefId === undefined ? [...(await readBatch(ctx, [vulnRead])), []] : await readBatch(ctx, [vulnRead, briefRead]);
-  const existing = vulnRows[0] ? toRecord(vulnRows[0]) : null;
-  if (!existing) throw notFound();
-  if (input.briefId !== undefined && briefRows[0]?.organizationId !== existing.organizationId)
-    throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
+/** One vuln's update as planned into a batch: the vuln as it will be, and its guarded UPDATE (none when nothing changes). */
+interface PlannedUpdate {
+  next: VulnRecord;
+  guard?: Handle<unknown>;
+}
 
+/**
+ * Adds one vuln's update to `p`: its domain links, the UPDATE guarded by the revision it was read at,
+ * and its events chained on that UPDATE. Adds nothing when nothing would change. `strict` (a bulk
+ * update): a concurrent edit of this vuln makes its Vuln::Updated unwritable, which refuses the whole
+ * batch; otherwise this vuln's statements skip and the caller answers 409.
+ */
+function planUpdate(
+  ctx: ServiceContext,
+  p: Plan<unknown>,
+  existing: VulnRecord,
+  input: VulnUpdate,
+  now: string,
+  strict: boolean,
+): PlannedUpdate {
+  const id = existing.id;
   const next: VulnRecord = {
     ...existing,
     title: input.title ?? existing.title,
@@ -302,14 +302,12 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
     ).some((k) => next[k] !== existing[k]) ||
     !sameList(next.tags, existing.tags) ||
     !sameList(next.cweIds, existing.cweIds);
-  if (!changed) return existing;
+  if (!changed) return { next: existing };
 
-  const now = nowIso();
   next.updatedAt = now;
   // Closing or reopening is said to the reporter (their page shows it): the organization's activity.
   const answered = next.processingState !== existing.processingState;
   if (answered) Object.assign(next, { lastActivityAt: now, lastActivityBy: "organization" });
-  const p = new Plan(next);
   next.revision = existing.revision + 1;
   if (domainsChanged) for (const s of domainStatements(ctx, id, existing.organizationId, next.domains, now, existing.revision)) p.add(s);
   const guard = p.track(
@@ -333,22 +331,87 @@ export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpd
       })
       .where(and(eq(vulns.id, id), eq(vulns.revision, existing.revision))),
   );
-  const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now, { ifPreviousChanged: true });
+  const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now, strict ? { requirePreviousChanged: true } : { ifPreviousChanged: true });
   p.add(updated.statement, updated.event);
-  if (next.processingState !== existing.processingState) {
+  if (answered) {
     const type = next.processingState === "closed" ? "Vuln::Processing::Closed" : "Vuln::Processing::Reopened";
     const transition = vulnEvent(ctx.db, type, id, now, { ifPreviousChanged: true });
     p.add(transition.statement, transition.event);
   }
-  // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch.
+  return { next, guard };
+}
+
+/** The vulns an update names, as the caller may see them, with their domains. */
+const vulnsRead = (ctx: ServiceContext, ids: readonly string[]) =>
+  ctx.db
+    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .from(vulns)
+    .where(where(inList(vulns.id, ids), tenantFilter(ctx, vulns.organizationId)));
+
+const briefsRead = (ctx: ServiceContext, ids: readonly string[]) =>
+  ctx.db.select({ id: briefs.id, organizationId: briefs.organizationId }).from(briefs).where(inList(briefs.id, ids));
+
+/**
+ * Updates a vuln: one read (the vuln, and the brief if one is named), then one batch. Every statement
+ * is guarded by the revision it read (which only edits bump, not intake), and the events are chained
+ * on changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
+ */
+export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
+  return (await updateVulns(ctx, [{ id, input }], { pointer: () => "/data", bulk: false }))[0]!;
+}
+
+/**
+ * Updates up to 100 vulns at once, all or nothing: one read of every vuln and named brief, then one
+ * batch holding each vuln's update as updateVuln plans it (its events included). A vuln that is not
+ * the caller's, a brief that is not its organization's, or a concurrent edit of any of them refuses
+ * the whole batch. `pointer(i)` is where change `i` sits in the request document (its errors' source);
+ * `bulk: false` is updateVuln's single change, whose path named the vuln.
+ */
+export async function updateVulns(
+  ctx: ServiceContext,
+  changes: readonly { id: string; input: VulnUpdate }[],
+  { pointer, bulk = true }: { pointer: (index: number) => string; bulk?: boolean },
+): Promise<VulnRecord[]> {
+  const briefIds = [...new Set(changes.flatMap((c) => (c.input.briefId === undefined ? [] : [c.input.briefId])))];
+  const ids = changes.map((c) => c.id);
+  const [vulnRows, briefRows] = briefIds.length
+    ? await readBatch(ctx, [vulnsRead(ctx, ids), briefsRead(ctx, briefIds)])
+    : [...(await readBatch(ctx, [vulnsRead(ctx, ids)])), []];
+  const found = new Map(vulnRows.map((r) => [r.id, toRecord(r)]));
+  const briefOwner = new Map(briefRows.map((b) => [b.id, b.organizationId]));
+  const single = !bulk;
+  const missing = changes.findIndex((c) => !found.has(c.id));
+  if (missing >= 0) {
+    throw single
+      ? notFound()
+      : new NotFound("vuln", `No vuln has the id at ${pointer(missing)}/id.`, { pointer: `${pointer(missing)}/id` });
+  }
+  const foreignBrief = changes.findIndex(
+    (c) => c.input.briefId !== undefined && briefOwner.get(c.input.briefId) !== found.get(c.id)!.organizationId,
+  );
+  if (foreignBrief >= 0) throw Invalid.at(`${pointer(foreignBrief)}/relationships/brief/data/id`, "brief does not exist.");
+
+  const now = nowIso();
+  const p = new Plan(null);
+  const planned = changes.map((c) => planUpdate(ctx, p, found.get(c.id)!, c.input, now, !single));
+  if (planned.every((u) => !u.guard)) return planned.map((u) => u.next);
+  // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch. In
+  // a bulk update a concurrent edit refuses it too (strict events); which one it was is read again.
   const { results } = await whenRefused(
     () => commit(ctx, p),
-    () => {
-      throw Invalid.at("/data/relationships/brief/data/id", "brief does not exist.");
+    async () => {
+      if (!single) {
+        const again = new Map((await vulnsRead(ctx, ids)).map((r) => [r.id, r.revision]));
+        const moved = changes.findIndex((c) => again.get(c.id) !== found.get(c.id)!.revision);
+        if (moved >= 0) throw new Conflict(`The vuln at ${pointer(moved)} changed while this request ran; read it again and retry.`);
+      }
+      const gone = changes.findIndex((c) => c.input.briefId !== undefined);
+      throw Invalid.at(`${pointer(Math.max(gone, 0))}/relationships/brief/data/id`, "brief does not exist.");
     },
   );
-  if (changedRows(guard.of(results)) === 0) throw new Conflict("The vuln changed while this request ran; read it again and retry.");
-  return next;
+  if (planned.some((u) => u.guard && changedRows(u.guard.of(results)) === 0))
+    throw new Conflict("The vuln changed while this request ran; read it again and retry.");
+  return planned.map((u) => u.next);
 }
 
 /**

@@ -154,6 +154,14 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
   { method: "PATCH", path: (f) => `/v1/vulns/${f.vulnId}`, body: (f) => vulnDoc(f.briefId), owned: true, operator: "never" },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true, operator: "never" },
+  {
+    method: "PATCH",
+    path: () => "/v1/vulns",
+    body: (f) => ({ data: [{ type: "vuln", id: f.vulnId, attributes: { severity: "low" } }] }),
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+    operator: "never",
+  },
   // Under another organization's vuln these answer vuln_not_found, as the vuln itself does.
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments`, ownedBy: (f) => `/v1/vulns/${f.vulnId}`, notFound: "vuln_not_found" },
   {

@@ -162,6 +162,11 @@ describe("routes", () => {
     expect(res.headers.get("Allow")).toBe(allow);
     expect(res.body.errors[0]).toMatchObject({ status: "405", code: "method_not_allowed" });
   });
+
+  it("answers a 405 in the media type of the path's own answers (the public submission's: plain JSON)", async () => {
+    const res = await api("DELETE", "/v1/p/briefs/DEMX-0001/vulns");
+    expect([res.status, res.headers.get("Content-Type"), res.headers.get("Allow")]).toEqual([405, "application/json", "POST"]);
+  });
 });
 
 describe("failures", () => {

@@ -197,6 +197,7 @@ const OPERATION_IDS = [
   "createVuln",
   "showVuln",
   "updateVuln",
+  "updateVulns",
   "deleteVuln",
   "listVulnAttachments",
   "createVulnAttachment",

@@ -57,7 +57,10 @@ function receipt(record: VulnRecord, followUpToken: string | null) {
   };
 }
 
-export const publicVulnsRouter = createRouter().openapi(
+// It makes a vuln, so it answers as the vuln endpoints do: plain JSON, its 405s to other methods too.
+export const publicVulnsRouter = createRouter();
+publicVulnsRouter.use("/briefs/:shortcode/vulns", declare({ mediaType: JSON_MEDIA_TYPE }));
+publicVulnsRouter.openapi(
   createRoute({
     method: "post",
     path: "/briefs/{shortcode}/vulns",
@@ -65,8 +68,7 @@ export const publicVulnsRouter = createRouter().openapi(
     tags: ["Public"],
     summary: `Submit a report through a published brief (no key; ${RATES.publicSubmits} a minute per client IP); the answer carries the reporter's follow-up token, once`,
     security: [],
-    // It makes a vuln, so it answers as the vuln endpoints do: plain JSON.
-    middleware: [declare({ mediaType: JSON_MEDIA_TYPE }), publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
+    middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
     request: {
       params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "DEMX-0001" }) }),
       body: { required: true, content: jsonContent(PublicSubmissionInput) },

@@ -1,18 +1,30 @@
-import { createRoute } from "@hono/zod-openapi";
-import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
+import { createRoute, z } from "@hono/zod-openapi";
+import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import { requireOrganizationKey } from "../../../http/auth";
 import { collectionDocument, errorResponses, jsonContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { listVulns } from "../../../services/vuln-list";
-import { createVuln, deleteVuln, showVuln, updateVuln, vulnIdOf } from "../../../services/vulns";
+import { createVuln, deleteVuln, showVuln, updateVuln, updateVulns, vulnIdOf } from "../../../services/vulns";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
-import { CreateVulnInput, ListVulnsQuery, rawSubmission, serializeVuln, UpdateVulnInput, Vuln, VulnParam } from "./schema";
+import {
+  CreateVulnInput,
+  ListVulnsQuery,
+  rawSubmission,
+  serializeVuln,
+  UpdateVulnInput,
+  UpdateVulnsInput,
+  Vuln,
+  VulnParam,
+} from "./schema";
+import { ApiError } from "../../../http/errors";
+import { LIMITS } from "../../../lib/limits";
 
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
+const VulnsDocument = z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(Vuln) });
 const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
 const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
 const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
@@ -111,6 +123,33 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       assertDocumentMatches(data, "vuln", id);
       const record = await updateVuln(ctx, id, { ...data.attributes, briefId: data.relationships?.brief?.data.id });
       return respond(c, single(serializeVuln(record)));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "patch",
+      path: "/",
+      operationId: "updateVulns",
+      tags,
+      summary: `Update up to ${LIMITS.vulnsPerBulkUpdate} vulns at once, all or nothing, each as its own PATCH would (its events included) (organization key only)`,
+      description:
+        "`data` is a list of vuln documents as PATCH /v1/vulns/{id} takes them, each with its `id`. One batch changes every vuln or none: a bad member (422 at its pointer), a vuln that is not the caller's (404 at its id), a brief of another organization, or a concurrent edit of any of them (409) changes nothing. The answer lists the vulns as they are now, in the request's order.",
+      middleware: organizationOnly,
+      request: { body: { required: true, content: jsonContent(UpdateVulnsInput) } },
+      responses: { 200: { description: "Updated, in the request's order", content: jsonContent(VulnsDocument) }, ...writeErrors },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      data.forEach((d, i) => {
+        if (d.type !== "vuln")
+          throw new ApiError("conflict", {
+            detail: `data[${i}].type must be "vuln", got "${d.type}".`,
+            source: { pointer: `/data/${i}/type` },
+          });
+      });
+      const changes = data.map((d) => ({ id: d.id, input: { ...d.attributes, briefId: d.relationships?.brief?.data.id } }));
+      const records = await updateVulns(serviceContext(c), changes, { pointer: (i) => `/data/${i}` });
+      return respond(c, { jsonapi: JSONAPI_VERSION, data: records.map(serializeVuln) });
     },
   )
   .openapi(

@@ -78,18 +78,33 @@ export const CreateVulnInput = requestDocument(CreateAttributes, BriefRelationsh
 
 // Every member optional: one left out is unchanged, null clears a nullable one. Clients that send
 // every create member (as the original draft of the API drew PATCH) work the same.
-export const UpdateVulnInput = z
+const UpdateVulnData = z.strictObject({
+  type: z.string(),
+  id: z.string().optional(),
+  attributes: CreateAttributes.partial()
+    .extend({ processing_state: z.enum(PROCESSING_STATES).optional() })
+    .optional(),
+  relationships: BriefRelationship.partial().optional(),
+});
+
+export const UpdateVulnInput = z.strictObject({ data: UpdateVulnData }).openapi("UpdateVulnInput");
+
+/** PATCH /v1/vulns: each member of `data` as one vuln's PATCH would take it, with its id. */
+export const UpdateVulnsInput = z
   .strictObject({
-    data: z.strictObject({
-      type: z.string(),
-      id: z.string().optional(),
-      attributes: CreateAttributes.partial()
-        .extend({ processing_state: z.enum(PROCESSING_STATES).optional() })
-        .optional(),
-      relationships: BriefRelationship.partial().optional(),
-    }),
+    data: z
+      .array(UpdateVulnData.extend({ id: z.string().openapi({ format: "uuid" }) }))
+      .min(1, "must name at least 1 vuln")
+      .max(LIMITS.vulnsPerBulkUpdate, `must name at most ${LIMITS.vulnsPerBulkUpdate} vulns`)
+      .superRefine((items, ctx) => {
+        const seen = new Set<string>();
+        items.forEach((item, i) => {
+          if (seen.has(item.id)) ctx.addIssue({ code: "custom", message: "names a vuln twice: each vuln once", path: [i, "id"] });
+          seen.add(item.id);
+        });
+      }),
   })
-  .openapi("UpdateVulnInput");
+  .openapi("UpdateVulnsInput");
 
 /** The vuln a path names: its id, or the shortcode the researcher quotes. */
 export const VulnRef = z.string().openapi({
