@@ -43,17 +43,20 @@ const fire = () =>
   fetch(`${local}/__scheduled?cron=${encodeURIComponent("* * * * *")}`)
     .then((res) => res.arrayBuffer().then(() => res.ok))
     .catch(() => false);
-const firstFire = setInterval(async () => {
-  if (await fire()) {
-    clearInterval(firstFire);
-    console.log("[dev] scheduled handler fired; again every minute");
-  }
-}, 1000);
-const cron = setInterval(fire, 60_000);
+// One attempt at a time: while wrangler starts, an attempt can take longer than the pause between
+// them, and overlapping attempts would each succeed and print.
+let stopping = false;
+let cron: NodeJS.Timeout | undefined;
+void (async () => {
+  while (!stopping && !(await fire())) await new Promise((resolve) => setTimeout(resolve, 1000));
+  if (stopping) return;
+  console.log("[dev] scheduled handler fired; again every minute");
+  cron = setInterval(fire, 60_000);
+})();
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {
-    clearInterval(firstFire);
+    stopping = true;
     clearInterval(cron);
     child.kill(signal);
   });

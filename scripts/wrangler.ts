@@ -20,7 +20,7 @@ export function runWrangler(args: string[]): string {
         cwd: root,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"],
-        env: { ...process.env, CI: "true" },
+        env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, CI: "true" },
       });
     } catch (err) {
       const e = err as { stdout?: string; stderr?: string };
@@ -36,8 +36,18 @@ export function runWrangler(args: string[]): string {
   }
 }
 
+/**
+ * wrangler with this project's defaults. CLOUDFLARE_CF_FETCH_ENABLED=false: the local runtime gives
+ * requests a built-in `request.cf` instead of downloading one from workers.cloudflare.com, which
+ * fails offline with a stack trace (set it to true to have the real one).
+ */
 export function spawnWrangler(args: string[], options: SpawnOptions = {}) {
-  return spawn(wrangler, args, { cwd: root, stdio: "inherit", ...options });
+  return spawn(wrangler, args, {
+    cwd: root,
+    stdio: "inherit",
+    ...options,
+    env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...(options.env ?? process.env) },
+  });
 }
 
 /** SQL string literal. */

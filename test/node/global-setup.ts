@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import type { TestProject } from "vitest/node";
@@ -15,6 +15,8 @@ export interface DevServer {
   persistTo: string;
   /** What npm run dev printed up to the first scheduled run: the banner, the key, wrangler's ready line. */
   banner: string;
+  /** A file that keeps everything npm run dev prints, for as long as it runs. */
+  logFile: string;
 }
 
 declare module "vitest" {
@@ -34,10 +36,17 @@ export default async function setup(project: TestProject) {
   dev = spawn(process.execPath, ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo], {
     cwd: root,
     detached: true,
-    env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+    // As a person runs it: not under NODE_ENV=test (Vitest's), which makes the local runtime skip
+    // things a person's npm run dev does, such as fetching request.cf data.
+    env: { ...process.env, NODE_ENV: undefined, CI: "true", WRANGLER_SEND_METRICS: "false" },
   });
-  dev.stdout!.on("data", (chunk) => (output += chunk));
-  dev.stderr!.on("data", (chunk) => (output += chunk));
+  const logFile = path.join(persistTo, "dev-output.log");
+  const keep = (chunk: Buffer) => {
+    output += chunk;
+    appendFileSync(logFile, chunk);
+  };
+  dev.stdout!.on("data", keep);
+  dev.stderr!.on("data", keep);
   // Started means serving and past its first scheduled run; a process that exits fails at once.
   const exited = new Promise<never>((_, reject) => dev!.once("exit", (code) => reject(new Error(`npm run dev exited with ${code}`))));
   exited.catch(() => {}); // it exits at teardown too, once nobody waits on it
@@ -53,7 +62,7 @@ export default async function setup(project: TestProject) {
   await Promise.race([started, exited]).catch((err: Error) => {
     throw new Error(`${err.message}\n${output}`);
   });
-  project.provide("dev", { base: `http://127.0.0.1:${port}`, port, persistTo, banner: output });
+  project.provide("dev", { base: `http://127.0.0.1:${port}`, port, persistTo, banner: output, logFile });
   return () => {
     if (dev?.pid) process.kill(-dev.pid, "SIGTERM");
     rmSync(persistTo, { recursive: true, force: true });

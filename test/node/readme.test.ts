@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
+import { EVENT_TYPES } from "../../src/events/types";
 
 // The README's walkthroughs, run as written against the shared `npm run dev`: every ```sh block of the
 // Walkthroughs section, in order, in one bash with `set -euo pipefail`, so any command that fails (an
@@ -24,6 +25,37 @@ function walkthroughScript(readme: string): string {
     .replaceAll("operator-key -- --local", `operator-key -- --local --persist-to ${persistTo}`);
 }
 
+describe("what the README says of the code and of deploying", () => {
+  const readme = readFileSync(path.join(root, "README.md"), "utf8");
+  const section = (heading: string) =>
+    readme.slice(readme.indexOf(heading), readme.indexOf("\n#", readme.indexOf(heading) + heading.length));
+  const COUNTS: Record<string, number> = { seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12 };
+
+  it("counts the event types there are", () => {
+    const said = [...readme.matchAll(/the (\w+) event types/g)].map((m) => COUNTS[m[1]!]);
+    expect(said.length).toBeGreaterThan(0);
+    expect(said).toEqual(said.map(() => EVENT_TYPES.length));
+  });
+
+  it("says webhook deliveries arrive in no guaranteed order", () => {
+    expect(section("### Watching webhooks arrive")).toMatch(/no guaranteed order/);
+  });
+
+  it("says what deploying needs before the first command that needs it", () => {
+    const deploy = section("## Deploy");
+    const at = (text: string) => deploy.indexOf(text);
+    expect(at("Workers Paid plan")).toBeGreaterThan(-1);
+    expect(at("Workers Paid plan")).toBeLessThan(at("wrangler queues create"));
+    expect(at("CLOUDFLARE_API_TOKEN")).toBeGreaterThan(-1);
+    expect(at("CLOUDFLARE_API_TOKEN")).toBeLessThan(at("npx wrangler d1 create"));
+    expect(at("database_id")).toBeLessThan(at("npm run deploy"));
+  });
+
+  it("does not say unpublishing a policy closes its brief, which stays open", () => {
+    expect(readme).not.toMatch(/closes it to the public/);
+  });
+});
+
 describe("the README's walkthroughs", () => {
   it("run as written, stopping at nothing", async () => {
     const script = walkthroughScript(readFileSync(path.join(root, "README.md"), "utf8"));
@@ -41,6 +73,9 @@ describe("the README's walkthroughs", () => {
     expect(stdout).toMatch(/"published_at": null/);
     expect(stdout).toContain("202");
     expect(stdout).toMatch(/"key": "vdp_[0-9A-Za-z]{40,}"/);
+    // The reporter's file, as the reporter's answer and the organization's list show it.
+    expect(stdout).toContain("reporter: redirect-trace.txt");
+    expect(stdout).toMatch(/reporter: redirect-trace\.txt \(\d+ bytes\)/);
   });
 
   it("would stop at the first error: a failing request fails the script", async () => {
