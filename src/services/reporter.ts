@@ -41,6 +41,8 @@ export interface Report {
   updatedAt: string;
   briefName: string | null;
   organizationName: string;
+  /** What the reporter sent, exactly as received (before trimming and normalizing). */
+  submission: Submission;
 }
 
 /**
@@ -59,6 +61,7 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         inboxState: vulns.inboxState,
         processingState: vulns.processingState,
         severity: vulns.severity,
+        submission: vulns.submission,
         createdAt: vulns.createdAt,
         updatedAt: vulns.updatedAt,
         // Aliased: rows of a D1 batch are keyed by column name, and both tables call theirs "name".

@@ -60,11 +60,11 @@ function reportForm(shortcode: string, state: FormState): Html {
   return html`<h2 id="report">Send a report</h2>
 ${
   problems.length
-    ? html`<div class="error-summary" role="alert"><p><strong>The report was not sent.</strong> Correct ${problems.length === 1 ? "this field" : "these fields"}: everything you typed is still here.</p>
+    ? html`<div class="error-summary" id="errors" role="alert" tabindex="-1" autofocus><p><strong>The report was not sent.</strong> Correct ${problems.length === 1 ? "this field" : "these fields"}: everything you typed is still here.</p>
 <ul>${problems.map((f) => html`<li><a href="#${f}">${FIELD_NAMES[f]}</a>: ${state.errors[f]!.join(" ")}</li>`)}</ul></div>`
     : ""
 }
-<form method="post" action="/b/${shortcode}" enctype="multipart/form-data">
+<form method="post" action="/b/${shortcode}#errors" enctype="multipart/form-data">
 ${field(state, "title", (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`)}
 ${field(state, "description", (a) => html`<textarea ${a} required rows="10">${v.description}</textarea>`)}
 ${field(state, "contact_email", (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="254">`)}
@@ -78,18 +78,26 @@ ${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}
 /** GET /b/{shortcode}: terms first, then the form. */
 export function briefPage({ brief, organization, policy }: PublishedBrief, now: string, state: FormState = EMPTY_FORM): string {
   const name = organization.name;
+  // The tab's title says each thing once: the brief's own name may already say either.
+  const title = [brief.name, /vulnerabilit/i.test(brief.name) ? null : "Report a vulnerability", brief.name.includes(name) ? null : name];
+  // One scope: the brief's own where it has one, else its policy's (shown here, not again below).
+  const inScope = brief.inScopeAssets.length || !policy ? brief.inScopeAssets : policy.inScopeAssets;
+  const outOfScope = brief.outOfScopeAssets.length || !policy ? brief.outOfScopeAssets : policy.outOfScopeAssets;
+  // A form that came back says so first in the tab, and its action's #errors lands the page on the
+  // summary, which takes focus (autofocus): no script needed.
+  const failed = FORM_FIELDS.some((f) => state.errors[f]?.length);
   return document(
-    `${brief.name}: report a vulnerability to ${name}`,
+    `${failed ? "Error: " : ""}${title.filter((t) => t !== null).join(" · ")}`,
     html`<p class="muted">${name}${organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl) ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${organization.websiteUrl}</a>` : ""}</p>
 <h1>${brief.name}</h1>
 ${brief.shortDescription ? html`<p class="lead">${brief.shortDescription}</p>` : ""}
 <p>Found a security problem in ${name}'s systems? Read the terms below, then <a href="#report">send a report</a>. You need no account.</p>
 <h2>What this program covers</h2>
 <dl class="terms">
-<dt>In scope</dt><dd>${scopeList(brief.inScopeAssets, policy ? "See the policy's scope below." : "None listed.")}</dd>
-<dt>Out of scope</dt><dd>${scopeList(brief.outOfScopeAssets, policy ? "See the policy's scope below." : "None listed.")}</dd>
+<dt>In scope</dt><dd>${scopeList(inScope, "None listed.")}</dd>
+<dt>Out of scope</dt><dd>${scopeList(outOfScope, "None listed.")}</dd>
 </dl>
-${policy ? policyTerms(policy, maturityRating(policy, now)) : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms are stated. Report with care.</p></div>`}
+${policy ? policyTerms(policy, maturityRating(policy, now), 2, { scope: false }) : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms are stated. Report with care.</p></div>`}
 ${reportForm(brief.shortcode, state)}`,
     {
       heading: `${name} · Vulnerability disclosure`,

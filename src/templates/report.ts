@@ -47,6 +47,19 @@ ${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${
 </tbody></table>`;
 }
 
+/** What the reporter sent, exactly as received: the thread's first item, folding away once read. */
+function sentReport(r: ReportView["report"]): Html {
+  const s = r.submission;
+  return html`<details class="submission" open><summary>What you sent <span class="muted">· ${when(s.received_at)}</span></summary>
+<dl class="terms">
+<dt>Title</dt><dd>${s.title}</dd>
+<dt>Description</dt><dd><p class="body">${s.description}</p></dd>
+<dt>Your e-mail</dt><dd>${s.contact_email ?? html`<span class="muted">Not given</span>`}</dd>
+<dt>Domains</dt><dd>${s.domains.length ? html`<ul class="scope">${s.domains.map((d) => html`<li><code>${d}</code></li>`)}</ul>` : html`<span class="muted">None named</span>`}</dd>
+</dl>
+</details>`;
+}
+
 /** GET /r/{token}: the reporter's page. Never cached: the address is the key to the report. */
 export function reportPage(v: ReportView): string {
   const r = v.report;
@@ -66,6 +79,7 @@ export function reportPage(v: ReportView): string {
 <dt>Sent</dt><dd>${when(r.createdAt)}</dd>
 </dl>
 <h2 id="conversation">Conversation</h2>
+${sentReport(r)}
 ${conversation(v)}
 <form method="post" action="/r/${v.token}/comments">
 <div class="field">

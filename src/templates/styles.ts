@@ -23,6 +23,10 @@ a:hover{color:#06365d}
 .notice{border-left:5px solid #0a4f86;background:#eef5fb;padding:.75rem 1rem;margin:1rem 0}
 .warning{border-left:5px solid #9a5b00;background:#fff6e5;padding:.75rem 1rem;margin:1rem 0}
 .error-summary{border-left:5px solid #b00020;background:#fdecee;padding:.75rem 1rem;margin:1rem 0}
+.error-summary{scroll-margin-top:1rem}
+.error-summary:focus{outline:3px solid #b00020;outline-offset:2px}
+details.submission{border:1px solid #c8c8c8;border-radius:6px;padding:.5rem 1rem;margin:0 0 1rem;background:#fafafa}
+details.submission summary{cursor:pointer;font-weight:600;padding:.25rem 0}
 dl.terms{display:grid;grid-template-columns:minmax(8rem,max-content) 1fr;gap:.35rem 1rem;margin:.5rem 0}
 dl.terms dt{font-weight:600}
 dl.terms dd{margin:0;overflow-wrap:anywhere}
@@ -37,7 +41,8 @@ label{display:block;font-weight:600;margin-bottom:.25rem}
 input[type=text],input[type=email],textarea{width:100%;font:inherit;padding:.5rem;border:2px solid #5c5c5c;border-radius:4px;background:#fff;color:#1a1a1a}
 input[type=file]{font:inherit;max-width:100%}
 textarea{min-height:8rem;resize:vertical}
-[aria-invalid=true]{border-color:#b00020}
+input[aria-invalid=true],textarea[aria-invalid=true]{border-color:#b00020}
+input[type=file][aria-invalid=true]{outline:2px solid #b00020;outline-offset:2px}
 button{font:inherit;font-weight:600;padding:.6rem 1.2rem;border:0;border-radius:4px;background:#0a4f86;color:#fff;cursor:pointer}
 button:hover{background:#06365d}
 ol.conversation{list-style:none;padding:0}

@@ -8,9 +8,52 @@ const SAFE_HARBOR: Record<string, string> = {
   none: "None: the organization offers no safe harbor. Take care.",
 };
 
+/** What an entry of a scope covers, in words (never the API's token, such as wildcard_domain). */
+function kindInWords(a: ScopeAsset): string {
+  switch (a.kind) {
+    case "domain":
+      return "this host only";
+    case "wildcard_domain":
+      return `any subdomain of ${a.value.replace(/^\*\./, "")}`;
+    case "url":
+      return "web address";
+    case "ip_address":
+      return "IP address";
+    case "cidr":
+      return "IP range";
+    case "ios_app":
+      return "iOS app";
+    case "android_app":
+      return "Android app";
+    case "source_code":
+      return "source code";
+    case "executable":
+      return "program to download";
+    case "hardware":
+      return "hardware";
+    default:
+      return "other";
+  }
+}
+
 export function scopeList(assets: ScopeAsset[], empty: string): Html {
   if (assets.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<ul class="scope">${assets.map((a) => html`<li><code>${a.value}</code> <span class="muted">(${a.kind})</span>${a.short_description ? html`: ${a.short_description}` : ""}</li>`)}</ul>`;
+  return html`<ul class="scope">${assets.map((a) => html`<li><code>${a.value}</code> <span class="muted">(${kindInWords(a)})</span>${a.short_description ? html`: ${a.short_description}` : ""}</li>`)}</ul>`;
+}
+
+/** What each rung of the disclose.io maturity ladder adds, as a researcher weighs it. */
+const RUNGS = [
+  "published, with no way to reach the organization",
+  "a way to reach the organization",
+  "a stated scope",
+  "partial safe harbor",
+  "full safe harbor",
+  "public disclosure allowed, with a timeline of 90 days or less",
+];
+
+function maturity(rating: number): Html {
+  return html`<span class="badge">${rating} of 5</span> <span class="muted">How complete this policy's promises are, on the disclose.io ladder: each rung needs the ones below it.
+${rating > 0 ? `It has ${RUNGS.slice(1, rating + 1).join(", ")}.` : "It promises nothing yet."}${rating < 5 ? ` Not yet: ${RUNGS[rating + 1]}.` : ""}</span>`;
 }
 
 /** Only http(s) links become links: a stored value is never trusted to be a safe URL. */
@@ -29,15 +72,19 @@ function contact(p: PolicyRow): Html {
 }
 
 /** A policy's terms, in the order a researcher weighs them: scope, safe harbor, disclosure, timeline, contact. */
-export function policyTerms(p: PolicyRow, rating: number | null, headingLevel: 2 | 3 = 2): Html {
+export function policyTerms(p: PolicyRow, rating: number | null, headingLevel: 2 | 3 = 2, opts: { scope?: boolean } = {}): Html {
   const h = (text: string) => (headingLevel === 2 ? html`<h2>${text}</h2>` : html`<h3>${text}</h3>`);
   const yesNo = (v: boolean | null) => (v === null ? "Not stated" : v ? "Yes" : "No");
   return html`${h(p.name ? `Policy: ${p.name}` : "The disclosure policy")}
 ${p.shortDescription ? html`<p>${p.shortDescription}</p>` : ""}
 <dl class="terms">
-${rating === null ? "" : html`<dt>Maturity rating</dt><dd><span class="badge">${rating} of 5</span></dd>`}
-<dt>In scope</dt><dd>${scopeList(p.inScopeAssets, "None listed.")}</dd>
-<dt>Out of scope</dt><dd>${scopeList(p.outOfScopeAssets, "None listed.")}</dd>
+${rating === null ? "" : html`<dt>Maturity rating</dt><dd>${maturity(rating)}</dd>`}
+${
+  opts.scope === false
+    ? ""
+    : html`<dt>In scope</dt><dd>${scopeList(p.inScopeAssets, "None listed.")}</dd>
+<dt>Out of scope</dt><dd>${scopeList(p.outOfScopeAssets, "None listed.")}</dd>`
+}
 <dt>Safe harbor</dt><dd>${p.safeHarbor ? (SAFE_HARBOR[p.safeHarbor] ?? p.safeHarbor) : "Not stated."}</dd>
 <dt>Public disclosure</dt><dd>${p.publicDisclosure === null ? "Not stated." : p.publicDisclosure ? "Allowed, in coordination with the organization." : "Not allowed: do not publish findings."}</dd>
 <dt>Timeline</dt><dd>${p.cvdTimeline ? `${p.cvdTimeline} days to fix before coordinated disclosure.` : "Not stated."}</dd>

@@ -65,7 +65,7 @@ describe("a researcher in Chromium", () => {
     const { context, page, foreign, problems } = await open(1280);
     await page.goto(`${base}/b/DEMX-0001`);
     expect(await page.locator("h1").innerText()).not.toBe("");
-    const terms = await page.locator("dl.terms").last().innerText();
+    const terms = (await page.locator("dl.terms").allInnerTexts()).join("\n");
     expect(terms).toContain("Safe harbor");
     expect(terms).toContain("In scope");
 
@@ -146,6 +146,37 @@ describe("a researcher in Chromium", () => {
     expect(await page.inputValue("#domains")).toBe("good.example.com\nnot a domain!");
     await check(page, "brief-invalid", 375);
     await context.close();
+  });
+
+  it("lands on the error summary, focused, when the form comes back, at phone and desktop sizes; every invalid field is marked", async () => {
+    for (const [width, height] of [
+      [375, 700],
+      [1280, 800],
+    ] as const) {
+      const { context, page } = await open(width);
+      await page.setViewportSize({ width, height });
+      await page.goto(`${base}/b/DEMX-0001`);
+      await page.fill("#title", "Open redirect");
+      await page.fill("#description", "   ");
+      await page.fill("#contact_email", "me@localhost");
+      await page.fill("#domains", "not a domain!");
+      await page.click("button[type=submit]");
+      await page.locator(".error-summary").waitFor();
+      // The browser went to the summary (the form's action names it) and focus is on it.
+      expect(new URL(page.url()).hash).toBe("#errors");
+      expect(await page.evaluate("document.activeElement && document.activeElement.id")).toBe("errors");
+      const box = (await page.locator("#errors").boundingBox())!;
+      expect([width, box.y >= -1 && box.y + Math.min(box.height, 100) <= height, box]).toEqual([width, true, box]);
+      expect(await page.title()).toMatch(/^Error: /);
+      for (const id of ["description", "contact_email", "domains"]) {
+        expect([id, await page.locator(`#${id}`).getAttribute("aria-invalid")]).toEqual([id, "true"]);
+        const border = await page.evaluate(`getComputedStyle(document.getElementById(${JSON.stringify(id)})).borderTopColor`);
+        expect([id, border]).toEqual([id, "rgb(176, 0, 32)"]);
+      }
+      expect(await page.locator("#title").getAttribute("aria-invalid")).toBeNull();
+      await page.screenshot({ path: path.join(screens, `brief-errors-landed-${width}.png`) });
+      await context.close();
+    }
   });
 
   it("every page passes axe with no serious or critical violation and fits at 375 and 1280 px", async () => {

@@ -99,6 +99,39 @@ describe("GET /b/{shortcode}", () => {
     expect(conditional.status).toBe(304);
   });
 
+  it("reads as a person reads it: scope once, kinds in words, the rating explained, a title that says things once", async () => {
+    const o = await organization({ name: "Quokka Labs" });
+    const p = await policy(o, {
+      published_at: PUBLISHED,
+      point_of_contact: "security@quokka.example",
+      safe_harbor: "full",
+      public_disclosure: true,
+      cvd_timeline: 90,
+      in_scope_assets: [{ kind: "wildcard_domain", value: "*.quokka.example" }],
+    });
+    const withOwnScope = await brief(
+      o,
+      { published_at: PUBLISHED, name: "Report a vulnerability", in_scope_assets: [{ kind: "url", value: "https://app.quokka.example/" }] },
+      p.id,
+    );
+    const inherited = await brief(o, { published_at: PUBLISHED, name: "Quokka Labs mobile" }, p.id);
+    for (const [b, scope, absent] of [
+      [withOwnScope, "https://app.quokka.example/", "*.quokka.example"],
+      [inherited, "*.quokka.example", "https://app.quokka.example/"],
+    ] as const) {
+      const page = (await browse("GET", `/b/${b.attributes.shortcode}`)).text;
+      expect(page.match(/<dt>In scope<\/dt>/g)).toHaveLength(1);
+      expect(page).toContain(scope);
+      expect(page).not.toContain(absent);
+      expect(page).not.toMatch(/wildcard_domain|\(url\)|\(domain\)/);
+      expect(page).toMatch(/5 of 5/);
+      expect(page).toMatch(/disclose\.io/);
+      const title = /<title>([^<]*)<\/title>/.exec(page)![1]!;
+      for (const said of ["Quokka Labs", "eport a vulnerability"]) expect(title.split(said).length - 1).toBeLessThanOrEqual(1);
+    }
+    expect((await browse("GET", `/b/${inherited.attributes.shortcode}`)).text).toContain("any subdomain of");
+  });
+
   it("is evicted with the JSON read by a change to the brief: both show the new name at once", async () => {
     await browse("GET", `/b/${shortcode}`);
     await get(`/v1/p/briefs/${shortcode}`);
@@ -166,6 +199,13 @@ describe("POST /b/{shortcode}", () => {
     expect(page.status).toBe(200);
     expect(page.text).toContain("Your report was sent to Acme &lt;Security&gt; &amp; Co.");
     expect(page.text).toContain("poc.txt");
+    // What the reporter sent, exactly as received, opens the thread, in a section that folds away.
+    const sent = page.text.slice(page.text.indexOf("<details"), page.text.indexOf("</details>"));
+    expect(page.text.indexOf("<details")).toBeGreaterThan(page.text.indexOf('id="conversation"'));
+    expect(page.text.indexOf("</details>")).toBeLessThan(page.text.indexOf("Your reply"));
+    expect(sent).toContain("What you sent");
+    for (const text of ["SQL injection in search", "GET /search?q=&#39; OR 1=1-- lists every order.", "r@example.org", "API.example.com"])
+      expect([text, sent.includes(text)]).toEqual([text, true]);
   });
 
   it("makes no second report for the same content from the same address within 10 minutes", async () => {
