@@ -87,7 +87,7 @@ export function createApp() {
       const info = {
         ...document.info,
         contact: { name: "The reference", url: `${origin}/docs` },
-        license: { name: "Proprietary: all rights reserved", url: `${origin}/` },
+        license: { name: "MIT", url: "https://spdx.org/licenses/MIT.html" },
       };
       body = JSON.stringify({ ...document, info, servers: [{ url: origin, description: "This deployment" }] });
       if (texts.size < 16) texts.set(origin, body);

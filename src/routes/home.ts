@@ -5,6 +5,10 @@ import { errorResponse, jsonApiContent } from "../http/openapi";
 import { declare } from "../http/route-facts";
 import { createRouter } from "../http/router";
 import { publicRateLimit } from "../http/rate-limit";
+import { database } from "../http/middleware";
+import { listPublicDirectories } from "../services/public-directories";
+import { homePage } from "../templates/home";
+import { PAGE_CSP } from "../templates/layout";
 
 export const API_NAME = "Vulnerability Disclosure Platform API";
 export const API_VERSION = "1.0.0";
@@ -40,18 +44,45 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
     tags: ["Index"],
     summary: path === "/" ? "The index: name, version and where to go next" : "The index of version 1 (the same as /)",
     security: [],
-    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
+    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300), database()],
     responses: {
       200: {
         description: "The API's name and version, and links to the reference, the OpenAPI document and the public routes",
-        content: jsonApiContent(IndexDocument),
+        content: {
+          ...jsonApiContent(IndexDocument),
+          ...(path === "/"
+            ? { "text/html": { schema: z.string().openapi({ description: "The start page, to a browser (Accept prefers text/html)" }) } }
+            : {}),
+        },
       },
       429: errorResponse("Too many requests from this address (see Retry-After)"),
       500: errorResponse("Internal error"),
     },
   });
 
-/** GET / and GET /v1: where a newcomer starts, with no key. */
+/**
+ * Whether a request's Accept prefers a page to JSON: text/html (or XHTML) with a higher weight than
+ * either JSON type. Browsers say so; curl's and clients' `*\/*` and JSON types get the JSON index.
+ */
+export function prefersHtml(accept: string | undefined): boolean {
+  if (!accept) return false;
+  const weights = new Map<string, number>();
+  for (const part of accept.split(",")) {
+    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    const q = params.find((p) => p.startsWith("q="));
+    weights.set(type!, q ? Number(q.slice(2)) || 0 : 1);
+  }
+  const weight = (...types: string[]) => Math.max(0, ...types.map((t) => weights.get(t) ?? 0));
+  const html = weight("text/html", "application/xhtml+xml");
+  return html > 0 && html > weight("application/json", "application/vnd.api+json");
+}
+
+/** GET / and GET /v1: where a newcomer starts, with no key. A browser at / gets the start page. */
 export const homeRouter = createRouter()
-  .openapi(indexRoute("/", "getIndex"), (c) => respond(c, index("/")))
+  .openapi(indexRoute("/", "getIndex"), async (c) => {
+    c.header("Vary", "Accept");
+    if (!prefersHtml(c.req.header("accept"))) return respond(c, index("/"));
+    const directories = await listPublicDirectories(c.var.database.db);
+    return c.body(homePage(directories), 200, { "Content-Type": "text/html; charset=utf-8", "Content-Security-Policy": PAGE_CSP });
+  })
   .openapi(indexRoute("/v1", "getV1Index"), (c) => respond(c, index("/v1")));

@@ -118,3 +118,12 @@ export function unlistStatements(db: Db, type: "Policy" | "Brief", id: string, o
     ),
   ] as const;
 }
+
+/** The directories a person may browse, by name (every directory is public), at most `limit`. */
+export function listPublicDirectories(db: Db, limit = 50) {
+  return db
+    .select({ name: directories.name, slug: directories.slug, description: directories.description })
+    .from(directories)
+    .orderBy(directories.name)
+    .limit(limit);
+}

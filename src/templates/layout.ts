@@ -42,12 +42,27 @@ ${main}
 `);
 }
 
+/** A form that opens a disclosure program by the code on its page or link (GET /b?code=...). */
+export function programFinder(): Html {
+  return html`<form method="get" action="/b" class="finder">
+<div class="field">
+<label for="code">Program code</label>
+<span class="hint" id="code-hint">As on the program's page or in its link, e.g. DEMX-0001. Any case.</span>
+<input type="text" id="code" name="code" required maxlength="20" autocapitalize="characters" spellcheck="false" aria-describedby="code-hint">
+</div>
+<button type="submit">Open the program</button>
+</form>`;
+}
+
 export function notFoundPage(what = "page"): string {
   return document(
     "Not found",
     html`<h1>Not found</h1>
 <p class="lead">There is no ${what} at this address.</p>
-<p>If someone gave you this link, check that it was copied in full. A disclosure program that was withdrawn is no longer shown here; a report link that does not open any more belongs to a report that was deleted.</p>`,
+<p>If someone gave you this link, check that it was copied in full. A disclosure program that was withdrawn is no longer shown here; a report link that does not open any more belongs to a report that was deleted.</p>
+<h2>Where next</h2>
+${programFinder()}
+<p><a href="/">The start page</a> lists the directories of programs and the API's reference.</p>`,
   );
 }
 

@@ -39,6 +39,11 @@ describe("GET /v1/openapi.json", () => {
     expect(res.body.security).toEqual([{ bearer: [] }]);
   });
 
+  it("carries a license chosen on purpose, the project's own (an integrator may use the document)", async () => {
+    const res = await get("/v1/openapi.json");
+    expect(res.body.info.license).toEqual({ name: "MIT", url: "https://spdx.org/licenses/MIT.html" });
+  });
+
   it("documents every route the app serves, and serves every documented route", async () => {
     const docs = await documented();
     const routes = served();

@@ -179,6 +179,27 @@ describe("a researcher in Chromium", () => {
     }
   });
 
+  it("starts at / with a page, finds a program by its code, and a 404 page leads back there", async () => {
+    for (const width of [375, 1280]) {
+      const { context, page } = await open(width);
+      await page.goto(`${base}/`);
+      expect(await page.locator("h1").innerText()).toMatch(/Report a vulnerability/);
+      expect(await page.locator('a[href="/docs"]').count()).toBe(1);
+      expect(await page.locator('a[href="/d/demo-directory"]').count()).toBe(1);
+      await check(page, "home", width);
+      await page.fill("#code", "demx-0001");
+      await page.click("form.finder button[type=submit]");
+      await page.waitForURL(`${base}/b/DEMX-0001`);
+      expect(await page.locator("h1").innerText()).not.toBe("");
+      await page.goto(`${base}/b/NOPE-NOPE`);
+      await check(page, "not-found-onward", width);
+      await page.click('main a[href="/"]');
+      await page.waitForURL(`${base}/`);
+      expect(await page.locator("h1").innerText()).toMatch(/Report a vulnerability/);
+      await context.close();
+    }
+  });
+
   it("every page passes axe with no serious or critical violation and fits at 375 and 1280 px", async () => {
     expect(reportPath).toMatch(/^\/r\/vdpr_/);
     for (const width of [375, 1280]) {

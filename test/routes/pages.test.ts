@@ -7,7 +7,7 @@ import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/templates/styles";
 import { BASE, get, patch, post } from "../helpers/api";
 import { countingD1 } from "../helpers/d1-counter";
 import { eventTypes } from "../helpers/events";
-import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { brief, directory, listing, operatorKey, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { nextIp } from "../helpers/reporter";
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
@@ -65,6 +65,37 @@ beforeAll(async () => {
   );
   shortcode = b.attributes.shortcode;
   briefId = b.id;
+});
+
+describe("the way in and the way onward", () => {
+  const BROWSER = "text/html,application/xhtml+xml,application/xml;q=0.9,image/avif,image/webp,*/*;q=0.8";
+
+  it("answers / to a browser with the start page (directories, the reference, a program finder), and JSON to anything else", async () => {
+    const op = await operatorKey();
+    const d = await directory(op, { name: "Quokka <programs>", slug: `quokka-${crypto.randomUUID().slice(0, 8)}` });
+    const home = await browse("GET", "/", { headers: { Accept: BROWSER } });
+    expect([home.status, home.headers.get("Content-Type"), home.headers.get("Vary")]).toEqual([200, "text/html; charset=utf-8", "Accept"]);
+    expect(home.headers.get("Content-Security-Policy")).toBe(CSP);
+    expect(home.text).toContain(`href="/d/${d.attributes.slug}"`);
+    expect(home.text).toContain("Quokka &lt;programs&gt;");
+    for (const link of ['href="/docs"', 'href="/v1/openapi.json"', 'action="/b"', 'name="code"']) expect(home.text).toContain(link);
+    for (const accept of [undefined, "*/*", "application/json", "application/vnd.api+json", "text/html;q=0.5, application/json"]) {
+      const res = await browse("GET", "/", { headers: accept ? { Accept: accept } : {} });
+      expect([accept, res.headers.get("Content-Type"), res.headers.get("Vary")]).toEqual([accept, "application/vnd.api+json", "Accept"]);
+      expect(JSON.parse(res.text).links.docs).toBe("/docs");
+    }
+  });
+
+  it("finds a program by the code as typed, and a 404 page offers the finder and the start page", async () => {
+    const found = await browse("GET", `/b?code=${encodeURIComponent(` ${shortcode.toLowerCase()} `)}`);
+    expect([found.status, found.headers.get("Location")]).toEqual([303, `/b/${shortcode}`]);
+    for (const path of ["/b?code=nope", "/b/ZZZZ-ZZZZ", "/r/nothing", "/d/no-such-directory"]) {
+      const missing = await browse("GET", path);
+      expect([path, missing.status]).toEqual([path, 404]);
+      expect(missing.text).toContain('href="/"');
+      expect(missing.text).toContain('action="/b"');
+    }
+  });
 });
 
 describe("GET /b/{shortcode}", () => {

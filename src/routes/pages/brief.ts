@@ -10,10 +10,15 @@ import { findPublishedBrief } from "../../services/briefs";
 import { submitReportForm } from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
 import { MAX_FORM_BYTES, readReportForm } from "./form";
-import { HTML, limitAddress, limitFormBody, page } from "./shared";
+import { HTML, limitAddress, limitFormBody, page, pageHeaders } from "./shared";
 
 /** GET and POST /b/{shortcode}: the brief's page and its report form. */
 export const briefPageRouter = new Hono<AppEnv>()
+  // The program finder (on the start page and every 404 page): a code as typed, to its page.
+  .get("/b", pageHeaders, (c) => {
+    const shortcode = normalizeShortcode(c.req.query("code")?.trim() ?? "");
+    return shortcode ? c.redirect(`/b/${shortcode}`, 303) : page(c, notFoundPage("disclosure program with that code"), 404);
+  })
   .get("/b/:shortcode", database(), async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
     const shortcode = normalizeShortcode(c.req.param("shortcode"));
