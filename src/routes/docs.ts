@@ -18,7 +18,10 @@ const CONFIGURATION = JSON.stringify({
   showDeveloperTools: "never",
   // Each operation's heading has a "Copy link" button placed just after its last word; when that word
   // ends the line, the button stuck out of a phone's screen and the page scrolled sideways. Room for it:
-  customCss: ".section-header { padding-inline-end: 2rem; }",
+  // The markdown tables (the error codes) scroll inside themselves on a phone instead of squeezing
+  // each column to a word's width (!important: the reference's own table rules are more specific).
+  customCss:
+    ".section-header { padding-inline-end: 2rem; } table { display: block !important; max-width: 100%; overflow-x: auto; } table th, table td { min-width: 7rem !important; } table td:last-child { min-width: 16rem !important; }",
 });
 
 // Scripts from this origin only, and no inline script; the reference's components set inline styles.
