@@ -1,3 +1,4 @@
+import { LIMITS } from "./limits";
 export const ASSET_KINDS = [
   "domain",
   "wildcard_domain",
@@ -65,7 +66,7 @@ function httpUrl(value: string): string | null {
 export function checkAssetValue(kind: AssetKind, raw: string): Checked {
   const value = raw.trim();
   if (value.length === 0) return { ok: false, reason: "value must not be empty." };
-  if (value.length > 2048) return { ok: false, reason: "value must be at most 2048 characters." };
+  if (value.length > LIMITS.assetValueLength) return { ok: false, reason: `value must be at most ${LIMITS.assetValueLength} characters.` };
   if (CONTROL.test(value)) return { ok: false, reason: "value must not contain control characters." };
   const fail = (reason: string): Checked => ({ ok: false, reason });
   switch (kind) {

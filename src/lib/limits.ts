@@ -53,6 +53,10 @@ export const LIMITS = {
   errorsListed: 25,
   /** Resources in one page of a list. */
   pageSize: 100,
+  /** An asset's value (a host, a URL, an app id...), in characters. */
+  assetValueLength: 2048,
+  /** A CVSS vector, in characters. */
+  cvssVectorLength: 300,
   /** Vulns one PATCH /v1/vulns changes (one D1 batch). */
   vulnsPerBulkUpdate: 100,
 } as const;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { get } from "../helpers/api";
+import { get, post } from "../helpers/api";
 import { ENDPOINTS, label } from "../helpers/endpoints";
-import { organization } from "../helpers/factories";
+import { brief, organization, PUBLISHED } from "../helpers/factories";
 
 const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 
@@ -321,5 +321,37 @@ describe("what the document adds to every operation", () => {
     const org = await organization();
     expect((await get("/v1/policies?page[number]=999999999", org.key)).status).toBe(200);
     expect((await get("/v1/policies?page[number]=1000000000", org.key)).body.errors[0].source).toEqual({ parameter: "page[number]" });
+  });
+});
+
+describe("limits the server enforces, declared", () => {
+  it("says what it refuses: an asset value's length, a CVSS vector's length, related ids as UUIDs; each refused as declared", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const s = doc.components.schemas;
+    expect(s.ScopeAssetInput.properties.value.maxLength).toBe(2048);
+    expect(s.CreateAssetInput.properties.data.properties.attributes.properties.value.maxLength).toBe(2048);
+    expect(s.CreateVulnInput.properties.data.properties.attributes.properties.cvss_vector.maxLength).toBe(300);
+    expect(s.CreateVulnInput.properties.data.properties.relationships.properties.brief.properties.data.properties.id.format).toBe("uuid");
+
+    const org = await organization();
+    const long = await post("/v1/assets", org.key, { data: { type: "asset", attributes: { kind: "other", value: "x".repeat(2049) } } });
+    expect([long.status, long.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/value"]);
+    const b = await brief(org, { published_at: PUBLISHED });
+    const vector = await post("/v1/vulns", org.key, {
+      data: {
+        type: "vuln",
+        attributes: { title: "t", description: "d", cvss_vector: `CVSS:3.1/${"A".repeat(300)}` },
+        relationships: { brief: { data: { type: "brief", id: b.id } } },
+      },
+    });
+    expect([vector.status, vector.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/cvss_vector"]);
+    const notUuid = await post("/v1/vulns", org.key, {
+      data: {
+        type: "vuln",
+        attributes: { title: "t", description: "d" },
+        relationships: { brief: { data: { type: "brief", id: "brief-1" } } },
+      },
+    });
+    expect([notUuid.status, notUuid.body.errors[0].source.pointer]).toEqual([422, "/data/relationships/brief/data/id"]);
   });
 });

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
+import { LIMITS } from "../../lib/limits";
 
 // Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
@@ -35,6 +36,12 @@ export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a color like
 
 export const AssetKind = z.enum(ASSET_KINDS);
 
+/** An asset's value as sent (checked against its kind after): the length is declared here so the document says it. */
+export const AssetValue = z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
+
+/** A related resource's id: a UUID (an id that names nothing is refused like any other). */
+const RelatedId = z.string().openapi({ format: "uuid" });
+
 /** A value checked against its kind and stored in canonical form (lowercased host, normalized URL). */
 export function checkedKindValue<T extends { kind: (typeof ASSET_KINDS)[number]; value: string }>(v: T, ctx: z.RefinementCtx): T {
   const checked = checkAssetValue(v.kind, v.value);
@@ -50,7 +57,7 @@ export const ScopeAssetInput = z
     // Optional: an entry sent back as read keeps its id (read-modify-write); new entries get one.
     id: z.uuid("must be the id of an entry of this array").optional(),
     kind: AssetKind,
-    value: z.string(),
+    value: AssetValue,
     short_description: ShortDescription.nullable().optional(),
   })
   .transform(checkedKindValue)
@@ -63,13 +70,13 @@ export const ScopeAssetSchema = z
   .openapi("ScopeAsset");
 
 export function relationshipInput(type: string) {
-  return z.strictObject({ data: z.strictObject({ type: z.literal(type), id: z.string() }) });
+  return z.strictObject({ data: z.strictObject({ type: z.literal(type), id: RelatedId }) });
 }
 
 export function nullableRelationshipInput(type: string) {
-  return z.strictObject({ data: z.strictObject({ type: z.literal(type), id: z.string() }).nullable() });
+  return z.strictObject({ data: z.strictObject({ type: z.literal(type), id: RelatedId }).nullable() });
 }
 
 export function toManyInput(type: string) {
-  return z.strictObject({ data: z.array(z.strictObject({ type: z.literal(type), id: z.string() })).max(500) });
+  return z.strictObject({ data: z.array(z.strictObject({ type: z.literal(type), id: RelatedId })).max(500) });
 }

@@ -3,18 +3,18 @@ import type { AssetRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
 import { ASSET_KINDS, type AssetKind as Kind } from "../../../lib/asset-values";
-import { AssetKind, checkedKindValue, relationshipInput, ShortDescription } from "../fields";
+import { AssetKind, AssetValue, checkedKindValue, relationshipInput, ShortDescription } from "../fields";
 
 export const CreateAssetInput = requestDocument(
   z
-    .strictObject({ kind: AssetKind, value: z.string(), short_description: ShortDescription.nullable().optional() })
+    .strictObject({ kind: AssetKind, value: AssetValue, short_description: ShortDescription.nullable().optional() })
     .transform(checkedKindValue),
   z.strictObject({ organization: relationshipInput("organization").optional() }).optional(),
 ).openapi("CreateAssetInput");
 
 export const UpdateAssetInput = updateDocument(
   z
-    .strictObject({ kind: AssetKind.optional(), value: z.string().optional(), short_description: ShortDescription.nullable().optional() })
+    .strictObject({ kind: AssetKind.optional(), value: AssetValue.optional(), short_description: ShortDescription.nullable().optional() })
     .optional()
     .default({}),
   z.strictObject({}).optional(),

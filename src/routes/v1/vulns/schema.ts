@@ -42,7 +42,7 @@ export const SubmissionAttributes = z.strictObject({
 const Severity = z.enum(SEVERITIES);
 const CvssVector = z
   .string()
-  .max(300, "must be at most 300 characters")
+  .max(LIMITS.cvssVectorLength, `must be at most ${LIMITS.cvssVectorLength} characters`)
   .transform((v, ctx) => {
     const rated = rateCvss(v);
     if (rated.ok) return rated.rating;
@@ -51,6 +51,7 @@ const CvssVector = z
   })
   .openapi({
     type: "string",
+    maxLength: LIMITS.cvssVectorLength,
     example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
     description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric.",
   });
