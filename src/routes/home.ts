@@ -17,8 +17,15 @@ const PublicRoute = z.object({ method: z.string(), path: z.string(), description
 const IndexDocument = z
   .object({
     jsonapi: z.object({ version: z.literal("1.1") }),
-    meta: z.object({ name: z.string(), version: z.string(), public_routes: z.array(PublicRoute) }),
-    links: z.object({ self: z.string(), describedby: z.string(), docs: z.string(), errors: z.string() }),
+    // The reference and the error pages are in meta: JSON:API's top-level links take only its own members.
+    meta: z.object({
+      name: z.string(),
+      version: z.string(),
+      docs: z.string().openapi({ description: "The reference, for people" }),
+      errors: z.string().openapi({ description: "Every error code, explained" }),
+      public_routes: z.array(PublicRoute),
+    }),
+    links: z.object({ self: z.string(), describedby: z.string().openapi({ description: "This OpenAPI document" }) }),
   })
   .openapi("Index");
 
@@ -31,8 +38,8 @@ const PUBLIC_ROUTES = [
 function index(self: string) {
   return {
     jsonapi: { version: "1.1" as const },
-    meta: { name: API_NAME, version: API_VERSION, public_routes: PUBLIC_ROUTES },
-    links: { self, describedby: "/v1/openapi.json", docs: "/docs", errors: ERRORS_PAGE },
+    meta: { name: API_NAME, version: API_VERSION, docs: "/docs", errors: ERRORS_PAGE, public_routes: PUBLIC_ROUTES },
+    links: { self, describedby: "/v1/openapi.json" },
   };
 }
 

@@ -290,8 +290,9 @@ describe("the index and the reference", () => {
     const res = await get(path);
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
-    expect(res.body.meta).toMatchObject({ name: expect.any(String), version: expect.any(String) });
-    expect(res.body.links).toMatchObject({ self: path, docs: "/docs", describedby: "/v1/openapi.json", errors: "/docs/errors" });
+    expect(res.body.meta).toMatchObject({ name: expect.any(String), version: expect.any(String), docs: "/docs", errors: "/docs/errors" });
+    // Top-level links hold JSON:API's own members only.
+    expect(res.body.links).toEqual({ self: path, describedby: "/v1/openapi.json" });
     expect(res.body.meta.public_routes.map((r: { path: string }) => r.path)).toEqual(
       expect.arrayContaining(["/v1/p/briefs/{shortcode}", "/v1/p/briefs/{shortcode}/vulns", "/v1/p/directories/{slug}"]),
     );

@@ -64,6 +64,9 @@ export default async function setup(project: TestProject) {
   });
   project.provide("dev", { base: `http://127.0.0.1:${port}`, port, persistTo, banner: output, logFile });
   return () => {
+    // What it prints while it stops has nowhere to go once its folder is removed.
+    dev?.stdout?.off("data", keep);
+    dev?.stderr?.off("data", keep);
     if (dev?.pid) process.kill(-dev.pid, "SIGTERM");
     rmSync(persistTo, { recursive: true, force: true });
   };

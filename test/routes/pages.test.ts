@@ -82,7 +82,7 @@ describe("the way in and the way onward", () => {
     for (const accept of [undefined, "*/*", "application/json", "application/vnd.api+json", "text/html;q=0.5, application/json"]) {
       const res = await browse("GET", "/", { headers: accept ? { Accept: accept } : {} });
       expect([accept, res.headers.get("Content-Type"), res.headers.get("Vary")]).toEqual([accept, "application/vnd.api+json", "Accept"]);
-      expect(JSON.parse(res.text).links.docs).toBe("/docs");
+      expect(JSON.parse(res.text).meta.docs).toBe("/docs");
     }
   });
 

@@ -250,7 +250,7 @@ export const reportRouter = createRouter<ReporterEnv>()
       responses: {
         200: {
           description: "The bytes; Content-Type only from an allow-list of inert types, else application/octet-stream",
-          content: { "application/octet-stream": { schema: Binary } },
+          content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } },
         },
         ...readErrors,
       },

@@ -223,7 +223,7 @@ export const attachmentsRouter = createRouter()
             "X-Content-Type-Options": { schema: { type: "string", enum: ["nosniff"] } },
             "Content-Security-Policy": { schema: { type: "string", enum: ["sandbox"] } },
           },
-          content: { "application/octet-stream": { schema: Binary } },
+          content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } },
         },
         ...readErrors,
       },
