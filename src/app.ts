@@ -7,7 +7,8 @@ import { findActiveKey } from "./services/api-keys";
 import { handleError } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { requestMediaType } from "./http/media-type";
-import { database, limitBody, noStoreByDefault, requestIdentity } from "./http/middleware";
+import { database, limitBody, noStoreByDefault, publicCors, requestIdentity } from "./http/middleware";
+import { rateLimitHeader } from "./http/rate-limit";
 import { notFoundHandler } from "./http/not-found";
 import { declare } from "./http/route-facts";
 import { validationHook } from "./http/openapi";
@@ -31,6 +32,10 @@ export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", requestIdentity());
+  // The API's answers (the pages, made for people, say their limits in words when they refuse).
+  for (const path of ["/", "/v1", "/v1/*"]) app.use(path, rateLimitHeader());
+  // What needs no key may be read from any web page, its refusals too (so CORS comes before them).
+  for (const path of ["/", "/v1", "/v1/p/*"]) app.use(path, publicCors());
   // JSON answers need no content at all; the reference pages set their own policy (src/routes/docs.ts).
   app.use(
     "*",
@@ -89,7 +94,10 @@ export function createApp() {
         contact: { name: "The reference", url: `${origin}/docs` },
         license: { name: "MIT", url: "https://spdx.org/licenses/MIT.html" },
       };
-      body = JSON.stringify({ ...document, info, servers: [{ url: origin, description: "This deployment" }] });
+      // Which environment it is, for people and for tools that tell a production API from a local one.
+      const local = /^(localhost|127\.0\.0\.1|\[::1\])$/.test(new URL(origin).hostname);
+      const description = local ? "This deployment: local, as npm run dev serves it" : "This deployment: production";
+      body = JSON.stringify({ ...document, info, servers: [{ url: origin, description, "x-internal": false }] });
       if (texts.size < 16) texts.set(origin, body);
     }
     c.header("Content-Type", "application/json");

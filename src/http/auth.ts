@@ -43,7 +43,7 @@ export function bearerAuth({
     if (!caller || caller === "gone") throw unauthorized("The API key is unknown or revoked.");
     c.set("caller", caller);
     const { success } = await c.env.API_RATE_LIMITER.limit({ key: caller.keyId });
-    if (!success) throw rateLimited(`More than ${RATES.apiKey} requests in a minute with this key.`);
+    if (!success) throw rateLimited(`More than ${RATES.apiKey} requests in a minute with this key.`, RATES.apiKey);
     await next();
   };
 }

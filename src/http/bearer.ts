@@ -2,6 +2,7 @@ import type { Context } from "hono";
 import { sha256Hex } from "../lib/crypto";
 import type { ApiError } from "./errors";
 import { clientIp, rateLimited, UnknownHashes } from "./rate-limit";
+import { RATES } from "../lib/limits";
 
 /** What looking a secret up by its SHA-256 found: the thing it opens, "gone" (deleted since), or nothing. */
 export type Found<T> = T | "gone" | null;
@@ -34,7 +35,7 @@ export class BearerGate {
   /** Counts a request that presented no valid secret; throws the 429 once the address is over its budget. */
   async countFailure(c: Context): Promise<void> {
     const { success } = await c.env.UNAUTHENTICATED_RATE_LIMITER.limit({ key: clientIp(c.req) });
-    if (!success) throw rateLimited(this.tooMany);
+    if (!success) throw rateLimited(this.tooMany, RATES.unauthenticated);
   }
 
   /** Counts a request that presented no valid secret, then throws `refusal` (or the 429 once over budget). */

@@ -53,7 +53,7 @@ function cacheKey(path: string): string {
  */
 export const PUBLIC_JSON_HEADERS: Readonly<Record<string, string>> = {
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": "ETag,X-Cache,X-Request-Id,Retry-After",
+  "Access-Control-Expose-Headers": "ETag,X-Cache,X-Request-Id,Retry-After,X-RateLimit-Limit",
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
   "Origin-Agent-Cluster": "?1",
   "Referrer-Policy": "no-referrer",

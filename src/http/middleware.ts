@@ -1,5 +1,6 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import { cors } from "hono/cors";
 import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
@@ -99,4 +100,18 @@ export function requestIdentity(): MiddlewareHandler {
     if (theirs && CLIENT_REQUEST_ID.test(theirs)) c.header("X-Client-Request-Id", theirs);
     await next();
   };
+}
+
+/**
+ * CORS for what needs no key (the index, /v1/p): any origin may read, and may submit a report. The
+ * keyed routes send no CORS headers at all, on purpose: an API key belongs on a server, so no web page
+ * can read their answers.
+ */
+export function publicCors(): MiddlewareHandler {
+  return cors({
+    origin: "*",
+    allowMethods: ["GET", "HEAD", "POST", "OPTIONS"],
+    exposeHeaders: ["ETag", "X-Cache", "X-Request-Id", "Retry-After", "X-RateLimit-Limit"],
+    maxAge: 86400,
+  });
 }

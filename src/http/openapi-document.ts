@@ -80,7 +80,7 @@ const HEADERS = {
     pattern: D1_BOOKMARK_PATTERN,
   }),
   Location: header("The created resource (its `links.self`)."),
-  RetryAfter: header("Seconds to wait before retrying.", { type: "integer", minimum: 1 }),
+  RetryAfter: header("Seconds to wait before retrying.", { type: "integer", format: "int32", minimum: 1, maximum: 3600 }),
   IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", {
     type: "string",
     enum: ["true"],
@@ -93,6 +93,10 @@ const HEADERS = {
   }),
   CacheControl: header("How long shared caches may keep the answer."),
   AccessControlAllowOrigin: header("`*`: public reads and submissions may be made from any web page.", { type: "string", enum: ["*"] }),
+  RateLimitLimit: header(
+    "The requests a minute the limit that counts this caller allows: 600 with an API key, 30 with a reporter's token, 300 public reads and 5 submissions from one address, 60 from one address without a valid key or token (every 401). Past it the answer is a 429 with Retry-After.",
+    { type: "integer", format: "int32", minimum: 1, maximum: 600 },
+  ),
 } as const;
 
 const ref = (name: keyof typeof HEADERS) => ({ $ref: `#/components/headers/${name}` });
@@ -222,10 +226,35 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
         if (cachedRead && (code === 200 || code === 304)) {
           Object.assign(headers, { ETag: ref("ETag"), "X-Cache": ref("XCache"), "Cache-Control": ref("CacheControl") });
         }
-        if (path.startsWith("/v1/p/")) headers["Access-Control-Allow-Origin"] = ref("AccessControlAllowOrigin");
+        if (path.startsWith("/v1/p/") || isPublic) headers["Access-Control-Allow-Origin"] = ref("AccessControlAllowOrigin");
+        if ((code >= 200 && code < 300) || (code >= 400 && code < 500)) headers["X-RateLimit-Limit"] = ref("RateLimitLimit");
         response.headers = { ...(response.headers ?? {}), ...headers };
       }
     }
   }
+  sizeByFormat(doc);
   return generated;
+}
+
+const INT32 = 2 ** 31;
+
+/**
+ * What a schema's type and format already imply, said where tools look for it: every integer's format
+ * (int32 when its declared bounds fit in 32 bits, else int64: every integer this API reads or writes
+ * is a safe JavaScript integer), and a UUID's 36 characters.
+ */
+function sizeByFormat(node: unknown): void {
+  if (Array.isArray(node)) {
+    for (const item of node) sizeByFormat(item);
+    return;
+  }
+  if (node === null || typeof node !== "object") return;
+  const schema = node as { type?: unknown; format?: unknown; minimum?: unknown; maximum?: unknown; maxLength?: unknown };
+  if (schema.type === "integer" && schema.format === undefined) {
+    const fits =
+      typeof schema.minimum === "number" && schema.minimum >= -INT32 && typeof schema.maximum === "number" && schema.maximum < INT32;
+    schema.format = fits ? "int32" : "int64";
+  }
+  if (schema.type === "string" && schema.format === "uuid" && schema.maxLength === undefined) schema.maxLength = 36;
+  for (const value of Object.values(node)) sizeByFormat(value);
 }

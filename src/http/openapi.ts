@@ -35,7 +35,14 @@ export const ErrorDocumentSchema = z
   .object({
     errors: z.array(ErrorObjectSchema).max(25),
     meta: z
-      .object({ errors_omitted: z.number().int().openapi({ description: "How many more problems the request had beyond the 25 listed." }) })
+      .object({
+        errors_omitted: z
+          .number()
+          .int()
+          .min(1)
+          .max(LIMITS.bodyBytes)
+          .openapi({ description: "How many more problems the request had beyond the 25 listed." }),
+      })
       .optional(),
   })
   .openapi("ErrorDocument");
@@ -49,7 +56,7 @@ export function toOneSchema(type: string) {
 }
 
 export function toManySchema(type: string) {
-  return z.object({ data: z.array(linkage(type)) });
+  return z.object({ data: z.array(linkage(type)).max(LIMITS.relatedPerRelationship) });
 }
 
 const SelfLinks = z.object({ self: z.string() });
@@ -102,6 +109,9 @@ export function singleDocument<T extends ZodType>(data: T, included?: ZodType) {
 }
 
 // Pages by number have every link and number/total_pages; pages by cursor have no `last` and no numbers.
+/** The largest page number: nine digits. */
+export const MAX_PAGE_NUMBER = 999_999_999;
+
 const PageLinks = z.object({
   self: z.string(),
   first: z.string(),
@@ -111,25 +121,31 @@ const PageLinks = z.object({
 });
 const PageMeta = z.object({
   page: z.object({
-    number: z.number().int().optional().openapi({ description: "Pages by number only." }),
-    size: z.number().int(),
-    total: z.number().int(),
-    total_pages: z.number().int().optional().openapi({ description: "Pages by number only." }),
+    number: z.number().int().min(1).max(MAX_PAGE_NUMBER).optional().openapi({ description: "Pages by number only." }),
+    size: z.number().int().min(1).max(MAX_PAGE_SIZE),
+    total: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+    total_pages: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).optional().openapi({ description: "Pages by number only." }),
   }),
 });
 
 export function collectionDocument<T extends ZodType>(item: T) {
-  return z.object({ jsonapi: JsonApiObject, data: z.array(item), links: PageLinks, meta: PageMeta });
+  return z.object({ jsonapi: JsonApiObject, data: z.array(item).max(MAX_PAGE_SIZE), links: PageLinks, meta: PageMeta });
 }
 
-/** A request document: `data.type` is checked by the handler (a mismatch is 409, not 422). */
-export function requestDocument<A extends ZodType, R extends ZodType>(attributes: A, relationships: R) {
-  return z.strictObject({ data: z.strictObject({ type: z.string(), attributes, relationships }) });
+/**
+ * A request's `data.type`: the document names the one type it takes; the handler answers any other
+ * with a 409 (JSON:API's conflict), not a validation error, so the schema does not refuse it first.
+ */
+export const dataType = (type: string) => z.string().openapi({ enum: [type] });
+
+/** A request document of `type`. */
+export function requestDocument<A extends ZodType, R extends ZodType>(type: string, attributes: A, relationships: R) {
+  return z.strictObject({ data: z.strictObject({ type: dataType(type), attributes, relationships }) });
 }
 
 /** An update document: as create, plus the optional `data.id` (a mismatch with the path is 409). */
-export function updateDocument<A extends ZodType, R extends ZodType>(attributes: A, relationships: R) {
-  return z.strictObject({ data: z.strictObject({ type: z.string(), id: z.string().optional(), attributes, relationships }) });
+export function updateDocument<A extends ZodType, R extends ZodType>(type: string, attributes: A, relationships: R) {
+  return z.strictObject({ data: z.strictObject({ type: dataType(type), id: Uuid.optional(), attributes, relationships }) });
 }
 
 // ---- Query parameters ---------------------------------------------------------------------------
@@ -137,8 +153,7 @@ export function updateDocument<A extends ZodType, R extends ZodType>(attributes:
 export const SORTS = ["created_at", "-created_at", "updated_at", "-updated_at"] as const;
 
 // Digits only: "1e2", "0x10", "2.0" or " 2" are not page numbers, whatever Number() makes of them.
-// Nine digits at most, so the largest page number is 999,999,999 (the document says so).
-export const MAX_PAGE_NUMBER = 999_999_999;
+// Nine digits at most, so the largest page number is MAX_PAGE_NUMBER (the document says so).
 const PositiveInteger = z
   .string()
   .regex(/^[1-9]\d{0,8}$/, "must be a whole number from 1 to 999999999")

@@ -1,6 +1,6 @@
 import { CLIENT_REQUEST_ID, normalizeShortcode } from "../lib/ids";
 import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
-import { allowAddress, clientIp, counted } from "./rate-limit";
+import { allowAddress, clientIp, counted, PUBLIC_READS_PER_MINUTE, RATE_LIMIT_HEADER } from "./rate-limit";
 
 // The public brief and directory reads, answered from the edge cache before the app is built or a
 // router runs: a hit costs a count against the read limit (most often in this isolate's memory, see
@@ -46,6 +46,7 @@ export async function publicReadFromCache(request: Request, env: Env): Promise<R
   // A 200 comes with the stored headers (PUBLIC_JSON_HEADERS); a 304 is made afresh.
   if (hit.status === 304) for (const [name, value] of Object.entries(PUBLIC_JSON_HEADERS)) hit.headers.set(name, value);
   hit.headers.set("X-Request-Id", crypto.randomUUID());
+  hit.headers.set(RATE_LIMIT_HEADER, String(PUBLIC_READS_PER_MINUTE));
   const theirs = request.headers.get("x-request-id");
   if (theirs && CLIENT_REQUEST_ID.test(theirs)) hit.headers.set("X-Client-Request-Id", theirs);
   return request.method === "HEAD" ? new Response(null, hit) : hit;

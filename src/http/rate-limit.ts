@@ -1,7 +1,11 @@
 import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
+import { declaring, routeFacts } from "./route-facts";
 import { RATES } from "../lib/limits";
+
+/** Every answer of the API says the requests a minute its caller may make, GitHub's way. */
+export const RATE_LIMIT_HEADER = "X-RateLimit-Limit";
 
 export type IpLimiter = "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER" | "UNAUTHENTICATED_RATE_LIMITER";
 
@@ -13,8 +17,24 @@ export function clientIp(headers: { header(name: string): string | undefined }):
   return headers.header("cf-connecting-ip") ?? "local";
 }
 
-export function rateLimited(detail: string): ApiError {
-  return new ApiError("rate_limited", { detail }).withHeaders({ "Retry-After": "60" });
+/** The 429 of a limit of `perMinute` requests a minute; its window is a minute, so a minute is always enough to wait. */
+export function rateLimited(detail: string, perMinute: number): ApiError {
+  return new ApiError("rate_limited", { detail }).withHeaders({ "Retry-After": "60", [RATE_LIMIT_HEADER]: String(perMinute) });
+}
+
+/**
+ * Sets X-RateLimit-Limit on every answer that has none yet: the limit that counts this caller. A 401
+ * counted against the address's budget for requests without a valid key or token; any other answer
+ * against its route's declared limit (public routes, the reporter's), or else the API key's. A 429
+ * names its own limit (rateLimited). The limiters say nothing of what remains, so neither does this.
+ */
+export function rateLimitHeader(): MiddlewareHandler<AppEnv> {
+  return async function rateLimitHeaderMiddleware(c, next) {
+    await next();
+    if (c.res.headers.has(RATE_LIMIT_HEADER)) return;
+    const limit = c.res.status === 401 ? RATES.unauthenticated : (routeFacts(c).rateLimit ?? RATES.apiKey);
+    c.res.headers.set(RATE_LIMIT_HEADER, String(limit));
+  };
 }
 
 /**
@@ -23,12 +43,15 @@ export function rateLimited(detail: string): ApiError {
  * @example route.middleware = [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)]
  */
 export function publicRateLimit(binding: IpLimiter, perMinute: number): MiddlewareHandler<AppEnv> {
-  return async function publicRateLimitMiddleware(c, next) {
-    // A public read that missed the cache was counted already, on its way through publicReadFromCache.
-    const success = counted.get(c.req.raw) ?? (await allowAddress(c.env, binding, clientIp(c.req)));
-    if (!success) throw rateLimited(`More than ${perMinute} requests in a minute from this address.`);
-    await next();
-  };
+  return declaring(
+    async function publicRateLimitMiddleware(c, next) {
+      // A public read that missed the cache was counted already, on its way through publicReadFromCache.
+      const success = counted.get(c.req.raw) ?? (await allowAddress(c.env, binding, clientIp(c.req)));
+      if (!success) throw rateLimited(`More than ${perMinute} requests in a minute from this address.`, perMinute);
+      await next();
+    },
+    { rateLimit: perMinute },
+  );
 }
 
 export const UNAUTHENTICATED_PER_MINUTE = RATES.unauthenticated;

@@ -54,7 +54,7 @@ export const countUnknownToken = (c: Context) => tokens.countFailure(c);
 
 async function limitReport(c: Context, report: Opened): Promise<void> {
   if (!(await c.env.REPORTER_RATE_LIMITER.limit({ key: report.id })).success)
-    throw rateLimited(`More than ${REPORTER_PER_MINUTE} requests in a minute with this follow-up token.`);
+    throw rateLimited(`More than ${REPORTER_PER_MINUTE} requests in a minute with this follow-up token.`, REPORTER_PER_MINUTE);
 }
 
 function unauthorized(detail: string): ApiError {

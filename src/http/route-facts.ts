@@ -17,6 +17,8 @@ export interface RouteFacts {
    * streams up to `maxBytes`, and an Idempotency-Key covers the file's bytes.
    */
   rawUpload?: { maxBytes: number };
+  /** The requests a minute the limit that counts its callers allows (an API key's when not declared). */
+  rateLimit?: number;
 }
 
 const FACTS = Symbol("route facts");
@@ -29,11 +31,15 @@ type Declaration = MiddlewareHandler & { [FACTS]: RouteFacts };
  * @example createRoute({ method: "post", path: "/", middleware: [declare({ public: true })], ... })
  */
 export function declare(facts: RouteFacts): MiddlewareHandler {
-  const declaration = async function declaredFacts(_c: Context, next: () => Promise<void>) {
+  return declaring(async function declaredFacts(_c: Context, next: () => Promise<void>) {
     await next();
-  } as Declaration;
-  declaration[FACTS] = facts;
-  return declaration;
+  }, facts);
+}
+
+/** A middleware that does its own work and also declares facts, as `declare` does (a limiter, its limit). */
+export function declaring<H extends MiddlewareHandler>(handler: H, facts: RouteFacts): H {
+  (handler as unknown as Declaration)[FACTS] = facts;
+  return handler;
 }
 
 /**

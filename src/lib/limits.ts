@@ -59,6 +59,17 @@ export const LIMITS = {
   cvssVectorLength: 300,
   /** Vulns one PATCH /v1/vulns changes (one D1 batch). */
   vulnsPerBulkUpdate: 100,
+  /** In- or out-of-scope entries of one policy or brief. */
+  scopeAssets: 500,
+  /** Records one to-many relationship names (a policy's assets). */
+  relatedPerRelationship: 500,
+  /** Tags of one vuln, and the characters of each. */
+  tagsPerVuln: 20,
+  tagLength: 50,
+  /** CWE ids of one vuln. */
+  cweIdsPerVuln: 10,
+  /** Items one reorder names (all of the listing's). */
+  itemsPerReorder: 1000,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

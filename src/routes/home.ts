@@ -13,6 +13,12 @@ import { PAGE_CSP } from "../templates/layout";
 export const API_NAME = "Vulnerability Disclosure Platform API";
 export const API_VERSION = "1.0.0";
 
+const PUBLIC_ROUTES = [
+  { method: "GET", path: "/v1/p/briefs/{shortcode}", description: "A published brief, with its organization and policy" },
+  { method: "POST", path: "/v1/p/briefs/{shortcode}/vulns", description: "Submit a report through a published brief" },
+  { method: "GET", path: "/v1/p/directories/{slug}", description: "A public directory of organizations" },
+];
+
 const PublicRoute = z.object({ method: z.string(), path: z.string(), description: z.string() });
 const IndexDocument = z
   .object({
@@ -23,17 +29,11 @@ const IndexDocument = z
       version: z.string(),
       docs: z.string().openapi({ description: "The reference, for people" }),
       errors: z.string().openapi({ description: "Every error code, explained" }),
-      public_routes: z.array(PublicRoute),
+      public_routes: z.array(PublicRoute).max(PUBLIC_ROUTES.length),
     }),
     links: z.object({ self: z.string(), describedby: z.string().openapi({ description: "This OpenAPI document" }) }),
   })
   .openapi("Index");
-
-const PUBLIC_ROUTES = [
-  { method: "GET", path: "/v1/p/briefs/{shortcode}", description: "A published brief, with its organization and policy" },
-  { method: "POST", path: "/v1/p/briefs/{shortcode}/vulns", description: "Submit a report through a published brief" },
-  { method: "GET", path: "/v1/p/directories/{slug}", description: "A public directory of organizations" },
-];
 
 function index(self: string) {
   return {
@@ -62,6 +62,7 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
             : {}),
         },
       },
+      400: errorResponse("A query parameter it does not take"),
       429: errorResponse("Too many requests from this address (see Retry-After)"),
       500: errorResponse("Internal error"),
     },

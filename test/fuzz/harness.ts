@@ -115,6 +115,13 @@ export function judge(c: FuzzCase, res: Answer, { ops, errorCodes, components }:
   const requestId = res.headers.get("X-Request-Id");
   if (!requestId) add("no X-Request-Id");
   else if (sentId && requestId === sentId) add("the client's X-Request-Id became the request id");
+  // Every 2xx and 4xx says the caller's limit, as the document promises; what needs no key, or a
+  // reporter's token, may be read from any web page.
+  const limited = (status >= 200 && status < 300) || (status >= 400 && status < 500);
+  if (limited && !preflight && !/^[1-9]\d*$/.test(res.headers.get("X-RateLimit-Limit") ?? ""))
+    add(`${status} without X-RateLimit-Limit`, `X-RateLimit-Limit: ${res.headers.get("X-RateLimit-Limit")}`);
+  if ((c.op.public || c.op.reporter) && res.headers.get("Access-Control-Allow-Origin") !== "*")
+    add(`${status} of a public route without CORS`);
   if (c.method === "HEAD" || preflight) return problems;
   if (status === 204) {
     if (res.text !== "") add("204 with a body");

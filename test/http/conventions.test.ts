@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post, untilLimited } from "../helpers/api";
 import { unavailable } from "../helpers/d1-faults";
 import { expectedErrorLogs } from "../helpers/logs";
-import { organization, policy, type TestOrganization } from "../helpers/factories";
+import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let org: TestOrganization;
 beforeAll(async () => {
@@ -246,7 +246,43 @@ describe("rate limits", () => {
     expect(limited.body.errors[0]).toMatchObject({ status: "429", code: "rate_limited", title: "Too many requests" });
     // Other keys have their own budget.
     expect((await get("/v1/organizations", org.key)).status).toBe(200);
+    expect(limited.headers.get("X-RateLimit-Limit")).toBe("600");
   }, 60_000);
+
+  it("tells every caller its limit in X-RateLimit-Limit: the key's, the address's, the token's", async () => {
+    const b = await brief(org, { published_at: PUBLISHED });
+    const shortcode = b.attributes.shortcode as string;
+    const submitted = await post(`/v1/p/briefs/${shortcode}/vulns`, null, {
+      data: { type: "vuln", attributes: { title: "Limits", description: "Which limit counts me?" } },
+    });
+    const token = submitted.body.data.attributes.follow_up_token as string;
+    const limitOf = (res: { headers: Headers }) => res.headers.get("X-RateLimit-Limit");
+    // The public read twice: once from the app, once from the edge cache, which answers before the app.
+    const first = await get(`/v1/p/briefs/${shortcode}`);
+    const cached = await get(`/v1/p/briefs/${shortcode}`);
+    expect(cached.headers.get("X-Cache")).toBe("HIT");
+    expect({
+      key: limitOf(await get("/v1/policies", org.key)),
+      keyError: limitOf(await get("/v1/policies?sort=name", org.key)),
+      noKey: limitOf(await get("/v1/policies")),
+      badToken: limitOf(await get("/v1/p/report", `vdpr_${"A".repeat(43)}`)),
+      read: limitOf(first),
+      cachedRead: limitOf(cached),
+      index: limitOf(await get("/v1")),
+      submission: limitOf(submitted),
+      reporter: limitOf(await get("/v1/p/report", token)),
+    }).toEqual({
+      key: "600",
+      keyError: "600",
+      noKey: "60",
+      badToken: "60",
+      read: "300",
+      cachedRead: "300",
+      index: "300",
+      submission: "5",
+      reporter: "30",
+    });
+  });
 });
 
 describe("error objects: the request id and a link to their explanation", () => {

@@ -3,9 +3,9 @@ import { bodyLimit } from "hono/body-limit";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../http/app-env";
 import { ApiError, asApiError } from "../../http/errors";
-import { allowAddress, clientIp } from "../../http/rate-limit";
+import { allowAddress, clientIp, rateLimited } from "../../http/rate-limit";
 import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../templates/layout";
-import { LIMITS, mib } from "../../lib/limits";
+import { LIMITS, mib, RATES } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
 
 export const HTML = "text/html; charset=utf-8";
@@ -51,7 +51,10 @@ export const privatePage: MiddlewareHandler = async function privatePageMiddlewa
 /** A page request's per-address limit (the same limiters and budgets as the JSON routes). */
 export async function limitAddress(c: Context<AppEnv>, binding: "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER"): Promise<void> {
   if (!(await allowAddress(c.env, binding, clientIp(c.req))))
-    throw new ApiError("rate_limited", { detail: "Too many requests from this address." }).withHeaders({ "Retry-After": "60" });
+    throw rateLimited(
+      "Too many requests from this address.",
+      binding === "PUBLIC_READ_RATE_LIMITER" ? RATES.publicReads : RATES.publicSubmits,
+    );
 }
 
 /** A body limit for a form, checked on Content-Length and again while the body is read. */

@@ -30,7 +30,7 @@ const PublicBrief = resourceSchema(
 const PublicBriefDocument = z.object({
   jsonapi: z.object({ version: z.literal("1.1") }),
   data: PublicBrief,
-  included: z.array(z.union([PublicOrganization, PublicPolicy])),
+  included: z.array(z.union([PublicOrganization, PublicPolicy])).max(2),
   links: z.object({ self: z.string() }),
 });
 

@@ -27,7 +27,7 @@ const PublicDirectory = resourceSchema(
     name: z.string(),
     slug: z.string(),
     description: z.string().nullable(),
-    min_maturity_rating: z.number().int(),
+    min_maturity_rating: z.number().int().min(0).max(5),
     updated_at: Timestamp,
   }),
   z.object({ organizations: toManySchema("organization") }),
@@ -41,7 +41,7 @@ const DirectoryOrganization = embeddedResourceSchema(
     slug: z.string(),
     website_url: z.string().nullable(),
     claimed: z.boolean(),
-    maturity_rating: z.number().int().openapi({ description: "Its best published policy's rating, 0..5" }),
+    maturity_rating: z.number().int().min(0).max(5).openapi({ description: "Its best published policy's rating, 0..5" }),
     claim: z
       .object({ status: z.literal("coming_soon") })
       .optional()

@@ -89,7 +89,7 @@ const ReporterAttachment = resourceSchemaWithMeta(
   ContentMeta,
 );
 
-const CreateReporterCommentInput = requestDocument(z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi(
+const CreateReporterCommentInput = requestDocument("comment", z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi(
   "CreateReporterCommentInput",
 );
 const PageQuery = z.strictObject(pageQuery);
@@ -130,7 +130,7 @@ const route = <R extends Parameters<typeof createRoute>[0]>(r: R) => createRoute
 const limits = `${REPORTER_PER_MINUTE} requests a minute per token; answers are never cached`;
 
 /** The reporter's API under /v1/p/report: the follow-up token as a Bearer, one report, no organization key. */
-export const reportRouter = createRouter<ReporterEnv>()
+export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_MINUTE })
   .openapi(
     route({
       method: "get",

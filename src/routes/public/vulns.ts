@@ -13,7 +13,7 @@ import { briefNotFound } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
 import { RATES } from "../../lib/limits";
 
-const PublicSubmissionInput = requestDocument(SubmissionAttributes, z.strictObject({}).optional()).openapi("PublicSubmissionInput");
+const PublicSubmissionInput = requestDocument("vuln", SubmissionAttributes, z.strictObject({}).optional()).openapi("PublicSubmissionInput");
 
 const Receipt = z
   .object({

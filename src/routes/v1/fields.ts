@@ -63,7 +63,7 @@ export const ScopeAssetInput = z
   .transform(checkedKindValue)
   .openapi("ScopeAssetInput");
 
-export const ScopeAssetsInput = z.array(ScopeAssetInput).max(500, "at most 500 scope entries");
+export const ScopeAssetsInput = z.array(ScopeAssetInput).max(LIMITS.scopeAssets, `at most ${LIMITS.scopeAssets} scope entries`);
 
 export const ScopeAssetSchema = z
   .object({ id: z.string().openapi({ format: "uuid" }), kind: z.string(), value: z.string(), short_description: z.string().nullable() })
@@ -78,5 +78,5 @@ export function nullableRelationshipInput(type: string) {
 }
 
 export function toManyInput(type: string) {
-  return z.strictObject({ data: z.array(z.strictObject({ type: z.literal(type), id: RelatedId })).max(500) });
+  return z.strictObject({ data: z.array(z.strictObject({ type: z.literal(type), id: RelatedId })).max(LIMITS.relatedPerRelationship) });
 }

@@ -29,6 +29,7 @@ export const CreatedApiKey = resourceSchema(
 );
 
 export const CreateApiKeyInput = requestDocument(
+  "api_key",
   z.strictObject({ name: Name.nullable().optional() }).optional().default({}),
   z.strictObject({}).optional(),
 ).openapi("CreateApiKeyInput");

@@ -6,6 +6,7 @@ import { ASSET_KINDS, type AssetKind as Kind } from "../../../lib/asset-values";
 import { AssetKind, AssetValue, checkedKindValue, relationshipInput, ShortDescription } from "../fields";
 
 export const CreateAssetInput = requestDocument(
+  "asset",
   z
     .strictObject({ kind: AssetKind, value: AssetValue, short_description: ShortDescription.nullable().optional() })
     .transform(checkedKindValue),
@@ -13,6 +14,7 @@ export const CreateAssetInput = requestDocument(
 ).openapi("CreateAssetInput");
 
 export const UpdateAssetInput = updateDocument(
+  "asset",
   z
     .strictObject({ kind: AssetKind.optional(), value: AssetValue.optional(), short_description: ShortDescription.nullable().optional() })
     .optional()

@@ -1,5 +1,6 @@
 import { z } from "@hono/zod-openapi";
 import type { BriefRow } from "../../../db/schema";
+import { LIMITS } from "../../../lib/limits";
 import { resource, toOne } from "../../../http/jsonapi";
 import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
 import {
@@ -21,6 +22,7 @@ const BriefAttributesInput = z.strictObject({
 });
 
 export const CreateBriefInput = requestDocument(
+  "brief",
   BriefAttributesInput,
   z
     .strictObject({
@@ -32,6 +34,7 @@ export const CreateBriefInput = requestDocument(
 ).openapi("CreateBriefInput");
 
 export const UpdateBriefInput = updateDocument(
+  "brief",
   BriefAttributesInput.partial().optional().default({}),
   z
     .strictObject({ policy: nullableRelationshipInput("policy") })
@@ -48,8 +51,8 @@ export const BriefAttributes = z.object({
   short_description: z.string().nullable(),
   shortcode: z.string().openapi({ description: "Used in the public read path /v1/p/briefs/{shortcode}" }),
   published_at: Timestamp.nullable(),
-  in_scope_assets: z.array(ScopeAssetSchema),
-  out_of_scope_assets: z.array(ScopeAssetSchema),
+  in_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
+  out_of_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

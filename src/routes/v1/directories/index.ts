@@ -38,7 +38,7 @@ const Directory = resourceSchema(
     name: z.string(),
     slug: z.string(),
     description: z.string().nullable(),
-    min_maturity_rating: z.number().int(),
+    min_maturity_rating: z.number().int().min(0).max(5),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -46,6 +46,7 @@ const Directory = resourceSchema(
 );
 
 const CreateDirectoryInput = requestDocument(
+  "directory",
   z.strictObject({
     name: Name,
     slug: Slug,
@@ -56,6 +57,7 @@ const CreateDirectoryInput = requestDocument(
 ).openapi("CreateDirectoryInput");
 
 const UpdateDirectoryInput = updateDocument(
+  "directory",
   z
     .strictObject({
       name: Name.optional(),

@@ -1,3 +1,4 @@
+import { LIMITS } from "../../../lib/limits";
 import { createRoute } from "@hono/zod-openapi";
 import { requireOperator } from "../../../http/auth";
 import { ApiError } from "../../../http/errors";
@@ -190,7 +191,9 @@ export const directoryListingsRouter = createRouter()
       responses: {
         200: {
           description: "The items in order",
-          content: jsonApiContent(z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem) })),
+          content: jsonApiContent(
+            z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem).max(LIMITS.itemsPerReorder) }),
+          ),
         },
         ...errorResponses("write", { access: "unclaimed" }),
       },

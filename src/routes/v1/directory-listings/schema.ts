@@ -1,8 +1,10 @@
+import { LIMITS } from "../../../lib/limits";
 import { z } from "@hono/zod-openapi";
 import { LISTABLE_TYPES } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import {
   booleanQuery,
+  dataType,
   listQuery,
   pageQuery,
   requestDocument,
@@ -10,6 +12,7 @@ import {
   Timestamp,
   toOneSchema,
   updateDocument,
+  Uuid,
 } from "../../../http/openapi";
 import type { ItemRecord, ListingRecord } from "../../../services/directories";
 import { relationshipInput } from "../fields";
@@ -28,7 +31,7 @@ export const DirectoryListingItem = resourceSchema(
     listable_type: z.enum(LISTABLE_TYPES),
     listable_id: z.string().openapi({ format: "uuid" }),
     listable_name: z.string().nullable(),
-    position: z.number().int(),
+    position: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -36,23 +39,27 @@ export const DirectoryListingItem = resourceSchema(
 );
 
 export const CreateListingInput = requestDocument(
+  "directory_listing",
   z.strictObject({}).optional(),
   z.strictObject({ directory: relationshipInput("directory"), organization: relationshipInput("organization") }),
 ).openapi("CreateDirectoryListingInput");
 
-export const UpdateListingInput = updateDocument(z.strictObject({ visible: z.boolean() }), z.strictObject({}).optional()).openapi(
-  "UpdateDirectoryListingInput",
-);
+export const UpdateListingInput = updateDocument(
+  "directory_listing",
+  z.strictObject({ visible: z.boolean() }),
+  z.strictObject({}).optional(),
+).openapi("UpdateDirectoryListingInput");
 
 export const ListListingsQuery = listQuery({ "q[visible_eq]": booleanQuery("q[visible_eq]") });
 
 export const CreateItemInput = requestDocument(
+  "directory_listing_item",
   z.strictObject({ listable_type: z.enum(LISTABLE_TYPES), listable_id: z.string().openapi({ format: "uuid" }) }),
   z.strictObject({}).optional(),
 ).openapi("CreateDirectoryListingItemInput");
 
 export const ReorderItemsInput = z
-  .strictObject({ data: z.array(z.strictObject({ type: z.string(), id: z.string() })).max(1000) })
+  .strictObject({ data: z.array(z.strictObject({ type: dataType("directory_listing_item"), id: Uuid })).max(LIMITS.itemsPerReorder) })
   .openapi("ReorderDirectoryListingItemsInput");
 
 // Items come in position order: pages, but no sort.

@@ -20,11 +20,13 @@ export const OrganizationAttributes = z.object({
 export const Organization = resourceSchema("Organization", "organization", OrganizationAttributes, z.object({}));
 
 export const CreateOrganizationInput = requestDocument(
+  "organization",
   z.strictObject({ name: Name, slug: Slug, website_url: HttpUrl.nullable().optional(), claimed: z.boolean().optional() }),
   z.strictObject({}).optional(),
 ).openapi("CreateOrganizationInput");
 
 export const UpdateOrganizationInput = updateDocument(
+  "organization",
   z.strictObject({
     name: Name.optional(),
     slug: Slug.optional(),

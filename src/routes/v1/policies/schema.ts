@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { LIMITS } from "../../../lib/limits";
 import { resource, toMany, toOne } from "../../../http/jsonapi";
 import { listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
@@ -74,10 +75,13 @@ const PolicyRelationshipsInput = z
   })
   .partial();
 
-export const CreatePolicyInput = requestDocument(PolicyAttributesInput.optional().default({}), PolicyRelationshipsInput.optional()).openapi(
-  "CreatePolicyInput",
-);
+export const CreatePolicyInput = requestDocument(
+  "policy",
+  PolicyAttributesInput.optional().default({}),
+  PolicyRelationshipsInput.optional(),
+).openapi("CreatePolicyInput");
 export const UpdatePolicyInput = updateDocument(
+  "policy",
   PolicyAttributesInput.optional().default({}),
   PolicyRelationshipsInput.omit({ organization: true }).optional(),
 ).openapi("UpdatePolicyInput");
@@ -88,7 +92,7 @@ const PolicyAttributes = z.object({
   name: z.string().nullable(),
   short_description: z.string().nullable(),
   point_of_contact: z.string().nullable(),
-  cvd_timeline: z.number().int().nullable(),
+  cvd_timeline: z.number().int().min(0).max(365).nullable(),
   safe_harbor: z.enum(SAFE_HARBOR).nullable(),
   offers_bounty: z.boolean().nullable(),
   offers_swag: z.boolean().nullable(),
@@ -106,8 +110,8 @@ const PolicyAttributes = z.object({
   shortcode: z.string(),
   branding: Branding.nullable(),
   maturity_rating: z.number().int().min(0).max(5).openapi({ description: "The disclose.io maturity ladder, 0..5 (read-only)" }),
-  in_scope_assets: z.array(ScopeAssetSchema),
-  out_of_scope_assets: z.array(ScopeAssetSchema),
+  in_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
+  out_of_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
   created_at: Timestamp,
   updated_at: Timestamp,
 });

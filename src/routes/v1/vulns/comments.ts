@@ -58,6 +58,7 @@ export const CommentAttributes = z.object({
 export const Comment = resourceSchema("Comment", "comment", CommentAttributes, z.object({ vuln: toOneSchema("vuln") }));
 
 const CreateCommentInput = requestDocument(
+  "comment",
   z.strictObject({
     body: CommentBody,
     visibility: z.enum(COMMENT_VISIBILITIES).optional().openapi({ description: "Defaults to internal." }),

@@ -24,7 +24,7 @@ import { LIMITS } from "../../../lib/limits";
 
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
-const VulnsDocument = z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(Vuln) });
+const VulnsDocument = z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(Vuln).max(LIMITS.vulnsPerBulkUpdate) });
 const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
 const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
 const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });

@@ -2,7 +2,18 @@ import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ACTIVITY_SIDES, CVSS_VERSIONS, INBOX_STATES, PROCESSING_STATES, SEVERITIES, type Submission } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { booleanQuery, listQuery, uuidQuery, requestDocument, resourceSchema, SORTS, Timestamp, toOneSchema } from "../../../http/openapi";
+import {
+  booleanQuery,
+  dataType,
+  listQuery,
+  uuidQuery,
+  requestDocument,
+  resourceSchema,
+  SORTS,
+  Timestamp,
+  toOneSchema,
+  Uuid,
+} from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
@@ -28,7 +39,9 @@ const Domain = z
   })
   .openapi({ type: "string", format: "hostname" });
 const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.domainsPerVuln} domains`);
-const Tags = z.array(z.string().trim().min(1, "must not be empty").max(50, "must be at most 50 characters")).max(20, "at most 20 tags");
+const Tags = z
+  .array(z.string().trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
+  .max(LIMITS.tagsPerVuln, `at most ${LIMITS.tagsPerVuln} tags`);
 
 /** What a researcher submits, through the API or a brief's public page. */
 export const SubmissionAttributes = z.strictObject({
@@ -63,7 +76,7 @@ const CweIds = z
       .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
       .transform((v) => v.toUpperCase()),
   )
-  .max(10, "at most 10 CWE ids");
+  .max(LIMITS.cweIdsPerVuln, `at most ${LIMITS.cweIdsPerVuln} CWE ids`);
 const TriageAttributes = {
   severity: Severity.nullable().optional().openapi({
     description: "Left out with a cvss_vector: the score's rating (0 none, 0.1-3.9 low, 4-6.9 medium, 7-8.9 high, 9-10 critical).",
@@ -75,13 +88,13 @@ const TriageAttributes = {
 const CreateAttributes = SubmissionAttributes.extend({ tags: Tags.optional(), ...TriageAttributes });
 const BriefRelationship = z.strictObject({ brief: relationshipInput("brief") });
 
-export const CreateVulnInput = requestDocument(CreateAttributes, BriefRelationship).openapi("CreateVulnInput");
+export const CreateVulnInput = requestDocument("vuln", CreateAttributes, BriefRelationship).openapi("CreateVulnInput");
 
 // Every member optional: one left out is unchanged, null clears a nullable one. Clients that send
 // every create member (as the original draft of the API drew PATCH) work the same.
 const UpdateVulnData = z.strictObject({
-  type: z.string(),
-  id: z.string().optional(),
+  type: dataType("vuln"),
+  id: Uuid.optional(),
   attributes: CreateAttributes.partial()
     .extend({ processing_state: z.enum(PROCESSING_STATES).optional() })
     .optional(),
@@ -203,19 +216,26 @@ export const Vuln = resourceSchema(
   "Vuln",
   "vuln",
   z.object({
-    title: z.string(),
-    description: z.string(),
+    title: z.string().max(LIMITS.titleLength),
+    description: z.string().max(LIMITS.descriptionLength),
     shortcode: z.string().openapi({ example: "7KQ2-M9XD-4TRA" }),
     inbox_state: z.enum(INBOX_STATES),
     processing_state: z.enum(PROCESSING_STATES),
-    contact_email: z.string().nullable(),
-    domains: z.array(z.string()),
-    tags: z.array(z.string()),
+    contact_email: z.string().max(254).openapi({ format: "email" }).nullable(),
+    domains: z.array(z.string().max(253).openapi({ format: "hostname" })).max(LIMITS.domainsPerVuln),
+    tags: z.array(z.string().max(LIMITS.tagLength)).max(LIMITS.tagsPerVuln),
     severity: Severity.nullable(),
     cvss_vector: z.string().nullable(),
     cvss_score: z.number().min(0).max(10).nullable().openapi({ description: "Read-only: the vector's score, 0.0 to 10.0.", example: 6.1 }),
     cvss_version: z.enum(CVSS_VERSIONS).nullable().openapi({ description: "Read-only." }),
-    cwe_ids: z.array(z.string()),
+    cwe_ids: z
+      .array(
+        z
+          .string()
+          .regex(/^CWE-[1-9]\d{0,5}$/)
+          .max(10),
+      )
+      .max(LIMITS.cweIdsPerVuln),
     read_at: Timestamp.nullable(),
     last_activity_at: Timestamp.openapi({
       description:

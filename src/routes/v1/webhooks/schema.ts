@@ -1,3 +1,4 @@
+import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES, DISABLED_REASONS, type WebhookAttemptRow, type WebhookDeliveryRow } from "../../../db/schema";
 import { EVENT_TYPES } from "../../../events/types";
@@ -25,6 +26,7 @@ const TriggerEventTypes = z.strictObject({
 });
 
 export const CreateWebhookInput = requestDocument(
+  "webhook",
   z.strictObject({
     name: WebhookName,
     short_description: ShortDescription.nullable().optional(),
@@ -35,6 +37,7 @@ export const CreateWebhookInput = requestDocument(
 ).openapi("CreateWebhookInput");
 
 export const UpdateWebhookInput = updateDocument(
+  "webhook",
   z
     .strictObject({
       name: WebhookName.optional(),
@@ -127,8 +130,8 @@ const DeliveryAttributes = z.object({
   event_id: z.string().openapi({ description: "The webhook-id header: the same on every attempt and redelivery" }),
   event_type: z.string().openapi({ example: "Vuln::Created" }),
   status: z.enum(DELIVERY_STATUSES),
-  attempt_count: z.number().int(),
-  last_status_code: z.number().int().nullable(),
+  attempt_count: z.number().int().min(0).max(MAX_ATTEMPTS),
+  last_status_code: z.number().int().min(100).max(599).nullable(),
   next_attempt_at: Timestamp.nullable(),
   redelivery: z.boolean(),
   created_at: Timestamp,
@@ -142,14 +145,17 @@ export const WebhookDeliveryDetail = resourceSchema(
   "webhook_delivery",
   DeliveryAttributes.extend({
     request_body: z.string().openapi({ description: "The body exactly as sent and signed" }),
-    attempts: z.array(
-      z.object({
-        attempted_at: Timestamp,
-        status_code: z.number().int().nullable(),
-        duration_ms: z.number().int(),
-        error: z.string().nullable(),
-      }),
-    ),
+    // A delivery stops after its last scheduled attempt; a redelivery is a delivery of its own.
+    attempts: z
+      .array(
+        z.object({
+          attempted_at: Timestamp,
+          status_code: z.number().int().min(100).max(599).nullable(),
+          duration_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
+          error: z.string().nullable(),
+        }),
+      )
+      .max(MAX_ATTEMPTS),
   }),
   DeliveryRelationships,
 );
