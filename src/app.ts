@@ -1,5 +1,4 @@
 import { OpenAPIHono } from "@hono/zod-openapi";
-import { except } from "hono/combine";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./http/app-env";
 import { bearerAuth } from "./http/auth";
@@ -14,6 +13,7 @@ import { declare } from "./http/route-facts";
 import { validationHook } from "./http/openapi";
 import { errorsMarkdown, finishDocument } from "./http/openapi-document";
 import { docsRouter } from "./routes/docs";
+import type { ReferenceDocument } from "./templates/reference";
 import { API_NAME, API_VERSION, homeRouter } from "./routes/home";
 import { apiKeysRouter, organizationApiKeysRouter } from "./routes/v1/api-keys";
 import { assetsRouter } from "./routes/v1/assets";
@@ -32,23 +32,21 @@ export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 
   app.use("*", requestIdentity());
+  let document: ReturnType<typeof openApiDocument> | undefined;
   // The API's answers (the pages, made for people, say their limits in words when they refuse).
   for (const path of ["/", "/v1", "/v1/*"]) app.use(path, rateLimitHeader());
   // What needs no key may be read from any web page, its refusals too (so CORS comes before them).
   for (const path of ["/", "/v1", "/v1/p/*"]) app.use(path, publicCors());
-  // JSON answers need no content at all; the reference pages set their own policy (src/routes/docs.ts).
+  // JSON answers need no content at all; the pages set their own policy (their stylesheet, forms).
   app.use(
     "*",
-    except(
-      ["/docs", "/docs/*"],
-      secureHeaders({
-        contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
-        crossOriginResourcePolicy: false,
-        crossOriginOpenerPolicy: false,
-        // A route that sets its own header keeps it (attachment downloads answer CSP: sandbox).
-        overwrite: false,
-      }),
-    ),
+    secureHeaders({
+      contentSecurityPolicy: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+      crossOriginResourcePolicy: false,
+      crossOriginOpenerPolicy: false,
+      // A route that sets its own header keeps it (attachment downloads answer CSP: sandbox).
+      overwrite: false,
+    }),
   );
   app.use("*", noStoreByDefault());
   app.use("/v1/*", limitBody());
@@ -59,7 +57,11 @@ export function createApp() {
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);
-  app.route("/", docsRouter);
+  // The reference page is rendered from the document /v1/openapi.json serves.
+  app.route(
+    "/",
+    docsRouter(() => (document ??= openApiDocument(app)) as unknown as ReferenceDocument),
+  );
   // The pages for people, outside /v1: their own policy, limits and error pages (src/routes/pages).
   app.route("/", pagesRouter);
   app.route("/v1/organizations", organizationsRouter);
@@ -82,7 +84,6 @@ export function createApp() {
   });
   // Built on the first request of an isolate, not at start-up (it costs CPU) and not per request;
   // only `servers` depends on the request, so the text is kept per origin (a few custom domains).
-  let document: ReturnType<typeof openApiDocument> | undefined;
   const texts = new Map<string, string>();
   app.get("/v1/openapi.json", declare({ public: true }), (c) => {
     const origin = new URL(c.req.url).origin;

@@ -19,7 +19,7 @@ export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; f
  * A whole page. `html` escapes every interpolated string, so user text can only ever be text; the
  * only markup is this file's and its callers' templates.
  */
-export function document(title: string, main: Html | Html[], opts: { heading?: string; description?: string } = {}): string {
+export function document(title: string, main: Html | Html[], opts: { heading?: string; description?: string; footer?: Html } = {}): string {
   return String(html`<!doctype html>
 <html lang="en">
 <head>
@@ -35,7 +35,7 @@ ${opts.description ? html`<meta name="description" content="${opts.description}"
 ${main}
 </main>
 <footer class="site"><div class="wrap">
-<p>Reports sent here go to the organization named on the page, through its disclosure program. Nothing on these pages runs a script or loads anything from another site.</p>
+<p>${opts.footer ?? "Reports sent here go to the organization named on the page, through its disclosure program."} Nothing on these pages runs a script or loads anything from another site.</p>
 </div></footer>
 </body>
 </html>

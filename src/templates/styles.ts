@@ -53,6 +53,26 @@ ol.conversation li.organization{background:#eef5fb}
 .badge{display:inline-block;border:1px solid #5c5c5c;border-radius:3px;padding:0 .4rem;font-size:.9rem;font-weight:600}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:anywhere}
+h4{font-size:1rem;margin:1rem 0 .25rem}
+.table{overflow-x:auto;margin:.5rem 0}
+.table th,.table td{min-width:7rem}
+article.op,article.schema{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem;content-visibility:auto;contain-intrinsic-size:auto 30rem}
+article.op h3,article.schema h3{overflow-wrap:anywhere}
+.method{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;padding:0 .3rem;font:700 .8rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#fff;background:#4a4a4a;vertical-align:.1em}
+.method.get{background:#0a5c36}.method.post{background:#0a4f86}.method.patch{background:#7a4300}.method.delete{background:#a00020}
+ul.members{list-style:none;padding-left:.9rem;border-left:2px solid #ddd;margin:.25rem 0}
+ul.members li{margin:.3rem 0}
+.facts{color:#4a4a4a;font-size:.9rem}
+.desc{display:block}
+p.media,p.headers{margin:.25rem 0;font-size:.95rem}
+dl.answers dt{font-weight:700;font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;margin-top:.5rem}
+dl.answers dd{margin:0 0 .5rem}
+dl.params dt{margin-top:.5rem;overflow-wrap:anywhere}
+dl.params dd{margin:0 0 0 1rem}
+ul.toc,ul.toc ul{list-style:none;padding-left:0}
+ul.toc>li{margin:.5rem 0}
+ul.toc ul li{margin:.15rem 0 .15rem 1rem}
+ul.tags{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0}
 @media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
 `;
 

@@ -486,6 +486,16 @@ describe("the icon and the description", () => {
     expect(page.text).toContain('<link rel="icon" href="/favicon.svg" type="image/svg+xml">');
   });
 
+  it("tells crawlers in /robots.txt to keep away from reporters' pages and the API's answers", async () => {
+    const res = await browse("GET", "/robots.txt");
+    expect([res.status, res.headers.get("Content-Type")]).toEqual([200, "text/plain; charset=utf-8"]);
+    const rules = res.text.split("\n").filter(Boolean);
+    expect(rules[0]).toBe("User-agent: *");
+    expect(rules).toEqual(expect.arrayContaining(["Disallow: /r/", "Disallow: /v1/"]));
+    // Every line is a directive crawlers read (what Lighthouse's robots.txt audit checks).
+    for (const line of rules) expect(line).toMatch(/^(User-agent|Allow|Disallow): \S+$/);
+  });
+
   it("describes the pages meant to be found (a brief, a directory) for search engines, and only those", async () => {
     const brief = await browse("GET", `/b/${shortcode}`);
     expect(brief.text).toMatch(/<meta name="description" content="[^"]*report a security vulnerability[^"]*">/i);

@@ -22,6 +22,12 @@ for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeade
 for (const path of [ICON_PATH, "/favicon.ico"]) {
   pagesRouter.get(path, (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=86400" }));
 }
+// What search engines may index: the programs, directories and reference; never a reporter's page
+// (its address is its key) or the API's answers.
+export const ROBOTS_TXT = "User-agent: *\nDisallow: /r/\nDisallow: /v1/\nAllow: /\n";
+pagesRouter.get("/robots.txt", (c) =>
+  c.body(ROBOTS_TXT, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=86400" }),
+);
 pagesRouter.get(PAGES_CSS_PATH, (c) =>
   c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
 );
