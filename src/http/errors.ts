@@ -151,14 +151,23 @@ export class ApiError extends Error {
         status: String(status),
         code: this.code,
         title,
-        ...(p.detail ? { detail: p.detail } : {}),
-        ...(p.source ? { source: p.source } : {}),
+        ...(p.detail ? { detail: clip(p.detail) } : {}),
+        ...(p.source ? { source: Object.fromEntries(Object.entries(p.source).map(([k, v]) => [k, clip(v)])) as Source } : {}),
         links: { about },
         meta: { request_id: requestId },
       })),
       ...(omitted > 0 ? { meta: { errors_omitted: omitted } } : {}),
     };
   }
+}
+
+/**
+ * The most characters an error's detail or source member carries. They may quote the request (a
+ * media type, a parameter's name, a pointer into a 1 MiB body): past this they end in an ellipsis.
+ */
+export const ERROR_TEXT_LENGTH = 1024;
+function clip(text: string): string {
+  return text.length > ERROR_TEXT_LENGTH ? `${text.slice(0, ERROR_TEXT_LENGTH - 1)}…` : text;
 }
 
 /** A 422 for one member of the request document. */

@@ -37,6 +37,9 @@ export function answerMembers(document: z.ZodType): Map<string, string[]> {
 }
 
 /** The `fields[TYPE]` query parameters of a read whose answer holds these types. */
+/** The longest `fields[TYPE]` taken: room for every member of any type, named once. */
+const FIELDSET_LENGTH = 1024;
+
 export function fieldsetParameters(members: Map<string, string[]>): Shape {
   const params: Shape = {};
   for (const [type, names] of members) {
@@ -44,6 +47,7 @@ export function fieldsetParameters(members: Map<string, string[]>): Shape {
     const one = `(${names.join("|")})`;
     params[name] = z
       .string()
+      .max(FIELDSET_LENGTH, `must be at most ${FIELDSET_LENGTH} characters`)
       .regex(new RegExp(`^(${one}(,${one})*)?$`), `must be ${type} members separated by commas (no spaces), from: ${names.join(", ")}`)
       .optional()
       .openapi({

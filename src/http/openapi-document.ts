@@ -1,6 +1,7 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { CLIENT_REQUEST_ID_PATTERN } from "../lib/ids";
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
+import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";
 import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
 
@@ -73,25 +74,33 @@ const HEADERS = {
   }),
   ClientRequestId: header(
     "The client's own `X-Request-Id`, echoed when well-formed (1 to 255 of `A-Za-z0-9_-=.:`); never used as the request id.",
-    { type: "string", pattern: CLIENT_REQUEST_ID_PATTERN },
+    { type: "string", maxLength: 255, pattern: CLIENT_REQUEST_ID_PATTERN },
   ),
   D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica.", {
     type: "string",
+    maxLength: 59,
     pattern: D1_BOOKMARK_PATTERN,
   }),
-  Location: header("The created resource (its `links.self`)."),
+  Location: header("The created resource (its `links.self`).", { type: "string", format: "uri-reference", maxLength: 255 }),
   RetryAfter: header("Seconds to wait before retrying.", { type: "integer", format: "int32", minimum: 1, maximum: 3600 }),
   IdempotentReplayed: header("`true` when this is the stored response of an earlier request with the same Idempotency-Key.", {
     type: "string",
     enum: ["true"],
   }),
-  WWWAuthenticate: header("`Bearer`: the scheme this API takes.", { type: "string", example: "Bearer" }),
-  ETag: header("A strong validator of the document; send it as `If-None-Match` for a 304."),
+  WWWAuthenticate: header("`Bearer`: the scheme this API takes (realm vdp-report on the reporter's routes).", {
+    type: "string",
+    enum: ['Bearer realm="vdp-api"', 'Bearer realm="vdp-report"'],
+  }),
+  ETag: header("A strong validator of the document; send it as `If-None-Match` for a 304.", {
+    type: "string",
+    maxLength: 34,
+    pattern: '^"[0-9a-f]{32}"$',
+  }),
   XCache: header("`HIT` when served from the edge cache without touching the database, else `MISS`.", {
     type: "string",
     enum: ["HIT", "MISS"],
   }),
-  CacheControl: header("How long shared caches may keep the answer."),
+  CacheControl: header("How long shared caches may keep the answer.", { type: "string", enum: [PUBLIC_CACHE_CONTROL] }),
   AccessControlAllowOrigin: header("`*`: public reads and submissions may be made from any web page.", { type: "string", enum: ["*"] }),
   RateLimitLimit: header(
     "The requests a minute the limit that counts this caller allows: 600 with an API key, 30 with a reporter's token, 300 public reads and 5 submissions from one address, 60 from one address without a valid key or token (every 401). Past it the answer is a 429 with Retry-After.",
@@ -117,7 +126,7 @@ const PARAMETERS = {
     required: false,
     description:
       "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else is a 400.",
-    schema: { type: "string", pattern: D1_BOOKMARK_PATTERN },
+    schema: { type: "string", maxLength: 59, pattern: D1_BOOKMARK_PATTERN },
   },
   ClientRequestId: {
     name: "X-Request-Id",

@@ -1,29 +1,69 @@
 import { type Hook, z } from "@hono/zod-openapi";
 import type { Context, Env } from "hono";
 import type { ZodType } from "zod";
-import { ApiError, ERROR_CODES, type ProblemInput } from "./errors";
+import { ApiError, ERROR_CODES, ERROR_TEXT_LENGTH, type ProblemInput } from "./errors";
 import { JSONAPI_MEDIA_TYPE } from "./media-type";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./jsonapi";
 import { LIMITS, mib } from "../lib/limits";
+import { SHORTCODE_PATTERN, VULN_SHORTCODE_PATTERN } from "../lib/ids";
 import { escapePointerSegment } from "./json-scan";
 
 /** A body or answer that is a file's bytes. */
-export const Binary = z.string().openapi({ type: "string", format: "binary" });
+export const Binary = z.string().openapi({ type: "string", format: "binary", maxLength: LIMITS.fileBytes });
 
 // ---- Shared document schemas --------------------------------------------------------------------
 
-export const Timestamp = z.string().openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+/** A time the API writes: always UTC with milliseconds, 24 characters. */
+export const Timestamp = z.string().max(24).openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
+
+/**
+ * What the API writes back of what it took: the bounds its input enforces, said in the answer's
+ * schema too (names 200 characters, short descriptions 1,000, URLs 2,048, slugs 64, hostnames 253).
+ */
+export const Out = {
+  name: z.string().max(200),
+  shortDescription: z.string().max(1000),
+  url: z.string().max(2048).openapi({ format: "uri" }),
+  slug: z
+    .string()
+    .max(64)
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/),
+  hostname: z.string().max(253).openapi({ format: "hostname" }),
+  briefShortcode: z.string().max(9).regex(SHORTCODE_PATTERN),
+  vulnShortcode: z.string().max(14).regex(VULN_SHORTCODE_PATTERN),
+};
+
+/** A link to one record: a path of this API, a few UUIDs long. */
+export const RecordLink = z.string().max(255).openapi({ format: "uri-reference" });
+/**
+ * A link to a page of a list: its path and the query that made it, each character percent-encoded at
+ * worst, so at most three times the 16 KB Cloudflare takes as a request's address.
+ */
+export const PageLink = z
+  .string()
+  .max(3 * 16_384)
+  .openapi({ format: "uri-reference" });
 export const Uuid = z.string().openapi({ format: "uuid" });
 
 export const ErrorObjectSchema = z
   .object({
-    status: z.string().openapi({ example: "422" }),
+    status: z.string().openapi({ enum: [...new Set(Object.values(ERROR_CODES).map((e) => String(e.status)))], example: "422" }),
     code: z.enum(Object.keys(ERROR_CODES) as [keyof typeof ERROR_CODES]),
-    title: z.string().openapi({ example: "Validation error" }),
-    detail: z.string().optional().openapi({ example: "title must not be empty" }),
-    source: z.object({ pointer: z.string().optional(), parameter: z.string().optional(), header: z.string().optional() }).optional(),
+    title: z.string().openapi({ enum: [...new Set(Object.values(ERROR_CODES).map((e) => e.title))], example: "Validation error" }),
+    detail: z.string().max(ERROR_TEXT_LENGTH).optional().openapi({ example: "title must not be empty" }),
+    source: z
+      .object({
+        pointer: z.string().max(ERROR_TEXT_LENGTH).optional(),
+        parameter: z.string().max(ERROR_TEXT_LENGTH).optional(),
+        header: z.string().max(ERROR_TEXT_LENGTH).optional(),
+      })
+      .optional(),
     links: z.object({
-      about: z.string().openapi({ description: "The reference's entry for this code", example: "/docs/errors#validation_error" }),
+      about: z
+        .string()
+        .max(64)
+        .regex(/^\/docs\/errors#[a-z_]+$/)
+        .openapi({ description: "The reference's entry for this code", example: "/docs/errors#validation_error" }),
     }),
     meta: z.object({
       request_id: z.string().openapi({ format: "uuid", description: "The answer's X-Request-Id: quote it when asking about a failure" }),
@@ -59,7 +99,7 @@ export function toManySchema(type: string) {
   return z.object({ data: z.array(linkage(type)).max(LIMITS.relatedPerRelationship) });
 }
 
-const SelfLinks = z.object({ self: z.string() });
+const SelfLinks = z.object({ self: RecordLink });
 const JsonApiObject = z.object({ version: z.literal("1.1") });
 
 /** The resource object of a response: `attributes` and `relationships` as the resource declares them. */
@@ -113,11 +153,11 @@ export function singleDocument<T extends ZodType>(data: T, included?: ZodType) {
 export const MAX_PAGE_NUMBER = 999_999_999;
 
 const PageLinks = z.object({
-  self: z.string(),
-  first: z.string(),
-  prev: z.string().nullable(),
-  next: z.string().nullable(),
-  last: z.string().optional().openapi({ description: "Pages by number only." }),
+  self: PageLink,
+  first: PageLink,
+  prev: PageLink.nullable(),
+  next: PageLink.nullable(),
+  last: PageLink.optional().openapi({ description: "Pages by number only." }),
 });
 const PageMeta = z.object({
   page: z.object({

@@ -17,28 +17,35 @@ const PUBLIC_ROUTES = [
   { method: "GET", path: "/v1/p/briefs/{shortcode}", description: "A published brief, with its organization and policy" },
   { method: "POST", path: "/v1/p/briefs/{shortcode}/vulns", description: "Submit a report through a published brief" },
   { method: "GET", path: "/v1/p/directories/{slug}", description: "A public directory of organizations" },
-];
+] as const;
 
-const PublicRoute = z.object({ method: z.string(), path: z.string(), description: z.string() });
+const PublicRoute = z.object({
+  method: z.enum(["GET", "POST"]),
+  path: z.enum(PUBLIC_ROUTES.map((r) => r.path)),
+  description: z.string().max(200),
+});
 const IndexDocument = z
   .object({
     jsonapi: z.object({ version: z.literal("1.1") }),
     // The reference and the error pages are in meta: JSON:API's top-level links take only its own members.
     meta: z.object({
-      name: z.string(),
-      version: z.string(),
-      docs: z.string().openapi({ description: "The reference, for people" }),
-      errors: z.string().openapi({ description: "Every error code, explained" }),
+      name: z.literal(API_NAME),
+      version: z.literal(API_VERSION),
+      docs: z.literal("/docs").openapi({ description: "The reference, for people" }),
+      errors: z.literal(ERRORS_PAGE).openapi({ description: "Every error code, explained" }),
       public_routes: z.array(PublicRoute).max(PUBLIC_ROUTES.length),
     }),
-    links: z.object({ self: z.string(), describedby: z.string().openapi({ description: "This OpenAPI document" }) }),
+    links: z.object({
+      self: z.enum(["/", "/v1"]),
+      describedby: z.literal("/v1/openapi.json").openapi({ description: "This OpenAPI document" }),
+    }),
   })
   .openapi("Index");
 
-function index(self: string) {
+function index(self: "/" | "/v1"): z.infer<typeof IndexDocument> {
   return {
     jsonapi: { version: "1.1" as const },
-    meta: { name: API_NAME, version: API_VERSION, docs: "/docs", errors: ERRORS_PAGE, public_routes: PUBLIC_ROUTES },
+    meta: { name: API_NAME, version: API_VERSION, docs: "/docs", errors: ERRORS_PAGE, public_routes: [...PUBLIC_ROUTES] },
     links: { self, describedby: "/v1/openapi.json" },
   };
 }
@@ -58,7 +65,15 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
         content: {
           ...jsonApiContent(IndexDocument),
           ...(path === "/"
-            ? { "text/html": { schema: z.string().openapi({ description: "The start page, to a browser (Accept prefers text/html)" }) } }
+            ? {
+                "text/html": {
+                  // 50 directories at most, each name, slug and description escaped: well under 512 KiB.
+                  schema: z
+                    .string()
+                    .max(512 * 1024)
+                    .openapi({ description: "The start page, to a browser (Accept prefers text/html)" }),
+                },
+              }
             : {}),
         },
       },

@@ -311,6 +311,16 @@ describe("error objects: the request id and a link to their explanation", () => 
     }
   });
 
+  it("clips a detail that quotes the request at the 1,024 characters the document declares", async () => {
+    const type = `application/${"x".repeat(5000)}`;
+    const res = await api("POST", "/v1/policies", { key: org.key, rawBody: "{}", contentType: type });
+    expect(res.status).toBe(415);
+    const detail: string = res.body.errors[0].detail;
+    expect(detail.length).toBe(1024);
+    expect(detail.endsWith("…")).toBe(true);
+    expect(detail.startsWith("application/xxx")).toBe(true);
+  });
+
   it("links to an entry that exists: the errors page has an anchor for every code", async () => {
     const errors = await page("/docs/errors");
     expect(errors.status).toBe(200);

@@ -26,20 +26,23 @@ export async function redoclyFindings(text: string): Promise<Finding[]> {
   }));
 }
 
+const SEVERITIES = ["error", "warn", "info", "hint"];
+const spectralFindingsOf = (diagnostics: Awaited<ReturnType<spectralCore.Spectral["run"]>>): Finding[] =>
+  diagnostics.map((d) => ({
+    linter: "spectral",
+    rule: String(d.code),
+    severity: SEVERITIES[d.severity] ?? String(d.severity),
+    message: d.message,
+    where: d.path.join("."),
+  }));
+
 /** Spectral's `spectral:oas` ruleset: its default rules, as `extends: spectral:oas` runs them; every diagnostic (errors, warnings, information and hints). */
 export async function spectralFindings(text: string): Promise<Finding[]> {
   const { Spectral, Document } = spectralCore;
   const spectral = new Spectral();
   spectral.setRuleset({ extends: [oas as never] } as never);
   const diagnostics = await spectral.run(new Document(text, spectralParsers.Json, "openapi.json"));
-  const severities = ["error", "warn", "info", "hint"];
-  return diagnostics.map((d) => ({
-    linter: "spectral",
-    rule: String(d.code),
-    severity: severities[d.severity] ?? String(d.severity),
-    message: d.message,
-    where: d.path.join("."),
-  }));
+  return spectralFindingsOf(diagnostics);
 }
 
 type Doc = { servers?: { url: string }[]; paths: Record<string, Record<string, any>> };
@@ -80,6 +83,12 @@ export const OWASP_WAIVERS: { rules: string[]; where: (doc: Doc) => string[]; re
     reason: "The rule reads the document's map of reusable header definitions as if it were a response's headers.",
   },
   {
+    rules: ["owasp:api4:2023-string-limit", "owasp:api4:2023-string-restricted"],
+    where: () => ["ClientRequestId", "IfNoneMatch"].map((name) => pointer("components", "parameters", name, "schema")),
+    reason:
+      "Any value is taken on purpose: a well-formed X-Request-Id is echoed and any other ignored, never refused; If-None-Match is compared with the ETag, never refused.",
+  },
+  {
     rules: ["owasp:api8:2023-no-server-http"],
     where: (doc) =>
       (doc.servers ?? []).flatMap((s, i) =>
@@ -108,12 +117,5 @@ export async function owaspFindings(text: string): Promise<Finding[]> {
     new Ruleset({ extends: [[owaspRuleset, "all"]], overrides }, { source: path.join(import.meta.dirname, "owasp.ruleset") }) as never,
   );
   const diagnostics = await spectral.run(new Document(text, spectralParsers.Json, path.join(import.meta.dirname, "openapi.json")));
-  const severities = ["error", "warn", "info", "hint"];
-  return diagnostics.map((d) => ({
-    linter: "spectral",
-    rule: String(d.code),
-    severity: severities[d.severity] ?? String(d.severity),
-    message: d.message,
-    where: d.path.join("."),
-  }));
+  return spectralFindingsOf(diagnostics);
 }

@@ -32,11 +32,12 @@ describe("the served OpenAPI document under both linters", () => {
 });
 
 describe("the served document under the OWASP API Security ruleset", () => {
-  // What is left, rule by rule: strings the document does not yet bound (names, descriptions, links),
-  // and a public directory's lists, which grow with the directory. Exact, so a change either way is seen.
+  // What is left, rule by rule, exact so a change either way is seen: a warning asking every string for a
+  // format or pattern, which prose (titles, descriptions, comments, names) and identifiers taken loosely
+  // (a vuln by id or shortcode, a code in any case) cannot truthfully have; and a public directory's
+  // lists, which grow with the directory until listings get a limit of their own.
   const STILL_OPEN = {
-    "owasp:api4:2023-string-limit": 401,
-    "owasp:api4:2023-string-restricted": 361,
+    "owasp:api4:2023-string-restricted": 153,
     "owasp:api4:2023-array-limit": 2,
   };
 

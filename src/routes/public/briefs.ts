@@ -1,9 +1,18 @@
+import { Out } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicBriefPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
 import { embedded, JSONAPI_VERSION, resource, toOne } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import { embeddedResourceSchema, errorResponses, jsonApiContent, NoQuery, resourceSchema, toOneSchema } from "../../http/openapi";
+import {
+  embeddedResourceSchema,
+  errorResponses,
+  jsonApiContent,
+  NoQuery,
+  RecordLink,
+  resourceSchema,
+  toOneSchema,
+} from "../../http/openapi";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
@@ -14,7 +23,7 @@ import { publicRateLimit } from "../../http/rate-limit";
 const PublicOrganization = embeddedResourceSchema(
   "PublicOrganization",
   "organization",
-  z.object({ name: z.string(), slug: z.string(), website_url: z.string().nullable(), claimed: z.boolean() }),
+  z.object({ name: Out.name, slug: Out.slug, website_url: Out.url.nullable(), claimed: z.boolean() }),
   z.object({}),
 );
 
@@ -31,7 +40,7 @@ const PublicBriefDocument = z.object({
   jsonapi: z.object({ version: z.literal("1.1") }),
   data: PublicBrief,
   included: z.array(z.union([PublicOrganization, PublicPolicy])).max(2),
-  links: z.object({ self: z.string() }),
+  links: z.object({ self: RecordLink }),
 });
 
 /** The public page of a brief: only what a researcher needs, nothing of the organization's private data. */
@@ -66,7 +75,9 @@ export const publicBriefsRouter = createRouter().openapi(
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     request: {
-      params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "7KQ2-M9XD" }) }),
+      params: z.object({
+        shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, maxLength: 20, example: "7KQ2-M9XD" }),
+      }),
       query: NoQuery,
     },
     responses: {

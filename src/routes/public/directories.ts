@@ -1,3 +1,4 @@
+import { Out } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicDirectoryPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
@@ -12,6 +13,7 @@ import {
   Timestamp,
   toManySchema,
   Uuid,
+  RecordLink,
 } from "../../http/openapi";
 import { createRouter } from "../../http/router";
 import { nowIso } from "../../lib/ids";
@@ -24,9 +26,9 @@ const PublicDirectory = resourceSchema(
   "PublicDirectory",
   "directory",
   z.object({
-    name: z.string(),
-    slug: z.string(),
-    description: z.string().nullable(),
+    name: Out.name,
+    slug: Out.slug,
+    description: Out.shortDescription.nullable(),
     min_maturity_rating: z.number().int().min(0).max(5),
     updated_at: Timestamp,
   }),
@@ -37,9 +39,9 @@ const DirectoryOrganization = embeddedResourceSchema(
   "PublicDirectoryOrganization",
   "organization",
   z.object({
-    name: z.string(),
-    slug: z.string(),
-    website_url: z.string().nullable(),
+    name: Out.name,
+    slug: Out.slug,
+    website_url: Out.url.nullable(),
     claimed: z.boolean(),
     maturity_rating: z.number().int().min(0).max(5).openapi({ description: "Its best published policy's rating, 0..5" }),
     claim: z
@@ -62,7 +64,7 @@ const PublicDirectoryDocument = z.object({
   included: z.array(z.union([DirectoryOrganization, PublicPolicy, DirectoryBrief])).openapi({
     description: "The organizations listed, then the public fields of the policies and briefs they show",
   }),
-  links: z.object({ self: z.string() }),
+  links: z.object({ self: RecordLink }),
 });
 
 function organizationResource(e: PublicDirectoryEntry) {
@@ -94,7 +96,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     request: {
-      params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, example: "demo-directory" }) }),
+      params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, maxLength: 64, example: "demo-directory" }) }),
       query: NoQuery,
     },
     responses: {

@@ -1,3 +1,5 @@
+import { INBOX_STATES, PROCESSING_STATES, SEVERITIES } from "../../db/schema";
+import { Out, Uuid } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../../http/router";
@@ -17,6 +19,7 @@ import {
   singleDocument,
   Timestamp,
   toOneSchema,
+  RecordLink,
 } from "../../http/openapi";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
@@ -61,22 +64,26 @@ const uploadErrors = {
 const ReportResource = z
   .object({
     type: z.literal("report"),
-    id: z.string().openapi({ format: "uuid" }),
+    id: Uuid,
     attributes: z.object({
-      shortcode: z.string(),
-      title: z.string(),
-      inbox_state: z.string(),
+      shortcode: Out.vulnShortcode,
+      title: z.string().max(LIMITS.titleLength),
+      inbox_state: z.string().openapi({ enum: [...INBOX_STATES] }),
       processing_state: z.string().openapi({
+        enum: [...PROCESSING_STATES],
         description: "open, or closed once the organization closed the report (it may reopen it). A closed report still takes comments.",
       }),
-      severity: z.string().nullable(),
+      severity: z
+        .string()
+        .nullable()
+        .openapi({ enum: [...SEVERITIES, null] }),
       created_at: Timestamp,
       updated_at: Timestamp,
-      brief_name: z.string().nullable().openapi({ description: "null if the brief was deleted since." }),
-      organization_name: z.string(),
+      brief_name: Out.name.nullable().openapi({ description: "null if the brief was deleted since." }),
+      organization_name: Out.name,
     }),
     relationships: z.object({}),
-    links: z.object({ self: z.string() }),
+    links: z.object({ self: RecordLink }),
   })
   .openapi("Report");
 

@@ -1,3 +1,7 @@
+import { INBOX_STATES } from "../../db/schema";
+import { LIMITS } from "../../lib/limits";
+import { Out, Uuid } from "../../http/openapi";
+import { REPORTER_TOKEN_PATTERN } from "../../lib/crypto";
 import { createRoute, z } from "@hono/zod-openapi";
 import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../http/media-type";
@@ -20,13 +24,13 @@ const Receipt = z
     jsonapi: z.object({ version: z.literal("1.1") }),
     data: z.object({
       type: z.literal("vuln"),
-      id: z.string().openapi({ format: "uuid" }),
+      id: Uuid,
       attributes: z.object({
-        shortcode: z.string(),
-        title: z.string(),
-        inbox_state: z.string(),
+        shortcode: Out.vulnShortcode,
+        title: z.string().max(LIMITS.titleLength),
+        inbox_state: z.enum(INBOX_STATES),
         created_at: Timestamp,
-        follow_up_token: z.string().nullable().openapi({
+        follow_up_token: z.string().max(48).regex(REPORTER_TOKEN_PATTERN).nullable().openapi({
           description:
             "The reporter's key to this report (`vdpr_` and 43 base62 characters): send it as `Authorization: Bearer` to the `/v1/p/report` routes to follow the report, read the organization's replies, answer and add files. Shown only in this answer and never again (a replay by Idempotency-Key shows null); keep it like a password.",
           example: "vdpr_3kQ9ZrT0bXc1LmN2oP4qR5sT6uV7wX8yZ9aB0cD1eF2",
@@ -70,7 +74,9 @@ publicVulnsRouter.openapi(
     security: [],
     middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
     request: {
-      params: z.object({ shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, example: "DEMX-0001" }) }),
+      params: z.object({
+        shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, maxLength: 20, example: "DEMX-0001" }),
+      }),
       body: { required: true, content: jsonContent(PublicSubmissionInput) },
     },
     responses: {

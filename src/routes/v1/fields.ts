@@ -1,3 +1,4 @@
+import { Out, Uuid } from "../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 import { LIMITS } from "../../lib/limits";
@@ -27,12 +28,17 @@ export const HttpUrl = z
  */
 export const DateTimeInput = z.iso
   .datetime({ offset: true, message: "must be an RFC 3339 date-time, e.g. 2026-11-21T09:30:00Z", abort: true })
+  // Nine fractional digits and an offset at most: 2026-11-21T09:30:00.123456789+05:30.
+  .max(35, "must be at most 35 characters")
   // overwrite, not transform: the schema stays a string, so the document types it (and its nullable
   // variants) without an override that would hide `nullable`.
   .overwrite((v) => new Date(v).toISOString())
   .refine((v) => /^\d{4}-/.test(v) && !v.startsWith("0000"), "must be between the years 0001 and 9999 in UTC");
 
-export const Color = z.string().regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
+export const Color = z
+  .string()
+  .length(7, "must be a color like #1a2b3c")
+  .regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
 
 export const AssetKind = z.enum(ASSET_KINDS);
 
@@ -40,7 +46,7 @@ export const AssetKind = z.enum(ASSET_KINDS);
 export const AssetValue = z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
 
 /** A related resource's id: a UUID (an id that names nothing is refused like any other). */
-const RelatedId = z.string().openapi({ format: "uuid" });
+const RelatedId = Uuid;
 
 /** A value checked against its kind and stored in canonical form (lowercased host, normalized URL). */
 export function checkedKindValue<T extends { kind: (typeof ASSET_KINDS)[number]; value: string }>(v: T, ctx: z.RefinementCtx): T {
@@ -66,7 +72,12 @@ export const ScopeAssetInput = z
 export const ScopeAssetsInput = z.array(ScopeAssetInput).max(LIMITS.scopeAssets, `at most ${LIMITS.scopeAssets} scope entries`);
 
 export const ScopeAssetSchema = z
-  .object({ id: z.string().openapi({ format: "uuid" }), kind: z.string(), value: z.string(), short_description: z.string().nullable() })
+  .object({
+    id: Uuid,
+    kind: z.string().openapi({ enum: [...ASSET_KINDS] }),
+    value: z.string().max(LIMITS.assetValueLength),
+    short_description: Out.shortDescription.nullable(),
+  })
   .openapi("ScopeAsset");
 
 export function relationshipInput(type: string) {

@@ -1,3 +1,5 @@
+import { API_KEY_PATTERN } from "../../../lib/crypto";
+import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { ApiKeyRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
@@ -5,9 +7,9 @@ import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema } fr
 import { Name } from "../fields";
 
 const ApiKeyAttributes = z.object({
-  name: z.string().nullable(),
+  name: Out.name.nullable(),
   kind: z.enum(["organization", "operator"]),
-  key_prefix: z.string().openapi({ description: "The first 8 characters of the key, to tell keys apart." }),
+  key_prefix: z.string().max(8).openapi({ description: "The first 8 characters of the key, to tell keys apart." }),
   revoked_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
@@ -21,7 +23,7 @@ export const CreatedApiKey = resourceSchema(
   "CreatedApiKey",
   "api_key",
   ApiKeyAttributes.extend({
-    key: z.string().nullable().openapi({
+    key: z.string().max(47).regex(API_KEY_PATTERN).nullable().openapi({
       description: "The key itself, shown in this response only (null when an Idempotency-Key replays it: the key is never stored).",
     }),
   }),

@@ -1,3 +1,5 @@
+import { LIMITS } from "../../../lib/limits";
+import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { AssetRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
@@ -31,8 +33,8 @@ export const Asset = resourceSchema(
   "asset",
   z.object({
     kind: z.enum(ASSET_KINDS),
-    value: z.string(),
-    short_description: z.string().nullable(),
+    value: z.string().max(LIMITS.assetValueLength),
+    short_description: Out.shortDescription.nullable(),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),

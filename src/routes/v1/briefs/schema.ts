@@ -1,3 +1,4 @@
+import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { BriefRow } from "../../../db/schema";
 import { LIMITS } from "../../../lib/limits";
@@ -47,9 +48,9 @@ export const ListBriefsQuery = listQuery({
 });
 
 export const BriefAttributes = z.object({
-  name: z.string(),
-  short_description: z.string().nullable(),
-  shortcode: z.string().openapi({ description: "Used in the public read path /v1/p/briefs/{shortcode}" }),
+  name: Out.name,
+  short_description: Out.shortDescription.nullable(),
+  shortcode: Out.briefShortcode.openapi({ description: "Used in the public read path /v1/p/briefs/{shortcode}" }),
   published_at: Timestamp.nullable(),
   in_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
   out_of_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),

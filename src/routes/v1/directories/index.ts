@@ -1,3 +1,4 @@
+import { Out } from "../../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { DirectoryRow } from "../../../db/schema";
 import { requireOperator } from "../../../http/auth";
@@ -35,9 +36,9 @@ const Directory = resourceSchema(
   "Directory",
   "directory",
   z.object({
-    name: z.string(),
-    slug: z.string(),
-    description: z.string().nullable(),
+    name: Out.name,
+    slug: Out.slug,
+    description: Out.shortDescription.nullable(),
     min_maturity_rating: z.number().int().min(0).max(5),
     created_at: Timestamp,
     updated_at: Timestamp,

@@ -1,3 +1,4 @@
+import { Out } from "../../../http/openapi";
 import { LIMITS } from "../../../lib/limits";
 import { z } from "@hono/zod-openapi";
 import { LISTABLE_TYPES } from "../../../db/schema";
@@ -29,8 +30,8 @@ export const DirectoryListingItem = resourceSchema(
   "directory_listing_item",
   z.object({
     listable_type: z.enum(LISTABLE_TYPES),
-    listable_id: z.string().openapi({ format: "uuid" }),
-    listable_name: z.string().nullable(),
+    listable_id: Uuid,
+    listable_name: Out.name.nullable(),
     position: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
     created_at: Timestamp,
     updated_at: Timestamp,

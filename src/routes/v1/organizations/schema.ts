@@ -1,3 +1,4 @@
+import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { OrganizationRow } from "../../../db/schema";
 import { resource } from "../../../http/jsonapi";
@@ -6,12 +7,13 @@ import { HttpUrl, Name } from "../fields";
 
 export const Slug = z
   .string()
+  .max(64, "must be at most 64 characters")
   .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "must be lowercase letters, digits and inner hyphens, at most 64 characters");
 
 export const OrganizationAttributes = z.object({
-  name: z.string(),
-  slug: z.string(),
-  website_url: z.string().nullable(),
+  name: Out.name,
+  slug: Out.slug,
+  website_url: Out.url.nullable(),
   claimed: z.boolean(),
   created_at: Timestamp,
   updated_at: Timestamp,

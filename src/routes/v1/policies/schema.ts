@@ -1,3 +1,4 @@
+import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../../../lib/limits";
 import { resource, toMany, toOne } from "../../../http/jsonapi";
@@ -36,6 +37,7 @@ const Branding = z
 
 const Hostname = z
   .string()
+  .max(253, "must be at most 253 characters")
   .trim()
   .refine((v) => normalizeHostname(v) !== null, "must be a hostname such as security.example.com")
   .overwrite((v) => normalizeHostname(v)!)
@@ -89,25 +91,25 @@ export const UpdatePolicyInput = updateDocument(
 export const ListPoliciesQuery = listQuery();
 
 const PolicyAttributes = z.object({
-  name: z.string().nullable(),
-  short_description: z.string().nullable(),
-  point_of_contact: z.string().nullable(),
+  name: Out.name.nullable(),
+  short_description: Out.shortDescription.nullable(),
+  point_of_contact: z.string().max(320).nullable(),
   cvd_timeline: z.number().int().min(0).max(365).nullable(),
   safe_harbor: z.enum(SAFE_HARBOR).nullable(),
   offers_bounty: z.boolean().nullable(),
   offers_swag: z.boolean().nullable(),
   hall_of_fame: z.boolean().nullable(),
-  contact_url: z.string().nullable(),
-  securitytxt_url: z.string().nullable(),
-  hosted_policy_url: z.string().nullable(),
+  contact_url: Out.url.nullable(),
+  securitytxt_url: Out.url.nullable(),
+  hosted_policy_url: Out.url.nullable(),
   public_disclosure: z.boolean().nullable(),
   launch_date: Timestamp.nullable(),
   policy_url_status: z.enum(POLICY_URL_STATUS).nullable(),
   creation_mode: z.enum(CREATION_MODE).nullable(),
   hosting_mode: z.enum(HOSTING_MODE).nullable(),
-  custom_domain: z.string().nullable(),
+  custom_domain: Out.hostname.nullable(),
   published_at: Timestamp.nullable(),
-  shortcode: z.string(),
+  shortcode: Out.briefShortcode,
   branding: Branding.nullable(),
   maturity_rating: z.number().int().min(0).max(5).openapi({ description: "The disclose.io maturity ladder, 0..5 (read-only)" }),
   in_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),

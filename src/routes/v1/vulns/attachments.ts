@@ -1,3 +1,5 @@
+import { MAX_FILENAME_LENGTH } from "../../../lib/filenames";
+import { RecordLink } from "../../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../http/app-env";
@@ -67,20 +69,24 @@ const AttachmentParams = z.object({
 
 /** A file's members, the same through either door (the organization's API and the reporter's). */
 export const AttachmentAttributes = z.object({
-  filename: z.string().openapi({ example: "poc.txt" }),
-  content_type: z.string().openapi({ example: "text/plain" }),
+  filename: z.string().max(MAX_FILENAME_LENGTH).openapi({ example: "poc.txt" }),
+  content_type: z.string().max(142).openapi({ example: "text/plain" }),
   byte_size: z.number().int().min(1).max(MAX_FILE_BYTES),
-  sha256: z.string().openapi({
-    description: "Lowercase hex SHA-256 of the bytes, computed as they were received.",
-    example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
-  }),
+  sha256: z
+    .string()
+    .length(64)
+    .regex(/^[0-9a-f]{64}$/)
+    .openapi({
+      description: "Lowercase hex SHA-256 of the bytes, computed as they were received.",
+      example: "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855",
+    }),
   uploaded_by: z.enum(UPLOADERS),
   created_at: Timestamp,
 });
 
 /** Where to GET a file's bytes: in meta, as JSON:API 1.1 allows only `self` among a resource's links. */
 export const ContentMeta = z.object({
-  content_url: z.string().openapi({ description: "GET it for the bytes (with the same key or token)." }),
+  content_url: RecordLink.openapi({ description: "GET it for the bytes (with the same key or token)." }),
 });
 
 export const Attachment = resourceSchemaWithMeta(
@@ -101,6 +107,7 @@ const ListAttachmentsQuery = listQuery({
 export const UploadQuery = z.strictObject({
   filename: z
     .string()
+    .max(4096, "must be at most 4096 characters")
     .optional()
     .openapi({
       param: { name: "filename", in: "query", required: true },
@@ -218,7 +225,8 @@ export const attachmentsRouter = createRouter()
           headers: {
             "Content-Disposition": {
               description: "attachment, with an ASCII filename and an RFC 5987 filename*",
-              schema: { type: "string" },
+              // Both forms of a 255-character name, percent-encoded UTF-8 at worst: under 4 KiB.
+              schema: { type: "string", maxLength: 4096 },
             },
             "X-Content-Type-Options": { schema: { type: "string", enum: ["nosniff"] } },
             "Content-Security-Policy": { schema: { type: "string", enum: ["sandbox"] } },

@@ -1,3 +1,4 @@
+import { LIMITS } from "../../../lib/limits";
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireOrganizationKey } from "../../../http/auth";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
@@ -45,7 +46,7 @@ const CommentParams = z.object({
 
 /** A comment's members, the same through either door (the organization's API and the reporter's). */
 export const CommentAttributes = z.object({
-  body: z.string(),
+  body: z.string().max(LIMITS.commentLength),
   visibility: z.enum(COMMENT_VISIBILITIES).openapi({
     description: "internal: the organization's note, never shown to the reporter; reporter: part of the conversation with the reporter.",
   }),

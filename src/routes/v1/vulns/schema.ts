@@ -1,3 +1,4 @@
+import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ACTIVITY_SIDES, CVSS_VERSIONS, INBOX_STATES, PROCESSING_STATES, SEVERITIES, type Submission } from "../../../db/schema";
@@ -30,6 +31,7 @@ const Description = z
 const ContactEmail = z.email("must be a valid e-mail address").max(254, "must be at most 254 characters");
 const Domain = z
   .string()
+  .max(253, "must be at most 253 characters")
   .trim()
   .transform((v, ctx) => {
     const hostname = normalizeHostname(v);
@@ -37,7 +39,7 @@ const Domain = z
     ctx.addIssue({ code: "custom", message: "must be a domain name such as app.example.com" });
     return z.NEVER;
   })
-  .openapi({ type: "string", format: "hostname" });
+  .openapi({ type: "string", format: "hostname", maxLength: 253 });
 const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.domainsPerVuln} domains`);
 const Tags = z
   .array(z.string().trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
@@ -72,6 +74,7 @@ const CweIds = z
   .array(
     z
       .string()
+      .max(10, "must be a CWE id such as CWE-79")
       // Any case in ("cwe-79"), upper case out; no regex flag, so the pattern reads the same in OpenAPI.
       .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
       .transform((v) => v.toUpperCase()),
@@ -107,7 +110,7 @@ export const UpdateVulnInput = z.strictObject({ data: UpdateVulnData }).openapi(
 export const UpdateVulnsInput = z
   .strictObject({
     data: z
-      .array(UpdateVulnData.extend({ id: z.string().openapi({ format: "uuid" }) }))
+      .array(UpdateVulnData.extend({ id: Uuid }))
       .min(1, "must name at least 1 vuln")
       .max(LIMITS.vulnsPerBulkUpdate, `must name at most ${LIMITS.vulnsPerBulkUpdate} vulns`)
       .superRefine((items, ctx) => {
@@ -121,10 +124,13 @@ export const UpdateVulnsInput = z
   .openapi("UpdateVulnsInput");
 
 /** The vuln a path names: its id, or the shortcode the researcher quotes. */
-export const VulnRef = z.string().openapi({
-  param: { name: "id", in: "path", description: "The vuln's id, or its shortcode as the researcher quotes it (any case)." },
-  example: "7KQ2-M9XD-4TRA",
-});
+export const VulnRef = z
+  .string()
+  .max(36, "must be a vuln id or shortcode")
+  .openapi({
+    param: { name: "id", in: "path", description: "The vuln's id, or its shortcode as the researcher quotes it (any case)." },
+    example: "7KQ2-M9XD-4TRA",
+  });
 export const VulnParam = z.object({ id: VulnRef });
 
 export const VULN_SORTS = [
@@ -179,10 +185,12 @@ export const ListVulnsQuery = listQuery({
         description: `Words and "quoted phrases" (all required; a word ending in * matches as a prefix; case and accents ignored) in the title, the description or any comment. Without a sort, the best matches come first (a title match counts most) and pages go by number only; with a sort, the matches in that order. Up to ${SEARCH_MAX_TERMS} terms.`,
       },
       type: "string",
+      maxLength: SEARCH_MAX_LENGTH,
       example: "stored xss",
     }),
   "q[shortcode_eq]": z
     .string()
+    .max(20, "must be a vuln's shortcode, such as 7KQ2-M9XD-4TRA")
     .transform((v, ctx) => {
       const code = normalizeVulnShortcode(v);
       if (code) return code;
@@ -190,7 +198,11 @@ export const ListVulnsQuery = listQuery({
       return z.NEVER;
     })
     .optional()
-    .openapi({ param: { name: "q[shortcode_eq]", in: "query", description: "The vuln with this shortcode (any case)." }, type: "string" }),
+    .openapi({
+      param: { name: "q[shortcode_eq]", in: "query", description: "The vuln with this shortcode (any case)." },
+      type: "string",
+      maxLength: 20,
+    }),
   "q[read_eq]": booleanQuery("q[read_eq]").openapi({
     param: { name: "q[read_eq]", in: "query", description: "false: the vulns the organization has not opened yet (read_at null)." },
   }),
@@ -218,14 +230,14 @@ export const Vuln = resourceSchema(
   z.object({
     title: z.string().max(LIMITS.titleLength),
     description: z.string().max(LIMITS.descriptionLength),
-    shortcode: z.string().openapi({ example: "7KQ2-M9XD-4TRA" }),
+    shortcode: Out.vulnShortcode.openapi({ example: "7KQ2-M9XD-4TRA" }),
     inbox_state: z.enum(INBOX_STATES),
     processing_state: z.enum(PROCESSING_STATES),
     contact_email: z.string().max(254).openapi({ format: "email" }).nullable(),
     domains: z.array(z.string().max(253).openapi({ format: "hostname" })).max(LIMITS.domainsPerVuln),
     tags: z.array(z.string().max(LIMITS.tagLength)).max(LIMITS.tagsPerVuln),
     severity: Severity.nullable(),
-    cvss_vector: z.string().nullable(),
+    cvss_vector: z.string().max(LIMITS.cvssVectorLength).nullable(),
     cvss_score: z.number().min(0).max(10).nullable().openapi({ description: "Read-only: the vector's score, 0.0 to 10.0.", example: 6.1 }),
     cvss_version: z.enum(CVSS_VERSIONS).nullable().openapi({ description: "Read-only." }),
     cwe_ids: z

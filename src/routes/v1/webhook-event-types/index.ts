@@ -19,8 +19,8 @@ const TriggerEventType = resourceSchema(
   "TriggerEventType",
   "trigger_event_type",
   z.object({
-    name: z.string().openapi({ example: "Events::Vuln::Created" }),
-    short_name: z.string().openapi({ example: "Vuln::Created" }),
+    name: z.enum(EVENT_TYPES.map((e) => eventName(e.short_name))).openapi({ example: "Events::Vuln::Created" }),
+    short_name: z.enum(EVENT_TYPES.map((e) => e.short_name)).openapi({ example: "Vuln::Created" }),
   }),
   z.object({}),
 );

@@ -1,3 +1,5 @@
+import { LIMITS } from "../../../lib/limits";
+import { Out, Uuid } from "../../../http/openapi";
 import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES, DISABLED_REASONS, type WebhookAttemptRow, type WebhookDeliveryRow } from "../../../db/schema";
@@ -22,7 +24,7 @@ const WebhookUrl = z
   .max(2048, "must be at most 2048 characters")
   .openapi({ format: "uri", example: "https://hooks.example.com/vdp" });
 const TriggerEventTypes = z.strictObject({
-  data: z.array(z.strictObject({ type: z.literal("trigger_event_type"), id: z.string() })).max(EVENT_TYPES.length * 2),
+  data: z.array(z.strictObject({ type: z.literal("trigger_event_type"), id: Uuid })).max(EVENT_TYPES.length * 2),
 });
 
 export const CreateWebhookInput = requestDocument(
@@ -53,9 +55,9 @@ export const UpdateWebhookInput = updateDocument(
 export const ListWebhooksQuery = listQuery({ "q[enabled_eq]": booleanQuery("q[enabled_eq]") });
 
 const WebhookAttributes = z.object({
-  name: z.string(),
-  short_description: z.string().nullable(),
-  url: z.string(),
+  name: z.string().max(100),
+  short_description: Out.shortDescription.nullable(),
+  url: Out.url,
   enabled: z.boolean(),
   disabled_reason: z
     .enum(DISABLED_REASONS)
@@ -78,6 +80,8 @@ export const WebhookWithSecret = resourceSchema(
   WebhookAttributes.extend({
     secret: z
       .string()
+      .max(50)
+      .regex(/^whsec_[A-Za-z0-9+/]{43}=$/)
       .nullable()
       .openapi({ description: "whsec_...: shown on create and rotate_secret only (null in an idempotent replay)" }),
   }),
@@ -127,8 +131,9 @@ export const ListDeliveriesQuery = listQuery({
 });
 
 const DeliveryAttributes = z.object({
-  event_id: z.string().openapi({ description: "The webhook-id header: the same on every attempt and redelivery" }),
-  event_type: z.string().openapi({ example: "Vuln::Created" }),
+  event_id: Uuid.openapi({ description: "The webhook-id header: the same on every attempt and redelivery" }),
+  // The subscribed event types, and the ping any webhook can be sent.
+  event_type: z.string().openapi({ enum: [...EVENT_TYPES.map((e) => e.short_name), "Webhook::Ping"], example: "Vuln::Created" }),
   status: z.enum(DELIVERY_STATUSES),
   attempt_count: z.number().int().min(0).max(MAX_ATTEMPTS),
   last_status_code: z.number().int().min(100).max(599).nullable(),
@@ -144,7 +149,7 @@ export const WebhookDeliveryDetail = resourceSchema(
   "WebhookDeliveryDetail",
   "webhook_delivery",
   DeliveryAttributes.extend({
-    request_body: z.string().openapi({ description: "The body exactly as sent and signed" }),
+    request_body: z.string().max(LIMITS.bodyBytes).openapi({ description: "The body exactly as sent and signed" }),
     // A delivery stops after its last scheduled attempt; a redelivery is a delivery of its own.
     attempts: z
       .array(
@@ -152,7 +157,7 @@ export const WebhookDeliveryDetail = resourceSchema(
           attempted_at: Timestamp,
           status_code: z.number().int().min(100).max(599).nullable(),
           duration_ms: z.number().int().min(0).max(Number.MAX_SAFE_INTEGER),
-          error: z.string().nullable(),
+          error: z.string().max(1024).nullable().openapi({ description: "What went wrong, in at most 1,024 characters" }),
         }),
       )
       .max(MAX_ATTEMPTS),
@@ -191,7 +196,7 @@ export function serializeDeliveryDetail(row: WebhookDeliveryRow, attempts: Webho
         attempted_at: a.attemptedAt,
         status_code: a.statusCode,
         duration_ms: a.durationMs,
-        error: a.error,
+        error: a.error && a.error.length > 1024 ? `${a.error.slice(0, 1023)}…` : a.error,
       })),
     },
   };
