@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
-import { get, post } from "../helpers/api";
+import { api, get, post } from "../helpers/api";
 import { ENDPOINTS, label } from "../helpers/endpoints";
-import { brief, organization, PUBLISHED } from "../helpers/factories";
+import { brief, organization, organizationWithVuln, PUBLISHED } from "../helpers/factories";
 
 const METHODS = ["get", "post", "patch", "put", "delete"] as const;
 
@@ -356,5 +356,42 @@ describe("limits the server enforces, declared", () => {
       },
     });
     expect([notUuid.status, notUuid.body.errors[0].source.pointer]).toEqual([422, "/data/relationships/brief/data/id"]);
+  });
+
+  it("refuses one character past each bound it declares on a date-time, a hostname, a vuln reference, a fieldset and a file's name", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const policyInput = doc.components.schemas.CreatePolicyInput.properties.data.properties.attributes.properties;
+    const declared = (name: string, path: string) =>
+      doc.paths[path].get.parameters.find((p: { name: string }) => p.name === name).schema.maxLength as number;
+    const bounds = {
+      published_at: policyInput.published_at.maxLength,
+      custom_domain: policyInput.custom_domain.maxLength,
+      id: declared("id", "/v1/vulns/{id}"),
+      fields: declared("fields[vuln]", "/v1/vulns"),
+    };
+    expect(bounds).toEqual({ published_at: 35, custom_domain: 253, id: 36, fields: 1024 });
+
+    const org = await organization();
+    // 36 characters: ten fractional digits and an offset.
+    const time = await post("/v1/policies", org.key, {
+      data: { type: "policy", attributes: { published_at: "2026-11-21T09:30:00.1234567890+05:30" } },
+    });
+    expect([time.status, time.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/published_at"]);
+    const host = await post("/v1/policies", org.key, {
+      data: { type: "policy", attributes: { custom_domain: `${"a".repeat(63)}.${"b".repeat(63)}.${"c".repeat(63)}.${"d".repeat(59)}.io` } },
+    });
+    expect([host.status, host.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/custom_domain"]);
+    const ref = await get(`/v1/vulns/${"7".repeat(37)}`, org.key);
+    // A path that names no vuln is a 404, as for any unknown id.
+    expect([ref.status, ref.body.errors[0].code]).toEqual([404, expect.stringMatching(/not_found$/)]);
+    const fields = await get(`/v1/vulns?fields[vuln]=${"title,".repeat(170)}title`, org.key);
+    expect([fields.status, fields.body.errors[0].source]).toEqual([400, { parameter: "fields[vuln]" }]);
+    const { org: owner, vulnId } = await organizationWithVuln();
+    const file = await api("POST", `/v1/vulns/${vulnId}/attachments?filename=${"a".repeat(4097)}`, {
+      key: owner.key,
+      rawBody: "x",
+      contentType: "text/plain",
+    });
+    expect([file.status, file.body.errors[0].source]).toEqual([400, { parameter: "filename" }]);
   });
 });
