@@ -45,6 +45,9 @@ function cacheKey(path: string): string {
   return `${CACHE_ORIGIN}${path}`;
 }
 
+/** The headers of a public answer a web page may read (CORS). */
+export const PUBLIC_EXPOSED_HEADERS = ["ETag", "X-Cache", "X-Request-Id", "Retry-After", "X-RateLimit-Limit"];
+
 /**
  * What every answer of the public JSON routes carries besides its own headers: the app's security
  * headers and the public routes' CORS. They are stored with each JSON entry, so a hit answered before
@@ -53,7 +56,7 @@ function cacheKey(path: string): string {
  */
 export const PUBLIC_JSON_HEADERS: Readonly<Record<string, string>> = {
   "Access-Control-Allow-Origin": "*",
-  "Access-Control-Expose-Headers": "ETag,X-Cache,X-Request-Id,Retry-After,X-RateLimit-Limit",
+  "Access-Control-Expose-Headers": PUBLIC_EXPOSED_HEADERS.join(","),
   "Content-Security-Policy": "default-src 'none'; frame-ancestors 'none'",
   "Origin-Agent-Cluster": "?1",
   "Referrer-Policy": "no-referrer",

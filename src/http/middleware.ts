@@ -1,6 +1,7 @@
 import type { MiddlewareHandler } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { cors } from "hono/cors";
+import { PUBLIC_EXPOSED_HEADERS } from "./cache";
 import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
@@ -111,7 +112,7 @@ export function publicCors(): MiddlewareHandler {
   return cors({
     origin: "*",
     allowMethods: ["GET", "HEAD", "POST", "OPTIONS"],
-    exposeHeaders: ["ETag", "X-Cache", "X-Request-Id", "Retry-After", "X-RateLimit-Limit"],
+    exposeHeaders: PUBLIC_EXPOSED_HEADERS,
     maxAge: 86400,
   });
 }

@@ -5,7 +5,7 @@ import { ApiError, ERROR_CODES, ERROR_TEXT_LENGTH, type ProblemInput } from "./e
 import { JSONAPI_MEDIA_TYPE } from "./media-type";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./jsonapi";
 import { LIMITS, mib } from "../lib/limits";
-import { SHORTCODE_PATTERN, VULN_SHORTCODE_PATTERN } from "../lib/ids";
+import { SHORTCODE_PATTERN, SLUG_PATTERN, VULN_SHORTCODE_PATTERN } from "../lib/ids";
 import { escapePointerSegment } from "./json-scan";
 
 /** A body or answer that is a file's bytes. */
@@ -16,19 +16,13 @@ export const Binary = z.string().openapi({ type: "string", format: "binary", max
 /** A time the API writes: always UTC with milliseconds, 24 characters. */
 export const Timestamp = z.string().max(24).openapi({ format: "date-time", example: "2026-11-21T09:30:00.000Z" });
 
-/**
- * What the API writes back of what it took: the bounds its input enforces, said in the answer's
- * schema too (names 200 characters, short descriptions 1,000, URLs 2,048, slugs 64, hostnames 253).
- */
+/** What the API writes back of what it took: the bounds its input enforces, said in the answer's schema too. */
 export const Out = {
-  name: z.string().max(200),
-  shortDescription: z.string().max(1000),
-  url: z.string().max(2048).openapi({ format: "uri" }),
-  slug: z
-    .string()
-    .max(64)
-    .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/),
-  hostname: z.string().max(253).openapi({ format: "hostname" }),
+  name: z.string().max(LIMITS.nameLength),
+  shortDescription: z.string().max(LIMITS.shortDescriptionLength),
+  url: z.string().max(LIMITS.urlLength).openapi({ format: "uri" }),
+  slug: z.string().max(LIMITS.slugLength).regex(SLUG_PATTERN),
+  hostname: z.string().max(LIMITS.hostnameLength).openapi({ format: "hostname" }),
   briefShortcode: z.string().max(9).regex(SHORTCODE_PATTERN),
   vulnShortcode: z.string().max(14).regex(VULN_SHORTCODE_PATTERN),
 };

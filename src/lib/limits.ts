@@ -59,6 +59,16 @@ export const LIMITS = {
   cvssVectorLength: 300,
   /** Vulns one PATCH /v1/vulns changes (one D1 batch). */
   vulnsPerBulkUpdate: 100,
+  /** A name (an organization's, a policy's, a brief's, a directory's, a key's), in characters. */
+  nameLength: 200,
+  /** A short description, in characters. */
+  shortDescriptionLength: 1000,
+  /** A URL the API takes (a website, a contact, a webhook's), in characters. */
+  urlLength: 2048,
+  /** A hostname: DNS's own bound. */
+  hostnameLength: 253,
+  /** A slug (an organization's, a directory's). */
+  slugLength: 64,
   /** In- or out-of-scope entries of one policy or brief. */
   scopeAssets: 500,
   /** Records one to-many relationship names (a policy's assets). */

@@ -19,6 +19,11 @@ export function inline(text: string): string {
     .replace(/\uE000(\d+)\uE000/g, (_, n: string) => `<code>${codes[Number(n)]}</code>`);
 }
 
+/** A table that scrolls inside itself on a narrow screen, reachable by keyboard as a named region. */
+export function scrolling(label: string, table: Html): Html {
+  return html`<div class="table" role="region" aria-label="${label}" tabindex="0">${table}</div>`;
+}
+
 const cells = (row: string) =>
   row
     .trim()
@@ -55,11 +60,8 @@ export function markdown(text: string, headingLevel = 3): Html {
             .map((c) => `<td>${inline(c)}</td>`)
             .join("")}</tr>`,
       );
-      // A table scrolls inside itself on a narrow screen: a named region the keyboard can reach.
-      const label = escapeHtml(`Table: ${cells(head!).join(", ")}`.replace(/`/g, ""));
-      blocks.push(
-        `<div class="table" role="region" aria-label="${label}" tabindex="0"><table><thead><tr>${ths.join("")}</tr></thead><tbody>${trs.join("")}</tbody></table></div>`,
-      );
+      const table = `<table><thead><tr>${ths.join("")}</tr></thead><tbody>${trs.join("")}</tbody></table>`;
+      blocks.push(String(scrolling(`Table: ${cells(head!).join(", ")}`.replace(/`/g, ""), raw(table))));
       continue;
     }
     if (/^\s*[-*]\s+/.test(line)) {

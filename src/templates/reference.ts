@@ -1,6 +1,6 @@
 import { html, raw } from "hono/html";
 import { document, type Html } from "./layout";
-import { inline, markdown } from "./markdown";
+import { inline, markdown, scrolling } from "./markdown";
 
 // The API reference as one page the Worker renders from the OpenAPI document it serves: every
 // operation by tag, its parameters, body and answers, then every schema once. No script, this
@@ -104,7 +104,7 @@ function members(s: SchemaObject, depth: number): Html | "" {
   const required = new Set(s.required ?? []);
   return html`<ul class="members">${Object.entries(s.properties).map(
     ([name, member]) =>
-      html`<li><code>${name}</code> <span class="facts">${joined([...facts(member), ...(s.type === "array" ? [] : [])])}${
+      html`<li><code>${name}</code> <span class="facts">${joined(facts(member))}${
         required.has(name) ? html`, <strong>required</strong>` : ""
       }${member.type === "array" && member.items ? html`, of ${joined(facts(member.items))}` : ""}</span>${
         member.description ? html`<span class="desc">${raw(inline(member.description))}</span>` : ""
@@ -148,11 +148,6 @@ function body(content: MediaTypes["content"], depth: number, schemas?: Record<st
   )}`;
 }
 
-/** A table that scrolls inside itself on a narrow screen, reachable by keyboard as a named region. */
-export function scrolling(label: string, table: Html | string): Html {
-  return html`<div class="table" role="region" aria-label="${label}" tabindex="0">${typeof table === "string" ? raw(table) : table}</div>`;
-}
-
 function errors(statuses: [string, Operation["responses"][string]][], op: Operation): Html | "" {
   if (!statuses.length) return "";
   const types = new Set(statuses.flatMap(([, r]) => Object.keys(r.content ?? {})));
@@ -174,7 +169,7 @@ function operation(path: string, method: string, op: Operation, doc: ReferenceDo
 <h3><span class="method ${method}">${method.toUpperCase()}</span> <code class="path">${path}</code></h3>
 ${
   // The description usually begins with the summary (then says who may call): say it once.
-  op.description?.startsWith(op.summary ?? "\u0000") ? "" : html`<p class="summary">${op.summary ?? ""}</p>`
+  op.summary && !op.description?.startsWith(op.summary) ? html`<p class="summary">${op.summary}</p>` : ""
 }
 ${op.description ? markdown(op.description, 5) : ""}
 ${parameters(op, doc)}

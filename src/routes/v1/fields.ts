@@ -5,12 +5,14 @@ import { LIMITS } from "../../lib/limits";
 
 // Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
-export const Name = z.string().trim().min(1, "must not be empty").max(200, "must be at most 200 characters");
-export const ShortDescription = z.string().max(1000, "must be at most 1000 characters");
+export const Name = z.string().trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
+export const ShortDescription = z
+  .string()
+  .max(LIMITS.shortDescriptionLength, `must be at most ${LIMITS.shortDescriptionLength} characters`);
 
 export const HttpUrl = z
   .string()
-  .max(2048, "must be at most 2048 characters")
+  .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
   .refine((v) => {
     try {
       const url = new URL(v);

@@ -1,3 +1,5 @@
+import { SLUG_PATTERN } from "../../../lib/ids";
+import { LIMITS } from "../../../lib/limits";
 import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { OrganizationRow } from "../../../db/schema";
@@ -7,8 +9,8 @@ import { HttpUrl, Name } from "../fields";
 
 export const Slug = z
   .string()
-  .max(64, "must be at most 64 characters")
-  .regex(/^[a-z0-9](?:[a-z0-9-]{0,62}[a-z0-9])?$/, "must be lowercase letters, digits and inner hyphens, at most 64 characters");
+  .max(LIMITS.slugLength, `must be at most ${LIMITS.slugLength} characters`)
+  .regex(SLUG_PATTERN, `must be lowercase letters, digits and inner hyphens, at most ${LIMITS.slugLength} characters`);
 
 export const OrganizationAttributes = z.object({
   name: Out.name,

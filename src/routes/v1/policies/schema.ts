@@ -35,9 +35,12 @@ const Branding = z
   })
   .openapi("Branding");
 
+/** A policy's point of contact: an e-mail address's longest, 320 characters. */
+const POINT_OF_CONTACT_LENGTH = 320;
+
 const Hostname = z
   .string()
-  .max(253, "must be at most 253 characters")
+  .max(LIMITS.hostnameLength, `must be at most ${LIMITS.hostnameLength} characters`)
   .trim()
   .refine((v) => normalizeHostname(v) !== null, "must be a hostname such as security.example.com")
   .overwrite((v) => normalizeHostname(v)!)
@@ -48,7 +51,7 @@ const PolicyAttributesInput = z
   .strictObject({
     name: Name.nullable(),
     short_description: ShortDescription.nullable(),
-    point_of_contact: z.string().trim().max(320, "must be at most 320 characters").nullable(),
+    point_of_contact: z.string().trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`).nullable(),
     cvd_timeline: z.number().int("must be a whole number of days").min(0).max(365).nullable().openapi({ description: "Days, 0..365" }),
     safe_harbor: z.enum(SAFE_HARBOR).nullable(),
     offers_bounty: z.boolean().nullable(),
@@ -93,7 +96,7 @@ export const ListPoliciesQuery = listQuery();
 const PolicyAttributes = z.object({
   name: Out.name.nullable(),
   short_description: Out.shortDescription.nullable(),
-  point_of_contact: z.string().max(320).nullable(),
+  point_of_contact: z.string().max(POINT_OF_CONTACT_LENGTH).nullable(),
   cvd_timeline: z.number().int().min(0).max(365).nullable(),
   safe_harbor: z.enum(SAFE_HARBOR).nullable(),
   offers_bounty: z.boolean().nullable(),

@@ -31,7 +31,7 @@ const Description = z
 const ContactEmail = z.email("must be a valid e-mail address").max(254, "must be at most 254 characters");
 const Domain = z
   .string()
-  .max(253, "must be at most 253 characters")
+  .max(LIMITS.hostnameLength, `must be at most ${LIMITS.hostnameLength} characters`)
   .trim()
   .transform((v, ctx) => {
     const hostname = normalizeHostname(v);
@@ -39,7 +39,7 @@ const Domain = z
     ctx.addIssue({ code: "custom", message: "must be a domain name such as app.example.com" });
     return z.NEVER;
   })
-  .openapi({ type: "string", format: "hostname", maxLength: 253 });
+  .openapi({ type: "string", format: "hostname", maxLength: LIMITS.hostnameLength });
 const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.domainsPerVuln} domains`);
 const Tags = z
   .array(z.string().trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
@@ -234,7 +234,7 @@ export const Vuln = resourceSchema(
     inbox_state: z.enum(INBOX_STATES),
     processing_state: z.enum(PROCESSING_STATES),
     contact_email: z.string().max(254).openapi({ format: "email" }).nullable(),
-    domains: z.array(z.string().max(253).openapi({ format: "hostname" })).max(LIMITS.domainsPerVuln),
+    domains: z.array(Out.hostname).max(LIMITS.domainsPerVuln),
     tags: z.array(z.string().max(LIMITS.tagLength)).max(LIMITS.tagsPerVuln),
     severity: Severity.nullable(),
     cvss_vector: z.string().max(LIMITS.cvssVectorLength).nullable(),

@@ -18,10 +18,15 @@ import {
 import type { WebhookRecord } from "../../../services/webhooks";
 import { relationshipInput, ShortDescription } from "../fields";
 
-const WebhookName = z.string().trim().min(1, "must not be empty").max(100, "must be at most 100 characters");
+const WEBHOOK_NAME_LENGTH = 100;
+const WebhookName = z
+  .string()
+  .trim()
+  .min(1, "must not be empty")
+  .max(WEBHOOK_NAME_LENGTH, `must be at most ${WEBHOOK_NAME_LENGTH} characters`);
 const WebhookUrl = z
   .string()
-  .max(2048, "must be at most 2048 characters")
+  .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
   .openapi({ format: "uri", example: "https://hooks.example.com/vdp" });
 const TriggerEventTypes = z.strictObject({
   data: z.array(z.strictObject({ type: z.literal("trigger_event_type"), id: Uuid })).max(EVENT_TYPES.length * 2),
@@ -55,7 +60,7 @@ export const UpdateWebhookInput = updateDocument(
 export const ListWebhooksQuery = listQuery({ "q[enabled_eq]": booleanQuery("q[enabled_eq]") });
 
 const WebhookAttributes = z.object({
-  name: z.string().max(100),
+  name: z.string().max(WEBHOOK_NAME_LENGTH),
   short_description: Out.shortDescription.nullable(),
   url: Out.url,
   enabled: z.boolean(),
