@@ -67,7 +67,8 @@ interface Call {
 
 /** One request as a client sends it; a success is recorded against its operation, anything else throws. */
 async function call(method: string, url: string, opts: Call = {}) {
-  const headers: Record<string, string> = {};
+  // An address of this file's own: the shared server's per-address limits are not spent by other files.
+  const headers: Record<string, string> = { "CF-Connecting-IP": "203.0.113.7" };
   if (opts.key) headers.Authorization = `Bearer ${opts.key}`;
   if (opts.accept) headers.Accept = opts.accept;
   let body: string | undefined;

@@ -104,7 +104,7 @@ describe("a report through the demo brief, as the README walks it", () => {
     const auth = { Authorization: `Bearer ${key}` };
     const submitted = await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": "192.0.2.61" },
       body: JSON.stringify({
         data: { type: "vuln", attributes: { title: "Stored XSS", description: "Post a script as a comment.", domains: ["demo.example"] } },
       }),
