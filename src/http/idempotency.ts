@@ -6,6 +6,9 @@ import { IdempotencyUnit } from "./idempotency-key";
 import { ApiError } from "./errors";
 import { rawUpload } from "./route-facts";
 import { mib } from "../lib/limits";
+import { IDEMPOTENCY_KEY_PATTERN } from "../lib/ids";
+
+const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
 /**
  * `Idempotency-Key` on every POST. This middleware only prepares the request's
@@ -20,8 +23,11 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     if (c.req.method !== "POST") return next();
     const key = c.req.header("idempotency-key");
     if (key === undefined) return next();
-    if (key.length === 0 || key.length > 255) {
-      throw new ApiError("bad_request", { detail: "Idempotency-Key must be 1 to 255 characters.", source: { header: "Idempotency-Key" } });
+    if (!IDEMPOTENCY_KEY.test(key)) {
+      throw new ApiError("bad_request", {
+        detail: "Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID will do).",
+        source: { header: "Idempotency-Key" },
+      });
     }
     const scope = c.var.caller ? c.var.caller.keyId : `ip:${clientIp(c.req)}`;
     const upload = rawUpload(c);

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { CLIENT_REQUEST_ID_PATTERN } from "../lib/ids";
+import { CLIENT_REQUEST_ID_PATTERN, IDEMPOTENCY_KEY_PATTERN } from "../lib/ids";
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
 import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";
@@ -116,9 +116,9 @@ const PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "1 to 255 characters. The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); " +
+      "1 to 255 printable ASCII characters (a UUID will do). The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); " +
       "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key (public routes: the client IP).",
-    schema: { type: "string", minLength: 1, maxLength: 255 },
+    schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
   },
   D1Bookmark: {
     name: "X-D1-Bookmark",

@@ -5,7 +5,7 @@ import { ApiError, ERROR_CODES, ERROR_TEXT_LENGTH, type ProblemInput } from "./e
 import { JSONAPI_MEDIA_TYPE } from "./media-type";
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from "./jsonapi";
 import { LIMITS, mib } from "../lib/limits";
-import { SHORTCODE_PATTERN, SLUG_PATTERN, VULN_SHORTCODE_PATTERN } from "../lib/ids";
+import { SHORTCODE_AS_HEARD, SHORTCODE_PATTERN, SLUG_PATTERN, UUID_PATTERN, VULN_SHORTCODE_PATTERN } from "../lib/ids";
 import { escapePointerSegment } from "./json-scan";
 
 /** A body or answer that is a file's bytes. */
@@ -27,6 +27,10 @@ export const Out = {
   vulnShortcode: z.string().max(14).regex(VULN_SHORTCODE_PATTERN),
 };
 
+/** A brief's shortcode in a path, as a person may type it; anything else is the same 404 as an unknown code. */
+export const ShortcodePathParam = (example: string) =>
+  z.string().openapi({ param: { name: "shortcode", in: "path" }, maxLength: 20, pattern: SHORTCODE_AS_HEARD, example });
+
 /** A link to one record: a path of this API, a few UUIDs long. */
 export const RecordLink = z.string().max(255).openapi({ format: "uri-reference" });
 /**
@@ -47,9 +51,13 @@ export const ErrorObjectSchema = z
     detail: z.string().max(ERROR_TEXT_LENGTH).optional().openapi({ example: "title must not be empty" }),
     source: z
       .object({
-        pointer: z.string().max(ERROR_TEXT_LENGTH).optional(),
+        pointer: z.string().max(ERROR_TEXT_LENGTH).optional().openapi({ format: "json-pointer" }),
         parameter: z.string().max(ERROR_TEXT_LENGTH).optional(),
-        header: z.string().max(ERROR_TEXT_LENGTH).optional(),
+        header: z
+          .string()
+          .max(ERROR_TEXT_LENGTH)
+          .regex(/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/)
+          .optional(),
       })
       .optional(),
     links: z.object({
@@ -89,8 +97,8 @@ export function toOneSchema(type: string) {
   return z.object({ data: linkage(type).nullable() });
 }
 
-export function toManySchema(type: string) {
-  return z.object({ data: z.array(linkage(type)).max(LIMITS.relatedPerRelationship) });
+export function toManySchema(type: string, max: number = LIMITS.relatedPerRelationship) {
+  return z.object({ data: z.array(linkage(type)).max(max) });
 }
 
 const SelfLinks = z.object({ self: RecordLink });
@@ -197,6 +205,8 @@ const CursorParam = (name: string, description: string) =>
   z
     .string()
     .max(1024, "must be at most 1024 characters")
+    // base64url, as the links write them; anything else could never be one.
+    .regex(/^[A-Za-z0-9_-]*$/, `must be a cursor from links.${name === "page[after]" ? "next" : "prev"}.`)
     .optional()
     .openapi({ param: { name, in: "query", description } });
 
@@ -235,7 +245,7 @@ export const sortQuery = {
 export const uuidQuery = (name: string) =>
   z
     .string()
-    .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i, "must be a UUID")
+    .regex(new RegExp(UUID_PATTERN), "must be a UUID")
     .transform((v) => v.toLowerCase())
     .optional()
     .openapi({ param: { name, in: "query" }, type: "string", format: "uuid" });

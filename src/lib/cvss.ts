@@ -9,6 +9,11 @@ export interface CvssRating {
   score: number;
 }
 
+/** A vector as the API keeps it: the version, then name:value metrics (4.0's supplemental values are words). */
+export const CVSS_VECTOR_PATTERN = /^CVSS:(3\.0|3\.1|4\.0)(\/[A-Za-z]+:[A-Za-z]+)+$/;
+/** A vector as the API takes it: the same, around whitespace and with a trailing slash allowed. */
+export const CVSS_VECTOR_INPUT_PATTERN = "^\\s*CVSS:(3\\.0|3\\.1|4\\.0)(/[A-Za-z]+:[A-Za-z]+)+/?\\s*$";
+
 // The base metrics every vector of a version must give, each once and not as X ("not defined").
 const BASE_METRICS: Record<CvssVersion, readonly string[]> = {
   "3.0": ["AV", "AC", "PR", "UI", "S", "C", "I", "A"],

@@ -25,6 +25,9 @@ const TOKEN = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
  * case, with `charset=utf-8` for text that declares it (any other charset is dropped: utf-7 and
  * friends can make a browser read text as markup); application/octet-stream when missing or malformed.
  */
+/** What storedContentType returns: a lowercase type/subtype, text with its UTF-8 charset. */
+export const STORED_CONTENT_TYPE = /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+(; charset=utf-8)?$/;
+
 export function storedContentType(header: string | undefined): string {
   if (!header) return "application/octet-stream";
   const [essence = "", ...params] = header.split(";").map((p) => p.trim().toLowerCase());

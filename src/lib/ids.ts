@@ -54,6 +54,14 @@ export function normalizeShortcode(input: string): string | null {
 
 export const VULN_SHORTCODE_PATTERN = /^[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}-[0-9A-HJKMNP-TV-Z]{4}$/;
 
+// What a person may type for a code, as the normalizers below read it: any case, every letter but U
+// (I, L and O are heard as 1, 1 and 0). Anything else names no code at all. For the document's patterns.
+const HEARD = "[0-9A-TV-Za-tv-z]{4}";
+export const SHORTCODE_AS_HEARD = `^${HEARD}-${HEARD}$`;
+export const VULN_SHORTCODE_AS_HEARD = `^${HEARD}-${HEARD}-${HEARD}$`;
+/** A UUID in any case (ids are written in lowercase). */
+export const UUID_PATTERN = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$";
+
 /** A vuln's shortcode as a researcher quotes it, read the same way as a brief's; null when it cannot be one. */
 export function normalizeVulnShortcode(input: string): string | null {
   const code = asHeard(input);
@@ -72,5 +80,7 @@ export function nowIso(): string {
 }
 
 /** The X-Request-Id a client sends that is echoed back as X-Client-Request-Id: 1 to 255 word characters and -=.: */
+/** An Idempotency-Key: 1 to 255 printable ASCII characters (space included). */
+export const IDEMPOTENCY_KEY_PATTERN = "^[\\x20-\\x7E]{1,255}$";
 export const CLIENT_REQUEST_ID_PATTERN = "^[\\w\\-=.:]{1,255}$";
 export const CLIENT_REQUEST_ID = new RegExp(CLIENT_REQUEST_ID_PATTERN);

@@ -78,8 +78,10 @@ export const LIMITS = {
   tagLength: 50,
   /** CWE ids of one vuln. */
   cweIdsPerVuln: 10,
-  /** Items one reorder names (all of the listing's). */
-  itemsPerReorder: 1000,
+  /** Organizations one directory lists: its public read shows them all, in one answer. */
+  listingsPerDirectory: 500,
+  /** Policies and briefs one listing shows. */
+  itemsPerListing: 20,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

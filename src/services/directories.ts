@@ -14,6 +14,7 @@ import {
 } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
+import { LIMITS } from "../lib/limits";
 import { isPublished } from "../lib/maturity";
 import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
 import { batchOf, isUniqueViolation, where, whenRefused } from "../db/queries";
@@ -29,6 +30,11 @@ export interface DirectoryInput {
 }
 
 const directoryNotFound = () => new NotFound("directory", "No directory has that id.");
+const directoryFull = () =>
+  Invalid.at(
+    "/data/relationships/directory/data/id",
+    `The directory already lists ${LIMITS.listingsPerDirectory} organizations, as many as one may; delete a listing first.`,
+  );
 const listingNotFound = () => new NotFound("directory_listing", "No directory listing has that id.");
 
 function slugGuard<T>(write: () => Promise<T>): Promise<T> {
@@ -135,13 +141,14 @@ export async function createListing(
   organizationId: string,
   respond: Responder<ListingRecord>,
 ): Promise<ListingRecord> {
-  const [dirs, orgs, existing] = await readBatch(ctx, [
+  const [dirs, orgs, existing, listed] = await readBatch(ctx, [
     ctx.db.select({ slug: directories.slug }).from(directories).where(eq(directories.id, directoryId)),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
     ctx.db
       .select({ id: directoryListings.id })
       .from(directoryListings)
       .where(and(eq(directoryListings.directoryId, directoryId), eq(directoryListings.organizationId, organizationId))),
+    ctx.db.select({ n: count() }).from(directoryListings).where(eq(directoryListings.directoryId, directoryId)),
   ]);
   const problems = [
     ...(dirs.length ? [] : [{ detail: "directory does not exist.", source: { pointer: "/data/relationships/directory/data/id" } }]),
@@ -150,6 +157,7 @@ export async function createListing(
   if (problems.length) throw new Invalid(problems);
   if (existing.length)
     throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+  if ((listed[0]?.n ?? 0) >= LIMITS.listingsPerDirectory) throw directoryFull();
   const now = nowIso();
   const row: ListingRecord = {
     id: uuidv7(),
@@ -161,8 +169,32 @@ export async function createListing(
     updatedAt: now,
     directorySlug: dirs[0]!.slug,
   };
-  const { directorySlug: _slug, ...listing } = row;
-  await commit(ctx, new Plan(row).add(ctx.db.insert(directoryListings).values(listing)), respond).catch((err) => {
+  // The count is taken again inside the insert: a directory_id that comes out NULL when the directory
+  // filled up since the read makes the database refuse it, so concurrent adds cannot pass the limit.
+  const insert = ctx.db.insert(directoryListings).select(
+    ctx.db
+      .select({
+        id: sql<string>`${row.id}`.as("id"),
+        directoryId: sql<string>`CASE WHEN count(*) < ${LIMITS.listingsPerDirectory} THEN ${directoryId} END`.as("directory_id"),
+        organizationId: sql<string>`${organizationId}`.as("organization_id"),
+        visible: sql<number>`1`.as("visible"),
+        customized: sql<number>`0`.as("customized"),
+        createdAt: sql<string>`${now}`.as("created_at"),
+        updatedAt: sql<string>`${now}`.as("updated_at"),
+      })
+      .from(directoryListings)
+      .where(eq(directoryListings.directoryId, directoryId)),
+  );
+  await whenRefused(
+    () => commit(ctx, new Plan(row).add(insert), respond),
+    async () => {
+      const [again] = await readBatch(ctx, [
+        ctx.db.select({ n: count() }).from(directoryListings).where(eq(directoryListings.directoryId, directoryId)),
+      ]);
+      if ((again[0]?.n ?? 0) >= LIMITS.listingsPerDirectory) throw directoryFull();
+      throw new Conflict("The directory or the organization changed while this request ran; read them again and retry.");
+    },
+  ).catch((err) => {
     if (isUniqueViolation(err, "directory_listings."))
       throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
     throw err;
@@ -288,7 +320,8 @@ export async function addItem(
       ctx.db
         .select({
           id: sql<string>`${id}`.as("id"),
-          listingId: sql<string>`${listingId}`.as("listing_id"),
+          // NULL, and so refused, when the listing filled up since the read (see createListing).
+          listingId: sql<string>`CASE WHEN count(*) < ${LIMITS.itemsPerListing} THEN ${listingId} END`.as("listing_id"),
           listableType: sql<string>`${type}`.as("listable_type"),
           listableId: sql<string>`${listed}`.as("listable_id"),
           position: sql<number>`coalesce(max(${directoryListingItems.position}), 0) + 1`.as("position"),
@@ -349,6 +382,8 @@ async function readForItem(ctx: ServiceContext, listingId: string, type: Listabl
   if (!listable || listable.organizationId !== listing.organizationId) throw unprocessable(`${type} does not exist in this organization.`);
   if (!isPublished(listable.publishedAt, nowIso())) throw unprocessable(`${type} is not published.`);
   if (dupes.length) throw unprocessable(`${type} is already in this listing.`);
+  if ((last[0]?.n ?? 0) >= LIMITS.itemsPerListing)
+    throw unprocessable(`This listing already shows ${LIMITS.itemsPerListing} items, as many as one may; delete one first.`);
   return { listing, listable, last };
 }
 

@@ -109,26 +109,25 @@ function validValue(p: QueryParam, pool: Pool): fc.Arbitrary<string> {
   if (s.type === "integer") return fc.integer({ min: s.minimum ?? 1, max: s.maximum ?? 50 }).map(String);
   if (s.type === "boolean") return fc.constantFrom("true", "false");
   if (s.format === "uuid") return fc.oneof(fc.constantFrom(...pool.all()), fc.uuid());
+  // page[after]= (empty) starts cursor mode at the first page; other cursors only the server makes,
+  // however many strings their pattern (base64url) admits.
+  if (isCursor(p)) return fc.constant("");
   if (s.pattern) return fc.stringMatching(patternOf(s.pattern));
   if (s.format === "date-time")
     return fc.date({ min: new Date("2000-01-01"), max: new Date("2100-01-01"), noInvalidDate: true }).map((d) => d.toISOString());
-  // page[after]= (empty) starts cursor mode at the first page; other cursors only the server makes.
-  return fc.constant(p.name === "page[after]" ? "" : "report.txt");
+  return fc.constant("report.txt");
 }
+
+const isCursor = (p: QueryParam) => p.name === "page[after]" || p.name === "page[before]";
 
 const hasValidValue = (p: QueryParam) => p.name !== "page[before]";
 
 function badValues(p: QueryParam): string[] {
   const s = p.schema;
+  if (isCursor(p)) return BAD_VALUES.cursor!;
   // A patterned value (a sparse fieldset's members): whatever the pattern refuses.
   if (s.pattern) return ["", " ", "report.txt", "x".repeat(5_000), "a,,b"].filter((v) => !patternOf(s.pattern!).test(v));
-  const key = s.enum
-    ? "enum"
-    : s.type === "integer"
-      ? "integer"
-      : s.type === "boolean"
-        ? "boolean"
-        : (s.format ?? (p.name.startsWith("page[") ? "cursor" : "text"));
+  const key = s.enum ? "enum" : s.type === "integer" ? "integer" : s.type === "boolean" ? "boolean" : (s.format ?? "text");
   return [...(BAD_VALUES[key] ?? [""]), ...(s.maximum !== undefined ? [String(s.maximum + 1), "1".repeat(30)] : [])];
 }
 

@@ -131,11 +131,14 @@ describe("Idempotency-Key", () => {
     expect(retried.headers.get("Idempotent-Replayed")).toBeNull();
   });
 
-  it.each(["", "x".repeat(256)])("answers 400 at the header to a key of length %#", async (key) => {
-    const res = await api("POST", "/v1/vulns", { key: org.key, body: vulnBody(), headers: { "Idempotency-Key": key }, env: quiet });
-    expect(res.status).toBe(400);
-    expect(res.body.errors[0]).toMatchObject({ code: "bad_request", source: { header: "Idempotency-Key" } });
-  });
+  it.each(["", "x".repeat(256), "clé-1", "tab\there"])(
+    "answers 400 at the header to a key that is empty, too long or not printable ASCII (%#)",
+    async (key) => {
+      const res = await api("POST", "/v1/vulns", { key: org.key, body: vulnBody(), headers: { "Idempotency-Key": key }, env: quiet });
+      expect(res.status).toBe(400);
+      expect(res.body.errors[0]).toMatchObject({ code: "bad_request", source: { header: "Idempotency-Key" } });
+    },
+  );
 
   it("accepts a key of 255 characters", async () => {
     expect((await send("k".repeat(255), vulnBody())).status).toBe(201);

@@ -57,6 +57,51 @@ const publicOperations = (doc: Doc) =>
       .map(([method]) => ({ path, method })),
   );
 
+/** Every place in the document a member of one of `names` is defined (under any schema's `properties`). */
+function membersNamed(doc: Doc, names: ReadonlySet<string>): string[] {
+  const found: string[] = [];
+  const walk = (node: unknown, at: string[]) => {
+    if (!node || typeof node !== "object") return;
+    for (const [key, child] of Object.entries(node)) {
+      if (at.at(-1) === "properties" && names.has(key)) found.push(pointer(...at, key));
+      walk(child, [...at, key]);
+    }
+  };
+  walk(doc, []);
+  return found;
+}
+
+/** The parameters named `names`, wherever an operation takes them. */
+const parametersNamed = (doc: Doc, names: ReadonlySet<string>) =>
+  Object.entries(doc.paths).flatMap(([path, ops]) =>
+    Object.entries(ops).flatMap(([method, op]) =>
+      ((op.parameters ?? []) as { name?: string }[]).flatMap((p, i) =>
+        p.name && names.has(p.name) ? [pointer("paths", path, method, "parameters", String(i))] : [],
+      ),
+    ),
+  );
+
+/**
+ * Members people write in their own words: what they are called, what they say, how they label or
+ * file things. Any character may be in them (bounded by maxLength); no format or pattern is true of them.
+ */
+const FREE_TEXT = new Set([
+  "name",
+  "title",
+  "description",
+  "short_description",
+  "body",
+  "point_of_contact",
+  "tags",
+  "font_heading",
+  "font_body",
+  "google_fonts",
+  "organization_name",
+  "brief_name",
+  "listable_name",
+  "filename",
+]);
+
 /**
  * What the OWASP API Security ruleset reports that is so on purpose, each with why: turned off for
  * exactly those places (Spectral overrides), so the same finding anywhere else still counts.
@@ -87,6 +132,28 @@ export const OWASP_WAIVERS: { rules: string[]; where: (doc: Doc) => string[]; re
     where: () => ["ClientRequestId", "IfNoneMatch"].map((name) => pointer("components", "parameters", name, "schema")),
     reason:
       "Any value is taken on purpose: a well-formed X-Request-Id is echoed and any other ignored, never refused; If-None-Match is compared with the ETag, never refused.",
+  },
+  {
+    rules: ["owasp:api4:2023-string-restricted"],
+    where: (doc) => [...membersNamed(doc, FREE_TEXT), ...parametersNamed(doc, new Set(["q[search]", "filename"]))],
+    reason:
+      "Free text by design: names, titles, descriptions, comments, tags, fonts and file names are what people write, in any script and with any punctuation, and a search takes what they type; each is bounded by its maxLength, and no pattern would be true of them.",
+  },
+  {
+    rules: ["owasp:api4:2023-string-restricted"],
+    where: (doc) => membersNamed(doc, new Set(["value"])).filter((p) => /Asset/.test(p)),
+    reason:
+      "An asset's value takes the form of its kind (a hostname, a wildcard domain, a URL, an IP range, an app's id in a store, free text for other), each checked by kind when written; one pattern for all of them would say nothing.",
+  },
+  {
+    rules: ["owasp:api4:2023-string-restricted"],
+    where: (doc) => [
+      ...membersNamed(doc, new Set(["detail", "parameter", "error", "request_body"])),
+      pointer("paths", "/", "get", "responses", "200", "content", "text/html"),
+      pointer("paths", "/v1/vulns/{id}/attachments/{attachment_id}/content", "get", "responses", "200", "headers", "Content-Disposition"),
+    ],
+    reason:
+      "Text the API reports rather than takes: an error's explanation, a query parameter's name as the client sent it, a webhook receiver's failure and the exact body sent to it, the start page's HTML, a download's file name.",
   },
   {
     rules: ["owasp:api8:2023-no-server-http"],

@@ -1,6 +1,8 @@
+import { env } from "cloudflare:workers";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, del, get, patch, post } from "../helpers/api";
+import { LIMITS } from "../../src/lib/limits";
 import { brief, directory, listing, operatorKey, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let op: string;
@@ -442,5 +444,67 @@ describe("what review of the directories found", () => {
     expect(page.body.included.find((r: { id: string }) => r.id === org.id).relationships.items.data).toEqual([
       { type: "policy", id: p.id },
     ]);
+  });
+});
+
+describe("what a directory holds, bounded", () => {
+  const listingDoc = (directoryId: string, organizationId: string) => ({
+    data: {
+      type: "directory_listing",
+      relationships: {
+        directory: { data: { type: "directory", id: directoryId } },
+        organization: { data: { type: "organization", id: organizationId } },
+      },
+    },
+  });
+
+  it(`shows at most ${LIMITS.itemsPerListing} items a listing, even when two adds race for the last place`, async () => {
+    const { org, listing: l } = await listedOrg();
+    const briefs = [];
+    for (let i = 0; i < LIMITS.itemsPerListing + 1; i++) briefs.push((await brief(org, { published_at: PUBLISHED })).id);
+    for (const id of briefs.slice(0, LIMITS.itemsPerListing - 1)) {
+      expect((await post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Brief", id))).status).toBe(201);
+    }
+    const raced = await Promise.all(
+      briefs.slice(-2).map((id) => post(`/v1/directory_listings/${l.id}/items`, org.key, itemDoc("Brief", id))),
+    );
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 422]);
+    const refused = raced.find((r) => r.status === 422)!;
+    expect(refused.body.errors[0]).toMatchObject({ source: { pointer: "/data/attributes/listable_id" } });
+    expect(refused.body.errors[0].detail).toContain(`already shows ${LIMITS.itemsPerListing} items`);
+    const items = await get(`/v1/directory_listings/${l.id}/items?page[size]=100`, org.key);
+    expect(items.body.data.map((i: { attributes: { position: number } }) => i.attributes.position)).toEqual(
+      Array.from({ length: LIMITS.itemsPerListing }, (_, i) => i + 1),
+    );
+  });
+
+  it(`lists at most ${LIMITS.listingsPerDirectory} organizations a directory, even when two listings race for the last place`, async () => {
+    const d = await directory(op);
+    // The first places are taken directly in the database: making hundreds of organizations through the API says nothing more.
+    const now = new Date().toISOString();
+    await env.DB.batch([
+      env.DB.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO organizations (id, name, slug, claimed, created_at, updated_at)
+         SELECT ?2 || '-' || i, 'Filler ' || i, ?2 || '-' || i, 1, ?3, ?3 FROM n`,
+      ).bind(LIMITS.listingsPerDirectory - 1, `fill-${d.id}`, now),
+      env.DB.prepare(
+        `INSERT INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
+         SELECT 'l-' || id, ?1, id, 0, 0, ?3, ?3 FROM organizations WHERE slug LIKE ?2 || '-%'`,
+      ).bind(d.id, `fill-${d.id}`, now),
+    ]);
+    const [a, b, c] = [await organization(), await organization(), await organization()];
+    const raced = await Promise.all([a, b].map((o) => post("/v1/directory_listings", op, listingDoc(d.id, o.id))));
+    expect(raced.map((r) => r.status).sort()).toEqual([201, 422]);
+    const late = await post("/v1/directory_listings", op, listingDoc(d.id, c.id));
+    for (const refused of [raced.find((r) => r.status === 422)!, late]) {
+      expect(refused.status).toBe(422);
+      expect(refused.body.errors[0]).toMatchObject({ source: { pointer: "/data/relationships/directory/data/id" } });
+      expect(refused.body.errors[0].detail).toContain(`already lists ${LIMITS.listingsPerDirectory} organizations`);
+    }
+    const { n } = (await env.DB.prepare("SELECT count(*) AS n FROM directory_listings WHERE directory_id = ?")
+      .bind(d.id)
+      .first<{ n: number }>())!;
+    expect(n).toBe(LIMITS.listingsPerDirectory);
   });
 });

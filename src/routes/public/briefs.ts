@@ -1,4 +1,4 @@
-import { Out } from "../../http/openapi";
+import { Out, ShortcodePathParam } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicBriefPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
@@ -76,7 +76,7 @@ export const publicBriefsRouter = createRouter().openapi(
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     request: {
       params: z.object({
-        shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, maxLength: 20, example: "7KQ2-M9XD" }),
+        shortcode: ShortcodePathParam("7KQ2-M9XD"),
       }),
       query: NoQuery,
     },

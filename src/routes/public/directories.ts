@@ -16,7 +16,8 @@ import {
   RecordLink,
 } from "../../http/openapi";
 import { createRouter } from "../../http/router";
-import { nowIso } from "../../lib/ids";
+import { nowIso, SLUG_PATTERN } from "../../lib/ids";
+import { LIMITS } from "../../lib/limits";
 import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
 import { publicPolicy, PublicPolicy } from "./briefs";
@@ -32,7 +33,7 @@ const PublicDirectory = resourceSchema(
     min_maturity_rating: z.number().int().min(0).max(5),
     updated_at: Timestamp,
   }),
-  z.object({ organizations: toManySchema("organization") }),
+  z.object({ organizations: toManySchema("organization", LIMITS.listingsPerDirectory) }),
 );
 
 const DirectoryOrganization = embeddedResourceSchema(
@@ -51,7 +52,7 @@ const DirectoryOrganization = embeddedResourceSchema(
   }),
   z.object({
     items: z
-      .object({ data: z.array(z.object({ type: z.enum(["policy", "brief"]), id: Uuid })) })
+      .object({ data: z.array(z.object({ type: z.enum(["policy", "brief"]), id: Uuid })).max(LIMITS.itemsPerListing) })
       .openapi({ description: "What the organization shows, in position order" }),
   }),
 );
@@ -61,9 +62,12 @@ const DirectoryBrief = resourceSchema("PublicDirectoryBrief", "brief", BriefAttr
 const PublicDirectoryDocument = z.object({
   jsonapi: z.object({ version: z.literal("1.1") }),
   data: PublicDirectory,
-  included: z.array(z.union([DirectoryOrganization, PublicPolicy, DirectoryBrief])).openapi({
-    description: "The organizations listed, then the public fields of the policies and briefs they show",
-  }),
+  included: z
+    .array(z.union([DirectoryOrganization, PublicPolicy, DirectoryBrief]))
+    .max(LIMITS.listingsPerDirectory * (1 + LIMITS.itemsPerListing))
+    .openapi({
+      description: "The organizations listed, then the public fields of the policies and briefs they show",
+    }),
   links: z.object({ self: RecordLink }),
 });
 
@@ -96,7 +100,14 @@ export const publicDirectoriesRouter = createRouter().openapi(
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
     request: {
-      params: z.object({ slug: z.string().openapi({ param: { name: "slug", in: "path" }, maxLength: 64, example: "demo-directory" }) }),
+      params: z.object({
+        slug: z.string().openapi({
+          param: { name: "slug", in: "path" },
+          maxLength: LIMITS.slugLength,
+          pattern: SLUG_PATTERN.source,
+          example: "demo-directory",
+        }),
+      }),
       query: NoQuery,
     },
     responses: {

@@ -1,6 +1,6 @@
 import { INBOX_STATES } from "../../db/schema";
 import { LIMITS } from "../../lib/limits";
-import { Out, Uuid } from "../../http/openapi";
+import { Out, ShortcodePathParam, Uuid } from "../../http/openapi";
 import { REPORTER_TOKEN_PATTERN } from "../../lib/crypto";
 import { createRoute, z } from "@hono/zod-openapi";
 import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
@@ -75,7 +75,7 @@ publicVulnsRouter.openapi(
     middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
     request: {
       params: z.object({
-        shortcode: z.string().openapi({ param: { name: "shortcode", in: "path" }, maxLength: 20, example: "DEMX-0001" }),
+        shortcode: ShortcodePathParam("DEMX-0001"),
       }),
       body: { required: true, content: jsonContent(PublicSubmissionInput) },
     },

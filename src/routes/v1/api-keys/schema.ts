@@ -9,7 +9,11 @@ import { Name } from "../fields";
 const ApiKeyAttributes = z.object({
   name: Out.name.nullable(),
   kind: z.enum(["organization", "operator"]),
-  key_prefix: z.string().max(8).openapi({ description: "The first 8 characters of the key, to tell keys apart." }),
+  key_prefix: z
+    .string()
+    .max(8)
+    .regex(/^vdp_[0-9A-Za-z]{4}$/)
+    .openapi({ description: "The first 8 characters of the key, to tell keys apart." }),
   revoked_at: Timestamp.nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,

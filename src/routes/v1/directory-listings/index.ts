@@ -192,7 +192,7 @@ export const directoryListingsRouter = createRouter()
         200: {
           description: "The items in order",
           content: jsonApiContent(
-            z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem).max(LIMITS.itemsPerReorder) }),
+            z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem).max(LIMITS.itemsPerListing) }),
           ),
         },
         ...errorResponses("write", { access: "unclaimed" }),

@@ -60,7 +60,7 @@ export const CreateItemInput = requestDocument(
 ).openapi("CreateDirectoryListingItemInput");
 
 export const ReorderItemsInput = z
-  .strictObject({ data: z.array(z.strictObject({ type: dataType("directory_listing_item"), id: Uuid })).max(LIMITS.itemsPerReorder) })
+  .strictObject({ data: z.array(z.strictObject({ type: dataType("directory_listing_item"), id: Uuid })).max(LIMITS.itemsPerListing) })
   .openapi("ReorderDirectoryListingItemsInput");
 
 // Items come in position order: pages, but no sort.

@@ -1,4 +1,4 @@
-import { MAX_FILENAME_LENGTH } from "../../../lib/filenames";
+import { MAX_FILENAME_LENGTH, STORED_CONTENT_TYPE } from "../../../lib/filenames";
 import { RecordLink } from "../../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -70,7 +70,7 @@ const AttachmentParams = z.object({
 /** A file's members, the same through either door (the organization's API and the reporter's). */
 export const AttachmentAttributes = z.object({
   filename: z.string().max(MAX_FILENAME_LENGTH).openapi({ example: "poc.txt" }),
-  content_type: z.string().max(142).openapi({ example: "text/plain" }),
+  content_type: z.string().max(142).regex(STORED_CONTENT_TYPE).openapi({ example: "text/plain" }),
   byte_size: z.number().int().min(1).max(MAX_FILE_BYTES),
   sha256: z
     .string()

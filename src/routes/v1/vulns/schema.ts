@@ -16,11 +16,11 @@ import {
   Uuid,
 } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
-import { rateCvss } from "../../../lib/cvss";
+import { CVSS_VECTOR_INPUT_PATTERN, CVSS_VECTOR_PATTERN, rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
-import { normalizeVulnShortcode } from "../../../lib/ids";
+import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
 import { ftsQuery, SEARCH_MAX_LENGTH, SEARCH_MAX_TERMS } from "../../../lib/search-query";
 
 const Title = z.string().trim().min(1, "must not be empty").max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`);
@@ -67,6 +67,8 @@ const CvssVector = z
   .openapi({
     type: "string",
     maxLength: LIMITS.cvssVectorLength,
+    // The form every vector takes; which metrics and values a version knows is checked beyond it.
+    pattern: CVSS_VECTOR_INPUT_PATTERN,
     example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
     description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric.",
   });
@@ -129,6 +131,8 @@ export const VulnRef = z
   .max(36, "must be a vuln id or shortcode")
   .openapi({
     param: { name: "id", in: "path", description: "The vuln's id, or its shortcode as the researcher quotes it (any case)." },
+    // What can name a vuln at all; anything else is the same 404 as an unknown id.
+    pattern: `${UUID_PATTERN}|${VULN_SHORTCODE_AS_HEARD}`,
     example: "7KQ2-M9XD-4TRA",
   });
 export const VulnParam = z.object({ id: VulnRef });
@@ -202,6 +206,7 @@ export const ListVulnsQuery = listQuery({
       param: { name: "q[shortcode_eq]", in: "query", description: "The vuln with this shortcode (any case)." },
       type: "string",
       maxLength: 20,
+      pattern: VULN_SHORTCODE_AS_HEARD,
     }),
   "q[read_eq]": booleanQuery("q[read_eq]").openapi({
     param: { name: "q[read_eq]", in: "query", description: "false: the vulns the organization has not opened yet (read_at null)." },
@@ -237,7 +242,7 @@ export const Vuln = resourceSchema(
     domains: z.array(Out.hostname).max(LIMITS.domainsPerVuln),
     tags: z.array(z.string().max(LIMITS.tagLength)).max(LIMITS.tagsPerVuln),
     severity: Severity.nullable(),
-    cvss_vector: z.string().max(LIMITS.cvssVectorLength).nullable(),
+    cvss_vector: z.string().max(LIMITS.cvssVectorLength).regex(CVSS_VECTOR_PATTERN).nullable(),
     cvss_score: z.number().min(0).max(10).nullable().openapi({ description: "Read-only: the vector's score, 0.0 to 10.0.", example: 6.1 }),
     cvss_version: z.enum(CVSS_VERSIONS).nullable().openapi({ description: "Read-only." }),
     cwe_ids: z
