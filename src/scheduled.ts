@@ -5,16 +5,23 @@ import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./http/idempotency-key";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
+import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
+import { closeUnansweredInfoRequests } from "./services/vulns";
 
 /**
- * Every minute: re-send events and deliveries whose messages were lost, forget what expired, keep
+ * Every minute: close the reports whose request for more information went unanswered for 30 days,
+ * re-send events and deliveries whose messages were lost, forget what expired, keep
  * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
  */
-export async function runScheduled(env: Env): Promise<void> {
+export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
+  // The cron's own changes run as the platform: no organization's tenancy, events sent before it ends.
+  const sends: Promise<unknown>[] = [];
+  const platform: ServiceContext = { db, caller: PLATFORM_CALLER, queue, defer: (work) => sends.push(work) };
   const steps = {
+    closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
     sweepOutbox: () => sweepOutbox(db, queue),
     sweepDeliveries: () => sweepDeliveries(db, queue),
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
@@ -23,6 +30,7 @@ export async function runScheduled(env: Env): Promise<void> {
     purgeOrphanAttachments: () => purgeOrphanObjects(db, env.ATTACHMENTS, OBJECT_PREFIX),
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
+  await Promise.allSettled(sends);
   results.forEach((r, i) => {
     if (r.status === "rejected")
       console.error(JSON.stringify({ level: "error", message: `scheduled ${Object.keys(steps)[i]} failed`, error: String(r.reason) }));

@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, lt, lte, or, sql } from "drizzle-orm";
+import { and, asc, eq, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { comments, events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
@@ -40,10 +40,19 @@ export function vulnEvent(
   type: EventType,
   vulnId: string,
   now: string,
-  opts: { ifPreviousChanged?: boolean; requirePreviousChanged?: boolean; organizationId?: string; processedAt?: string } = {},
+  opts: {
+    ifPreviousChanged?: boolean;
+    requirePreviousChanged?: boolean;
+    organizationId?: string;
+    processedAt?: string;
+    /** The body, when it is not the vuln as the change left it. */
+    payload?: SQL;
+    /** A further condition on the vuln's row as the batch left it. */
+    when?: SQL;
+  } = {},
 ) {
   const event: PlannedEvent = { id: uuidv7(), type };
-  const payload = type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD;
+  const payload = opts.payload ?? (type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD);
   // (An insert-select builder rather than db.run(sql): drizzle's D1 batch cannot bind raw queries.)
   const statement = db.insert(events).select(
     db
@@ -66,10 +75,22 @@ export function vulnEvent(
           eq(vulns.id, vulnId),
           opts.organizationId ? eq(vulns.organizationId, opts.organizationId) : undefined,
           opts.ifPreviousChanged ? sql`changes() > 0` : undefined,
+          opts.when,
         ),
       ),
   );
   return { event, statement };
+}
+
+/**
+ * Vuln::Triage::Changed, for the same batch as the move and chained on the statement before it like
+ * any conditional vuln event: the state the move left, the one it came from, the original of a duplicate.
+ */
+export function triageEvent(db: Db, vulnId: string, previous: string, now: string) {
+  const payload = sql`json_object('vuln', json_object('id', "vulns"."id", 'shortcode', "vulns"."shortcode",
+    'triage_state', "vulns"."triage_state", 'previous_triage_state', ${previous},
+    'duplicate_of', "vulns"."duplicate_of_id", 'changed_at', ${now}))`;
+  return vulnEvent(db, "Vuln::Triage::Changed", vulnId, now, { ifPreviousChanged: true, payload });
 }
 
 const COMMENT_PAYLOAD = sql.raw(`json_object('comment', json_object(

@@ -1,5 +1,6 @@
 /**
- * The webhook event types: the eight of the core API, then Vuln::Comment::Created (a comment from either side). Their ids are constants, the same in every deployment and
+ * The webhook event types: the eight of the core API, then Vuln::Comment::Created (a comment from either
+ * side) and Vuln::Triage::Changed (a move between triage states, or a duplicate's new original). Their ids are constants, the same in every deployment and
  * database, so a client can keep them in configuration.
  */
 export const EVENT_TYPES = [
@@ -12,6 +13,7 @@ export const EVENT_TYPES = [
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000007", short_name: "Vuln::Processing::Closed" },
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000008", short_name: "Vuln::Processing::Reopened" },
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000009", short_name: "Vuln::Comment::Created" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000010", short_name: "Vuln::Triage::Changed" },
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number]["short_name"];

@@ -13,5 +13,8 @@ export interface Caller {
   reportId?: string;
 }
 
+/** The platform itself (the cron): acts across organizations, like an operator, on rules of its own. */
+export const PLATFORM_CALLER: Caller = { keyId: "platform", kind: "operator", organizationId: null };
+
 /** A request with no key (the public routes): tenancy lets it see nothing organization-owned. */
 export const PUBLIC_CALLER: Caller = { keyId: "", kind: "public", organizationId: null };

@@ -10,6 +10,7 @@ import { changedRows } from "../db/queries";
 import { commit, Plan, type Responder } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
 import { Invalid, NotFound } from "../lib/domain-errors";
+import { returnFromInfoRequest } from "./vulns";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
@@ -71,6 +72,8 @@ export async function createComment(
   const p = new Plan(record)
     .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
     .add(created.statement, created.event);
+  // The reporter's answer ends a request for more information.
+  if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, side.vulnId, now);
   await whenRefused(
     () => commit(ctx, p, respond),
     async () => {

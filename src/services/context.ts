@@ -6,7 +6,7 @@ import type { QueueMessage } from "../events/outbox";
 import type { IdempotencyUnit } from "../http/idempotency-key";
 import { Forbidden, Invalid } from "../lib/domain-errors";
 
-export { PUBLIC_CALLER, type Caller } from "../lib/caller";
+export { PLATFORM_CALLER, PUBLIC_CALLER, type Caller } from "../lib/caller";
 
 /** What every service function takes first: the database and the caller it must scope to. */
 export interface ServiceContext {

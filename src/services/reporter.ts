@@ -1,6 +1,6 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, deletedReportTokens, idempotencyKeys, organizations, vulns, type Submission } from "../db/schema";
+import { briefs, deletedReportTokens, idempotencyKeys, organizations, vulns, type Submission, type TriageState } from "../db/schema";
 import { IdempotencyUnit } from "../http/idempotency-key";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay } from "../lib/domain-errors";
@@ -36,6 +36,7 @@ export interface Report {
   title: string;
   inboxState: string;
   processingState: string;
+  triageState: TriageState;
   severity: string | null;
   createdAt: string;
   updatedAt: string;
@@ -60,6 +61,7 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         title: vulns.title,
         inboxState: vulns.inboxState,
         processingState: vulns.processingState,
+        triageState: vulns.triageState,
         severity: vulns.severity,
         submission: vulns.submission,
         createdAt: vulns.createdAt,

@@ -1,7 +1,7 @@
 import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { BadInput } from "../lib/domain-errors";
-import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type VulnRow } from "../db/schema";
+import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type TriageState, type VulnRow } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where } from "../db/queries";
@@ -12,6 +12,10 @@ export type VulnSort = Sort | "cvss_score" | "-cvss_score" | "severity" | "-seve
 
 export interface VulnFilters {
   processingState?: string;
+  /** Any of these triage states. */
+  triageStates?: TriageState[];
+  /** The duplicates of this original. */
+  duplicateOf?: string;
   inboxState?: string;
   /** A severity, or null for the unrated. */
   severity?: Severity | null;
@@ -49,6 +53,8 @@ export async function listVulns(
   const filter = where(
     tenantFilter(ctx, vulns.organizationId),
     f.processingState ? eq(vulns.processingState, f.processingState as ProcessingState) : undefined,
+    f.triageStates ? inArray(vulns.triageState, f.triageStates) : undefined,
+    f.duplicateOf ? eq(vulns.duplicateOfId, f.duplicateOf) : undefined,
     f.inboxState ? eq(vulns.inboxState, f.inboxState as VulnRow["inboxState"]) : undefined,
     f.severity === null ? isNull(vulns.severity) : f.severity ? eq(vulns.severity, f.severity) : undefined,
     f.shortcode ? eq(vulns.shortcode, f.shortcode) : undefined,
@@ -154,8 +160,9 @@ async function searchVulns(ctx: ServiceContext, page: Page, sort: VulnSort | und
 }
 
 /**
- * The list's total from vuln_counts (one row) when the filters are at most one state or severity;
- * other filters (a brief, a time range, two at once) count the matching rows on their index.
+ * The list's total from vuln_counts when the filters are at most one state or severity (one row), or
+ * a set of triage states alone (a row per state, summed); other filters (a brief, a time range, two at
+ * once) count the matching rows on their index.
  */
 function countedTotal(ctx: ServiceContext, f: VulnFilters) {
   const buckets = [
@@ -168,6 +175,7 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
   // The unrated have no bucket of their own: counted on the severity index.
   if (
     f.shortcode ||
+    f.duplicateOf ||
     f.lastActivityFrom ||
     f.lastActivityTo ||
     f.briefId ||
@@ -178,9 +186,11 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
   )
     return undefined;
   if (ctx.caller.kind === "public") return undefined;
+  if (f.triageStates && buckets.length > 0) return undefined;
   const organizationId = ctx.caller.kind === "operator" ? "*" : ctx.caller.organizationId!;
+  const named = f.triageStates ? f.triageStates.map((s) => `triage_state:${s}`) : [buckets[0] ?? "all"];
   return ctx.db
-    .select({ total: vulnCounts.count })
+    .select({ total: sql<number>`coalesce(sum(${vulnCounts.count}), 0)` })
     .from(vulnCounts)
-    .where(and(eq(vulnCounts.organizationId, organizationId), eq(vulnCounts.bucket, buckets[0] ?? "all")));
+    .where(and(eq(vulnCounts.organizationId, organizationId), inArray(vulnCounts.bucket, named)));
 }

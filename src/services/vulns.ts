@@ -1,7 +1,20 @@
-import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNotNull, isNull, lte, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
-import { assets, briefs, vulnAssets, vulns, type ProcessingState, type Severity, type Submission, type VulnRow } from "../db/schema";
-import { vulnEvent } from "../events/outbox";
+import {
+  assets,
+  briefs,
+  type Closer,
+  OPEN_TRIAGE_STATES,
+  processingStateOf,
+  vulnAssets,
+  vulns,
+  type ProcessingState,
+  type Severity,
+  type Submission,
+  type TriageState,
+  type VulnRow,
+} from "../db/schema";
+import { triageEvent, vulnEvent } from "../events/outbox";
 import { normalizeVulnShortcode, nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -227,6 +240,14 @@ export async function createVuln({
     tags: unique(input.tags),
     inboxState: "dispatching",
     processingState: "open",
+    triageState: "new",
+    duplicateOfId: null,
+    infoRequestedFrom: null,
+    infoRequestedAt: null,
+    acknowledgedAt: null,
+    triagedAt: null,
+    closedAt: null,
+    closedBy: null,
     readAt: null,
     ...triageOf(input),
     submission: { ...raw, received_at: now },
@@ -253,10 +274,56 @@ export async function createVuln({
   return record;
 }
 
-/** A PATCH: every member optional (left out: unchanged), plus processing_state. */
+/** A PATCH: every member optional (left out: unchanged), plus the states and a duplicate's original. */
 export interface VulnUpdate extends Partial<VulnInput> {
   briefId?: string;
   processing_state?: ProcessingState;
+  triage_state?: TriageState;
+  /** The original's id as sent (null: none); resolved to the original's original by updateVulns. */
+  duplicateOf?: string | null;
+  /** Who makes a move to a closed state: the organization unless the cron closes an unanswered request. */
+  closer?: Closer;
+}
+
+type TriageColumns = Pick<
+  VulnRecord,
+  | "triageState"
+  | "processingState"
+  | "duplicateOfId"
+  | "infoRequestedFrom"
+  | "infoRequestedAt"
+  | "acknowledgedAt"
+  | "triagedAt"
+  | "closedAt"
+  | "closedBy"
+>;
+
+/**
+ * The triage state a PATCH asks for: triage_state as given; else processing_state alone, where
+ * closed means resolved and open goes back to triaged (if the report ever was) or new.
+ */
+function requestedTriageState(existing: VulnRecord, input: VulnUpdate): TriageState {
+  if (input.triage_state) return input.triage_state;
+  if (!input.processing_state || input.processing_state === existing.processingState) return existing.triageState;
+  return input.processing_state === "closed" ? "resolved" : existing.triagedAt ? "triaged" : "new";
+}
+
+/** The triage columns after a move to `state` (with `duplicateOf`, already resolved) at `now`. */
+function triageMove(existing: VulnRecord, state: TriageState, duplicateOf: string | null, now: string, closer: Closer): TriageColumns {
+  if (state === existing.triageState && duplicateOf === existing.duplicateOfId) return existing;
+  const moved = state !== existing.triageState;
+  const closed = processingStateOf(state) === "closed";
+  return {
+    triageState: state,
+    processingState: processingStateOf(state),
+    duplicateOfId: state === "duplicate" ? duplicateOf : null,
+    infoRequestedFrom: state === "needs_more_info" ? (moved ? existing.triageState : existing.infoRequestedFrom) : null,
+    infoRequestedAt: state === "needs_more_info" ? (moved ? now : existing.infoRequestedAt) : null,
+    acknowledgedAt: existing.acknowledgedAt ?? (existing.triageState === "new" && moved ? now : null),
+    triagedAt: existing.triagedAt ?? (state === "triaged" ? now : null),
+    closedAt: closed ? (moved ? now : existing.closedAt) : null,
+    closedBy: closed ? (moved ? closer : existing.closedBy) : null,
+  };
 }
 
 const sameSet = (a: string[], b: string[]) => a.length === b.length && [...a].sort().join("\u0000") === [...b].sort().join("\u0000");
@@ -283,14 +350,16 @@ function planUpdate(
   strict: boolean,
 ): PlannedUpdate {
   const id = existing.id;
+  const state = requestedTriageState(existing, input);
+  const duplicateOf = input.duplicateOf === undefined ? existing.duplicateOfId : input.duplicateOf;
   const next: VulnRecord = {
     ...existing,
+    ...triageMove(existing, state, duplicateOf, now, input.closer ?? "organization"),
     title: input.title ?? existing.title,
     description: input.description ?? existing.description,
     briefId: input.briefId ?? existing.briefId,
     contactEmail: input.contact_email === undefined ? existing.contactEmail : input.contact_email,
     tags: input.tags === undefined ? existing.tags : unique(input.tags),
-    processingState: input.processing_state ?? existing.processingState,
     domains: input.domains === undefined ? existing.domains : unique(input.domains).sort(),
     ...triageOf(input, existing),
   };
@@ -298,7 +367,18 @@ function planUpdate(
   const changed =
     domainsChanged ||
     (
-      ["title", "description", "briefId", "contactEmail", "processingState", "severity", "cvssVector", "cvssScore", "cvssVersion"] as const
+      [
+        "title",
+        "description",
+        "briefId",
+        "contactEmail",
+        "triageState",
+        "duplicateOfId",
+        "severity",
+        "cvssVector",
+        "cvssScore",
+        "cvssVersion",
+      ] as const
     ).some((k) => next[k] !== existing[k]) ||
     !sameList(next.tags, existing.tags) ||
     !sameList(next.cweIds, existing.cweIds);
@@ -320,6 +400,15 @@ function planUpdate(
         contactEmail: next.contactEmail,
         tags: next.tags,
         processingState: next.processingState,
+        triageState: next.triageState,
+        duplicateOfId: next.duplicateOfId,
+        infoRequestedFrom: next.infoRequestedFrom,
+        infoRequestedAt: next.infoRequestedAt,
+        // A comment's trigger may have acknowledged the report since it was read: the first time stays.
+        acknowledgedAt: sql`coalesce(${vulns.acknowledgedAt}, ${next.acknowledgedAt})`,
+        triagedAt: next.triagedAt,
+        closedAt: next.closedAt,
+        closedBy: next.closedBy,
         severity: next.severity,
         cvssVector: next.cvssVector,
         cvssScore: next.cvssScore,
@@ -337,6 +426,10 @@ function planUpdate(
     const type = next.processingState === "closed" ? "Vuln::Processing::Closed" : "Vuln::Processing::Reopened";
     const transition = vulnEvent(ctx.db, type, id, now, { ifPreviousChanged: true });
     p.add(transition.statement, transition.event);
+  }
+  if (next.triageState !== existing.triageState || next.duplicateOfId !== existing.duplicateOfId) {
+    const triaged = triageEvent(ctx.db, id, existing.triageState, now);
+    p.add(triaged.statement, triaged.event);
   }
   return { next, guard };
 }
@@ -390,10 +483,13 @@ export async function updateVulns(
     (c) => c.input.briefId !== undefined && briefOwner.get(c.input.briefId) !== found.get(c.id)!.organizationId,
   );
   if (foreignBrief >= 0) throw Invalid.at(`${pointer(foreignBrief)}/relationships/brief/data/id`, "brief does not exist.");
+  const originals = await resolveDuplicates(ctx, changes, found, pointer);
 
   const now = nowIso();
   const p = new Plan(null);
-  const planned = changes.map((c) => planUpdate(ctx, p, found.get(c.id)!, c.input, now, !single));
+  const planned = changes.map((c) =>
+    planUpdate(ctx, p, found.get(c.id)!, { ...c.input, duplicateOf: originals.get(c.id) ?? c.input.duplicateOf }, now, !single),
+  );
   if (planned.every((u) => !u.guard)) return planned.map((u) => u.next);
   // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch. In
   // a bulk update a concurrent edit refuses it too (strict events); which one it was is read again.
@@ -406,12 +502,58 @@ export async function updateVulns(
         if (moved >= 0) throw new Conflict(`The vuln at ${pointer(moved)} changed while this request ran; read it again and retry.`);
       }
       const gone = changes.findIndex((c) => c.input.briefId !== undefined);
+      const original = changes.findIndex((c) => c.input.duplicateOf);
+      if (gone < 0 && original >= 0) throw Invalid.at(`${pointer(original)}/relationships/duplicate_of`, "duplicate_of does not exist.");
       throw Invalid.at(`${pointer(Math.max(gone, 0))}/relationships/brief/data/id`, "brief does not exist.");
     },
   );
   if (planned.some((u) => u.guard && changedRows(u.guard.of(results)) === 0))
     throw new Conflict("The vuln changed while this request ran; read it again and retry.");
   return planned.map((u) => u.next);
+}
+
+/**
+ * Checks each change's states and original, and resolves the originals named: both states in one
+ * PATCH must agree; a duplicate names an original (another of the organization's vulns, and if that
+ * is itself a duplicate, its original instead), and only a duplicate has one. Answers the original's
+ * id per vuln whose change names one.
+ */
+async function resolveDuplicates(
+  ctx: ServiceContext,
+  changes: readonly { id: string; input: VulnUpdate }[],
+  found: Map<string, VulnRecord>,
+  pointer: (index: number) => string,
+): Promise<Map<string, string>> {
+  const named = [...new Set(changes.flatMap((c) => (c.input.duplicateOf ? [c.input.duplicateOf] : [])))];
+  const targets = new Map(
+    (named.length ? (await readBatch(ctx, [vulnsRead(ctx, named)]))[0] : []).map((r) => [r.id, toRecord(r)] as const),
+  );
+  const resolved = new Map<string, string>();
+  changes.forEach(({ id, input }, i) => {
+    const existing = found.get(id)!;
+    const at = (member: string) => `${pointer(i)}/${member}`;
+    if (input.triage_state && input.processing_state && processingStateOf(input.triage_state) !== input.processing_state) {
+      throw Invalid.at(
+        at("attributes/processing_state"),
+        `processing_state must be ${processingStateOf(input.triage_state)} with triage_state ${input.triage_state} (or left out).`,
+      );
+    }
+    const state = requestedTriageState(existing, input);
+    const relationship = at("relationships/duplicate_of");
+    if (state !== "duplicate") {
+      if (input.duplicateOf) throw Invalid.at(relationship, "only a duplicate has an original: set triage_state to duplicate with it.");
+      return;
+    }
+    const named = input.duplicateOf === undefined ? existing.duplicateOfId : input.duplicateOf;
+    if (!named) throw Invalid.at(relationship, "a duplicate names its original: give duplicate_of.");
+    if (input.duplicateOf === undefined) return;
+    const target = targets.get(named);
+    if (!target || target.organizationId !== existing.organizationId) throw Invalid.at(relationship, "duplicate_of does not exist.");
+    const original = target.triageState === "duplicate" && target.duplicateOfId ? target.duplicateOfId : target.id;
+    if (original === id) throw Invalid.at(relationship, "a vuln cannot duplicate itself (nor the report it is the original of).");
+    resolved.set(id, original);
+  });
+  return resolved;
 }
 
 /**
@@ -450,4 +592,71 @@ export function touchVulns(ctx: ServiceContext, vulnIds: string[], now: string, 
     const updated = vulnEvent(ctx.db, "Vuln::Updated", id, now);
     p.add(updated.statement, updated.event);
   }
+}
+
+const OPEN_STATES_SQL = sql.raw(OPEN_TRIAGE_STATES.map((s) => `'${s}'`).join(", "));
+
+/**
+ * The reporter answered: a report waiting in needs_more_info goes back to the state it came from, in
+ * the answer's own batch (after the comment), with that move's events chained on the UPDATE, which
+ * changes nothing (and so fires nothing) unless the report is still waiting when the batch runs.
+ */
+export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>, vulnId: string, now: string): void {
+  const back = sql`${vulns.infoRequestedFrom}`;
+  const reopened = sql`${back} IN (${OPEN_STATES_SQL})`;
+  p.add(
+    db
+      .update(vulns)
+      .set({
+        triageState: sql`${back}`,
+        processingState: sql`CASE WHEN ${reopened} THEN 'open' ELSE 'closed' END`,
+        duplicateOfId: null,
+        infoRequestedFrom: null,
+        infoRequestedAt: null,
+        triagedAt: sql`coalesce(${vulns.triagedAt}, CASE WHEN ${back} = 'triaged' THEN ${now} END)`,
+        closedAt: sql`CASE WHEN ${reopened} THEN NULL ELSE ${now} END`,
+        closedBy: sql`CASE WHEN ${reopened} THEN NULL ELSE 'organization' END`,
+        revision: sql`${vulns.revision} + 1`,
+        updatedAt: now,
+      })
+      .where(and(eq(vulns.id, vulnId), eq(vulns.triageState, "needs_more_info"), isNotNull(vulns.infoRequestedFrom))),
+  );
+  const updated = vulnEvent(db, "Vuln::Updated", vulnId, now, { ifPreviousChanged: true });
+  p.add(updated.statement, updated.event);
+  const triaged = triageEvent(db, vulnId, "needs_more_info", now);
+  p.add(triaged.statement, triaged.event);
+  // A request made from a closed state closes the report again.
+  const closed = vulnEvent(db, "Vuln::Processing::Closed", vulnId, now, {
+    ifPreviousChanged: true,
+    when: eq(vulns.processingState, "closed"),
+  });
+  p.add(closed.statement, closed.event);
+}
+
+/** How long a request for more information waits for the reporter before the report closes as informative. */
+export const INFO_REQUEST_DAYS = 30;
+const INFO_REQUEST_SWEEP = 100;
+
+/**
+ * The cron: reports that have waited INFO_REQUEST_DAYS in needs_more_info with no answer close as
+ * informative (closed_by timeout), each as its own PATCH would, events included. Reads the waiting
+ * reports on their index, oldest first, a page at a time: its work is the reports due, never the
+ * organization's size. A report answered or changed meanwhile is left as it is (its move is guarded).
+ */
+export async function closeUnansweredInfoRequests(ctx: ServiceContext, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - INFO_REQUEST_DAYS * 86_400_000).toISOString();
+  const due = await ctx.db
+    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .from(vulns)
+    .where(and(eq(vulns.triageState, "needs_more_info"), lte(vulns.infoRequestedAt, cutoff)))
+    .orderBy(vulns.triageState, vulns.infoRequestedAt)
+    .limit(INFO_REQUEST_SWEEP);
+  let closed = 0;
+  for (const row of due) {
+    const p = new Plan(null);
+    const planned = planUpdate(ctx, p, toRecord(row), { triage_state: "informative", closer: "timeout" }, now.toISOString(), false);
+    const { results } = await commit(ctx, p);
+    if (planned.guard && changedRows(planned.guard.of(results)) > 0) closed++;
+  }
+  return closed;
 }

@@ -2,6 +2,7 @@ import { html } from "hono/html";
 import type { AttachmentRecord } from "../services/attachments";
 import type { CommentRecord } from "../services/comments";
 import type { Report } from "../services/reporter";
+import type { TriageState } from "../db/schema";
 import { document, when, type Html } from "./layout";
 import { LIMITS, mib } from "../lib/limits";
 
@@ -23,7 +24,18 @@ const INBOX: Record<string, string> = {
   stored: "In the organization's inbox, with a sealed record of what you sent",
 };
 
-const PROCESSING: Record<string, string> = { open: "Open", closed: "Closed by the organization (you can still write)" };
+/** Each triage state as the reporter reads it. */
+export const TRIAGE_IN_WORDS: Record<TriageState, string> = {
+  new: "Received, not reviewed yet",
+  triaged: "Confirmed by the organization, being worked on",
+  needs_more_info: "The organization needs more information from you: answer in the conversation below",
+  resolved: "Resolved (closed)",
+  duplicate: "Closed as a duplicate of an earlier report",
+  informative: "Closed as informative: no change planned",
+  not_applicable: "Closed as not applicable: out of scope or not a vulnerability",
+  spam: "Closed as spam",
+  accepted_risk: "Closed: the organization accepts the risk",
+};
 
 function sizeOf(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
@@ -74,7 +86,7 @@ export function reportPage(v: ReportView): string {
 <dl class="terms">
 <dt>Reference</dt><dd><span class="mono">${r.shortcode}</span></dd>
 <dt>Delivery</dt><dd>${INBOX[r.inboxState] ?? r.inboxState}</dd>
-<dt>State</dt><dd>${PROCESSING[r.processingState] ?? r.processingState}</dd>
+<dt>State</dt><dd>${TRIAGE_IN_WORDS[r.triageState]}${r.processingState === "closed" ? " (you can still write)" : ""}</dd>
 <dt>Severity</dt><dd>${r.severity ? r.severity[0]!.toUpperCase() + r.severity.slice(1) : "Not assessed yet"}</dd>
 <dt>Sent</dt><dd>${when(r.createdAt)}</dd>
 </dl>

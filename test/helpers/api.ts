@@ -89,3 +89,17 @@ export const post = <T = any>(path: string, key: string | null, body: unknown, o
 export const patch = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) =>
   api<T>("PATCH", path, { ...opts, key, body });
 export const del = <T = any>(path: string, key: string | null, opts: RequestOptions = {}) => api<T>("DELETE", path, { ...opts, key });
+
+/** A request as a browser sends it, through the Worker's fetch handler, counting D1 round trips. */
+export async function browse(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
+  const counter = countingD1(env.DB);
+  const ctx = createExecutionContext();
+  const res = await worker.fetch(
+    new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
+    { ...env, EVENTS: discard, DB: counter.db },
+    ctx,
+  );
+  const text = await res.text();
+  await waitOnExecutionContext(ctx);
+  return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
+}

@@ -124,6 +124,7 @@ describe("the counts behind the totals", () => {
     const kinds = [
       "'all'",
       "'processing_state:' || processing_state",
+      "'triage_state:' || triage_state",
       "'inbox_state:' || inbox_state",
       "'severity:' || severity",
       "'unread:' || (read_at IS NULL)",

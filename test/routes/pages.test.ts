@@ -1,32 +1,13 @@
-import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
-import worker from "../../src/index";
 import { MAX_FORM_BYTES } from "../../src/routes/pages/form";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/templates/styles";
-import { BASE, get, patch, post } from "../helpers/api";
-import { countingD1 } from "../helpers/d1-counter";
+import { BASE, browse, get, patch, post } from "../helpers/api";
 import { eventTypes } from "../helpers/events";
 import { brief, directory, listing, operatorKey, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { nextIp } from "../helpers/reporter";
 
 const CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
-const discard = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue;
-
-/** A request as a browser sends it, through the Worker's fetch handler, counting D1 round trips. */
-async function browse(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
-  const counter = countingD1(env.DB);
-  const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
-    { ...env, EVENTS: discard, DB: counter.db },
-    ctx,
-  );
-  const text = await res.text();
-  await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
-}
-
 function reportForm(fields: Record<string, string> = {}, files: File[] = []) {
   const fd = new FormData();
   const values = {

@@ -75,6 +75,7 @@ describe("GET /v1/p/report", () => {
         title: "Stored XSS in the profile name",
         inbox_state: "dispatching",
         processing_state: "open",
+        triage_state: "new",
         severity: null,
         created_at: expect.any(String),
         updated_at: expect.any(String),
@@ -92,7 +93,7 @@ describe("GET /v1/p/report", () => {
       ).status,
     ).toBe(200);
     const closed = await asReporter("GET", "/v1/p/report", r.token);
-    expect(closed.body.data.attributes).toMatchObject({ processing_state: "closed", severity: "high" });
+    expect(closed.body.data.attributes).toMatchObject({ processing_state: "closed", triage_state: "resolved", severity: "high" });
     // A closed report still takes the reporter's comments.
     expect((await asReporter("POST", "/v1/p/report/comments", r.token, { body: comment("Thanks for the fix!") })).status).toBe(201);
   });

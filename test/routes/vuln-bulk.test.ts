@@ -49,7 +49,7 @@ describe("PATCH /v1/vulns", () => {
       ["open", "high"],
     ]);
     expect(await state(a)).toEqual({ processing_state: "closed", severity: null, tags: ["duplicate"] });
-    expect(await eventTypes(a.id)).toEqual(["Vuln::Created", "Vuln::Updated", "Vuln::Processing::Closed"]);
+    expect(await eventTypes(a.id)).toEqual(["Vuln::Created", "Vuln::Updated", "Vuln::Processing::Closed", "Vuln::Triage::Changed"]);
     expect(await eventTypes(c.id)).toEqual(["Vuln::Created", "Vuln::Updated"]);
     // Unchanged members change nothing and fire nothing.
     const again = await bulk([item(c.id, { severity: "high" })]);

@@ -40,6 +40,7 @@ describe("PATCH and the intake running at the same time", () => {
       "Vuln::Inbox::Stored",
       "Vuln::Updated",
       "Vuln::Processing::Closed",
+      "Vuln::Triage::Changed",
     ]);
   });
 

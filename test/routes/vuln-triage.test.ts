@@ -66,16 +66,23 @@ describe("triage attributes", () => {
 });
 
 describe("PATCH: every member optional", () => {
-  it("closes a report with processing_state alone, changing nothing else", async () => {
+  it("closes a report with processing_state alone as resolved, changing nothing else", async () => {
     const v = await vuln(org, briefId, { contact_email: "r@example.org", tags: ["xss"], cvss_vector: MEDIUM });
     const res = await patch(`/v1/vulns/${v.id}`, org.key, { data: { type: "vuln", id: v.id, attributes: { processing_state: "closed" } } });
     expect(res.status).toBe(200);
     // Closing is said to the reporter: it is the organization's activity, at the change's time.
-    const { processing_state, updated_at, last_activity_at, ...rest } = res.body.data.attributes;
-    const { processing_state: _before, updated_at: _at, last_activity_at: _activity, ...restBefore } = v.attributes;
-    expect(processing_state).toBe("closed");
-    expect(last_activity_at).toBe(updated_at);
-    expect(rest).toEqual(restBefore);
+    const { processing_state, triage_state, acknowledged_at, closed_at, closed_by, updated_at, last_activity_at, ...rest } =
+      res.body.data.attributes;
+    const changed = ["processing_state", "triage_state", "acknowledged_at", "closed_at", "closed_by", "updated_at", "last_activity_at"];
+    const before = Object.fromEntries(Object.entries(v.attributes).filter(([k]) => !changed.includes(k)));
+    expect({ processing_state, triage_state, closed_by }).toEqual({
+      processing_state: "closed",
+      triage_state: "resolved",
+      closed_by: "organization",
+    });
+    // Moving out of new acknowledges the report; all three times are the change's.
+    expect([last_activity_at, acknowledged_at, closed_at]).toEqual([updated_at, updated_at, updated_at]);
+    expect(rest).toEqual(before);
     expect(res.body.data.relationships.brief.data.id).toBe(briefId);
   });
 

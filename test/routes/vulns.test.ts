@@ -51,6 +51,7 @@ describe("POST /v1/vulns", () => {
     expect(res.body.data.relationships).toEqual({
       organization: { data: { type: "organization", id: org.id } },
       brief: { data: { type: "brief", id: briefId } },
+      duplicate_of: { data: null },
     });
   });
 
@@ -247,8 +248,10 @@ describe("PATCH /v1/vulns/{id}", () => {
       "Vuln::Created",
       "Vuln::Updated",
       "Vuln::Processing::Closed",
+      "Vuln::Triage::Changed",
       "Vuln::Updated",
       "Vuln::Processing::Reopened",
+      "Vuln::Triage::Changed",
     ]);
     const closed = JSON.parse((await eventsOf(v.id))[2]!.payload);
     expect(closed.vuln.processing_state).toBe("closed");

@@ -12,7 +12,7 @@ beforeAll(async () => {
 const ids = (names: string[]) => names.map((n) => ({ type: "trigger_event_type", id: EVENT_TYPES.find((t) => t.short_name === n)!.id }));
 
 describe("GET /v1/webhook_event_types", () => {
-  it("lists the spec's eight types, then Vuln::Comment::Created, with constant ids, in a fixed order, paginated", async () => {
+  it("lists the spec's eight types, then Vuln::Comment::Created and Vuln::Triage::Changed, with constant ids, in a fixed order, paginated", async () => {
     const res = await get("/v1/webhook_event_types", org.key);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
     expect(res.body.data.map((t: { attributes: { short_name: string } }) => t.attributes.short_name)).toEqual([
@@ -25,10 +25,15 @@ describe("GET /v1/webhook_event_types", () => {
       "Vuln::Processing::Closed",
       "Vuln::Processing::Reopened",
       "Vuln::Comment::Created",
+      "Vuln::Triage::Changed",
     ]);
     expect(res.body.data[8]).toMatchObject({
       id: "0b1e7f1a-5c52-5d7e-9a01-000000000009",
       attributes: { name: "Events::Vuln::Comment::Created" },
+    });
+    expect(res.body.data[9]).toMatchObject({
+      id: "0b1e7f1a-5c52-5d7e-9a01-000000000010",
+      attributes: { name: "Events::Vuln::Triage::Changed" },
     });
     expect(res.body.data[0]).toMatchObject({
       type: "trigger_event_type",
@@ -41,7 +46,7 @@ describe("GET /v1/webhook_event_types", () => {
       "Vuln::Inbox::Received",
       "Vuln::Inbox::Stored",
     ]);
-    expect(page2.body.meta.page).toEqual({ number: 2, size: 3, total: 9, total_pages: 3 });
+    expect(page2.body.meta.page).toEqual({ number: 2, size: 3, total: 10, total_pages: 4 });
     const one = await get(`/v1/webhook_event_types/${EVENT_TYPE_ID}`, org.key);
     expect(one.body.data.attributes.short_name).toBe("Vuln::Created");
     expect((await get("/v1/webhook_event_types?sort=created_at", org.key)).status).toBe(400);

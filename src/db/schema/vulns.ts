@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { briefs } from "./briefs";
 import { timestamps } from "./columns";
@@ -7,6 +7,12 @@ import { organizations } from "./organizations";
 
 export const INBOX_STATES = ["dispatching", "received", "stored"] as const;
 export const PROCESSING_STATES = ["open", "closed"] as const;
+/** Where a report stands in triage: three open states, then six closed ones. processing_state follows it. */
+export const OPEN_TRIAGE_STATES = ["new", "triaged", "needs_more_info"] as const;
+export const CLOSED_TRIAGE_STATES = ["resolved", "duplicate", "informative", "not_applicable", "spam", "accepted_risk"] as const;
+export const TRIAGE_STATES = [...OPEN_TRIAGE_STATES, ...CLOSED_TRIAGE_STATES] as const;
+/** Who closed a report last: the organization, or the cron when a request for information went unanswered. */
+export const CLOSERS = ["organization", "timeout"] as const;
 export const SEVERITIES = ["none", "low", "medium", "high", "critical"] as const;
 export const CVSS_VERSIONS = ["3.0", "3.1", "4.0"] as const;
 /** Who spoke last on a report: its reporter or its organization. */
@@ -16,6 +22,12 @@ export type Severity = (typeof SEVERITIES)[number];
 export type CvssVersion = (typeof CVSS_VERSIONS)[number];
 export type ProcessingState = (typeof PROCESSING_STATES)[number];
 export type ActivitySide = (typeof ACTIVITY_SIDES)[number];
+export type TriageState = (typeof TRIAGE_STATES)[number];
+export type Closer = (typeof CLOSERS)[number];
+
+/** The processing state a triage state means: open in an open state, closed in a closed one. */
+export const processingStateOf = (state: TriageState): ProcessingState =>
+  (OPEN_TRIAGE_STATES as readonly string[]).includes(state) ? "open" : "closed";
 
 /** The submission exactly as received, kept on the vuln at create and never written again. */
 export type Submission = {
@@ -41,7 +53,20 @@ export const vulns = sqliteTable(
     contactEmail: text("contact_email"),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
     inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
+    // Written with triage_state, always as processingStateOf(triage_state) says (migration 0018 backfilled it).
     processingState: text("processing_state", { enum: PROCESSING_STATES }).notNull(),
+    triageState: text("triage_state", { enum: TRIAGE_STATES }).notNull().default("new"),
+    // The original this report duplicates (another of the organization's, never itself nor a duplicate).
+    duplicateOfId: text("duplicate_of_id").references((): AnySQLiteColumn => vulns.id, { onDelete: "set null" }),
+    // While needs_more_info: the state the reporter's answer returns the report to, and since when it waits.
+    infoRequestedFrom: text("info_requested_from", { enum: TRIAGE_STATES }),
+    infoRequestedAt: text("info_requested_at"),
+    // The first organization comment the reporter can read or the first move out of new (set by a
+    // trigger on comments too, migration 0019), the first move to triaged, the last close.
+    acknowledgedAt: text("acknowledged_at"),
+    triagedAt: text("triaged_at"),
+    closedAt: text("closed_at"),
+    closedBy: text("closed_by", { enum: CLOSERS }),
     readAt: text("read_at"),
     // Triage, the organization's own judgement: none of it is in the webhook body.
     severity: text("severity", { enum: SEVERITIES }),
@@ -98,6 +123,10 @@ export const vulns = sqliteTable(
     index("vulns_organization_updated_at_idx").on(t.organizationId, t.updatedAt, t.id),
     index("vulns_organization_processing_idx").on(t.organizationId, t.processingState, t.createdAt, t.id),
     index("vulns_organization_inbox_idx").on(t.organizationId, t.inboxState, t.createdAt, t.id),
+    index("vulns_organization_triage_idx").on(t.organizationId, t.triageState, t.createdAt, t.id),
+    index("vulns_duplicate_of_idx").on(t.duplicateOfId, t.createdAt, t.id),
+    // The cron's unanswered requests for information: the oldest first, only those still waiting.
+    index("vulns_info_requested_idx").on(t.triageState, t.infoRequestedAt),
     index("vulns_brief_idx").on(t.briefId, t.createdAt, t.id),
     index("vulns_organization_severity_idx").on(t.organizationId, t.severity, t.createdAt, t.id),
     index("vulns_organization_cvss_desc_idx").on(t.organizationId, t.cvssRankDesc, t.id),

@@ -1,4 +1,4 @@
-import { INBOX_STATES, PROCESSING_STATES, SEVERITIES } from "../../db/schema";
+import { INBOX_STATES, PROCESSING_STATES, SEVERITIES, TRIAGE_STATES } from "../../db/schema";
 import { Out, Uuid } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -73,6 +73,10 @@ const ReportResource = z
         enum: [...PROCESSING_STATES],
         description: "open, or closed once the organization closed the report (it may reopen it). A closed report still takes comments.",
       }),
+      triage_state: z.enum(TRIAGE_STATES).openapi({
+        description:
+          "Where the organization's triage stands: new, triaged, needs_more_info (the organization asks you for more: a comment answers it), then resolved, duplicate, informative, not_applicable, spam or accepted_risk once closed.",
+      }),
       severity: z
         .string()
         .nullable()
@@ -108,6 +112,7 @@ function serializeReport(r: Report) {
     title: r.title,
     inbox_state: r.inboxState,
     processing_state: r.processingState,
+    triage_state: r.triageState,
     severity: r.severity,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
@@ -169,7 +174,8 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       method: "post",
       path: "/comments",
       operationId: "createReportComment",
-      summary: "Answer the organization (also on a closed report); its webhooks get Vuln::Comment::Created",
+      summary:
+        "Answer the organization (also on a closed report); its webhooks get Vuln::Comment::Created. A report waiting in needs_more_info goes back to the state it was in",
       request: { body: jsonApiBody(CreateReporterCommentInput) },
       responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(ReporterComment)) }, ...writeErrors },
     }),

@@ -5,7 +5,7 @@ import { requireOrganizationKey } from "../../../http/auth";
 import { collectionDocument, errorResponses, jsonContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { listVulns } from "../../../services/vuln-list";
-import { createVuln, deleteVuln, showVuln, updateVuln, updateVulns, vulnIdOf } from "../../../services/vulns";
+import { createVuln, deleteVuln, showVuln, updateVuln, updateVulns, type VulnUpdate, vulnIdOf } from "../../../services/vulns";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
@@ -32,6 +32,17 @@ const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaT
 const organizationOnly = [requireOrganizationKey("vulns")];
 
 // The vuln endpoints answer plain JSON (in the shape of JSON:API), their errors too.
+
+/** A PATCH document's data as the service takes it: its attributes, the brief and the original named. */
+const changeOf = (d: {
+  attributes?: Omit<VulnUpdate, "briefId" | "duplicateOf" | "closer">;
+  relationships?: { brief?: { data: { id: string } }; duplicate_of?: { data: { id: string } | null } };
+}): VulnUpdate => ({
+  ...d.attributes,
+  briefId: d.relationships?.brief?.data.id,
+  duplicateOf: d.relationships?.duplicate_of === undefined ? undefined : (d.relationships.duplicate_of.data?.id ?? null),
+});
+
 export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
   .openapi(
     createRoute({
@@ -48,6 +59,8 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       const page = pageOf(query);
       const { rows, total } = await listVulns(serviceContext(c), page, query.sort, {
         processingState: query["q[processing_state_eq]"],
+        triageStates: query["q[triage_state_eq]"] ? [query["q[triage_state_eq]"]] : query["q[triage_state_in]"],
+        duplicateOf: query["q[duplicate_of_eq]"],
         inboxState: query["q[inbox_state_eq]"],
         severity: query["q[severity_eq]"] === "null" ? null : query["q[severity_eq]"],
         search: query["q[search]"],
@@ -111,7 +124,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       operationId: "updateVuln",
       tags,
       summary:
-        "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); processing_state closes or reopens; fires Vuln::Updated on a change (organization key only)",
+        "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); triage_state moves it (a duplicate names relationships.duplicate_of), processing_state alone closes as resolved or reopens; fires Vuln::Updated on a change, and Vuln::Triage::Changed on a move (organization key only)",
       middleware: organizationOnly,
       request: { params: VulnParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
       responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...writeErrors },
@@ -121,7 +134,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       const id = await vulnIdOf(ctx, c.req.valid("param").id);
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "vuln", id);
-      const record = await updateVuln(ctx, id, { ...data.attributes, briefId: data.relationships?.brief?.data.id });
+      const record = await updateVuln(ctx, id, changeOf(data));
       return respond(c, single(serializeVuln(record)));
     },
   )
@@ -147,7 +160,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
             source: { pointer: `/data/${i}/type` },
           });
       });
-      const changes = data.map((d) => ({ id: d.id, input: { ...d.attributes, briefId: d.relationships?.brief?.data.id } }));
+      const changes = data.map((d) => ({ id: d.id, input: changeOf(d) }));
       const records = await updateVulns(serviceContext(c), changes, { pointer: (i) => `/data/${i}` });
       return respond(c, { jsonapi: JSONAPI_VERSION, data: records.map(serializeVuln) });
     },

@@ -1,7 +1,17 @@
 import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ACTIVITY_SIDES, CVSS_VERSIONS, INBOX_STATES, PROCESSING_STATES, SEVERITIES, type Submission } from "../../../db/schema";
+import {
+  ACTIVITY_SIDES,
+  CLOSERS,
+  CVSS_VERSIONS,
+  INBOX_STATES,
+  PROCESSING_STATES,
+  SEVERITIES,
+  type Submission,
+  TRIAGE_STATES,
+  type TriageState as TriageStateName,
+} from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import {
   booleanQuery,
@@ -18,7 +28,7 @@ import {
 import { normalizeHostname } from "../../../lib/asset-values";
 import { CVSS_VECTOR_INPUT_PATTERN, CVSS_VECTOR_PATTERN, rateCvss } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
-import { DateTimeInput, relationshipInput } from "../fields";
+import { DateTimeInput, nullableRelationshipInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
 import { ftsQuery, SEARCH_MAX_LENGTH, SEARCH_MAX_TERMS } from "../../../lib/search-query";
@@ -92,6 +102,11 @@ const TriageAttributes = {
 
 const CreateAttributes = SubmissionAttributes.extend({ tags: Tags.optional(), ...TriageAttributes });
 const BriefRelationship = z.strictObject({ brief: relationshipInput("brief") });
+const TRIAGE_STATE_LIST = new RegExp(`^(${TRIAGE_STATES.join("|")})(,(${TRIAGE_STATES.join("|")}))*$`);
+const TriageState = z.enum(TRIAGE_STATES).openapi({
+  description:
+    "new, triaged and needs_more_info are open; resolved, duplicate, informative, not_applicable, spam and accepted_risk are closed. processing_state follows it. Any move is allowed; a duplicate needs relationships.duplicate_of. needs_more_info returns to the state before it when the reporter comments, and closes as informative (closed_by timeout) after 30 days without.",
+});
 
 export const CreateVulnInput = requestDocument("vuln", CreateAttributes, BriefRelationship).openapi("CreateVulnInput");
 
@@ -101,9 +116,17 @@ const UpdateVulnData = z.strictObject({
   type: dataType("vuln"),
   id: Uuid.optional(),
   attributes: CreateAttributes.partial()
-    .extend({ processing_state: z.enum(PROCESSING_STATES).optional() })
+    .extend({
+      processing_state: z.enum(PROCESSING_STATES).optional().openapi({
+        description:
+          "closed alone closes as resolved; open alone reopens to triaged (or new, if never triaged). With triage_state it must agree.",
+      }),
+      triage_state: TriageState.optional(),
+    })
     .optional(),
-  relationships: BriefRelationship.partial().optional(),
+  relationships: BriefRelationship.extend({ duplicate_of: nullableRelationshipInput("vuln") })
+    .partial()
+    .optional(),
 });
 
 export const UpdateVulnInput = z.strictObject({ data: UpdateVulnData }).openapi("UpdateVulnInput");
@@ -168,6 +191,26 @@ export const ListVulnsQuery = listQuery({
     .enum(PROCESSING_STATES)
     .optional()
     .openapi({ param: { name: "q[processing_state_eq]", in: "query" } }),
+  "q[triage_state_eq]": z
+    .enum(TRIAGE_STATES)
+    .optional()
+    .openapi({ param: { name: "q[triage_state_eq]", in: "query" } }),
+  "q[triage_state_in]": z
+    .string()
+    .max(200, "must be at most 200 characters")
+    .regex(TRIAGE_STATE_LIST, `must be triage states separated by commas: ${TRIAGE_STATES.join(", ")}`)
+    .transform((v) => [...new Set(v.split(","))] as TriageStateName[])
+    .optional()
+    .openapi({
+      param: { name: "q[triage_state_in]", in: "query", description: "Any of these triage states, comma-separated (new,triaged)." },
+      type: "string",
+      maxLength: 200,
+      pattern: TRIAGE_STATE_LIST.source,
+      example: "new,needs_more_info",
+    }),
+  "q[duplicate_of_eq]": uuidQuery("q[duplicate_of_eq]").openapi({
+    param: { name: "q[duplicate_of_eq]", in: "query", description: "The duplicates of this original." },
+  }),
   "q[inbox_state_eq]": z
     .enum(INBOX_STATES)
     .optional()
@@ -238,6 +281,15 @@ export const Vuln = resourceSchema(
     shortcode: Out.vulnShortcode.openapi({ example: "7KQ2-M9XD-4TRA" }),
     inbox_state: z.enum(INBOX_STATES),
     processing_state: z.enum(PROCESSING_STATES),
+    triage_state: z.enum(TRIAGE_STATES),
+    acknowledged_at: Timestamp.nullable().openapi({
+      description: "Read-only: the organization's first comment the reporter can read, or the first move out of new, whichever came first.",
+    }),
+    triaged_at: Timestamp.nullable().openapi({ description: "Read-only: the first move to triaged." }),
+    closed_at: Timestamp.nullable().openapi({ description: "Read-only: the last move to a closed state; null while open." }),
+    closed_by: z.enum(CLOSERS).nullable().openapi({
+      description: "Read-only: organization, or timeout when a request for more information went unanswered for 30 days; null while open.",
+    }),
     contact_email: z.string().max(254).openapi({ format: "email" }).nullable(),
     domains: z.array(Out.hostname).max(LIMITS.domainsPerVuln),
     tags: z.array(z.string().max(LIMITS.tagLength)).max(LIMITS.tagsPerVuln),
@@ -262,7 +314,7 @@ export const Vuln = resourceSchema(
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
-  z.object({ organization: toOneSchema("organization"), brief: toOneSchema("brief") }),
+  z.object({ organization: toOneSchema("organization"), brief: toOneSchema("brief"), duplicate_of: toOneSchema("vuln") }),
 );
 
 /**
@@ -289,6 +341,11 @@ export function serializeVuln(row: VulnRecord) {
       shortcode: row.shortcode,
       inbox_state: row.inboxState,
       processing_state: row.processingState,
+      triage_state: row.triageState,
+      acknowledged_at: row.acknowledgedAt,
+      triaged_at: row.triagedAt,
+      closed_at: row.closedAt,
+      closed_by: row.closedBy,
       contact_email: row.contactEmail,
       domains: row.domains,
       tags: row.tags,
@@ -304,6 +361,10 @@ export function serializeVuln(row: VulnRecord) {
       updated_at: row.updatedAt,
     },
     `/v1/vulns/${row.id}`,
-    { organization: toOne("organization", row.organizationId), brief: toOne("brief", row.briefId) },
+    {
+      organization: toOne("organization", row.organizationId),
+      brief: toOne("brief", row.briefId),
+      duplicate_of: toOne("vuln", row.duplicateOfId),
+    },
   );
 }
