@@ -1,3 +1,4 @@
+import { responseTargetsOf, type TargetsInput } from "../lib/deadlines";
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
@@ -39,6 +40,8 @@ export interface PolicyInput {
   custom_domain?: string | null;
   published_at?: string | null;
   branding?: Branding | null;
+  /** Any member left out takes its default; null restores them all. */
+  response_targets?: TargetsInput | null;
   in_scope_assets?: ScopeAssetInput[];
   out_of_scope_assets?: ScopeAssetInput[];
 }
@@ -107,6 +110,9 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
     ["branding", "branding"],
   ];
   for (const [from, to] of map) if (input[from] !== undefined) (out as Record<string, unknown>)[to] = input[from];
+  // Kept whole, so what a policy promises never changes with the defaults.
+  if (input.response_targets !== undefined)
+    out.responseTargets = input.response_targets === null ? null : responseTargetsOf(input.response_targets);
   return out;
 }
 
@@ -197,6 +203,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     customDomain: null,
     publishedAt: null,
     branding: null,
+    responseTargets: null,
     ...columnsOf(input),
     shortcode: shortcode(),
     inScopeAssets: assignScopeIds(input.in_scope_assets ?? []),

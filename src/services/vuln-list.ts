@@ -1,4 +1,4 @@
-import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, getTableColumns, gt, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { BadInput } from "../lib/domain-errors";
 import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type TriageState, type VulnRow } from "../db/schema";
@@ -8,7 +8,16 @@ import { batchOf, where } from "../db/queries";
 import { ordering, pageStatements, type Ordering, type Sort } from "./list-pages";
 import { domainsColumn, toRecord, type VulnRecord } from "./vulns";
 
-export type VulnSort = Sort | "cvss_score" | "-cvss_score" | "severity" | "-severity" | "last_activity_at" | "-last_activity_at";
+export type VulnSort =
+  | Sort
+  | "cvss_score"
+  | "-cvss_score"
+  | "severity"
+  | "-severity"
+  | "last_activity_at"
+  | "-last_activity_at"
+  | "next_due_at"
+  | "-next_due_at";
 
 export interface VulnFilters {
   processingState?: string;
@@ -23,6 +32,8 @@ export interface VulnFilters {
   shortcode?: string;
   /** false: not opened by the organization yet. */
   read?: boolean;
+  /** true: a running deadline is past due at `now` (epoch ms). */
+  overdue?: { is: boolean; now: number };
   lastActivityBy?: ActivitySide;
   lastActivityFrom?: string;
   lastActivityTo?: string;
@@ -42,6 +53,8 @@ const BY_RANK: Record<Exclude<VulnSort, Sort>, Ordering> = {
   severity: { name: "severity", column: vulns.severityRankAsc, field: "severityRankAsc", id: vulns.id, descending: false },
   "-last_activity_at": { name: "-last_activity_at", column: vulns.lastActivityAt, field: "lastActivityAt", id: vulns.id, descending: true },
   last_activity_at: { name: "last_activity_at", column: vulns.lastActivityAt, field: "lastActivityAt", id: vulns.id, descending: false },
+  next_due_at: { name: "next_due_at", column: vulns.nextDueAsc, field: "nextDueAsc", id: vulns.id, descending: false },
+  "-next_due_at": { name: "-next_due_at", column: vulns.nextDueDesc, field: "nextDueDesc", id: vulns.id, descending: true },
 };
 
 export async function listVulns(
@@ -59,6 +72,8 @@ export async function listVulns(
     f.severity === null ? isNull(vulns.severity) : f.severity ? eq(vulns.severity, f.severity) : undefined,
     f.shortcode ? eq(vulns.shortcode, f.shortcode) : undefined,
     f.read === undefined ? undefined : eq(vulns.unread, f.read ? 0 : 1),
+    // On the next_due index: a vuln with no running deadline sorts at the far future, never overdue.
+    f.overdue ? (f.overdue.is ? lte(vulns.nextDueAsc, f.overdue.now) : gt(vulns.nextDueAsc, f.overdue.now)) : undefined,
     f.lastActivityBy ? eq(vulns.lastActivityBy, f.lastActivityBy) : undefined,
     f.lastActivityFrom ? gte(vulns.lastActivityAt, f.lastActivityFrom) : undefined,
     f.lastActivityTo ? lte(vulns.lastActivityAt, f.lastActivityTo) : undefined,
@@ -176,6 +191,7 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
   if (
     f.shortcode ||
     f.duplicateOf ||
+    f.overdue ||
     f.lastActivityFrom ||
     f.lastActivityTo ||
     f.briefId ||

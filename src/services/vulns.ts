@@ -1,5 +1,6 @@
-import { and, eq, getTableColumns, isNotNull, isNull, lte, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, isNotNull, isNull, lte, type SQL, sql } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   assets,
   briefs,
@@ -15,6 +16,7 @@ import {
   type VulnRow,
 } from "../db/schema";
 import { triageEvent, vulnEvent } from "../events/outbox";
+import { dueTimes, type DueTimes, type MetTimes, responseTargetsOf, resumed, type TargetsInput, type VulnTargets } from "../lib/deadlines";
 import { normalizeVulnShortcode, nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -39,7 +41,17 @@ export interface VulnInput {
 }
 
 /** The columns a record leaves out: sort keys SQLite computes, and what `last_activity_*` and `read_at` read through. */
-type Internal = "cvssRankDesc" | "cvssRankAsc" | "severityRankDesc" | "severityRankAsc" | "activityAt" | "activityBy" | "unread";
+type Internal =
+  | "cvssRankDesc"
+  | "cvssRankAsc"
+  | "severityRankDesc"
+  | "severityRankAsc"
+  | "activityAt"
+  | "activityBy"
+  | "unread"
+  | "nextDueMs"
+  | "nextDueAsc"
+  | "nextDueDesc";
 
 /** A vuln with the values of its domain assets. */
 export type VulnRecord = Omit<VulnRow, Internal> & { domains: string[] };
@@ -61,6 +73,9 @@ export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
     activityAt: _at,
     activityBy: _by,
     unread: _unread,
+    nextDueMs: _next,
+    nextDueAsc: _nextAsc,
+    nextDueDesc: _nextDesc,
     ...vuln
   } = row;
   return { ...vuln, domains: (JSON.parse(domainsJson) as string[]).sort() };
@@ -218,7 +233,14 @@ export async function createVuln({
   const byId = "id" in brief;
   const [found] = await readBatch(ctx, [
     ctx.db
-      .select({ id: briefs.id, organizationId: briefs.organizationId, publishedAt: briefs.publishedAt })
+      .select({
+        id: briefs.id,
+        organizationId: briefs.organizationId,
+        publishedAt: briefs.publishedAt,
+        // The promises of the brief's policy (none: the defaults, and no disclosure timeline).
+        responseTargets: sql<string | null>`(SELECT response_targets FROM policies WHERE policies.id = ${briefs.policyId})`,
+        cvdTimeline: sql<number | null>`(SELECT cvd_timeline FROM policies WHERE policies.id = ${briefs.policyId})`,
+      })
       .from(briefs)
       .where(byId ? where(eq(briefs.id, brief.id), tenantFilter(ctx, briefs.organizationId)) : eq(briefs.shortcode, brief.shortcode)),
   ]);
@@ -228,6 +250,12 @@ export async function createVuln({
     throw Invalid.at("/data/relationships/brief/data/id", row ? "brief is not published." : "brief does not exist.");
   }
   const domains = unique(input.domains);
+  const triage = triageOf(input);
+  const targets: VulnTargets = {
+    ...responseTargetsOf(row.responseTargets ? (JSON.parse(row.responseTargets) as TargetsInput) : null),
+    disclosure_days: row.cvdTimeline ?? null,
+  };
+  const due = dueTimes(targets, Date.parse(now), triage.severity, 0);
   const vuln: Omit<VulnRecord, "domains" | "lastActivityAt" | "lastActivityBy"> = {
     revision: 0,
     id: uuidv7(),
@@ -248,8 +276,14 @@ export async function createVuln({
     triagedAt: null,
     closedAt: null,
     closedBy: null,
+    targets,
+    acknowledgeDueMs: due.acknowledge,
+    triageDueMs: due.triage,
+    resolveDueMs: due.resolve,
+    disclosureDueMs: due.disclosure,
+    pausedMs: 0,
     readAt: null,
-    ...triageOf(input),
+    ...triage,
     submission: { ...raw, received_at: now },
     followUpTokenHash,
     createdAt: now,
@@ -363,6 +397,7 @@ function planUpdate(
     domains: input.domains === undefined ? existing.domains : unique(input.domains).sort(),
     ...triageOf(input, existing),
   };
+  Object.assign(next, duesAfter(existing, next, now));
   const domainsChanged = !sameSet(next.domains, existing.domains);
   const changed =
     domainsChanged ||
@@ -409,6 +444,11 @@ function planUpdate(
         triagedAt: next.triagedAt,
         closedAt: next.closedAt,
         closedBy: next.closedBy,
+        acknowledgeDueMs: next.acknowledgeDueMs,
+        triageDueMs: next.triageDueMs,
+        resolveDueMs: next.resolveDueMs,
+        disclosureDueMs: next.disclosureDueMs,
+        pausedMs: next.pausedMs,
         severity: next.severity,
         cvssVector: next.cvssVector,
         cvssScore: next.cvssScore,
@@ -432,6 +472,44 @@ function planUpdate(
     p.add(triaged.statement, triaged.event);
   }
   return { next, guard };
+}
+
+/** A report's due times and what met them, as its columns keep them. */
+export const dueOf = (v: VulnRecord): DueTimes => ({
+  acknowledge: v.acknowledgeDueMs,
+  triage: v.triageDueMs,
+  resolve: v.resolveDueMs,
+  disclosure: v.disclosureDueMs,
+});
+export const metOf = (v: VulnRecord): MetTimes => ({
+  acknowledgedAt: v.acknowledgedAt,
+  triagedAt: v.triagedAt,
+  closedAt: v.closedAt,
+  disclosedAt: null,
+});
+
+/**
+ * The due times after a change: leaving needs_more_info moves every deadline still pending later by
+ * the time spent there (and adds it to paused_ms); a new severity gives a new resolve deadline.
+ */
+function duesAfter(existing: VulnRecord, next: VulnRecord, now: string) {
+  let due = dueOf(existing);
+  let pausedMs = existing.pausedMs;
+  if (existing.triageState === "needs_more_info" && next.triageState !== "needs_more_info" && existing.infoRequestedAt) {
+    const pausedFor = Math.max(0, Date.parse(now) - Date.parse(existing.infoRequestedAt));
+    due = resumed(due, metOf(existing), pausedFor);
+    pausedMs += pausedFor;
+  }
+  if (next.severity !== existing.severity) {
+    due = { ...due, resolve: dueTimes(existing.targets, Date.parse(existing.createdAt), next.severity, pausedMs).resolve };
+  }
+  return {
+    acknowledgeDueMs: due.acknowledge,
+    triageDueMs: due.triage,
+    resolveDueMs: due.resolve,
+    disclosureDueMs: due.disclosure,
+    pausedMs,
+  };
 }
 
 /** The vulns an update names, as the caller may see them, with their domains. */
@@ -604,6 +682,9 @@ const OPEN_STATES_SQL = sql.raw(OPEN_TRIAGE_STATES.map((s) => `'${s}'`).join(", 
 export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>, vulnId: string, now: string): void {
   const back = sql`${vulns.infoRequestedFrom}`;
   const reopened = sql`${back} IN (${OPEN_STATES_SQL})`;
+  // The wait, in whole milliseconds (the rounding makes julianday's arithmetic exact to the millisecond).
+  const waited = sql`max(0, ${Date.parse(now)} - CAST(round((julianday(${vulns.infoRequestedAt}) - 2440587.5) * 86400000) AS INTEGER))`;
+  const moved = (due: SQLiteColumn, metBy: SQL) => sql`CASE WHEN ${metBy} THEN ${due} ELSE ${due} + ${waited} END`;
   p.add(
     db
       .update(vulns)
@@ -614,6 +695,12 @@ export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>
         infoRequestedFrom: null,
         infoRequestedAt: null,
         triagedAt: sql`coalesce(${vulns.triagedAt}, CASE WHEN ${back} = 'triaged' THEN ${now} END)`,
+        // As duesAfter: the deadlines still pending move later by the wait (met ones, and none, stay).
+        acknowledgeDueMs: moved(vulns.acknowledgeDueMs, sql`${vulns.acknowledgedAt} IS NOT NULL`),
+        triageDueMs: moved(vulns.triageDueMs, sql`${vulns.triagedAt} IS NOT NULL OR ${vulns.closedAt} IS NOT NULL`),
+        resolveDueMs: moved(vulns.resolveDueMs, sql`${vulns.closedAt} IS NOT NULL`),
+        disclosureDueMs: moved(vulns.disclosureDueMs, sql`0`),
+        pausedMs: sql`${vulns.pausedMs} + ${waited}`,
         closedAt: sql`CASE WHEN ${reopened} THEN NULL ELSE ${now} END`,
         closedBy: sql`CASE WHEN ${reopened} THEN NULL ELSE 'organization' END`,
         revision: sql`${vulns.revision} + 1`,

@@ -71,9 +71,18 @@ describe("PATCH: every member optional", () => {
     const res = await patch(`/v1/vulns/${v.id}`, org.key, { data: { type: "vuln", id: v.id, attributes: { processing_state: "closed" } } });
     expect(res.status).toBe(200);
     // Closing is said to the reporter: it is the organization's activity, at the change's time.
-    const { processing_state, triage_state, acknowledged_at, closed_at, closed_by, updated_at, last_activity_at, ...rest } =
+    const { processing_state, triage_state, acknowledged_at, closed_at, closed_by, deadlines, updated_at, last_activity_at, ...rest } =
       res.body.data.attributes;
-    const changed = ["processing_state", "triage_state", "acknowledged_at", "closed_at", "closed_by", "updated_at", "last_activity_at"];
+    const changed = [
+      "processing_state",
+      "triage_state",
+      "acknowledged_at",
+      "closed_at",
+      "closed_by",
+      "deadlines",
+      "updated_at",
+      "last_activity_at",
+    ];
     const before = Object.fromEntries(Object.entries(v.attributes).filter(([k]) => !changed.includes(k)));
     expect({ processing_state, triage_state, closed_by }).toEqual({
       processing_state: "closed",
@@ -83,6 +92,8 @@ describe("PATCH: every member optional", () => {
     // Moving out of new acknowledges the report; all three times are the change's.
     expect([last_activity_at, acknowledged_at, closed_at]).toEqual([updated_at, updated_at, updated_at]);
     expect(rest).toEqual(before);
+    // The close meets the triage and resolve deadlines.
+    expect([deadlines.triage.state, deadlines.resolve.met_at]).toEqual(["met", updated_at]);
     expect(res.body.data.relationships.brief.data.id).toBe(briefId);
   });
 

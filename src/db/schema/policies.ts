@@ -1,3 +1,4 @@
+import type { ResponseTargets } from "./vulns";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { timestamps } from "./columns";
@@ -42,6 +43,8 @@ export const policies = sqliteTable(
     publishedAt: text("published_at"),
     shortcode: text("shortcode").notNull().unique(),
     branding: text("branding", { mode: "json" }).$type<Branding>(),
+    // What the policy promises (lib/deadlines.ts); null promises the defaults.
+    responseTargets: text("response_targets", { mode: "json" }).$type<ResponseTargets>(),
     inScopeAssets: text("in_scope_assets", { mode: "json" }).$type<ScopeAsset[]>().notNull(),
     outOfScopeAssets: text("out_of_scope_assets", { mode: "json" }).$type<ScopeAsset[]>().notNull(),
     ...timestamps,

@@ -29,6 +29,42 @@ export type Closer = (typeof CLOSERS)[number];
 export const processingStateOf = (state: TriageState): ProcessingState =>
   (OPEN_TRIAGE_STATES as readonly string[]).includes(state) ? "open" : "closed";
 
+/**
+ * What an organization promises a reporter, per policy: hours to acknowledge and to triage a report,
+ * days to resolve it by severity. Calendar time. A policy that says nothing promises the defaults.
+ */
+export interface ResponseTargets {
+  acknowledge_hours: number;
+  triage_hours: number;
+  resolve_days: Record<Severity, number>;
+}
+
+export const DEFAULT_RESPONSE_TARGETS: ResponseTargets = {
+  acknowledge_hours: 72,
+  triage_hours: 240,
+  resolve_days: { critical: 15, high: 30, medium: 60, low: 90, none: 90 },
+};
+
+/** The promises a report keeps from the policy in force when it came in: the targets and the disclosure timeline. */
+export interface VulnTargets extends ResponseTargets {
+  /** The policy's cvd_timeline, in days; null when it has none. */
+  disclosure_days: number | null;
+}
+
+/** Year 9999: later than any due time, so "none" sorts last going up. */
+export const FAR_FUTURE_MS = 253_402_300_799_999;
+const DEFAULT_VULN_TARGETS: VulnTargets = { ...DEFAULT_RESPONSE_TARGETS, disclosure_days: null };
+// A due time still running: null once met (the disclosure deadline is met by an advisory, not yet kept here).
+const running = (due: string, metBy: string) => `coalesce(CASE WHEN ${metBy} THEN NULL ELSE ${due} END, ${FAR_FUTURE_MS})`;
+const NEXT_DUE = sql.raw(
+  `(CASE WHEN triage_state = 'needs_more_info' THEN NULL ELSE nullif(min(${[
+    running("acknowledge_due_ms", "acknowledged_at IS NOT NULL"),
+    running("triage_due_ms", "triaged_at IS NOT NULL OR closed_at IS NOT NULL"),
+    running("resolve_due_ms", "closed_at IS NOT NULL"),
+    running("disclosure_due_ms", "0"),
+  ].join(", ")}), ${FAR_FUTURE_MS}) END)`,
+);
+
 /** The submission exactly as received, kept on the vuln at create and never written again. */
 export type Submission = {
   title: string;
@@ -67,6 +103,25 @@ export const vulns = sqliteTable(
     triagedAt: text("triaged_at"),
     closedAt: text("closed_at"),
     closedBy: text("closed_by", { enum: CLOSERS }),
+    // The promises kept from the policy in force when the report came in (lib/deadlines.ts), and the
+    // due times they give, in epoch milliseconds (null: none), moved later by every pause in
+    // needs_more_info (paused_ms is the total so far).
+    targets: text("targets", { mode: "json" })
+      .$type<VulnTargets>()
+      .notNull()
+      .default(sql`'${sql.raw(JSON.stringify(DEFAULT_VULN_TARGETS))}'`),
+    acknowledgeDueMs: integer("acknowledge_due_ms"),
+    triageDueMs: integer("triage_due_ms"),
+    resolveDueMs: integer("resolve_due_ms"),
+    disclosureDueMs: integer("disclosure_due_ms"),
+    pausedMs: integer("paused_ms").notNull().default(0),
+    // The earliest due time still running (not met, not paused): what q[overdue_eq] and
+    // sort=next_due_at read, on an index. Computed by SQLite from the columns above.
+    nextDueMs: integer("next_due_ms").generatedAlwaysAs(NEXT_DUE, { mode: "virtual" }),
+    nextDueAsc: integer("next_due_asc").generatedAlwaysAs(sql`coalesce(${NEXT_DUE}, ${sql.raw(String(FAR_FUTURE_MS))})`, {
+      mode: "virtual",
+    }),
+    nextDueDesc: integer("next_due_desc").generatedAlwaysAs(sql`coalesce(${NEXT_DUE}, -1)`, { mode: "virtual" }),
     readAt: text("read_at"),
     // Triage, the organization's own judgement: none of it is in the webhook body.
     severity: text("severity", { enum: SEVERITIES }),
@@ -127,6 +182,8 @@ export const vulns = sqliteTable(
     index("vulns_duplicate_of_idx").on(t.duplicateOfId, t.createdAt, t.id),
     // The cron's unanswered requests for information: the oldest first, only those still waiting.
     index("vulns_info_requested_idx").on(t.triageState, t.infoRequestedAt),
+    index("vulns_organization_next_due_asc_idx").on(t.organizationId, t.nextDueAsc, t.id),
+    index("vulns_organization_next_due_desc_idx").on(t.organizationId, t.nextDueDesc, t.id),
     index("vulns_brief_idx").on(t.briefId, t.createdAt, t.id),
     index("vulns_organization_severity_idx").on(t.organizationId, t.severity, t.createdAt, t.id),
     index("vulns_organization_cvss_desc_idx").on(t.organizationId, t.cvssRankDesc, t.id),

@@ -1,3 +1,5 @@
+import { DEFAULT_RESPONSE_TARGETS, responseTargetsOf, TARGET_BOUNDS } from "../../../lib/deadlines";
+import { SEVERITIES, type Severity } from "../../../db/schema";
 import { Out } from "../../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../../../lib/limits";
@@ -35,6 +37,35 @@ const Branding = z
   })
   .openapi("Branding");
 
+const hours = z
+  .number()
+  .int("must be a whole number of hours")
+  .min(TARGET_BOUNDS.hours.min, `must be at least ${TARGET_BOUNDS.hours.min}`)
+  .max(TARGET_BOUNDS.hours.max, `must be at most ${TARGET_BOUNDS.hours.max}`);
+const days = z
+  .number()
+  .int("must be a whole number of days")
+  .min(TARGET_BOUNDS.days.min, `must be at least ${TARGET_BOUNDS.days.min}`)
+  .max(TARGET_BOUNDS.days.max, `must be at most ${TARGET_BOUNDS.days.max}`);
+const ResponseTargetsInput = z
+  .strictObject({
+    acknowledge_hours: hours.optional(),
+    triage_hours: hours.optional(),
+    resolve_days: z
+      .strictObject(Object.fromEntries(SEVERITIES.map((s) => [s, days.optional()])) as Record<Severity, z.ZodOptional<typeof days>>)
+      .optional(),
+  })
+  .openapi("ResponseTargetsInput", {
+    description: `What the policy promises a reporter, in calendar time: hours to acknowledge (default ${DEFAULT_RESPONSE_TARGETS.acknowledge_hours}) and to triage (${DEFAULT_RESPONSE_TARGETS.triage_hours}) a report, days to resolve it by severity (${SEVERITIES.map((s) => `${s} ${DEFAULT_RESPONSE_TARGETS.resolve_days[s]}`).join(", ")}). A member left out takes its default; null restores every default. Each report keeps the targets in force when it came in.`,
+  });
+const ResponseTargetsOutput = z
+  .object({
+    acknowledge_hours: hours,
+    triage_hours: hours,
+    resolve_days: z.object(Object.fromEntries(SEVERITIES.map((s) => [s, days])) as Record<Severity, typeof days>),
+  })
+  .openapi("ResponseTargets");
+
 /** A policy's point of contact: an e-mail address's longest, 320 characters. */
 const POINT_OF_CONTACT_LENGTH = 320;
 
@@ -68,6 +99,7 @@ const PolicyAttributesInput = z
     custom_domain: Hostname.nullable(),
     published_at: DateTimeInput.nullable().openapi({ description: "null is a draft; a future time schedules publication" }),
     branding: Branding.nullable(),
+    response_targets: ResponseTargetsInput.nullable(),
     in_scope_assets: ScopeAssetsInput,
     out_of_scope_assets: ScopeAssetsInput,
   })
@@ -114,6 +146,7 @@ const PolicyAttributes = z.object({
   published_at: Timestamp.nullable(),
   shortcode: Out.briefShortcode,
   branding: Branding.nullable(),
+  response_targets: ResponseTargetsOutput,
   maturity_rating: z.number().int().min(0).max(5).openapi({ description: "The disclose.io maturity ladder, 0..5 (read-only)" }),
   in_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
   out_of_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
@@ -190,6 +223,7 @@ export function serializePolicy(row: PolicyRecord, now: string) {
       hosting_mode: row.hostingMode as Enum<typeof HOSTING_MODE>,
       custom_domain: row.customDomain,
       branding: row.branding,
+      response_targets: responseTargetsOf(row.responseTargets),
       created_at: row.createdAt,
       updated_at: row.updatedAt,
     },

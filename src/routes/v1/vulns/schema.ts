@@ -26,8 +26,9 @@ import {
   Uuid,
 } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
+import { DEADLINE_STATES, deadlinesAt } from "../../../lib/deadlines";
 import { CVSS_VECTOR_INPUT_PATTERN, CVSS_VECTOR_PATTERN, rateCvss } from "../../../lib/cvss";
-import type { VulnRecord } from "../../../services/vulns";
+import { dueOf, metOf, type VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, nullableRelationshipInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
@@ -168,6 +169,8 @@ export const VULN_SORTS = [
   "-severity",
   "last_activity_at",
   "-last_activity_at",
+  "next_due_at",
+  "-next_due_at",
 ] as const;
 
 export const ListVulnsQuery = listQuery({
@@ -179,7 +182,7 @@ export const ListVulnsQuery = listQuery({
         name: "sort",
         in: "query",
         description:
-          "-last_activity_at puts the vulns someone last spoke on first. cvss_score and -cvss_score put vulns without a score last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the unrated, last.",
+          "next_due_at puts the deadline due soonest first (a running one: not met, not paused), the vulns with none last, either way. -last_activity_at puts the vulns someone last spoke on first. cvss_score and -cvss_score put vulns without a score last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the unrated, last.",
       },
       example: "-created_at",
     }),
@@ -251,6 +254,9 @@ export const ListVulnsQuery = listQuery({
       maxLength: 20,
       pattern: VULN_SHORTCODE_AS_HEARD,
     }),
+  "q[overdue_eq]": booleanQuery("q[overdue_eq]").openapi({
+    param: { name: "q[overdue_eq]", in: "query", description: "true: a running deadline is past its due time (breached); false: none is." },
+  }),
   "q[read_eq]": booleanQuery("q[read_eq]").openapi({
     param: { name: "q[read_eq]", in: "query", description: "false: the vulns the organization has not opened yet (read_at null)." },
   }),
@@ -272,6 +278,29 @@ export const ListVulnsQuery = listQuery({
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),
 });
 
+const Deadline = z
+  .object({
+    due_at: Timestamp.nullable(),
+    met_at: Timestamp.nullable(),
+    state: z.enum(DEADLINE_STATES),
+  })
+  .openapi("Deadline", {
+    description:
+      "pending until due_at, then breached until met; met once met (late or not: compare met_at with due_at); paused while the report waits in needs_more_info (the time there moves due_at later); none without a due time.",
+  });
+const Deadlines = z
+  .object({
+    acknowledge: Deadline.openapi({ description: "Due acknowledge_hours after created_at; met at acknowledged_at." }),
+    triage: Deadline.openapi({ description: "Due triage_hours after created_at; met at triaged_at, or at a close." }),
+    resolve: Deadline.openapi({
+      description: "Due resolve_days[severity] after created_at (none until rated; a new severity moves it); met at closed_at.",
+    }),
+    disclosure: Deadline.openapi({ description: "Due the policy's cvd_timeline days after created_at (none without one)." }),
+  })
+  .openapi({
+    description: "Read-only: the policy's promises for this report, from the targets in force when it came in (defaults without a policy).",
+  });
+
 export const Vuln = resourceSchema(
   "Vuln",
   "vuln",
@@ -287,6 +316,7 @@ export const Vuln = resourceSchema(
     }),
     triaged_at: Timestamp.nullable().openapi({ description: "Read-only: the first move to triaged." }),
     closed_at: Timestamp.nullable().openapi({ description: "Read-only: the last move to a closed state; null while open." }),
+    deadlines: Deadlines,
     closed_by: z.enum(CLOSERS).nullable().openapi({
       description: "Read-only: organization, or timeout when a request for more information went unanswered for 30 days; null while open.",
     }),
@@ -346,6 +376,7 @@ export function serializeVuln(row: VulnRecord) {
       triaged_at: row.triagedAt,
       closed_at: row.closedAt,
       closed_by: row.closedBy,
+      deadlines: deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now()),
       contact_email: row.contactEmail,
       domains: row.domains,
       tags: row.tags,

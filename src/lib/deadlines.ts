@@ -1,0 +1,105 @@
+import { DEFAULT_RESPONSE_TARGETS, type ResponseTargets, type Severity, type TriageState, type VulnTargets } from "../db/schema/vulns";
+
+export { DEFAULT_RESPONSE_TARGETS, type ResponseTargets, type VulnTargets };
+
+export const TARGET_BOUNDS = { hours: { min: 1, max: 8_760 }, days: { min: 1, max: 365 } } as const;
+
+/** Targets as a client may give them: any member left out, any severity's days too. */
+export type TargetsInput = Partial<Omit<ResponseTargets, "resolve_days">> & {
+  resolve_days?: Partial<Record<Severity, number | undefined>>;
+};
+
+/** A policy's stored targets (null: none set), each member left out taking its default. */
+export function responseTargetsOf(stored: TargetsInput | null | undefined): ResponseTargets {
+  return {
+    acknowledge_hours: stored?.acknowledge_hours ?? DEFAULT_RESPONSE_TARGETS.acknowledge_hours,
+    triage_hours: stored?.triage_hours ?? DEFAULT_RESPONSE_TARGETS.triage_hours,
+    resolve_days: Object.fromEntries(
+      Object.entries(DEFAULT_RESPONSE_TARGETS.resolve_days).map(([s, d]) => [s, stored?.resolve_days?.[s as Severity] ?? d]),
+    ) as Record<Severity, number>,
+  };
+}
+
+export const DEADLINE_KINDS = ["acknowledge", "triage", "resolve", "disclosure"] as const;
+export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
+export const DEADLINE_STATES = ["pending", "met", "breached", "paused", "none"] as const;
+export type DeadlineState = (typeof DEADLINE_STATES)[number];
+
+export interface Deadline {
+  due_at: string | null;
+  met_at: string | null;
+  state: DeadlineState;
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+/** The due times, in milliseconds since the epoch, as a report's columns keep them. */
+export interface DueTimes {
+  acknowledge: number | null;
+  triage: number | null;
+  resolve: number | null;
+  disclosure: number | null;
+}
+
+/**
+ * The due times of a report created at `createdMs`, its clock stopped for `pausedMs` so far. The
+ * resolve deadline waits for a severity; the disclosure deadline for a timeline.
+ */
+export function dueTimes(targets: VulnTargets, createdMs: number, severity: Severity | null, pausedMs: number): DueTimes {
+  const at = (window: number) => createdMs + window + pausedMs;
+  return {
+    acknowledge: at(targets.acknowledge_hours * HOUR),
+    triage: at(targets.triage_hours * HOUR),
+    resolve: severity ? at(targets.resolve_days[severity] * DAY) : null,
+    disclosure: targets.disclosure_days === null ? null : at(targets.disclosure_days * DAY),
+  };
+}
+
+/** How long each kind's window is, in milliseconds (the approaching alert fires when 80 % of it has passed). */
+export function windowOf(kind: DeadlineKind, targets: VulnTargets, severity: Severity | null): number | null {
+  if (kind === "acknowledge") return targets.acknowledge_hours * HOUR;
+  if (kind === "triage") return targets.triage_hours * HOUR;
+  if (kind === "resolve") return severity ? targets.resolve_days[severity] * DAY : null;
+  return targets.disclosure_days === null ? null : targets.disclosure_days * DAY;
+}
+
+/** What meets each deadline: the acknowledgement, the triage (or a close), the close, a published advisory. */
+export interface MetTimes {
+  acknowledgedAt: string | null;
+  triagedAt: string | null;
+  closedAt: string | null;
+  disclosedAt: string | null;
+}
+
+export const metAt = (kind: DeadlineKind, m: MetTimes): string | null =>
+  kind === "acknowledge"
+    ? m.acknowledgedAt
+    : kind === "triage"
+      ? (m.triagedAt ?? m.closedAt)
+      : kind === "resolve"
+        ? m.closedAt
+        : m.disclosedAt;
+
+/**
+ * Each deadline as a reader sees it at `now`: met once met (late or not), paused while the report
+ * waits in needs_more_info, breached from its due time until met, else pending; none without a due time.
+ */
+export function deadlinesAt(due: DueTimes, met: MetTimes, triageState: TriageState, now: number): Record<DeadlineKind, Deadline> {
+  const one = (kind: DeadlineKind): Deadline => {
+    const dueMs = due[kind];
+    const metTime = metAt(kind, met);
+    if (dueMs === null) return { due_at: null, met_at: metTime, state: "none" };
+    const dueAt = new Date(dueMs).toISOString();
+    if (metTime) return { due_at: dueAt, met_at: metTime, state: "met" };
+    if (triageState === "needs_more_info") return { due_at: dueAt, met_at: null, state: "paused" };
+    return { due_at: dueAt, met_at: null, state: now >= dueMs ? "breached" : "pending" };
+  };
+  return { acknowledge: one("acknowledge"), triage: one("triage"), resolve: one("resolve"), disclosure: one("disclosure") };
+}
+
+/** A pause of `pausedFor` ms ends: every deadline still pending moves later by it; met ones keep their time. */
+export function resumed(due: DueTimes, met: MetTimes, pausedFor: number): DueTimes {
+  const shift = (kind: DeadlineKind) => (due[kind] === null || metAt(kind, met) ? due[kind] : due[kind]! + pausedFor);
+  return { acknowledge: shift("acknowledge"), triage: shift("triage"), resolve: shift("resolve"), disclosure: shift("disclosure") };
+}

@@ -1,0 +1,178 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { get, patch } from "../helpers/api";
+import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
+import { asReporter, submitReport } from "../helpers/reporter";
+
+// The promises a policy makes and the deadlines each report keeps from them, read through the API at
+// moments the test chooses: the clock is Date's, set by the test (vi.setSystemTime), never slept on.
+
+const H = 3_600_000;
+const D = 24 * H;
+const T0 = Date.parse("2026-06-01T08:00:00.000Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+const at = (ms: number) => vi.setSystemTime(ms);
+
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ["Date"] });
+  at(T0);
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+type Attrs = Record<string, unknown>;
+const move = (org: TestOrganization, id: string, attributes: Attrs) =>
+  patch(`/v1/vulns/${id}`, org.key, { data: { type: "vuln", id, attributes } });
+const deadlines = async (org: TestOrganization, id: string) => (await get(`/v1/vulns/${id}`, org.key)).body.data.attributes.deadlines;
+
+/** An organization whose brief's policy promises `targets` (and a 30-day timeline). */
+async function promising(targets?: Attrs) {
+  const org = await organization();
+  const p = await policy(org, { cvd_timeline: 30, ...(targets ? { response_targets: targets } : {}) });
+  const b = await brief(org, { published_at: PUBLISHED }, p.id);
+  return { org, policyId: p.id, briefId: b.id, shortcode: b.attributes.shortcode as string };
+}
+
+describe("a policy's response targets", () => {
+  it("are the defaults until set; a member left out keeps its default; null restores them; bounds are 422s", async () => {
+    const org = await organization();
+    const p = await policy(org);
+    expect(p.attributes.response_targets).toEqual({
+      acknowledge_hours: 72,
+      triage_hours: 240,
+      resolve_days: { critical: 15, high: 30, medium: 60, low: 90, none: 90 },
+    });
+    const set = await patch(`/v1/policies/${p.id}`, org.key, {
+      data: { type: "policy", id: p.id, attributes: { response_targets: { acknowledge_hours: 24, resolve_days: { critical: 7 } } } },
+    });
+    expect(set.body.data.attributes.response_targets).toEqual({
+      acknowledge_hours: 24,
+      triage_hours: 240,
+      resolve_days: { critical: 7, high: 30, medium: 60, low: 90, none: 90 },
+    });
+    for (const [targets, pointer] of [
+      [{ acknowledge_hours: 0 }, "/data/attributes/response_targets/acknowledge_hours"],
+      [{ triage_hours: 8_761 }, "/data/attributes/response_targets/triage_hours"],
+      [{ resolve_days: { high: 366 } }, "/data/attributes/response_targets/resolve_days/high"],
+      [{ resolve_days: { urgent: 1 } }, "/data/attributes/response_targets/resolve_days/urgent"],
+      [{ acknowledge_hours: 1.5 }, "/data/attributes/response_targets/acknowledge_hours"],
+    ] as const) {
+      const res = await patch(`/v1/policies/${p.id}`, org.key, {
+        data: { type: "policy", id: p.id, attributes: { response_targets: targets } },
+      });
+      expect([res.status, res.body.errors[0].source.pointer]).toEqual([422, pointer]);
+    }
+    const reset = await patch(`/v1/policies/${p.id}`, org.key, {
+      data: { type: "policy", id: p.id, attributes: { response_targets: null } },
+    });
+    expect(reset.body.data.attributes.response_targets.acknowledge_hours).toBe(72);
+  });
+});
+
+describe("a report's deadlines", () => {
+  it("come from the targets in force when it came in, and keep them when the policy changes", async () => {
+    const f = await promising({ acknowledge_hours: 24, triage_hours: 48, resolve_days: { high: 10 } });
+    const v = await vuln(f.org, f.briefId, { severity: "high" });
+    expect(v.attributes.deadlines).toEqual({
+      acknowledge: { due_at: iso(T0 + 24 * H), met_at: null, state: "pending" },
+      triage: { due_at: iso(T0 + 48 * H), met_at: null, state: "pending" },
+      resolve: { due_at: iso(T0 + 10 * D), met_at: null, state: "pending" },
+      disclosure: { due_at: iso(T0 + 30 * D), met_at: null, state: "pending" },
+    });
+    await patch(`/v1/policies/${f.policyId}`, f.org.key, {
+      data: { type: "policy", id: f.policyId, attributes: { response_targets: { acknowledge_hours: 1 }, cvd_timeline: null } },
+    });
+    expect((await deadlines(f.org, v.id)).acknowledge.due_at).toBe(iso(T0 + 24 * H));
+    expect((await deadlines(f.org, v.id)).disclosure.due_at).toBe(iso(T0 + 30 * D));
+    const later = await vuln(f.org, f.briefId);
+    expect(later.attributes.deadlines.acknowledge.due_at).toBe(iso(T0 + H));
+    expect(later.attributes.deadlines.disclosure).toEqual({ due_at: null, met_at: null, state: "none" });
+  });
+
+  it("uses the defaults through a brief without a policy; resolve waits for a severity and moves with it", async () => {
+    const org = await organization();
+    const b = await brief(org, { published_at: PUBLISHED });
+    const v = await vuln(org, b.id);
+    expect(v.attributes.deadlines).toMatchObject({
+      acknowledge: { due_at: iso(T0 + 72 * H) },
+      triage: { due_at: iso(T0 + 240 * H) },
+      resolve: { due_at: null, state: "none" },
+      disclosure: { due_at: null, state: "none" },
+    });
+    at(T0 + D);
+    expect((await move(org, v.id, { severity: "critical" })).body.data.attributes.deadlines.resolve.due_at).toBe(iso(T0 + 15 * D));
+    expect((await move(org, v.id, { severity: "low" })).body.data.attributes.deadlines.resolve.due_at).toBe(iso(T0 + 90 * D));
+    expect((await move(org, v.id, { severity: null })).body.data.attributes.deadlines.resolve.state).toBe("none");
+  });
+
+  it("are breached from their due time until met, and met late keeps met with met_at after due_at", async () => {
+    const f = await promising({ acknowledge_hours: 2, triage_hours: 4 });
+    const v = await vuln(f.org, f.briefId);
+    at(T0 + 2 * H - 1);
+    expect((await deadlines(f.org, v.id)).acknowledge.state).toBe("pending");
+    at(T0 + 2 * H);
+    expect((await deadlines(f.org, v.id)).acknowledge.state).toBe("breached");
+    at(T0 + 3 * H);
+    const triaged = (await move(f.org, v.id, { triage_state: "triaged" })).body.data.attributes.deadlines;
+    expect(triaged.acknowledge).toEqual({ due_at: iso(T0 + 2 * H), met_at: iso(T0 + 3 * H), state: "met" });
+    expect(triaged.triage).toEqual({ due_at: iso(T0 + 4 * H), met_at: iso(T0 + 3 * H), state: "met" });
+  });
+
+  it("pause in needs_more_info and move later by the time spent there, the met ones staying where they were", async () => {
+    const f = await promising({ acknowledge_hours: 10, triage_hours: 100, resolve_days: { medium: 10 } });
+    const r = await submitReport(f.org, {}, { briefId: f.briefId, shortcode: f.shortcode });
+    await move(f.org, r.id, { severity: "medium" });
+    at(T0 + H);
+    await move(f.org, r.id, { triage_state: "needs_more_info" });
+    at(T0 + 50 * H);
+    const paused = await deadlines(f.org, r.id);
+    expect(paused.acknowledge.state).toBe("met");
+    expect([paused.triage.state, paused.resolve.state, paused.disclosure.state]).toEqual(["paused", "paused", "paused"]);
+    // Paused, a deadline past its old due time is not breached.
+    expect((await get(`/v1/vulns?q[overdue_eq]=true&q[triage_state_eq]=needs_more_info`, f.org.key)).body.data).toEqual([]);
+    const answer = await asReporter("POST", "/v1/p/report/comments", r.token, {
+      body: { data: { type: "comment", attributes: { body: "Version 4.2" } } },
+    });
+    expect(answer.status).toBe(201);
+    const back = await deadlines(f.org, r.id);
+    expect(back.acknowledge).toEqual({ due_at: iso(T0 + 10 * H), met_at: iso(T0 + H), state: "met" });
+    expect(back.triage).toEqual({ due_at: iso(T0 + 100 * H + 49 * H), met_at: null, state: "pending" });
+    expect(back.resolve.due_at).toBe(iso(T0 + 10 * D + 49 * H));
+    // A second pause, ended by the organization this time, adds to the first.
+    at(T0 + 60 * H);
+    await move(f.org, r.id, { triage_state: "needs_more_info" });
+    at(T0 + 70 * H);
+    const resumed = (await move(f.org, r.id, { triage_state: "triaged" })).body.data.attributes.deadlines;
+    expect(resumed.triage).toEqual({ due_at: iso(T0 + 100 * H + 49 * H + 10 * H), met_at: iso(T0 + 70 * H), state: "met" });
+    expect(resumed.resolve.due_at).toBe(iso(T0 + 10 * D + 59 * H));
+    // A new severity now counts both pauses too.
+    expect((await move(f.org, r.id, { severity: "medium" })).body.data.attributes.deadlines.resolve.due_at).toBe(iso(T0 + 10 * D + 59 * H));
+    expect((await move(f.org, r.id, { severity: "critical" })).body.data.attributes.deadlines.resolve.due_at).toBe(
+      iso(T0 + 15 * D + 59 * H),
+    );
+  });
+});
+
+describe("overdue reports and the next due time", () => {
+  it("q[overdue_eq] lists exactly the reports with a running deadline past due; sort=next_due_at puts the soonest first, none last", async () => {
+    const f = await promising({ acknowledge_hours: 1, triage_hours: 10 });
+    const quick = await vuln(f.org, f.briefId);
+    at(T0 + 30 * 60_000);
+    const slow = await vuln(f.org, f.briefId);
+    const done = await vuln(f.org, f.briefId);
+    await move(f.org, done.id, { triage_state: "resolved" });
+    at(T0 + 70 * 60_000);
+    const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((v) => v.id);
+    const overdue = await get("/v1/vulns?q[overdue_eq]=true", f.org.key);
+    expect([ids(overdue), overdue.body.meta.page.total]).toEqual([[quick.id], 1]);
+    expect(ids(await get("/v1/vulns?q[overdue_eq]=false&sort=created_at", f.org.key))).toEqual([slow.id, done.id]);
+    // Soonest first: quick (T0+1h), slow (T0+1.5h), then done (the disclosure deadline, 30 days).
+    expect(ids(await get("/v1/vulns?sort=next_due_at", f.org.key))).toEqual([quick.id, slow.id, done.id]);
+    expect(ids(await get("/v1/vulns?sort=-next_due_at", f.org.key))).toEqual([done.id, slow.id, quick.id]);
+    // By cursor as well, one at a time.
+    const first = await get("/v1/vulns?sort=next_due_at&page[size]=1&page[after]=", f.org.key);
+    const second = await get(first.body.links.next, f.org.key);
+    expect([ids(first), ids(second)]).toEqual([[quick.id], [slow.id]]);
+    expect((await get("/v1/vulns?q[overdue_eq]=maybe", f.org.key)).status).toBe(400);
+  });
+});
