@@ -7,9 +7,11 @@ import { purgeExpiredIdempotencyKeys } from "./http/idempotency-key";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { closeUnansweredInfoRequests } from "./services/vulns";
+import { sweepDeadlineAlerts } from "./services/deadline-alerts";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
+ * send the deadline alerts that are due,
  * re-send events and deliveries whose messages were lost, forget what expired, keep
  * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
@@ -22,6 +24,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const platform: ServiceContext = { db, caller: PLATFORM_CALLER, queue, defer: (work) => sends.push(work) };
   const steps = {
     closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
+    sweepDeadlineAlerts: () => sweepDeadlineAlerts(platform, now),
     sweepOutbox: () => sweepOutbox(db, queue),
     sweepDeliveries: () => sweepDeliveries(db, queue),
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),

@@ -1,6 +1,7 @@
 /**
  * The webhook event types: the eight of the core API, then Vuln::Comment::Created (a comment from either
- * side) and Vuln::Triage::Changed (a move between triage states, or a duplicate's new original). Their ids are constants, the same in every deployment and
+ * side), Vuln::Triage::Changed (a move between triage states, or a duplicate's new original), and the
+ * cron's Vuln::Deadline::Approaching and Vuln::Deadline::Breached. Their ids are constants, the same in every deployment and
  * database, so a client can keep them in configuration.
  */
 export const EVENT_TYPES = [
@@ -14,6 +15,8 @@ export const EVENT_TYPES = [
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000008", short_name: "Vuln::Processing::Reopened" },
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000009", short_name: "Vuln::Comment::Created" },
   { id: "0b1e7f1a-5c52-5d7e-9a01-000000000010", short_name: "Vuln::Triage::Changed" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000011", short_name: "Vuln::Deadline::Approaching" },
+  { id: "0b1e7f1a-5c52-5d7e-9a01-000000000012", short_name: "Vuln::Deadline::Breached" },
 ] as const;
 
 export type EventType = (typeof EVENT_TYPES)[number]["short_name"];

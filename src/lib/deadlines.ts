@@ -1,4 +1,11 @@
-import { DEFAULT_RESPONSE_TARGETS, type ResponseTargets, type Severity, type TriageState, type VulnTargets } from "../db/schema/vulns";
+import {
+  DEADLINE_KIND_NAMES,
+  DEFAULT_RESPONSE_TARGETS,
+  type ResponseTargets,
+  type Severity,
+  type TriageState,
+  type VulnTargets,
+} from "../db/schema/vulns";
 
 export { DEFAULT_RESPONSE_TARGETS, type ResponseTargets, type VulnTargets };
 
@@ -20,7 +27,7 @@ export function responseTargetsOf(stored: TargetsInput | null | undefined): Resp
   };
 }
 
-export const DEADLINE_KINDS = ["acknowledge", "triage", "resolve", "disclosure"] as const;
+export const DEADLINE_KINDS = DEADLINE_KIND_NAMES;
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
 export const DEADLINE_STATES = ["pending", "met", "breached", "paused", "none"] as const;
 export type DeadlineState = (typeof DEADLINE_STATES)[number];
@@ -102,4 +109,58 @@ export function deadlinesAt(due: DueTimes, met: MetTimes, triageState: TriageSta
 export function resumed(due: DueTimes, met: MetTimes, pausedFor: number): DueTimes {
   const shift = (kind: DeadlineKind) => (due[kind] === null || metAt(kind, met) ? due[kind] : due[kind]! + pausedFor);
   return { acknowledge: shift("acknowledge"), triage: shift("triage"), resolve: shift("resolve"), disclosure: shift("disclosure") };
+}
+
+export type AlertKind = "approaching" | "breached";
+/** An alert the cron sends: `kind`'s deadline, due at `dueMs`. */
+export interface Alert {
+  deadline: DeadlineKind;
+  alert: AlertKind;
+  dueMs: number;
+}
+
+/** What the cron needs of a report to know its alerts. */
+export interface AlertView {
+  due: DueTimes;
+  met: MetTimes;
+  triageState: TriageState;
+  targets: VulnTargets;
+  severity: Severity | null;
+}
+
+/** The deadlines still running (not met, not paused, with a due time), each with its due time and when it approaches. */
+function running(v: AlertView): { deadline: DeadlineKind; dueMs: number; approachingMs: number }[] {
+  if (v.triageState === "needs_more_info") return [];
+  return DEADLINE_KINDS.flatMap((deadline) => {
+    const dueMs = v.due[deadline];
+    const window = windowOf(deadline, v.targets, v.severity);
+    if (dueMs === null || window === null || metAt(deadline, v.met)) return [];
+    // 80 % of the window has passed.
+    return [{ deadline, dueMs, approachingMs: dueMs - Math.round(window / 5) }];
+  });
+}
+
+export const alertKey = (a: Pick<Alert, "deadline" | "alert">) => `${a.deadline}:${a.alert}`;
+
+/**
+ * The alerts due at `now` that were not sent yet, and when to look again: approaching once 80 % of a
+ * running deadline's window has passed while it is still pending (a deadline first seen breached only
+ * breaches), breached from its due time. `sent` holds "deadline:alert" keys.
+ */
+export function alertsAt(v: AlertView, sent: ReadonlySet<string>, now: number): { due: Alert[]; nextMs: number | null } {
+  const due: Alert[] = [];
+  const later: number[] = [];
+  for (const d of running(v)) {
+    const breached = { deadline: d.deadline, alert: "breached" as const, dueMs: d.dueMs };
+    const approaching = { deadline: d.deadline, alert: "approaching" as const, dueMs: d.dueMs };
+    if (!sent.has(alertKey(breached))) now >= d.dueMs ? due.push(breached) : later.push(d.dueMs);
+    if (!sent.has(alertKey(approaching)) && now < d.dueMs) now >= d.approachingMs ? due.push(approaching) : later.push(d.approachingMs);
+  }
+  return { due, nextMs: later.length ? Math.min(...later) : null };
+}
+
+/** When the cron should look at a report after a change that did not read its alerts: never later than an alert. */
+export function nextLookMs(v: AlertView): number | null {
+  const times = running(v).flatMap((d) => [d.approachingMs, d.dueMs]);
+  return times.length ? Math.min(...times) : null;
 }

@@ -16,7 +16,17 @@ import {
   type VulnRow,
 } from "../db/schema";
 import { triageEvent, vulnEvent } from "../events/outbox";
-import { dueTimes, type DueTimes, type MetTimes, responseTargetsOf, resumed, type TargetsInput, type VulnTargets } from "../lib/deadlines";
+import {
+  type AlertView,
+  dueTimes,
+  type DueTimes,
+  nextLookMs,
+  type MetTimes,
+  responseTargetsOf,
+  resumed,
+  type TargetsInput,
+  type VulnTargets,
+} from "../lib/deadlines";
 import { normalizeVulnShortcode, nowIso, uuidv7, vulnShortcode } from "../lib/ids";
 import { isPublished } from "../lib/maturity";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -282,6 +292,7 @@ export async function createVuln({
     resolveDueMs: due.resolve,
     disclosureDueMs: due.disclosure,
     pausedMs: 0,
+    nextAlertMs: nextLookMs({ due, met: NOTHING_MET, triageState: "new", targets, severity: triage.severity }),
     readAt: null,
     ...triage,
     submission: { ...raw, received_at: now },
@@ -398,6 +409,7 @@ function planUpdate(
     ...triageOf(input, existing),
   };
   Object.assign(next, duesAfter(existing, next, now));
+  next.nextAlertMs = nextLookMs(alertView(next));
   const domainsChanged = !sameSet(next.domains, existing.domains);
   const changed =
     domainsChanged ||
@@ -449,6 +461,7 @@ function planUpdate(
         resolveDueMs: next.resolveDueMs,
         disclosureDueMs: next.disclosureDueMs,
         pausedMs: next.pausedMs,
+        nextAlertMs: next.nextAlertMs,
         severity: next.severity,
         cvssVector: next.cvssVector,
         cvssScore: next.cvssScore,
@@ -486,6 +499,16 @@ export const metOf = (v: VulnRecord): MetTimes => ({
   triagedAt: v.triagedAt,
   closedAt: v.closedAt,
   disclosedAt: null,
+});
+const NOTHING_MET: MetTimes = { acknowledgedAt: null, triagedAt: null, closedAt: null, disclosedAt: null };
+
+/** What the cron reads of a report to know its deadline alerts. */
+export const alertView = (v: VulnRecord): AlertView => ({
+  due: dueOf(v),
+  met: metOf(v),
+  triageState: v.triageState,
+  targets: v.targets,
+  severity: v.severity,
 });
 
 /**
@@ -701,6 +724,8 @@ export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>
         resolveDueMs: moved(vulns.resolveDueMs, sql`${vulns.closedAt} IS NOT NULL`),
         disclosureDueMs: moved(vulns.disclosureDueMs, sql`0`),
         pausedMs: sql`${vulns.pausedMs} + ${waited}`,
+        // The deadlines run again: the cron looks at once and sets its next time.
+        nextAlertMs: Date.parse(now),
         closedAt: sql`CASE WHEN ${reopened} THEN NULL ELSE ${now} END`,
         closedBy: sql`CASE WHEN ${reopened} THEN NULL ELSE 'organization' END`,
         revision: sql`${vulns.revision} + 1`,

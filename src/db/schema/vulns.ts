@@ -51,6 +51,9 @@ export interface VulnTargets extends ResponseTargets {
   disclosure_days: number | null;
 }
 
+export const DEADLINE_KIND_NAMES = ["acknowledge", "triage", "resolve", "disclosure"] as const;
+export const DEADLINE_ALERTS = ["approaching", "breached"] as const;
+
 /** Year 9999: later than any due time, so "none" sorts last going up. */
 export const FAR_FUTURE_MS = 253_402_300_799_999;
 const DEFAULT_VULN_TARGETS: VulnTargets = { ...DEFAULT_RESPONSE_TARGETS, disclosure_days: null };
@@ -115,6 +118,9 @@ export const vulns = sqliteTable(
     resolveDueMs: integer("resolve_due_ms"),
     disclosureDueMs: integer("disclosure_due_ms"),
     pausedMs: integer("paused_ms").notNull().default(0),
+    // When the cron should next look at this report's deadlines (an alert may be due then); never
+    // later than the truth, sometimes earlier: the cron then finds nothing to send and sets it again.
+    nextAlertMs: integer("next_alert_ms"),
     // The earliest due time still running (not met, not paused): what q[overdue_eq] and
     // sort=next_due_at read, on an index. Computed by SQLite from the columns above.
     nextDueMs: integer("next_due_ms").generatedAlwaysAs(NEXT_DUE, { mode: "virtual" }),
@@ -183,6 +189,7 @@ export const vulns = sqliteTable(
     // The cron's unanswered requests for information: the oldest first, only those still waiting.
     index("vulns_info_requested_idx").on(t.triageState, t.infoRequestedAt),
     index("vulns_organization_next_due_asc_idx").on(t.organizationId, t.nextDueAsc, t.id),
+    index("vulns_next_alert_idx").on(t.nextAlertMs),
     index("vulns_organization_next_due_desc_idx").on(t.organizationId, t.nextDueDesc, t.id),
     index("vulns_brief_idx").on(t.briefId, t.createdAt, t.id),
     index("vulns_organization_severity_idx").on(t.organizationId, t.severity, t.createdAt, t.id),
@@ -250,6 +257,25 @@ export const vulnRecords = sqliteTable("vuln_records", {
   sha256: text("sha256").notNull(),
   storedAt: text("stored_at").notNull(),
 });
+
+/**
+ * The deadline alerts sent: one row per report, deadline and alert (approaching, breached), written in
+ * the batch of its event, whose INSERT is chained on this one: a second run, or a second cron at the
+ * same time, inserts nothing and so sends nothing. Exactly once per deadline and kind.
+ */
+export const deadlineAlerts = sqliteTable(
+  "deadline_alerts",
+  {
+    vulnId: text("vuln_id")
+      .notNull()
+      .references(() => vulns.id, { onDelete: "cascade" }),
+    deadline: text("deadline", { enum: DEADLINE_KIND_NAMES }).notNull(),
+    alert: text("alert", { enum: DEADLINE_ALERTS }).notNull(),
+    dueMs: integer("due_ms").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.vulnId, t.deadline, t.alert] })],
+);
 
 export type VulnRow = typeof vulns.$inferSelect;
 export type VulnRecordRow = typeof vulnRecords.$inferSelect;

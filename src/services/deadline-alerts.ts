@@ -1,0 +1,76 @@
+import { and, asc, eq, getTableColumns, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { deadlineAlerts, vulns } from "../db/schema";
+import { vulnEvent } from "../events/outbox";
+import { alertKey, alertsAt, type Alert } from "../lib/deadlines";
+import type { ServiceContext } from "./context";
+import { commit, Plan, readBatch } from "./unit-of-work";
+import { alertView, domainsColumn, toRecord } from "./vulns";
+
+/** Reports one cron run looks at, at most, a page at a time. */
+const PAGE = 100;
+const MAX_PAGES = 10;
+
+const EVENT_OF = { approaching: "Vuln::Deadline::Approaching", breached: "Vuln::Deadline::Breached" } as const;
+
+/**
+ * The cron: sends the deadline alerts that are due, each exactly once. It reads only the reports whose
+ * next look is due (an index on next_alert_ms), with the alerts they already sent, so its work grows
+ * with the deadlines due and never with the number of reports. Each report's alerts go in one batch:
+ * the alert's row (refused as a duplicate, so a second run or a second cron inserts nothing), its event
+ * chained on that insert, and the report's next look.
+ */
+export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date()): Promise<number> {
+  const nowMs = now.getTime();
+  let sent = 0;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const due = await ctx.db
+      .select({ ...getTableColumns(vulns), ...domainsColumn })
+      .from(vulns)
+      .where(and(isNotNull(vulns.nextAlertMs), lte(vulns.nextAlertMs, nowMs)))
+      .orderBy(asc(vulns.nextAlertMs))
+      .limit(PAGE);
+    if (due.length === 0) break;
+    const [alerts] = await readBatch(ctx, [
+      ctx.db
+        .select({ vulnId: deadlineAlerts.vulnId, deadline: deadlineAlerts.deadline, alert: deadlineAlerts.alert })
+        .from(deadlineAlerts)
+        .where(
+          inArray(
+            deadlineAlerts.vulnId,
+            due.map((v) => v.id),
+          ),
+        ),
+    ]);
+    for (const row of due) {
+      const sentBefore = new Set(alerts.filter((a) => a.vulnId === row.id).map(alertKey));
+      const { due: toSend, nextMs } = alertsAt(alertView(toRecord(row)), sentBefore, nowMs);
+      const p = new Plan(null);
+      for (const alert of toSend) planAlert(ctx, p, row.id, alert, now.toISOString());
+      // Only if nothing moved the report's look since it was read (a change sets its own).
+      p.add(
+        ctx.db
+          .update(vulns)
+          .set({ nextAlertMs: nextMs })
+          .where(and(eq(vulns.id, row.id), eq(vulns.nextAlertMs, row.nextAlertMs!))),
+      );
+      const { events } = await commit(ctx, p);
+      sent += events.length;
+    }
+    if (due.length < PAGE) break;
+  }
+  return sent;
+}
+
+function planAlert(ctx: ServiceContext, p: Plan<unknown>, vulnId: string, alert: Alert, now: string): void {
+  p.add(
+    ctx.db
+      .insert(deadlineAlerts)
+      .values({ vulnId, deadline: alert.deadline, alert: alert.alert, dueMs: alert.dueMs, createdAt: now })
+      .onConflictDoNothing(),
+  );
+  const dueAt = new Date(alert.dueMs).toISOString();
+  const payload = sql`json_object('deadline', json_object('vuln_id', "vulns"."id", 'shortcode', "vulns"."shortcode",
+    'kind', ${alert.deadline}, 'due_at', ${dueAt}, 'state', ${alert.alert === "breached" ? "breached" : "pending"}))`;
+  const event = vulnEvent(ctx.db, EVENT_OF[alert.alert], vulnId, now, { ifPreviousChanged: true, payload });
+  p.add(event.statement, event.event);
+}
