@@ -24,6 +24,7 @@ import { organizationsRouter } from "./routes/v1/organizations";
 import { policiesRouter } from "./routes/v1/policies";
 import { vulnsRouter } from "./routes/v1/vulns";
 import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
+import { metricsRouter } from "./routes/v1/metrics";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { publicRouter } from "./routes/public";
 import { pagesRouter } from "./routes/pages";
@@ -73,6 +74,7 @@ export function createApp() {
   app.route("/v1/vulns", vulnsRouter);
   app.route("/v1/webhooks", webhooksRouter);
   app.route("/v1/webhook_event_types", webhookEventTypesRouter);
+  app.route("/v1/metrics", metricsRouter);
   app.route("/v1/directories", directoriesRouter);
   app.route("/v1/directory_listings", directoryListingsRouter);
   app.route("/v1/p", publicRouter);

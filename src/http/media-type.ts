@@ -115,3 +115,32 @@ export function isAcceptedMediaType(header: string): boolean {
 function unsupported(detail: string): ApiError {
   return new ApiError("unsupported_media_type", { detail, source: { header: "Content-Type" } });
 }
+
+/**
+ * The media type of `offered` that a request's Accept weighs most (RFC 9110: `q` weights, `type/*` and
+ * `*\/*` ranges, the most specific range deciding a type's weight); ties, and no Accept at all, go to
+ * the first offered. Null when Accept refuses every one of them.
+ */
+export function preferredMediaType(accept: string | undefined, offered: readonly string[]): string | null {
+  if (!accept?.trim()) return offered[0] ?? null;
+  const ranges = accept.split(",").flatMap((part) => {
+    const [range = "", ...params] = part.split(";").map((s) => s.trim().toLowerCase());
+    if (!range) return [];
+    const q = params.find((p) => p.startsWith("q="));
+    const weight = q ? Number(q.slice(2)) : 1;
+    return [{ range, weight: Number.isFinite(weight) ? weight : 0 }];
+  });
+  const weightOf = (type: string) => {
+    const [major] = type.split("/");
+    const match =
+      ranges.find((r) => r.range === type) ?? ranges.find((r) => r.range === `${major}/*`) ?? ranges.find((r) => r.range === "*/*");
+    return match?.weight ?? 0;
+  };
+  let best: string | null = null;
+  let bestWeight = 0;
+  for (const type of offered) {
+    const w = weightOf(type);
+    if (w > bestWeight) [best, bestWeight] = [type, w];
+  }
+  return best;
+}

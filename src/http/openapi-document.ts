@@ -39,6 +39,11 @@ export const TAGS = [
     description: "Signed event deliveries (Standard Webhooks) to the organization's endpoints, and the event types to subscribe to.",
   },
   { name: "Webhook deliveries", description: "The delivery log of a webhook: every attempt, kept 30 days; redeliveries and pings." },
+  {
+    name: "Metrics",
+    description:
+      "What a programme is judged on: BOD 20-01's seven figures and the share of deadlines met, per organization or for the platform.",
+  },
   { name: "Directories", description: "Public directories of organizations, curated by operators and readable with any key." },
   {
     name: "Directory listings",

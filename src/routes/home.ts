@@ -1,6 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ERRORS_PAGE } from "../http/errors";
-import { respond } from "../http/media-type";
+import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, preferredMediaType, respond } from "../http/media-type";
 import { errorResponse, jsonApiContent } from "../http/openapi";
 import { declare } from "../http/route-facts";
 import { createRouter } from "../http/router";
@@ -88,16 +88,8 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
  * either JSON type. Browsers say so; curl's and clients' `*\/*` and JSON types get the JSON index.
  */
 export function prefersHtml(accept: string | undefined): boolean {
-  if (!accept) return false;
-  const weights = new Map<string, number>();
-  for (const part of accept.split(",")) {
-    const [type, ...params] = part.split(";").map((s) => s.trim().toLowerCase());
-    const q = params.find((p) => p.startsWith("q="));
-    weights.set(type!, q ? Number(q.slice(2)) || 0 : 1);
-  }
-  const weight = (...types: string[]) => Math.max(0, ...types.map((t) => weights.get(t) ?? 0));
-  const html = weight("text/html", "application/xhtml+xml");
-  return html > 0 && html > weight("application/json", "application/vnd.api+json");
+  const preferred = preferredMediaType(accept, [JSONAPI_MEDIA_TYPE, JSON_MEDIA_TYPE, "text/html", "application/xhtml+xml"]);
+  return preferred === "text/html" || preferred === "application/xhtml+xml";
 }
 
 /** GET / and GET /v1: where a newcomer starts, with no key. A browser at / gets the start page. */

@@ -158,6 +158,7 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true, operator: "never" },
   { method: "GET", path: () => "/v1/webhook_event_types" },
+  { method: "GET", path: () => "/v1/metrics" },
   { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
   { method: "GET", path: () => "/v1/webhooks" },
   { method: "POST", path: () => "/v1/webhooks", body: (f) => webhookDoc({}, f.org.id), operator: "never" },
