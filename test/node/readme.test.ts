@@ -76,6 +76,11 @@ describe("the README's walkthroughs", () => {
     // The reporter's file, as the reporter's answer and the organization's list show it.
     expect(stdout).toContain("reporter: redirect-trace.txt");
     expect(stdout).toMatch(/reporter: redirect-trace\.txt \(\d+ bytes\)/);
+    // The triager's morning: the question pauses the deadlines, the reporter sees it, the answer returns
+    // the report to triaged; the metrics come as CSV too.
+    expect(stdout).toMatch(/^paused\nneeds_more_info\ntriaged$/m);
+    expect(stdout).toMatch(/^closed\n1$/m);
+    expect(stdout).toMatch(/^scope,period_start,period_end,reports_received,/m);
   });
 
   it("would stop at the first error: a failing request fails the script", async () => {
