@@ -14,6 +14,9 @@ export function listSpec(base: string, pathname: string, keys: readonly string[]
  */
 export const TRIAGE_VIEWS: { name: string; query: string; bounded: boolean }[] = [
   { name: "unread", query: "q[read_eq]=false", bounded: true },
+  { name: "new, not triaged", query: "q[triage_state_eq]=new", bounded: true },
+  { name: "deadline due soonest first", query: "sort=next_due_at", bounded: true },
+  { name: "overdue", query: "q[overdue_eq]=true", bounded: true },
   { name: "waiting on the organization", query: "q[last_activity_by_eq]=reporter&sort=-last_activity_at", bounded: true },
   { name: "most recent activity", query: "sort=-last_activity_at", bounded: true },
   { name: "search, one match", query: `q[search]=${encodeURIComponent('"seeded report 500"')}`, bounded: true },

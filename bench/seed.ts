@@ -40,6 +40,14 @@ export interface Seeded {
 }
 
 const DAY = 86_400_000;
+const HOUR = 3_600_000;
+/** The promises seeded reports keep: the API's defaults (src/db/schema/vulns.ts) with a 90-day timeline. */
+const TARGETS = {
+  acknowledge_hours: 72,
+  triage_hours: 240,
+  resolve_days: { critical: 15, high: 30, medium: 60, low: 90, none: 90 },
+  disclosure_days: 90,
+};
 const DOMAINS_PER_ORGANIZATION = 10;
 
 /**
@@ -262,6 +270,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
     const submission = { title, description, contact_email: contact, domains: [domain.value], received_at: created };
     const tags = i % 3 === 0 ? ["xss"] : [];
     const shortcode = codeAt(i);
+    const closed = i % 5 === 0 && !plan.backlog;
     w.insert("vulns", {
       id: vulnId,
       organization_id: id,
@@ -272,7 +281,17 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       contact_email: contact,
       tags,
       inbox_state: plan.backlog ? "dispatching" : "stored",
-      processing_state: i % 5 === 0 && !plan.backlog ? "closed" : "open",
+      processing_state: closed ? "closed" : "open",
+      // One in five resolved two hours in; half acknowledged within the hour; the rest new. The promises
+      // are the defaults with the policy's 90-day timeline, due from the report's arrival.
+      triage_state: closed ? "resolved" : "new",
+      acknowledged_at: closed || i % 2 === 0 ? new Date(ms + HOUR).toISOString() : null,
+      closed_at: closed ? new Date(ms + 2 * HOUR).toISOString() : null,
+      closed_by: closed ? "organization" : null,
+      targets: TARGETS,
+      acknowledge_due_ms: ms + TARGETS.acknowledge_hours * HOUR,
+      triage_due_ms: ms + TARGETS.triage_hours * HOUR,
+      disclosure_due_ms: ms + TARGETS.disclosure_days * DAY,
       read_at: i % 2 === 0 && !plan.backlog ? created : null,
       // Four in five came through the brief with a follow-up token: the reporter spoke last on those.
       follow_up_token_hash: i % 5 === 0 ? null : createHash("sha256").update(`${vulnId} token`).digest("hex"),

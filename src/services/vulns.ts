@@ -448,7 +448,11 @@ function planUpdate(
         tags: next.tags,
         processingState: next.processingState,
         triageState: next.triageState,
-        duplicateOfId: next.duplicateOfId,
+        // The original as it stands when the batch runs: deleted since the read, none (see the trigger of 0019).
+        duplicateOfId:
+          next.duplicateOfId === existing.duplicateOfId || next.duplicateOfId === null
+            ? next.duplicateOfId
+            : sql`(SELECT "original"."id" FROM "vulns" AS "original" WHERE "original"."id" = ${next.duplicateOfId})`,
         infoRequestedFrom: next.infoRequestedFrom,
         infoRequestedAt: next.infoRequestedAt,
         // A comment's trigger may have acknowledged the report since it was read: the first time stays.

@@ -1,5 +1,5 @@
 import { sql } from "drizzle-orm";
-import { type AnySQLiteColumn, index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { briefs } from "./briefs";
 import { timestamps } from "./columns";
@@ -92,11 +92,13 @@ export const vulns = sqliteTable(
     contactEmail: text("contact_email"),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
     inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
-    // Written with triage_state, always as processingStateOf(triage_state) says (migration 0018 backfilled it).
+    // Written with triage_state, always as processingStateOf(triage_state) says (migration 0019 backfilled it).
     processingState: text("processing_state", { enum: PROCESSING_STATES }).notNull(),
     triageState: text("triage_state", { enum: TRIAGE_STATES }).notNull().default("new"),
     // The original this report duplicates (another of the organization's, never itself nor a duplicate).
-    duplicateOfId: text("duplicate_of_id").references((): AnySQLiteColumn => vulns.id, { onDelete: "set null" }),
+    // No foreign key (SQLite cannot add one with ON DELETE to a table): a trigger clears it when the
+    // original is deleted (migration 0019), and writes name only an original that exists.
+    duplicateOfId: text("duplicate_of_id"),
     // While needs_more_info: the state the reporter's answer returns the report to, and since when it waits.
     infoRequestedFrom: text("info_requested_from", { enum: TRIAGE_STATES }),
     infoRequestedAt: text("info_requested_at"),
