@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { testClock } from "../helpers/clock";
 import { createDb, primaryDb } from "../../src/db";
 import { sweepOutbox } from "../../src/events/outbox";
 import { runScheduled } from "../../src/scheduled";
@@ -16,15 +17,8 @@ import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } f
 
 const H = 3_600_000;
 const T0 = Date.parse("2026-07-01T00:00:00.000Z");
+const { at } = testClock(T0);
 const iso = (ms: number) => new Date(ms).toISOString();
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  vi.setSystemTime(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 /** A report whose policy promises acknowledgement in 10 hours and triage in 100 (no timeline, no severity). */
 async function report() {
@@ -81,11 +75,11 @@ describe("deadline alerts", () => {
 
   it("wait while the report is paused, and follow its due times when it runs again", async () => {
     const { org, v } = await report();
-    vi.setSystemTime(T0 + H);
+    at(T0 + H);
     await move(org, v.id, { triage_state: "needs_more_info" });
     await cron(T0 + 20 * H);
     expect(await alerts(v.id)).toEqual([]);
-    vi.setSystemTime(T0 + 21 * H);
+    at(T0 + 21 * H);
     // Back after 20 hours: acknowledged (the first move out of new), triage due at 120 h, approaching at 100 h.
     await move(org, v.id, { triage_state: "new" });
     await cron(T0 + 99 * H);

@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { testClock } from "../helpers/clock";
 import { get, patch } from "../helpers/api";
 import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 import { asReporter, submitReport } from "../helpers/reporter";
@@ -9,16 +10,8 @@ import { asReporter, submitReport } from "../helpers/reporter";
 const H = 3_600_000;
 const D = 24 * H;
 const T0 = Date.parse("2026-06-01T08:00:00.000Z");
+const { at } = testClock(T0);
 const iso = (ms: number) => new Date(ms).toISOString();
-const at = (ms: number) => vi.setSystemTime(ms);
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  at(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
 
 type Attrs = Record<string, unknown>;
 const move = (org: TestOrganization, id: string, attributes: Attrs) =>

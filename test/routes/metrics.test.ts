@@ -1,5 +1,6 @@
 import Papa from "papaparse";
-import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { describe, expect, it } from "vitest";
+import { testClock } from "../helpers/clock";
 import { browse, get, patch } from "../helpers/api";
 import { brief, operatorKey, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
@@ -7,15 +8,7 @@ import { brief, operatorKey, organization, policy, PUBLISHED, vuln, type TestOrg
 
 const H = 3_600_000;
 const T0 = Date.parse("2026-03-02T00:00:00.000Z");
-const at = (ms: number) => vi.setSystemTime(ms);
-
-beforeEach(() => {
-  vi.useFakeTimers({ toFake: ["Date"] });
-  at(T0);
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+const { at } = testClock(T0);
 
 const move = (org: TestOrganization, id: string, attributes: Record<string, unknown>) =>
   patch(`/v1/vulns/${id}`, org.key, { data: { type: "vuln", id, attributes } });
