@@ -1,4 +1,4 @@
-import type { ResponseTargets } from "./vulns";
+import type { ResponseTargets } from "./promises";
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { timestamps } from "./columns";

@@ -3,6 +3,9 @@ import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm
 import { assets } from "./assets";
 import { briefs } from "./briefs";
 import { timestamps } from "./columns";
+import { DEFAULT_RESPONSE_TARGETS, SEVERITIES, type VulnTargets } from "./promises";
+
+export { DEFAULT_RESPONSE_TARGETS, type ResponseTargets, SEVERITIES, type Severity, type VulnTargets } from "./promises";
 import { organizations } from "./organizations";
 
 export const INBOX_STATES = ["dispatching", "received", "stored"] as const;
@@ -13,12 +16,10 @@ export const CLOSED_TRIAGE_STATES = ["resolved", "duplicate", "informative", "no
 export const TRIAGE_STATES = [...OPEN_TRIAGE_STATES, ...CLOSED_TRIAGE_STATES] as const;
 /** Who closed a report last: the organization, or the cron when a request for information went unanswered. */
 export const CLOSERS = ["organization", "timeout"] as const;
-export const SEVERITIES = ["none", "low", "medium", "high", "critical"] as const;
 export const CVSS_VERSIONS = ["3.0", "3.1", "4.0"] as const;
 /** Who spoke last on a report: its reporter or its organization. */
 export const ACTIVITY_SIDES = ["organization", "reporter"] as const;
 export type InboxState = (typeof INBOX_STATES)[number];
-export type Severity = (typeof SEVERITIES)[number];
 export type CvssVersion = (typeof CVSS_VERSIONS)[number];
 export type ProcessingState = (typeof PROCESSING_STATES)[number];
 export type ActivitySide = (typeof ACTIVITY_SIDES)[number];
@@ -28,28 +29,6 @@ export type Closer = (typeof CLOSERS)[number];
 /** The processing state a triage state means: open in an open state, closed in a closed one. */
 export const processingStateOf = (state: TriageState): ProcessingState =>
   (OPEN_TRIAGE_STATES as readonly string[]).includes(state) ? "open" : "closed";
-
-/**
- * What an organization promises a reporter, per policy: hours to acknowledge and to triage a report,
- * days to resolve it by severity. Calendar time. A policy that says nothing promises the defaults.
- */
-export interface ResponseTargets {
-  acknowledge_hours: number;
-  triage_hours: number;
-  resolve_days: Record<Severity, number>;
-}
-
-export const DEFAULT_RESPONSE_TARGETS: ResponseTargets = {
-  acknowledge_hours: 72,
-  triage_hours: 240,
-  resolve_days: { critical: 15, high: 30, medium: 60, low: 90, none: 90 },
-};
-
-/** The promises a report keeps from the policy in force when it came in: the targets and the disclosure timeline. */
-export interface VulnTargets extends ResponseTargets {
-  /** The policy's cvd_timeline, in days; null when it has none. */
-  disclosure_days: number | null;
-}
 
 export const DEADLINE_KIND_NAMES = ["acknowledge", "triage", "resolve", "disclosure"] as const;
 export const DEADLINE_ALERTS = ["approaching", "breached"] as const;
