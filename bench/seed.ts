@@ -41,6 +41,14 @@ export interface Seeded {
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
+/** Whether a seeded report has a running deadline past due at `now`, as the API would mark it. */
+function overdueAt(now: number, created: number, closed: boolean, acknowledged: boolean): number {
+  const past = (hours: number) => created + hours * HOUR <= now;
+  return (!acknowledged && past(TARGETS.acknowledge_hours)) || (!closed && past(TARGETS.triage_hours)) || past(TARGETS.disclosure_days * 24)
+    ? 1
+    : 0;
+}
+
 /** The promises seeded reports keep: the API's defaults (src/db/schema/vulns.ts) with a 90-day timeline. */
 const TARGETS = {
   acknowledge_hours: 72,
@@ -292,6 +300,9 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       acknowledge_due_ms: ms + TARGETS.acknowledge_hours * HOUR,
       triage_due_ms: ms + TARGETS.triage_hours * HOUR,
       disclosure_due_ms: ms + TARGETS.disclosure_days * DAY,
+      // Past due as of seeding: unacknowledged after 72 h, untriaged and open after 240 h, or 90 days
+      // without an advisory (every report: none is published).
+      overdue: overdueAt(now, ms, closed, closed || i % 2 === 0),
       read_at: i % 2 === 0 && !plan.backlog ? created : null,
       // Four in five came through the brief with a follow-up token: the reporter spoke last on those.
       follow_up_token_hash: i % 5 === 0 ? null : createHash("sha256").update(`${vulnId} token`).digest("hex"),

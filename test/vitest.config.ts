@@ -14,6 +14,9 @@ export default defineConfig(async () => {
   return {
     root,
     test: {
+      // Vitest's default on two cores is one file at a time (cores - 1); most files wait on workerd, a
+      // child process or a browser more than they compute, so two at a time roughly halves the run.
+      maxWorkers: 2,
       projects: [
         {
           // The API through HTTP, inside workerd, with storage isolated per file.

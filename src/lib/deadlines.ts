@@ -147,16 +147,23 @@ export const alertKey = (a: Pick<Alert, "deadline" | "alert">) => `${a.deadline}
  * running deadline's window has passed while it is still pending (a deadline first seen breached only
  * breaches), breached from its due time. `sent` holds "deadline:alert" keys.
  */
-export function alertsAt(v: AlertView, sent: ReadonlySet<string>, now: number): { due: Alert[]; nextMs: number | null } {
+export function alertsAt(v: AlertView, sent: ReadonlySet<string>, now: number): { due: Alert[]; nextMs: number | null; overdue: boolean } {
   const due: Alert[] = [];
   const later: number[] = [];
   for (const d of running(v)) {
+    // Every due time still ahead is a time to look again: the report turns overdue then, alert or not.
+    if (d.dueMs > now) later.push(d.dueMs);
     const breached = { deadline: d.deadline, alert: "breached" as const, dueMs: d.dueMs };
     const approaching = { deadline: d.deadline, alert: "approaching" as const, dueMs: d.dueMs };
     if (!sent.has(alertKey(breached))) now >= d.dueMs ? due.push(breached) : later.push(d.dueMs);
     if (!sent.has(alertKey(approaching)) && now < d.dueMs) now >= d.approachingMs ? due.push(approaching) : later.push(d.approachingMs);
   }
-  return { due, nextMs: later.length ? Math.min(...later) : null };
+  return { due, nextMs: later.length ? Math.min(...later) : null, overdue: isOverdue(v, now) };
+}
+
+/** Whether a running deadline (not met, not paused) is past its due time at `now`. */
+export function isOverdue(v: AlertView, now: number): boolean {
+  return running(v).some((d) => d.dueMs <= now);
 }
 
 /** When the cron should look at a report after a change that did not read its alerts: never later than an alert. */

@@ -43,14 +43,14 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
     ]);
     for (const row of due) {
       const sentBefore = new Set(alerts.filter((a) => a.vulnId === row.id).map(alertKey));
-      const { due: toSend, nextMs } = alertsAt(alertView(toRecord(row)), sentBefore, nowMs);
+      const { due: toSend, nextMs, overdue } = alertsAt(alertView(toRecord(row)), sentBefore, nowMs);
       const p = new Plan(null);
       for (const alert of toSend) planAlert(ctx, p, row.id, alert, now.toISOString());
-      // Only if nothing moved the report's look since it was read (a change sets its own).
+      // Only if nothing moved the report's look since it was read (a change sets its own, and overdue with it).
       p.add(
         ctx.db
           .update(vulns)
-          .set({ nextAlertMs: nextMs })
+          .set({ nextAlertMs: nextMs, overdue: overdue ? 1 : 0 })
           .where(and(eq(vulns.id, row.id), eq(vulns.nextAlertMs, row.nextAlertMs!))),
       );
       const { events } = await commit(ctx, p);

@@ -1,4 +1,4 @@
-import { and, count, eq, getTableColumns, gt, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { BadInput } from "../lib/domain-errors";
 import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type TriageState, type VulnRow } from "../db/schema";
@@ -32,8 +32,8 @@ export interface VulnFilters {
   shortcode?: string;
   /** false: not opened by the organization yet. */
   read?: boolean;
-  /** true: a running deadline is past due at `now` (epoch ms). */
-  overdue?: { is: boolean; now: number };
+  /** true: a running deadline is past due (as the report's overdue flag says). */
+  overdue?: boolean;
   lastActivityBy?: ActivitySide;
   lastActivityFrom?: string;
   lastActivityTo?: string;
@@ -72,8 +72,7 @@ export async function listVulns(
     f.severity === null ? isNull(vulns.severity) : f.severity ? eq(vulns.severity, f.severity) : undefined,
     f.shortcode ? eq(vulns.shortcode, f.shortcode) : undefined,
     f.read === undefined ? undefined : eq(vulns.unread, f.read ? 0 : 1),
-    // On the next_due index: a vuln with no running deadline sorts at the far future, never overdue.
-    f.overdue ? (f.overdue.is ? lte(vulns.nextDueAsc, f.overdue.now) : gt(vulns.nextDueAsc, f.overdue.now)) : undefined,
+    f.overdue === undefined ? undefined : eq(vulns.overdue, f.overdue ? 1 : 0),
     f.lastActivityBy ? eq(vulns.lastActivityBy, f.lastActivityBy) : undefined,
     f.lastActivityFrom ? gte(vulns.lastActivityAt, f.lastActivityFrom) : undefined,
     f.lastActivityTo ? lte(vulns.lastActivityAt, f.lastActivityTo) : undefined,
@@ -186,12 +185,12 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
     f.severity && `severity:${f.severity}`,
     f.read !== undefined && `unread:${f.read ? 0 : 1}`,
     f.lastActivityBy && `last_activity_by:${f.lastActivityBy}`,
+    f.overdue !== undefined && `overdue:${f.overdue ? 1 : 0}`,
   ].filter((b): b is string => Boolean(b));
   // The unrated have no bucket of their own: counted on the severity index.
   if (
     f.shortcode ||
     f.duplicateOf ||
-    f.overdue ||
     f.lastActivityFrom ||
     f.lastActivityTo ||
     f.briefId ||

@@ -20,6 +20,7 @@ import {
   type AlertView,
   dueTimes,
   type DueTimes,
+  isOverdue,
   nextLookMs,
   type MetTimes,
   responseTargetsOf,
@@ -293,6 +294,7 @@ export async function createVuln({
     disclosureDueMs: due.disclosure,
     pausedMs: 0,
     nextAlertMs: nextLookMs({ due, met: NOTHING_MET, triageState: "new", targets, severity: triage.severity }),
+    overdue: 0,
     readAt: null,
     ...triage,
     submission: { ...raw, received_at: now },
@@ -410,6 +412,7 @@ function planUpdate(
   };
   Object.assign(next, duesAfter(existing, next, now));
   next.nextAlertMs = nextLookMs(alertView(next));
+  next.overdue = isOverdue(alertView(next), Date.parse(now)) ? 1 : 0;
   const domainsChanged = !sameSet(next.domains, existing.domains);
   const changed =
     domainsChanged ||
@@ -466,6 +469,7 @@ function planUpdate(
         disclosureDueMs: next.disclosureDueMs,
         pausedMs: next.pausedMs,
         nextAlertMs: next.nextAlertMs,
+        overdue: next.overdue,
         severity: next.severity,
         cvssVector: next.cvssVector,
         cvssScore: next.cvssScore,
@@ -728,7 +732,7 @@ export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>
         resolveDueMs: moved(vulns.resolveDueMs, sql`${vulns.closedAt} IS NOT NULL`),
         disclosureDueMs: moved(vulns.disclosureDueMs, sql`0`),
         pausedMs: sql`${vulns.pausedMs} + ${waited}`,
-        // The deadlines run again: the cron looks at once and sets its next time.
+        // The deadlines run again: the cron looks at once, and sets overdue and its next time.
         nextAlertMs: Date.parse(now),
         closedAt: sql`CASE WHEN ${reopened} THEN NULL ELSE ${now} END`,
         closedBy: sql`CASE WHEN ${reopened} THEN NULL ELSE 'organization' END`,

@@ -125,6 +125,7 @@ describe("the counts behind the totals", () => {
       "'all'",
       "'processing_state:' || processing_state",
       "'triage_state:' || triage_state",
+      "'overdue:' || overdue",
       "'inbox_state:' || inbox_state",
       "'severity:' || severity",
       "'unread:' || (read_at IS NULL)",

@@ -224,6 +224,7 @@ const OPERATION_IDS = [
   "pingWebhook",
   "listWebhookEventTypes",
   "showWebhookEventType",
+  "showMetrics",
   "listDirectories",
   "createDirectory",
   "showDirectory",

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { testClock } from "../helpers/clock";
+import { env } from "cloudflare:workers";
+import { runScheduled } from "../../src/scheduled";
 import { get, patch } from "../helpers/api";
 import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 import { asReporter, submitReport } from "../helpers/reporter";
@@ -156,6 +158,10 @@ describe("overdue reports and the next due time", () => {
     await move(f.org, done.id, { triage_state: "resolved" });
     at(T0 + 70 * 60_000);
     const ids = (res: { body: { data: { id: string }[] } }) => res.body.data.map((v) => v.id);
+    // Overdue as the cron marks it, in its run after the due time (the report itself says breached at once).
+    expect((await deadlines(f.org, quick.id)).acknowledge.state).toBe("breached");
+    expect((await get("/v1/vulns?q[overdue_eq]=true", f.org.key)).body.data).toEqual([]);
+    await runScheduled(env, new Date(T0 + 70 * 60_000));
     const overdue = await get("/v1/vulns?q[overdue_eq]=true", f.org.key);
     expect([ids(overdue), overdue.body.meta.page.total]).toEqual([[quick.id], 1]);
     expect(ids(await get("/v1/vulns?q[overdue_eq]=false&sort=created_at", f.org.key))).toEqual([slow.id, done.id]);
@@ -167,5 +173,9 @@ describe("overdue reports and the next due time", () => {
     const second = await get(first.body.links.next, f.org.key);
     expect([ids(first), ids(second)]).toEqual([[quick.id], [slow.id]]);
     expect((await get("/v1/vulns?q[overdue_eq]=maybe", f.org.key)).status).toBe(400);
+    // A change that meets the deadline clears it at once.
+    await move(f.org, quick.id, { triage_state: "triaged" });
+    const after = await get("/v1/vulns?q[overdue_eq]=true", f.org.key);
+    expect([ids(after), after.body.meta.page.total]).toEqual([[], 0]);
   });
 });

@@ -102,6 +102,10 @@ export const vulns = sqliteTable(
     // When the cron should next look at this report's deadlines (an alert may be due then); never
     // later than the truth, sometimes earlier: the cron then finds nothing to send and sets it again.
     nextAlertMs: integer("next_alert_ms"),
+    // 1 while a running deadline is past due, as the last change or the cron's last look saw it (the
+    // cron looks at every due time, so within a minute of it): q[overdue_eq] reads it on an index, and
+    // its per-state counters give the exact total.
+    overdue: integer("overdue").notNull().default(0),
     // The earliest due time still running (not met, not paused): what q[overdue_eq] and
     // sort=next_due_at read, on an index. Computed by SQLite from the columns above.
     nextDueMs: integer("next_due_ms").generatedAlwaysAs(NEXT_DUE, { mode: "virtual" }),
@@ -171,6 +175,7 @@ export const vulns = sqliteTable(
     index("vulns_info_requested_idx").on(t.triageState, t.infoRequestedAt),
     index("vulns_organization_next_due_asc_idx").on(t.organizationId, t.nextDueAsc, t.id),
     index("vulns_next_alert_idx").on(t.nextAlertMs),
+    index("vulns_organization_overdue_idx").on(t.organizationId, t.overdue, t.createdAt, t.id),
     index("vulns_organization_next_due_desc_idx").on(t.organizationId, t.nextDueDesc, t.id),
     index("vulns_brief_idx").on(t.briefId, t.createdAt, t.id),
     index("vulns_organization_severity_idx").on(t.organizationId, t.severity, t.createdAt, t.id),

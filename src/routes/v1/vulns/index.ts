@@ -66,7 +66,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
         search: query["q[search]"],
         shortcode: query["q[shortcode_eq]"],
         read: query["q[read_eq]"],
-        overdue: query["q[overdue_eq]"] === undefined ? undefined : { is: query["q[overdue_eq]"], now: Date.now() },
+        overdue: query["q[overdue_eq]"],
         lastActivityBy: query["q[last_activity_by_eq]"],
         lastActivityFrom: query["q[last_activity_at_gteq]"],
         lastActivityTo: query["q[last_activity_at_lteq]"],

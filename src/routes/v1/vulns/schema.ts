@@ -255,7 +255,12 @@ export const ListVulnsQuery = listQuery({
       pattern: VULN_SHORTCODE_AS_HEARD,
     }),
   "q[overdue_eq]": booleanQuery("q[overdue_eq]").openapi({
-    param: { name: "q[overdue_eq]", in: "query", description: "true: a running deadline is past its due time (breached); false: none is." },
+    param: {
+      name: "q[overdue_eq]",
+      in: "query",
+      description:
+        "true: a running deadline is past its due time (breached), as the last change saw it or the cron within a minute of the due time; false: none is.",
+    },
   }),
   "q[read_eq]": booleanQuery("q[read_eq]").openapi({
     param: { name: "q[read_eq]", in: "query", description: "false: the vulns the organization has not opened yet (read_at null)." },
