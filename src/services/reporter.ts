@@ -2,6 +2,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { briefs, deletedReportTokens, idempotencyKeys, organizations, vulns, type Submission, type TriageState } from "../db/schema";
 import { IdempotencyUnit } from "../http/idempotency-key";
+import { type Deadline, deadlinesAt } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
@@ -38,6 +39,8 @@ export interface Report {
   processingState: string;
   triageState: TriageState;
   severity: string | null;
+  /** What the organization promised to do by when, and when it did: the acknowledge and triage deadlines. */
+  expectations: { acknowledge: Deadline; triage: Deadline };
   createdAt: string;
   updatedAt: string;
   briefName: string | null;
@@ -63,6 +66,11 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         processingState: vulns.processingState,
         triageState: vulns.triageState,
         severity: vulns.severity,
+        acknowledgeDueMs: vulns.acknowledgeDueMs,
+        triageDueMs: vulns.triageDueMs,
+        acknowledgedAt: vulns.acknowledgedAt,
+        triagedAt: vulns.triagedAt,
+        closedAt: vulns.closedAt,
         submission: vulns.submission,
         createdAt: vulns.createdAt,
         updatedAt: vulns.updatedAt,
@@ -76,7 +84,12 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
       .where(eq(vulns.followUpTokenHash, tokenHash)),
     db.select({ tokenHash: deletedReportTokens.tokenHash }).from(deletedReportTokens).where(eq(deletedReportTokens.tokenHash, tokenHash)),
   ]);
-  return rows[0] ?? (deleted.length ? "gone" : null);
+  const row = rows[0];
+  if (!row) return deleted.length ? "gone" : null;
+  const { acknowledgeDueMs, triageDueMs, acknowledgedAt, triagedAt, closedAt, ...report } = row;
+  const due = { acknowledge: acknowledgeDueMs, triage: triageDueMs, resolve: null, disclosure: null };
+  const { acknowledge, triage } = deadlinesAt(due, { acknowledgedAt, triagedAt, closedAt, disclosedAt: null }, row.triageState, Date.now());
+  return { ...report, expectations: { acknowledge, triage } };
 }
 
 /** The caller a reporter's request runs as: the one report its token opened, in that report's organization. */

@@ -3,6 +3,7 @@ import type { AttachmentRecord } from "../services/attachments";
 import type { CommentRecord } from "../services/comments";
 import type { Report } from "../services/reporter";
 import type { TriageState } from "../db/schema";
+import type { Deadline } from "../lib/deadlines";
 import { document, when, type Html } from "./layout";
 import { LIMITS, mib } from "../lib/limits";
 
@@ -59,6 +60,16 @@ ${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${
 </tbody></table>`;
 }
 
+/** A promise of the organization's policy as the reporter reads it: by when, and whether it was kept. */
+function expectation(d: Deadline, done: string): Html | string {
+  if (!d.due_at) return html`<span class="muted">No time promised</span>`;
+  const by = `promised by ${when(d.due_at)}`;
+  if (d.state === "met") return `${done[0]!.toUpperCase()}${done.slice(1)} ${when(d.met_at!)} (${by})`;
+  if (d.state === "paused") return `Paused while the organization waits for your answer (${by} so far)`;
+  if (d.state === "breached") return `Not yet: it was ${by}`;
+  return `Expected ${by.slice("promised ".length)}`;
+}
+
 /** What the reporter sent, exactly as received: the thread's first item, folding away once read. */
 function sentReport(r: ReportView["report"]): Html {
   const s = r.submission;
@@ -88,6 +99,8 @@ export function reportPage(v: ReportView): string {
 <dt>Delivery</dt><dd>${INBOX[r.inboxState] ?? r.inboxState}</dd>
 <dt>State</dt><dd>${TRIAGE_IN_WORDS[r.triageState]}${r.processingState === "closed" ? " (you can still write)" : ""}</dd>
 <dt>Severity</dt><dd>${r.severity ? r.severity[0]!.toUpperCase() + r.severity.slice(1) : "Not assessed yet"}</dd>
+<dt>Acknowledgement</dt><dd>${expectation(r.expectations.acknowledge, "acknowledged")}</dd>
+<dt>Triage</dt><dd>${expectation(r.expectations.triage, "triaged")}</dd>
 <dt>Sent</dt><dd>${when(r.createdAt)}</dd>
 </dl>
 <h2 id="conversation">Conversation</h2>

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testClock } from "../helpers/clock";
 import { env } from "cloudflare:workers";
 import { runScheduled } from "../../src/scheduled";
-import { get, patch } from "../helpers/api";
+import { browse, get, patch } from "../helpers/api";
 import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 import { asReporter, submitReport } from "../helpers/reporter";
 
@@ -145,6 +145,27 @@ describe("a report's deadlines", () => {
     expect((await move(f.org, r.id, { severity: "critical" })).body.data.attributes.deadlines.resolve.due_at).toBe(
       iso(T0 + 15 * D + 59 * H),
     );
+  });
+});
+
+describe("what the reporter may expect", () => {
+  it("reads the acknowledge and triage promises on the page and in the API, and when they were kept", async () => {
+    const f = await promising({ acknowledge_hours: 10, triage_hours: 100 });
+    const r = await submitReport(f.org, {}, { briefId: f.briefId, shortcode: f.shortcode });
+    const page = async () => (await browse("GET", `/r/${r.token}`)).text;
+    expect(await page()).toContain("Expected by 2026-06-01 18:00 UTC");
+    at(T0 + 11 * H);
+    expect(await page()).toContain("Not yet: it was promised by 2026-06-01 18:00 UTC");
+    at(T0 + 12 * H);
+    await move(f.org, r.id, { triage_state: "triaged" });
+    const text = await page();
+    expect(text).toContain("Acknowledged 2026-06-01 20:00 UTC (promised by 2026-06-01 18:00 UTC)");
+    expect(text).toContain("Triaged 2026-06-01 20:00 UTC (promised by 2026-06-05 12:00 UTC)");
+    const api = (await asReporter("GET", "/v1/p/report", r.token)).body.data.attributes.expectations;
+    expect(api).toEqual({
+      acknowledge: { due_at: iso(T0 + 10 * H), met_at: iso(T0 + 12 * H), state: "met" },
+      triage: { due_at: iso(T0 + 100 * H), met_at: iso(T0 + 12 * H), state: "met" },
+    });
   });
 });
 

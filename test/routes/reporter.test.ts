@@ -77,6 +77,10 @@ describe("GET /v1/p/report", () => {
         processing_state: "open",
         triage_state: "new",
         severity: null,
+        expectations: {
+          acknowledge: { due_at: expect.any(String), met_at: null, state: "pending" },
+          triage: { due_at: expect.any(String), met_at: null, state: "pending" },
+        },
         created_at: expect.any(String),
         updated_at: expect.any(String),
         brief_name: b.body.data.attributes.name,

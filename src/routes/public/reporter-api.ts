@@ -1,3 +1,4 @@
+import { Deadline } from "../v1/vulns/schema";
 import { INBOX_STATES, PROCESSING_STATES, SEVERITIES, TRIAGE_STATES } from "../../db/schema";
 import { Out, Uuid } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
@@ -81,6 +82,10 @@ const ReportResource = z
         .string()
         .nullable()
         .openapi({ enum: [...SEVERITIES, null] }),
+      expectations: z.object({ acknowledge: Deadline, triage: Deadline }).openapi({
+        description:
+          "What the organization's policy promised for this report: by when it would be acknowledged and triaged, and when it was (the organization's deadlines, as it sees them).",
+      }),
       created_at: Timestamp,
       updated_at: Timestamp,
       brief_name: Out.name.nullable().openapi({ description: "null if the brief was deleted since." }),
@@ -114,6 +119,7 @@ function serializeReport(r: Report) {
     processing_state: r.processingState,
     triage_state: r.triageState,
     severity: r.severity,
+    expectations: r.expectations,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
     brief_name: r.briefName,

@@ -283,7 +283,7 @@ export const ListVulnsQuery = listQuery({
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),
 });
 
-const Deadline = z
+export const Deadline = z
   .object({
     due_at: Timestamp.nullable(),
     met_at: Timestamp.nullable(),
