@@ -71,6 +71,32 @@ export function windowOf(kind: DeadlineKind, targets: VulnTargets, severity: Sev
   return targets.disclosure_days === null ? null : targets.disclosure_days * DAY;
 }
 
+/** A report's deadline columns, as the vulns table keeps them. */
+export interface DeadlineColumns {
+  acknowledgeDueMs: number | null;
+  triageDueMs: number | null;
+  resolveDueMs: number | null;
+  disclosureDueMs: number | null;
+  acknowledgedAt: string | null;
+  triagedAt: string | null;
+  closedAt: string | null;
+}
+
+export const dueOf = (v: DeadlineColumns): DueTimes => ({
+  acknowledge: v.acknowledgeDueMs,
+  triage: v.triageDueMs,
+  resolve: v.resolveDueMs,
+  disclosure: v.disclosureDueMs,
+});
+
+/** What met each deadline; no advisory is published yet, so nothing meets disclosure. */
+export const metOf = (v: DeadlineColumns): MetTimes => ({
+  acknowledgedAt: v.acknowledgedAt,
+  triagedAt: v.triagedAt,
+  closedAt: v.closedAt,
+  disclosedAt: null,
+});
+
 /** What meets each deadline: the acknowledgement, the triage (or a close), the close, a published advisory. */
 export interface MetTimes {
   acknowledgedAt: string | null;

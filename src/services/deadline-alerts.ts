@@ -1,9 +1,9 @@
-import { and, asc, eq, getTableColumns, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
 import { deadlineAlerts, vulns } from "../db/schema";
 import { vulnEvent } from "../events/outbox";
-import { alertKey, alertsAt, type Alert } from "../lib/deadlines";
+import { alertsAt, type Alert } from "../lib/deadlines";
 import type { ServiceContext } from "./context";
-import { commit, Plan, readBatch } from "./unit-of-work";
+import { commit, Plan } from "./unit-of-work";
 import { alertView, domainsColumn, toRecord } from "./vulns";
 
 /** Reports one cron run looks at, at most, a page at a time. */
@@ -23,26 +23,20 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
   const nowMs = now.getTime();
   let sent = 0;
   for (let page = 0; page < MAX_PAGES; page++) {
+    // Each report with the alerts it already sent ("deadline:alert"), in the one read.
     const due = await ctx.db
-      .select({ ...getTableColumns(vulns), ...domainsColumn })
+      .select({
+        ...getTableColumns(vulns),
+        ...domainsColumn,
+        sentJson: sql<string>`(SELECT json_group_array(${deadlineAlerts.deadline} || ':' || ${deadlineAlerts.alert}) FROM ${deadlineAlerts} WHERE ${deadlineAlerts.vulnId} = ${sql.raw(`"vulns"."id"`)})`,
+      })
       .from(vulns)
       .where(and(isNotNull(vulns.nextAlertMs), lte(vulns.nextAlertMs, nowMs)))
       .orderBy(asc(vulns.nextAlertMs))
       .limit(PAGE);
     if (due.length === 0) break;
-    const [alerts] = await readBatch(ctx, [
-      ctx.db
-        .select({ vulnId: deadlineAlerts.vulnId, deadline: deadlineAlerts.deadline, alert: deadlineAlerts.alert })
-        .from(deadlineAlerts)
-        .where(
-          inArray(
-            deadlineAlerts.vulnId,
-            due.map((v) => v.id),
-          ),
-        ),
-    ]);
-    for (const row of due) {
-      const sentBefore = new Set(alerts.filter((a) => a.vulnId === row.id).map(alertKey));
+    for (const { sentJson, ...row } of due) {
+      const sentBefore = new Set(JSON.parse(sentJson) as string[]);
       const { due: toSend, nextMs, overdue } = alertsAt(alertView(toRecord(row)), sentBefore, nowMs);
       const p = new Plan(null);
       for (const alert of toSend) planAlert(ctx, p, row.id, alert, now.toISOString());

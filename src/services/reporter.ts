@@ -2,7 +2,7 @@ import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { briefs, deletedReportTokens, idempotencyKeys, organizations, vulns, type Submission, type TriageState } from "../db/schema";
 import { IdempotencyUnit } from "../http/idempotency-key";
-import { type Deadline, deadlinesAt } from "../lib/deadlines";
+import { type Deadline, deadlinesAt, dueOf, metOf } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
@@ -68,6 +68,8 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         severity: vulns.severity,
         acknowledgeDueMs: vulns.acknowledgeDueMs,
         triageDueMs: vulns.triageDueMs,
+        resolveDueMs: vulns.resolveDueMs,
+        disclosureDueMs: vulns.disclosureDueMs,
         acknowledgedAt: vulns.acknowledgedAt,
         triagedAt: vulns.triagedAt,
         closedAt: vulns.closedAt,
@@ -86,9 +88,8 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
   ]);
   const row = rows[0];
   if (!row) return deleted.length ? "gone" : null;
-  const { acknowledgeDueMs, triageDueMs, acknowledgedAt, triagedAt, closedAt, ...report } = row;
-  const due = { acknowledge: acknowledgeDueMs, triage: triageDueMs, resolve: null, disclosure: null };
-  const { acknowledge, triage } = deadlinesAt(due, { acknowledgedAt, triagedAt, closedAt, disclosedAt: null }, row.triageState, Date.now());
+  const { acknowledgeDueMs, triageDueMs, resolveDueMs, disclosureDueMs, acknowledgedAt, triagedAt, closedAt, ...report } = row;
+  const { acknowledge, triage } = deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now());
   return { ...report, expectations: { acknowledge, triage } };
 }
 

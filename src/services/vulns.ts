@@ -18,9 +18,10 @@ import {
 import { triageEvent, vulnEvent } from "../events/outbox";
 import {
   type AlertView,
+  dueOf,
   dueTimes,
-  type DueTimes,
   isOverdue,
+  metOf,
   nextLookMs,
   type MetTimes,
   responseTargetsOf,
@@ -495,19 +496,6 @@ function planUpdate(
   return { next, guard };
 }
 
-/** A report's due times and what met them, as its columns keep them. */
-export const dueOf = (v: VulnRecord): DueTimes => ({
-  acknowledge: v.acknowledgeDueMs,
-  triage: v.triageDueMs,
-  resolve: v.resolveDueMs,
-  disclosure: v.disclosureDueMs,
-});
-export const metOf = (v: VulnRecord): MetTimes => ({
-  acknowledgedAt: v.acknowledgedAt,
-  triagedAt: v.triagedAt,
-  closedAt: v.closedAt,
-  disclosedAt: null,
-});
 const NOTHING_MET: MetTimes = { acknowledgedAt: null, triagedAt: null, closedAt: null, disclosedAt: null };
 
 /** What the cron reads of a report to know its deadline alerts. */
@@ -611,8 +599,6 @@ export async function updateVulns(
         if (moved >= 0) throw new Conflict(`The vuln at ${pointer(moved)} changed while this request ran; read it again and retry.`);
       }
       const gone = changes.findIndex((c) => c.input.briefId !== undefined);
-      const original = changes.findIndex((c) => c.input.duplicateOf);
-      if (gone < 0 && original >= 0) throw Invalid.at(`${pointer(original)}/relationships/duplicate_of`, "duplicate_of does not exist.");
       throw Invalid.at(`${pointer(Math.max(gone, 0))}/relationships/brief/data/id`, "brief does not exist.");
     },
   );

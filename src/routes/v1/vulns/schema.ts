@@ -26,9 +26,9 @@ import {
   Uuid,
 } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
-import { DEADLINE_STATES, deadlinesAt } from "../../../lib/deadlines";
+import { DEADLINE_STATES, deadlinesAt, dueOf, metOf } from "../../../lib/deadlines";
 import { CVSS_VECTOR_INPUT_PATTERN, CVSS_VECTOR_PATTERN, rateCvss } from "../../../lib/cvss";
-import { dueOf, metOf, type VulnRecord } from "../../../services/vulns";
+import type { VulnRecord } from "../../../services/vulns";
 import { DateTimeInput, nullableRelationshipInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
