@@ -19,6 +19,7 @@ import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
+import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 
 export interface BriefInput {
   name?: string;
@@ -216,18 +217,35 @@ export interface PublishedBrief {
   organization: OrganizationRow;
   /** The brief's policy, only while it is published itself. */
   policy: PolicyRow | null;
+  /** How its policy answered reports lately; null without a policy or before it has enough reports. */
+  responsiveness: Responsiveness | null;
 }
 
-/** One query: the brief if it is published now, with its organization and its policy. No key, no tenant. */
+/**
+ * One round trip: the brief if it is published now, with its organization and its policy, and that
+ * policy's responsiveness. No key, no tenant.
+ */
 export async function findPublishedBrief(db: Db, shortcode: string, now: string): Promise<PublishedBrief | null> {
-  const row = await db
-    .select({ brief: getTableColumns(briefs), organization: getTableColumns(organizations), policy: getTableColumns(policies) })
-    .from(briefs)
-    .innerJoin(organizations, eq(organizations.id, briefs.organizationId))
-    .leftJoin(policies, eq(policies.id, briefs.policyId))
-    .where(and(eq(briefs.shortcode, shortcode), isNotNull(briefs.publishedAt), lte(briefs.publishedAt, now)))
-    .get();
-  if (!row) return null;
-  const policy = row.policy && isPublished(row.policy.publishedAt, now) ? row.policy : null;
-  return { brief: row.brief, organization: row.organization, policy };
+  // Three selects, not a join: D1 batch rows are keyed by column name, and the three tables share some.
+  const ofBrief = (column: string) => sql`(SELECT ${sql.raw(column)} FROM briefs WHERE shortcode = ${shortcode})`;
+  const [briefRows, organizationRows, policyRows, counts, medians] = await db.batch([
+    db
+      .select()
+      .from(briefs)
+      .where(and(eq(briefs.shortcode, shortcode), isNotNull(briefs.publishedAt), lte(briefs.publishedAt, now))),
+    db
+      .select()
+      .from(organizations)
+      .where(sql`${organizations.id} = ${ofBrief("organization_id")}`),
+    db
+      .select()
+      .from(policies)
+      .where(sql`${policies.id} = ${ofBrief("policy_id")}`),
+    ...responsivenessStatements(db, ofBrief("policy_id"), new Date(now)),
+  ]);
+  const [brief, organization, stored] = [briefRows[0], organizationRows[0], policyRows[0]];
+  if (!brief || !organization) return null;
+  const policy = stored && isPublished(stored.publishedAt, now) ? stored : null;
+  const responsiveness = policy ? (responsivenessFrom({ counts, medians }).get(policy.id) ?? null) : null;
+  return { brief, organization, policy, responsiveness };
 }

@@ -1,5 +1,6 @@
-import { and, gte, lte, sql, type SQL } from "drizzle-orm";
-import { vulns } from "../db/schema";
+import { and, count, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import type { Db } from "../db";
+import { briefs, vulns } from "../db/schema";
 import { DEADLINE_KINDS, type DeadlineKind } from "../lib/deadlines";
 import { Forbidden } from "../lib/domain-errors";
 import type { ServiceContext } from "./context";
@@ -60,15 +61,6 @@ export async function readMetrics(
     lte(vulns.createdAt, to),
   );
   const nowMs = now.getTime();
-  const decided = (k: DeadlineKind) => {
-    const { due, met } = MET[k];
-    const breached = sql`(${due} <= ${nowMs} AND ${vulns.triageState} <> 'needs_more_info')`;
-    return met ? sql`(${due} IS NOT NULL AND (${met} IS NOT NULL OR ${breached}))` : sql`(${due} IS NOT NULL AND ${breached})`;
-  };
-  const onTime = (k: DeadlineKind) => {
-    const { due, met } = MET[k];
-    return met ? sql`(${due} IS NOT NULL AND ${met} IS NOT NULL AND ${ms(met)} <= ${due})` : sql`0`;
-  };
   const counts = ctx.db
     .select({
       received: sql<number>`count(*)`,
@@ -77,7 +69,7 @@ export async function readMetrics(
       validOpenOld: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged' AND ${vulns.createdAt} < ${new Date(nowMs - 90 * DAY).toISOString()}), 0)`,
       ...Object.fromEntries(
         DEADLINE_KINDS.flatMap((k) => [
-          [`${k}Decided`, sql<number>`coalesce(sum(${decided(k)}), 0)`],
+          [`${k}Decided`, sql<number>`coalesce(sum(${decided(k, nowMs)}), 0)`],
           [`${k}OnTime`, sql<number>`coalesce(sum(${onTime(k)}), 0)`],
         ]),
       ),
@@ -117,6 +109,19 @@ export async function readMetrics(
   };
 }
 
+/** Whether a report's deadline is decided at `nowMs`: met, or past due unmet and not paused. */
+function decided(k: DeadlineKind, nowMs: number): SQL {
+  const { due, met } = MET[k];
+  const breached = sql`(${due} <= ${nowMs} AND ${vulns.triageState} <> 'needs_more_info')`;
+  return met ? sql`(${due} IS NOT NULL AND (${met} IS NOT NULL OR ${breached}))` : sql`(${due} IS NOT NULL AND ${breached})`;
+}
+
+/** Whether a report's deadline was met by its due time. */
+function onTime(k: DeadlineKind): SQL {
+  const { due, met } = MET[k];
+  return met ? sql`(${due} IS NOT NULL AND ${met} IS NOT NULL AND ${ms(met)} <= ${due})` : sql`0`;
+}
+
 /** The middle value (the two middle ones, to average, for an even count) of `value` over `where`, by SQLite. */
 function median(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
   const n = sql`(SELECT count(*) FROM ${vulns} WHERE ${where})`;
@@ -136,4 +141,81 @@ function scopeOf(ctx: ServiceContext, organizationId: string | undefined): strin
     throw new Forbidden("An organization key reads its own organization's metrics only.");
   }
   return ctx.caller.organizationId!;
+}
+
+// ---- A policy's responsiveness, shown to researchers ---------------------------------------------
+
+/** The period a policy's responsiveness covers, and how many reports it needs before it is shown. */
+export const RESPONSIVENESS_DAYS = 90;
+export const RESPONSIVENESS_MIN_REPORTS = 5;
+
+/** How a policy answered the reports sent through its briefs in the last 90 days. */
+export interface Responsiveness {
+  periodDays: number;
+  /** Of the acknowledge deadlines decided (met, or past due), the share met on time; null while none is. */
+  acknowledgedOnTime: number | null;
+  /** Of the reports acknowledged, the median time from received to acknowledged. */
+  medianSecondsToAcknowledge: number | null;
+}
+
+/**
+ * The two statements (for the caller's batch) that read the responsiveness of the policies `policyIds`
+ * (a subquery) at `now`: per policy, its reports of the period and their acknowledge figures, and the
+ * median time to acknowledge (by window functions, per policy). Both walk the briefs of those policies
+ * and each brief's reports of the period on the brief index, so their cost grows with those reports only.
+ */
+export function responsivenessStatements(db: Db, policyIds: SQL, now: Date) {
+  const nowMs = now.getTime();
+  const since = new Date(nowMs - RESPONSIVENESS_DAYS * DAY).toISOString();
+  const period = and(sql`${briefs.policyId} IN ${policyIds}`, gte(vulns.createdAt, since), lte(vulns.createdAt, now.toISOString()));
+  const counts = db
+    .select({
+      policyId: briefs.policyId,
+      reports: count(),
+      decided: sql<number>`coalesce(sum(${decided("acknowledge", nowMs)}), 0)`,
+      onTime: sql<number>`coalesce(sum(${onTime("acknowledge")}), 0)`,
+    })
+    .from(vulns)
+    .innerJoin(briefs, eq(briefs.id, vulns.briefId))
+    .where(period)
+    .groupBy(briefs.policyId);
+  const wait = sql`${ms(sql`${vulns.acknowledgedAt}`)} - ${ms(vulns.createdAt)}`;
+  const ranked = db
+    .select({
+      policyId: sql<string>`${briefs.policyId}`.as("policy_id"),
+      value: sql<number>`${wait}`.as("value"),
+      rank: sql<number>`row_number() OVER (PARTITION BY ${briefs.policyId} ORDER BY ${wait})`.as("rank"),
+      n: sql<number>`count(*) OVER (PARTITION BY ${briefs.policyId})`.as("n"),
+    })
+    .from(vulns)
+    .innerJoin(briefs, eq(briefs.id, vulns.briefId))
+    .where(and(period, sql`${vulns.acknowledgedAt} IS NOT NULL`))
+    .as("ranked");
+  const medians = db
+    .select({ policyId: ranked.policyId, value: sql<number>`avg(${ranked.value})` })
+    .from(ranked)
+    .where(sql`${ranked.rank} IN ((${ranked.n} + 1) / 2, (${ranked.n} + 2) / 2)`)
+    .groupBy(sql`${ranked.policyId}`);
+  return [counts, medians] as const;
+}
+
+type ResponsivenessRows = {
+  counts: { policyId: string | null; reports: number; decided: number; onTime: number }[];
+  medians: { policyId: string; value: number }[];
+};
+
+/** Per policy id, its responsiveness from the two statements' rows; a policy with fewer than 5 reports has none. */
+export function responsivenessFrom({ counts, medians }: ResponsivenessRows): Map<string, Responsiveness> {
+  const median = new Map(medians.map((m) => [m.policyId, m.value]));
+  const byPolicy = new Map<string, Responsiveness>();
+  for (const c of counts) {
+    if (!c.policyId || c.reports < RESPONSIVENESS_MIN_REPORTS) continue;
+    const value = median.get(c.policyId);
+    byPolicy.set(c.policyId, {
+      periodDays: RESPONSIVENESS_DAYS,
+      acknowledgedOnTime: c.decided ? Math.round((c.onTime / c.decided) * 10_000) / 10_000 : null,
+      medianSecondsToAcknowledge: value === undefined ? null : Math.round(value / 1000),
+    });
+  }
+  return byPolicy;
 }

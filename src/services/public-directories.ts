@@ -14,17 +14,18 @@ import {
 } from "../db/schema";
 import { maturityRating } from "../lib/maturity";
 import { compactPositions } from "./directories";
+import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 
 export interface PublicDirectoryEntry {
   organization: OrganizationRow;
   rating: number;
-  items: ({ type: "Policy"; row: PolicyRow } | { type: "Brief"; row: BriefRow })[];
+  items: ({ type: "Policy"; row: PolicyRow; responsiveness: Responsiveness | null } | { type: "Brief"; row: BriefRow })[];
 }
 
 /**
  * One batch (no joins: D1 batch rows are keyed by column name): the directory, its visible listings'
  * organizations, their published policies (for the rating), the listings' items, and the published
- * briefs they show. Organizations rate as their best published policy; those under the directory's
+ * briefs they show, and the responsiveness of the policies they show. Organizations rate as their best published policy; those under the directory's
  * minimum are left out; the rest come best first.
  */
 export async function findPublicDirectory(
@@ -34,7 +35,8 @@ export async function findPublicDirectory(
 ): Promise<{ directory: DirectoryRow; entries: PublicDirectoryEntry[] } | null> {
   const directoryId = sql`(SELECT id FROM directories WHERE slug = ${slug})`;
   const listed = sql`(SELECT organization_id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`;
-  const [dirs, listings, orgs, pols, items, brs] = await db.batch([
+  const shownPolicies = sql`(SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Policy' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`;
+  const [dirs, listings, orgs, pols, items, brs, counts, medians] = await db.batch([
     db.select().from(directories).where(eq(directories.slug, slug)),
     db
       .select()
@@ -62,7 +64,9 @@ export async function findPublicDirectory(
           lte(briefs.publishedAt, now),
         ),
       ),
+    ...responsivenessStatements(db, shownPolicies, new Date(now)),
   ]);
+  const responsiveness = responsivenessFrom({ counts, medians });
   const directory = dirs[0];
   if (!directory) return null;
   const policyById = new Map(pols.map((p) => [p.id, p]));
@@ -80,7 +84,9 @@ export async function findPublicDirectory(
         // Only what is published (and still the organization's) is shown.
         const policy = i.listableType === "Policy" ? policyById.get(i.listableId) : undefined;
         const brief = i.listableType === "Brief" ? briefById.get(i.listableId) : undefined;
-        if (policy && policy.organizationId === organization.id) return [{ type: "Policy", row: policy }];
+        if (policy && policy.organizationId === organization.id) {
+          return [{ type: "Policy", row: policy, responsiveness: responsiveness.get(policy.id) ?? null }];
+        }
         if (brief && brief.organizationId === organization.id) return [{ type: "Brief", row: brief }];
         return [];
       });

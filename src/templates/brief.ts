@@ -76,7 +76,11 @@ ${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}
 }
 
 /** GET /b/{shortcode}: terms first, then the form. */
-export function briefPage({ brief, organization, policy }: PublishedBrief, now: string, state: FormState = EMPTY_FORM): string {
+export function briefPage(
+  { brief, organization, policy, responsiveness }: PublishedBrief,
+  now: string,
+  state: FormState = EMPTY_FORM,
+): string {
   const name = organization.name;
   // The tab's title says each thing once: the brief's own name may already say either.
   const title = [brief.name, /vulnerabilit/i.test(brief.name) ? null : "Report a vulnerability", brief.name.includes(name) ? null : name];
@@ -97,7 +101,7 @@ ${brief.shortDescription ? html`<p class="lead">${brief.shortDescription}</p>` :
 <dt>In scope</dt><dd>${scopeList(inScope, "None listed.")}</dd>
 <dt>Out of scope</dt><dd>${scopeList(outOfScope, "None listed.")}</dd>
 </dl>
-${policy ? policyTerms(policy, maturityRating(policy, now), 2, { scope: false }) : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms are stated. Report with care.</p></div>`}
+${policy ? policyTerms(policy, maturityRating(policy, now), 2, { scope: false, responsiveness }) : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms are stated. Report with care.</p></div>`}
 ${reportForm(brief.shortcode, state)}`,
     {
       heading: `${name} · Vulnerability disclosure`,

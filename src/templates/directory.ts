@@ -20,7 +20,7 @@ ${e.organization.websiteUrl && /^https?:\/\//i.test(e.organization.websiteUrl) ?
 ${e.organization.claimed ? "" : html`<p class="muted">Listed from public information; the organization has not claimed this listing yet.</p>`}
 ${e.items.map((i) =>
   i.type === "Policy"
-    ? policyTerms(i.row, maturityRating(i.row, now), 3)
+    ? policyTerms(i.row, maturityRating(i.row, now), 3, { responsiveness: i.responsiveness })
     : html`<h3>Program: <a href="/b/${i.row.shortcode}">${i.row.name}</a></h3>${i.row.shortDescription ? html`<p>${i.row.shortDescription}</p>` : ""}<p><a href="/b/${i.row.shortcode}">Read the terms and report a vulnerability</a></p>`,
 )}
 </section>`,

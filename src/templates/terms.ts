@@ -1,6 +1,8 @@
 import { html } from "hono/html";
 import type { PolicyRow, ScopeAsset } from "../db/schema";
 import type { Html } from "./layout";
+import type { Responsiveness } from "../services/metrics";
+import { responseTargetsOf } from "../lib/deadlines";
 
 const SAFE_HARBOR: Record<string, string> = {
   full: "Full: the organization will not pursue legal action for good-faith research within this policy.",
@@ -72,7 +74,34 @@ function contact(p: PolicyRow): Html {
 }
 
 /** A policy's terms, in the order a researcher weighs them: scope, safe harbor, disclosure, timeline, contact. */
-export function policyTerms(p: PolicyRow, rating: number | null, headingLevel: 2 | 3 = 2, opts: { scope?: boolean } = {}): Html {
+/** A span of time as people say it: minutes under an hour, hours under two days, then days. */
+export function durationInWords(seconds: number): string {
+  const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
+  if (seconds < 3_600) return plural(Math.max(1, Math.round(seconds / 60)), "minute");
+  if (seconds < 48 * 3_600) return plural(Math.round(seconds / 3_600), "hour");
+  return plural(Math.round(seconds / 86_400), "day");
+}
+
+/** What the policy promises about answering, and, once it has enough reports, how it kept that lately. */
+function responsivenessInWords(p: PolicyRow, r: Responsiveness | null): Html {
+  const targets = responseTargetsOf(p.responseTargets);
+  // A promise is said exactly: in days when it is whole days, else in hours.
+  const exactly = (hours: number) => (hours % 24 ? `${hours} hour${hours === 1 ? "" : "s"}` : durationInWords(hours * 3_600));
+  const promise = `Promises to acknowledge a report within ${exactly(targets.acknowledge_hours)} and to triage it within ${exactly(targets.triage_hours)}.`;
+  if (!r) return html`${promise} <span class="muted">Too few reports in the last 90 days to show how it keeps this.</span>`;
+  const share = r.acknowledgedOnTime === null ? null : `${Math.round(r.acknowledgedOnTime * 100)}% of reports acknowledged on time`;
+  const median =
+    r.medianSecondsToAcknowledge === null ? null : `median time to acknowledge ${durationInWords(r.medianSecondsToAcknowledge)}`;
+  const kept = [share, median].filter((s) => s !== null).join("; ");
+  return html`${promise} ${kept ? `In the last ${r.periodDays} days: ${kept}.` : `No report of the last ${r.periodDays} days has reached its deadline yet.`}`;
+}
+
+export function policyTerms(
+  p: PolicyRow,
+  rating: number | null,
+  headingLevel: 2 | 3 = 2,
+  opts: { scope?: boolean; responsiveness?: Responsiveness | null } = {},
+): Html {
   const h = (text: string) => (headingLevel === 2 ? html`<h2>${text}</h2>` : html`<h3>${text}</h3>`);
   const yesNo = (v: boolean | null) => (v === null ? "Not stated" : v ? "Yes" : "No");
   return html`${h(p.name ? `Policy: ${p.name}` : "The disclosure policy")}
@@ -89,6 +118,7 @@ ${
 <dt>Public disclosure</dt><dd>${p.publicDisclosure === null ? "Not stated." : p.publicDisclosure ? "Allowed, in coordination with the organization." : "Not allowed: do not publish findings."}</dd>
 <dt>Timeline</dt><dd>${p.cvdTimeline ? `${p.cvdTimeline} days to fix before coordinated disclosure.` : "Not stated."}</dd>
 <dt>Contact</dt><dd>${contact(p)}</dd>
+${opts.responsiveness === undefined ? "" : html`<dt>Responsiveness</dt><dd>${responsivenessInWords(p, opts.responsiveness)}</dd>`}
 <dt>Bounty</dt><dd>${yesNo(p.offersBounty)}</dd>
 ${p.hostedPolicyUrl ? html`<dt>Full policy</dt><dd>${link(p.hostedPolicyUrl)}</dd>` : ""}
 </dl>`;

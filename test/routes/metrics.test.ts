@@ -1,8 +1,8 @@
 import Papa from "papaparse";
 import { describe, expect, it } from "vitest";
 import { testClock } from "../helpers/clock";
-import { browse, get, patch } from "../helpers/api";
-import { brief, operatorKey, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
+import { browse, get, patch, post } from "../helpers/api";
+import { brief, directory, listing, operatorKey, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
 // GET /v1/metrics against figures worked out by hand for a fresh organization, at moments the test sets.
 
@@ -14,20 +14,21 @@ const move = (org: TestOrganization, id: string, attributes: Record<string, unkn
   patch(`/v1/vulns/${id}`, org.key, { data: { type: "vuln", id, attributes } });
 
 /**
- * Five reports at T0 under a policy promising acknowledgement in 10 h and triage in 100 h:
- * A triaged at 2 h; B closed as informative at 5 h; C triaged at 20 h; D rated critical, triaged at
- * 30 h and resolved at 40 h; E untouched. Read at 50 h.
+ * Five reports at T0 under a published policy promising acknowledgement in 10 h and triage in 100 h,
+ * through two of its briefs (E through the second): A triaged at 2 h; B closed as informative at 5 h;
+ * C triaged at 20 h; D rated critical, triaged at 30 h and resolved at 40 h; E untouched. Read at 50 h.
  */
 async function morning() {
   const org = await organization();
-  const p = await policy(org, { response_targets: { acknowledge_hours: 10, triage_hours: 100 } });
+  const p = await policy(org, { published_at: PUBLISHED, response_targets: { acknowledge_hours: 10, triage_hours: 100 } });
   const b = await brief(org, { published_at: PUBLISHED }, p.id);
+  const b2 = await brief(org, { published_at: PUBLISHED }, p.id);
   const [A, B, C, D, E] = [
     await vuln(org, b.id),
     await vuln(org, b.id),
     await vuln(org, b.id),
     await vuln(org, b.id, { severity: "critical" }),
-    await vuln(org, b.id),
+    await vuln(org, b2.id),
   ];
   at(T0 + 2 * H);
   await move(org, A.id, { triage_state: "triaged" });
@@ -40,7 +41,7 @@ async function morning() {
   at(T0 + 40 * H);
   await move(org, D.id, { triage_state: "resolved" });
   at(T0 + 50 * H);
-  return { org, ids: [A, B, C, D, E].map((v) => v.id) };
+  return { org, policyId: p.id as string, shortcode: b.attributes.shortcode as string, ids: [A, B, C, D, E].map((v) => v.id) };
 }
 
 const BY_HAND = {
@@ -114,5 +115,68 @@ describe("GET /v1/metrics", () => {
     const refused = await get(`/v1/metrics?q[organization_id_eq]=${org.id}`, other.key);
     expect([refused.status, refused.body.errors[0].code]).toEqual([403, "forbidden"]);
     expect((await get("/v1/metrics?q[created_at_gteq]=yesterday", org.key)).status).toBe(400);
+  });
+});
+
+// A policy's responsiveness, as researchers see it: the same morning, from the public side.
+const RESPONSIVENESS = {
+  period_days: 90,
+  acknowledged_on_time: 0.4, // A and B acknowledged in time; C and D late; E past due
+  median_seconds_to_acknowledge: 12.5 * 3600, // 2, 5, 20, 30 h
+};
+
+describe("a policy's responsiveness", () => {
+  it("is meta.responsiveness of the policy in the public brief read, over its briefs' reports, and stays cached", async () => {
+    const { shortcode, policyId } = await morning();
+    const first = await get(`/v1/p/briefs/${shortcode}`);
+    expect(first.status).toBe(200);
+    const policyOf = (res: typeof first) => res.body.included.find((r: { type: string }) => r.type === "policy");
+    expect(policyOf(first)).toMatchObject({ id: policyId, meta: { responsiveness: RESPONSIVENESS } });
+    const again = await get(`/v1/p/briefs/${shortcode}`);
+    expect([again.headers.get("X-Cache"), policyOf(again).meta]).toEqual(["HIT", { responsiveness: RESPONSIVENESS }]);
+  });
+
+  it("is null before the policy has 5 reports in the last 90 days (an older one does not count)", async () => {
+    const org = await organization();
+    const p = await policy(org, { published_at: PUBLISHED });
+    const b = await brief(org, { published_at: PUBLISHED }, p.id);
+    at(T0 - 91 * 24 * H);
+    await vuln(org, b.id);
+    at(T0);
+    for (let i = 0; i < 4; i++) await vuln(org, b.id);
+    const res = await get(`/v1/p/briefs/${b.attributes.shortcode}`);
+    expect(res.body.included.find((r: { type: string }) => r.type === "policy").meta).toEqual({ responsiveness: null });
+    // The fifth report of the period makes it shown (a fresh brief of the same policy: the first read is cached).
+    await vuln(org, b.id);
+    const b2 = await brief(org, { published_at: PUBLISHED }, p.id);
+    const shown = await get(`/v1/p/briefs/${b2.attributes.shortcode}`);
+    expect(shown.body.included.find((r: { type: string }) => r.type === "policy").meta.responsiveness).toEqual({
+      period_days: 90,
+      acknowledged_on_time: null, // none due yet
+      median_seconds_to_acknowledge: null,
+    });
+  });
+
+  it("is on each policy the public directory shows, and in words on the brief and directory pages", async () => {
+    const { org, shortcode, policyId } = await morning();
+    const op = await operatorKey();
+    const d = await directory(op);
+    const l = await listing(op, d.id, org.id);
+    const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, {
+      data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: policyId } },
+    });
+    expect(item.status).toBe(201);
+    const read = await get(`/v1/p/directories/${d.attributes.slug}`);
+    expect(read.status).toBe(200);
+    expect(read.body.included.find((r: { type: string; id: string }) => r.type === "policy" && r.id === policyId).meta).toEqual({
+      responsiveness: RESPONSIVENESS,
+    });
+    const words =
+      "Promises to acknowledge a report within 10 hours and to triage it within 100 hours. In the last 90 days: 40% of reports acknowledged on time; median time to acknowledge 13 hours.";
+    for (const path of [`/b/${shortcode}`, `/d/${d.attributes.slug}`]) {
+      const page = await browse("GET", path);
+      expect([path, page.status]).toEqual([path, 200]);
+      expect(page.text.replace(/\s+/g, " ")).toContain(words);
+    }
   });
 });

@@ -19,6 +19,7 @@ import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
 import { PolicyTerms, policyTerms } from "../v1/policies/schema";
 import { publicRateLimit } from "../../http/rate-limit";
+import { RESPONSIVENESS_DAYS, RESPONSIVENESS_MIN_REPORTS, type Responsiveness } from "../../services/metrics";
 
 const PublicOrganization = embeddedResourceSchema(
   "PublicOrganization",
@@ -27,7 +28,30 @@ const PublicOrganization = embeddedResourceSchema(
   z.object({}),
 );
 
-export const PublicPolicy = embeddedResourceSchema("PublicPolicy", "policy", PolicyTerms, z.object({}));
+const ResponsivenessSchema = z
+  .object({
+    period_days: z.literal(RESPONSIVENESS_DAYS),
+    acknowledged_on_time: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .openapi({ description: "Of the acknowledge deadlines decided (met, or past due), the share met on time; null while none is." }),
+    median_seconds_to_acknowledge: z
+      .number()
+      .int()
+      .min(0)
+      .nullable()
+      .openapi({ description: "Of the reports acknowledged, the median time from received to acknowledged; null while none is." }),
+  })
+  .nullable()
+  .openapi("Responsiveness", {
+    description: `How the policy answered the reports sent through its briefs in the last ${RESPONSIVENESS_DAYS} days; null until it has received at least ${RESPONSIVENESS_MIN_REPORTS} in that period.`,
+  });
+
+export const PublicPolicy = embeddedResourceSchema("PublicPolicy", "policy", PolicyTerms, z.object({})).extend({
+  meta: z.object({ responsiveness: ResponsivenessSchema }),
+});
 
 const PublicBrief = resourceSchema(
   "PublicBrief",
@@ -44,14 +68,14 @@ const PublicBriefDocument = z.object({
 });
 
 /** The public page of a brief: only what a researcher needs, nothing of the organization's private data. */
-export function publicBriefDocument({ brief, organization, policy }: PublishedBrief, now: string) {
+export function publicBriefDocument({ brief, organization, policy, responsiveness }: PublishedBrief, now: string) {
   const self = publicBriefPath(brief.shortcode);
   const data = resource("brief", brief.id, briefAttributes(brief), self, {
     organization: toOne("organization", organization.id),
     policy: toOne("policy", policy?.id),
   });
   const included: (ReturnType<typeof publicOrganization> | ReturnType<typeof publicPolicy>)[] = [publicOrganization(organization)];
-  if (policy) included.push(publicPolicy(policy, now));
+  if (policy) included.push(publicPolicy(policy, now, responsiveness));
   return { jsonapi: JSONAPI_VERSION, data, included, links: { self } };
 }
 
@@ -59,8 +83,14 @@ function publicOrganization(org: PublishedBrief["organization"]) {
   return embedded("organization", org.id, { name: org.name, slug: org.slug, website_url: org.websiteUrl, claimed: org.claimed });
 }
 
-export function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string) {
-  return embedded("policy", p.id, policyTerms(p, now));
+/** A published policy's public terms, and its responsiveness as `meta`. */
+export function publicPolicy(p: NonNullable<PublishedBrief["policy"]>, now: string, r: Responsiveness | null) {
+  const responsiveness = r && {
+    period_days: r.periodDays,
+    acknowledged_on_time: r.acknowledgedOnTime,
+    median_seconds_to_acknowledge: r.medianSecondsToAcknowledge,
+  };
+  return { ...embedded("policy", p.id, policyTerms(p, now)), meta: { responsiveness } };
 }
 
 export const briefNotFound = () => new ApiError("brief_not_found", { detail: "No published brief has that shortcode." });

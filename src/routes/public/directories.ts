@@ -126,7 +126,8 @@ export const publicDirectoriesRouter = createRouter().openapi(
       const self = publicDirectoryPath(directory.slug);
       const shown = new Map<string, ReturnType<typeof publicPolicy> | ReturnType<typeof briefResource>>();
       for (const e of entries)
-        for (const i of e.items) shown.set(`${i.type}:${i.row.id}`, i.type === "Policy" ? publicPolicy(i.row, now) : briefResource(i.row));
+        for (const i of e.items)
+          shown.set(`${i.type}:${i.row.id}`, i.type === "Policy" ? publicPolicy(i.row, now, i.responsiveness) : briefResource(i.row));
       return {
         jsonapi: JSONAPI_VERSION,
         data: resource(
