@@ -35,6 +35,11 @@ export const TAGS = [
   { name: "Vuln comments", description: "The conversation on a report: internal notes, and replies the reporter sees." },
   { name: "Vuln attachments", description: "Files attached to a report, stored in R2 and always served as downloads." },
   {
+    name: "Regulatory reports",
+    description:
+      "The EU Cyber Resilience Act's clock for an actively exploited vulnerability: what the organization filed (early warning, notification, final report), and drafts of the text to file. The platform keeps the record; it sends nothing to any authority.",
+  },
+  {
     name: "Webhooks",
     description: "Signed event deliveries (Standard Webhooks) to the organization's endpoints, and the event types to subscribe to.",
   },

@@ -1,5 +1,7 @@
 import {
+  CRA_KIND_NAMES,
   DEADLINE_KIND_NAMES,
+  PROMISE_KIND_NAMES,
   DEFAULT_RESPONSE_TARGETS,
   type ResponseTargets,
   type Severity,
@@ -29,6 +31,13 @@ export function responseTargetsOf(stored: TargetsInput | null | undefined): Resp
 
 export const DEADLINE_KINDS = DEADLINE_KIND_NAMES;
 export type DeadlineKind = (typeof DEADLINE_KINDS)[number];
+/** The organization's promises to the reporter: they wait while the report waits for the reporter. */
+export const PROMISE_KINDS = PROMISE_KIND_NAMES;
+export type PromiseKind = (typeof PROMISE_KINDS)[number];
+/** The EU Cyber Resilience Act's filings for an actively exploited vulnerability: the law's clock never waits. */
+export const CRA_KINDS = CRA_KIND_NAMES;
+export type CraKind = (typeof CRA_KINDS)[number];
+const isPromise = (kind: DeadlineKind): kind is PromiseKind => (PROMISE_KINDS as readonly string[]).includes(kind);
 export const DEADLINE_STATES = ["pending", "met", "breached", "paused", "none"] as const;
 export type DeadlineState = (typeof DEADLINE_STATES)[number];
 
@@ -40,20 +49,29 @@ export interface Deadline {
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+const HOUR_MS = HOUR;
 
-/** The due times, in milliseconds since the epoch, as a report's columns keep them. */
-export interface DueTimes {
-  acknowledge: number | null;
-  triage: number | null;
-  resolve: number | null;
-  disclosure: number | null;
-}
+/** The due times, in milliseconds since the epoch, as a report's columns keep them (null: none). */
+export type DueTimes = Record<DeadlineKind, number | null>;
+
+/** The Cyber Resilience Act's windows: an early warning in 24 hours and a notification in 72 from when
+ * the exploitation became known, a final report 14 days after a fix is out. */
+export const CRA_WINDOWS: Record<CraKind, number> = {
+  cra_early_warning: 24 * HOUR_MS,
+  cra_notification: 72 * HOUR_MS,
+  cra_final_report: 14 * 24 * HOUR_MS,
+};
 
 /**
  * The due times of a report created at `createdMs`, its clock stopped for `pausedMs` so far. The
  * resolve deadline waits for a severity; the disclosure deadline for a timeline.
  */
-export function dueTimes(targets: VulnTargets, createdMs: number, severity: Severity | null, pausedMs: number): DueTimes {
+export function dueTimes(
+  targets: VulnTargets,
+  createdMs: number,
+  severity: Severity | null,
+  pausedMs: number,
+): Record<PromiseKind, number | null> {
   const at = (window: number) => createdMs + window + pausedMs;
   return {
     acknowledge: at(targets.acknowledge_hours * HOUR),
@@ -63,23 +81,53 @@ export function dueTimes(targets: VulnTargets, createdMs: number, severity: Seve
   };
 }
 
+/** What the Cyber Resilience Act's clock reads of a report. */
+export interface CraColumns {
+  activelyExploited: boolean;
+  exploitationKnownAt: string | null;
+  triageState: TriageState;
+  closedAt: string | null;
+}
+
+/**
+ * The filings' due times: none while the report is not actively exploited; the early warning and the
+ * notification from when the exploitation became known; the final report from its close as resolved
+ * (none while no fix is out).
+ */
+export function craDueTimes(v: CraColumns): Record<CraKind, number | null> {
+  const known = v.activelyExploited && v.exploitationKnownAt ? Date.parse(v.exploitationKnownAt) : null;
+  const fixed = known !== null && v.triageState === "resolved" && v.closedAt ? Date.parse(v.closedAt) : null;
+  return {
+    cra_early_warning: known === null ? null : known + CRA_WINDOWS.cra_early_warning,
+    cra_notification: known === null ? null : known + CRA_WINDOWS.cra_notification,
+    cra_final_report: fixed === null ? null : fixed + CRA_WINDOWS.cra_final_report,
+  };
+}
+
 /** How long each kind's window is, in milliseconds (the approaching alert fires when 80 % of it has passed). */
 export function windowOf(kind: DeadlineKind, targets: VulnTargets, severity: Severity | null): number | null {
+  if (!isPromise(kind)) return CRA_WINDOWS[kind];
   if (kind === "acknowledge") return targets.acknowledge_hours * HOUR;
   if (kind === "triage") return targets.triage_hours * HOUR;
   if (kind === "resolve") return severity ? targets.resolve_days[severity] * DAY : null;
   return targets.disclosure_days === null ? null : targets.disclosure_days * DAY;
 }
 
-/** A report's deadline columns, as the vulns table keeps them. */
+/** A report's deadline columns, as the vulns table keeps them (a reader of the promises alone may leave out the law's). */
 export interface DeadlineColumns {
   acknowledgeDueMs: number | null;
   triageDueMs: number | null;
   resolveDueMs: number | null;
   disclosureDueMs: number | null;
+  craEarlyWarningDueMs?: number | null;
+  craNotificationDueMs?: number | null;
+  craFinalReportDueMs?: number | null;
   acknowledgedAt: string | null;
   triagedAt: string | null;
   closedAt: string | null;
+  craEarlyWarningMetAt?: string | null;
+  craNotificationMetAt?: string | null;
+  craFinalReportMetAt?: string | null;
 }
 
 export const dueOf = (v: DeadlineColumns): DueTimes => ({
@@ -87,6 +135,20 @@ export const dueOf = (v: DeadlineColumns): DueTimes => ({
   triage: v.triageDueMs,
   resolve: v.resolveDueMs,
   disclosure: v.disclosureDueMs,
+  cra_early_warning: v.craEarlyWarningDueMs ?? null,
+  cra_notification: v.craNotificationDueMs ?? null,
+  cra_final_report: v.craFinalReportDueMs ?? null,
+});
+
+/** The due-time columns of `due`, to write. */
+export const dueColumns = (due: DueTimes) => ({
+  acknowledgeDueMs: due.acknowledge,
+  triageDueMs: due.triage,
+  resolveDueMs: due.resolve,
+  disclosureDueMs: due.disclosure,
+  craEarlyWarningDueMs: due.cra_early_warning,
+  craNotificationDueMs: due.cra_notification,
+  craFinalReportDueMs: due.cra_final_report,
 });
 
 /** What met each deadline; no advisory is published yet, so nothing meets disclosure. */
@@ -95,14 +157,23 @@ export const metOf = (v: DeadlineColumns): MetTimes => ({
   triagedAt: v.triagedAt,
   closedAt: v.closedAt,
   disclosedAt: null,
+  filed: {
+    cra_early_warning: v.craEarlyWarningMetAt ?? null,
+    cra_notification: v.craNotificationMetAt ?? null,
+    cra_final_report: v.craFinalReportMetAt ?? null,
+  },
 });
 
-/** What meets each deadline: the acknowledgement, the triage (or a close), the close, a published advisory. */
+/**
+ * What meets each deadline: the acknowledgement, the triage (or a close), the close, a published
+ * advisory; a filing of the matching kind (its submitted_at, the first one's) for the law's.
+ */
 export interface MetTimes {
   acknowledgedAt: string | null;
   triagedAt: string | null;
   closedAt: string | null;
   disclosedAt: string | null;
+  filed: Record<CraKind, string | null>;
 }
 
 export const metAt = (kind: DeadlineKind, m: MetTimes): string | null =>
@@ -112,29 +183,39 @@ export const metAt = (kind: DeadlineKind, m: MetTimes): string | null =>
       ? (m.triagedAt ?? m.closedAt)
       : kind === "resolve"
         ? m.closedAt
-        : m.disclosedAt;
+        : kind === "disclosure"
+          ? m.disclosedAt
+          : m.filed[kind];
 
 /**
  * Each deadline as a reader sees it at `now`: met once met (late or not), paused while the report
- * waits in needs_more_info, breached from its due time until met, else pending; none without a due time.
+ * waits in needs_more_info (the promises only), breached from its due time until met, else pending;
+ * none without a due time. The law's three are there only while the report is actively exploited.
  */
-export function deadlinesAt(due: DueTimes, met: MetTimes, triageState: TriageState, now: number): Record<DeadlineKind, Deadline> {
+export function deadlinesAt(
+  due: DueTimes,
+  met: MetTimes,
+  triageState: TriageState,
+  now: number,
+  exploited: boolean,
+): Record<PromiseKind, Deadline> & Partial<Record<CraKind, Deadline>> {
   const one = (kind: DeadlineKind): Deadline => {
     const dueMs = due[kind];
     const metTime = metAt(kind, met);
     if (dueMs === null) return { due_at: null, met_at: metTime, state: "none" };
     const dueAt = new Date(dueMs).toISOString();
     if (metTime) return { due_at: dueAt, met_at: metTime, state: "met" };
-    if (triageState === "needs_more_info") return { due_at: dueAt, met_at: null, state: "paused" };
+    if (triageState === "needs_more_info" && isPromise(kind)) return { due_at: dueAt, met_at: null, state: "paused" };
     return { due_at: dueAt, met_at: null, state: now >= dueMs ? "breached" : "pending" };
   };
-  return { acknowledge: one("acknowledge"), triage: one("triage"), resolve: one("resolve"), disclosure: one("disclosure") };
+  const kinds = exploited ? DEADLINE_KINDS : PROMISE_KINDS;
+  return Object.fromEntries(kinds.map((k) => [k, one(k)])) as Record<PromiseKind, Deadline> & Partial<Record<CraKind, Deadline>>;
 }
 
-/** A pause of `pausedFor` ms ends: every deadline still pending moves later by it; met ones keep their time. */
+/** A pause of `pausedFor` ms ends: every promise still pending moves later by it; met ones, and the law's, keep their time. */
 export function resumed(due: DueTimes, met: MetTimes, pausedFor: number): DueTimes {
-  const shift = (kind: DeadlineKind) => (due[kind] === null || metAt(kind, met) ? due[kind] : due[kind]! + pausedFor);
-  return { acknowledge: shift("acknowledge"), triage: shift("triage"), resolve: shift("resolve"), disclosure: shift("disclosure") };
+  const shift = (kind: DeadlineKind) => (!isPromise(kind) || due[kind] === null || metAt(kind, met) ? due[kind] : due[kind]! + pausedFor);
+  return Object.fromEntries(DEADLINE_KINDS.map((k) => [k, shift(k)])) as DueTimes;
 }
 
 export type AlertKind = "approaching" | "breached";
@@ -156,8 +237,8 @@ export interface AlertView {
 
 /** The deadlines still running (not met, not paused, with a due time), each with its due time and when it approaches. */
 function running(v: AlertView): { deadline: DeadlineKind; dueMs: number; approachingMs: number }[] {
-  if (v.triageState === "needs_more_info") return [];
   return DEADLINE_KINDS.flatMap((deadline) => {
+    if (v.triageState === "needs_more_info" && isPromise(deadline)) return [];
     const dueMs = v.due[deadline];
     const window = windowOf(deadline, v.targets, v.severity);
     if (dueMs === null || window === null || metAt(deadline, v.met)) return [];

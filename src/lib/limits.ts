@@ -49,6 +49,9 @@ export const LIMITS = {
   domainsPerVuln: 50,
   /** A comment's body, in characters. */
   commentLength: 20_000,
+  /** A regulatory report's text as filed, in characters, and the authority's reference for it. */
+  regulatoryReportLength: 100_000,
+  regulatoryReferenceLength: 200,
   /** Error objects listed in one error document (the rest are counted in meta.errors_omitted). */
   errorsListed: 25,
   /** Resources in one page of a list. */

@@ -1,7 +1,7 @@
 import { and, count, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { briefs, vulns } from "../db/schema";
-import { DEADLINE_KINDS, type DeadlineKind } from "../lib/deadlines";
+import { DEADLINE_KINDS, type DeadlineKind, PROMISE_KINDS } from "../lib/deadlines";
 import { Forbidden } from "../lib/domain-errors";
 import type { ServiceContext } from "./context";
 import { readBatch } from "./unit-of-work";
@@ -40,6 +40,10 @@ const MET: Record<DeadlineKind, { due: SQL; met: SQL | null }> = {
   resolve: { due: sql`${vulns.resolveDueMs}`, met: sql`${vulns.closedAt}` },
   // Met by a published advisory, which reports do not have yet: decided only by passing its due time.
   disclosure: { due: sql`${vulns.disclosureDueMs}`, met: null },
+  // The law's, met by the first filing of their kind.
+  cra_early_warning: { due: sql`${vulns.craEarlyWarningDueMs}`, met: sql`${vulns.craEarlyWarningMetAt}` },
+  cra_notification: { due: sql`${vulns.craNotificationDueMs}`, met: sql`${vulns.craNotificationMetAt}` },
+  cra_final_report: { due: sql`${vulns.craFinalReportDueMs}`, met: sql`${vulns.craFinalReportMetAt}` },
 };
 
 /**
@@ -112,7 +116,9 @@ export async function readMetrics(
 /** Whether a report's deadline is decided at `nowMs`: met, or past due unmet and not paused. */
 function decided(k: DeadlineKind, nowMs: number): SQL {
   const { due, met } = MET[k];
-  const breached = sql`(${due} <= ${nowMs} AND ${vulns.triageState} <> 'needs_more_info')`;
+  // The promises wait while the report waits for its reporter; the law's clock does not.
+  const waiting = (PROMISE_KINDS as readonly string[]).includes(k) ? sql` AND ${vulns.triageState} <> 'needs_more_info'` : sql``;
+  const breached = sql`(${due} <= ${nowMs}${waiting})`;
   return met ? sql`(${due} IS NOT NULL AND (${met} IS NOT NULL OR ${breached}))` : sql`(${due} IS NOT NULL AND ${breached})`;
 }
 

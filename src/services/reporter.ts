@@ -89,7 +89,7 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
   const row = rows[0];
   if (!row) return deleted.length ? "gone" : null;
   const { acknowledgeDueMs, triageDueMs, resolveDueMs, disclosureDueMs, acknowledgedAt, triagedAt, closedAt, ...report } = row;
-  const { acknowledge, triage } = deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now());
+  const { acknowledge, triage } = deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now(), false);
   return { ...report, expectations: { acknowledge, triage } };
 }
 

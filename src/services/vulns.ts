@@ -18,6 +18,8 @@ import {
 import { triageEvent, vulnEvent } from "../events/outbox";
 import {
   type AlertView,
+  craDueTimes,
+  dueColumns,
   dueOf,
   dueTimes,
   isOverdue,
@@ -50,6 +52,10 @@ export interface VulnInput {
   /** The vector, already parsed and scored (null clears it). */
   cvss_vector?: CvssRating | null;
   cwe_ids?: string[];
+  /** Under attack (the Cyber Resilience Act's clock runs); false stops it. */
+  actively_exploited?: boolean;
+  /** Since when the organization knows it is exploited: by default the moment it is flagged; never in the future. */
+  exploitation_known_at?: string | null;
 }
 
 /** The columns a record leaves out: sort keys SQLite computes, and what `last_activity_*` and `read_at` read through. */
@@ -94,6 +100,36 @@ export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
 }
 
 type Triage = Pick<VulnRecord, "severity" | "cvssVector" | "cvssScore" | "cvssVersion" | "cweIds">;
+type Exploitation = Pick<VulnRecord, "activelyExploited" | "exploitationKnownAt">;
+
+/**
+ * Whether a report is actively exploited, and since when that is known, after a create or an update:
+ * flagged without a time, the moment it is flagged (a report already flagged keeps its time); a time
+ * is given only with the flag, and never later than now. Unflagged, it has none. `at(member)` points
+ * at the member of the request an error names.
+ */
+function exploitationOf(
+  input: Partial<VulnInput>,
+  existing: Exploitation | undefined,
+  now: string,
+  at: (member: string) => string,
+): Exploitation {
+  const exploited = input.actively_exploited ?? existing?.activelyExploited ?? false;
+  const given = input.exploitation_known_at;
+  if (!exploited) {
+    if (given)
+      throw Invalid.at(at("exploitation_known_at"), "only an actively exploited vuln has one: set actively_exploited to true with it.");
+    return { activelyExploited: false, exploitationKnownAt: null };
+  }
+  if (given === null)
+    throw Invalid.at(
+      at("exploitation_known_at"),
+      "an actively exploited vuln has one: leave it out to keep it, or set actively_exploited to false.",
+    );
+  if (given && Date.parse(given) > Date.parse(now)) throw Invalid.at(at("exploitation_known_at"), "must not be in the future.");
+  const kept = existing?.activelyExploited ? existing.exploitationKnownAt : null;
+  return { activelyExploited: true, exploitationKnownAt: given ? new Date(given).toISOString() : (kept ?? now) };
+}
 
 /**
  * The triage columns after a create or an update. A member left out keeps its value (`existing`;
@@ -267,7 +303,11 @@ export async function createVuln({
     ...responseTargetsOf(row.responseTargets ? (JSON.parse(row.responseTargets) as TargetsInput) : null),
     disclosure_days: row.cvdTimeline ?? null,
   };
-  const due = dueTimes(targets, Date.parse(now), triage.severity, 0);
+  const exploitation = exploitationOf(input, undefined, now, (member) => `/data/attributes/${member}`);
+  const due = {
+    ...dueTimes(targets, Date.parse(now), triage.severity, 0),
+    ...craDueTimes({ ...exploitation, triageState: "new", closedAt: null }),
+  };
   const vuln: Omit<VulnRecord, "domains" | "lastActivityAt" | "lastActivityBy"> = {
     revision: 0,
     id: uuidv7(),
@@ -289,11 +329,12 @@ export async function createVuln({
     closedAt: null,
     closedBy: null,
     targets,
-    acknowledgeDueMs: due.acknowledge,
-    triageDueMs: due.triage,
-    resolveDueMs: due.resolve,
-    disclosureDueMs: due.disclosure,
+    ...dueColumns(due),
     pausedMs: 0,
+    ...exploitation,
+    craEarlyWarningMetAt: null,
+    craNotificationMetAt: null,
+    craFinalReportMetAt: null,
     nextAlertMs: nextLookMs({ due, met: NOTHING_MET, triageState: "new", targets, severity: triage.severity }),
     overdue: 0,
     readAt: null,
@@ -410,6 +451,8 @@ function planUpdate(
     tags: input.tags === undefined ? existing.tags : unique(input.tags),
     domains: input.domains === undefined ? existing.domains : unique(input.domains).sort(),
     ...triageOf(input, existing),
+    // Checked by updateVulns before any plan, with the request's pointers.
+    ...exploitationOf(input, existing, now, (member) => member),
   };
   Object.assign(next, duesAfter(existing, next, now));
   next.nextAlertMs = nextLookMs(alertView(next));
@@ -429,6 +472,10 @@ function planUpdate(
         "cvssVector",
         "cvssScore",
         "cvssVersion",
+        "activelyExploited",
+        "exploitationKnownAt",
+        // A close or reopen of an exploited report starts or stops the final report's clock.
+        "craFinalReportDueMs",
       ] as const
     ).some((k) => next[k] !== existing[k]) ||
     !sameList(next.tags, existing.tags) ||
@@ -464,11 +511,10 @@ function planUpdate(
         triagedAt: next.triagedAt,
         closedAt: next.closedAt,
         closedBy: next.closedBy,
-        acknowledgeDueMs: next.acknowledgeDueMs,
-        triageDueMs: next.triageDueMs,
-        resolveDueMs: next.resolveDueMs,
-        disclosureDueMs: next.disclosureDueMs,
+        ...dueColumns(dueOf(next)),
         pausedMs: next.pausedMs,
+        activelyExploited: next.activelyExploited,
+        exploitationKnownAt: next.exploitationKnownAt,
         nextAlertMs: next.nextAlertMs,
         overdue: next.overdue,
         severity: next.severity,
@@ -496,7 +542,13 @@ function planUpdate(
   return { next, guard };
 }
 
-const NOTHING_MET: MetTimes = { acknowledgedAt: null, triagedAt: null, closedAt: null, disclosedAt: null };
+const NOTHING_MET: MetTimes = {
+  acknowledgedAt: null,
+  triagedAt: null,
+  closedAt: null,
+  disclosedAt: null,
+  filed: { cra_early_warning: null, cra_notification: null, cra_final_report: null },
+};
 
 /** What the cron reads of a report to know its deadline alerts. */
 export const alertView = (v: VulnRecord): AlertView => ({
@@ -508,8 +560,9 @@ export const alertView = (v: VulnRecord): AlertView => ({
 });
 
 /**
- * The due times after a change: leaving needs_more_info moves every deadline still pending later by
- * the time spent there (and adds it to paused_ms); a new severity gives a new resolve deadline.
+ * The due times after a change: leaving needs_more_info moves every promise still pending later by
+ * the time spent there (and adds it to paused_ms); a new severity gives a new resolve deadline; the
+ * law's follow the exploitation and the fix (craDueTimes).
  */
 function duesAfter(existing: VulnRecord, next: VulnRecord, now: string) {
   let due = dueOf(existing);
@@ -522,13 +575,7 @@ function duesAfter(existing: VulnRecord, next: VulnRecord, now: string) {
   if (next.severity !== existing.severity) {
     due = { ...due, resolve: dueTimes(existing.targets, Date.parse(existing.createdAt), next.severity, pausedMs).resolve };
   }
-  return {
-    acknowledgeDueMs: due.acknowledge,
-    triageDueMs: due.triage,
-    resolveDueMs: due.resolve,
-    disclosureDueMs: due.disclosure,
-    pausedMs,
-  };
+  return { ...dueColumns({ ...due, ...craDueTimes(next) }), pausedMs };
 }
 
 /** The vulns an update names, as the caller may see them, with their domains. */
@@ -583,6 +630,9 @@ export async function updateVulns(
   const originals = await resolveDuplicates(ctx, changes, found, pointer);
 
   const now = nowIso();
+  changes.forEach((c, i) => {
+    exploitationOf(c.input, found.get(c.id)!, now, (member) => `${pointer(i)}/attributes/${member}`);
+  });
   const p = new Plan(null);
   const planned = changes.map((c) =>
     planUpdate(ctx, p, found.get(c.id)!, { ...c.input, duplicateOf: originals.get(c.id) ?? c.input.duplicateOf }, now, !single),

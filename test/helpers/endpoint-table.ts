@@ -23,6 +23,8 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   attachmentId: string;
   /** A comment on the vuln. */
   commentId: string;
+  /** A regulatory report (a filing) on the vuln. */
+  regulatoryReportId: string;
   webhookId: string;
   deliveryId: string;
   directoryId: string;
@@ -157,6 +159,29 @@ export const ENDPOINTS: Endpoint[] = [
   },
   { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
   { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true, operator: "never" },
+  {
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports`,
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+  },
+  {
+    method: "POST",
+    path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports`,
+    body: () => ({
+      data: { type: "regulatory_report", attributes: { kind: "notification", submitted_at: "2026-01-02T03:04:05Z", body: "Filed text" } },
+    }),
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+    operator: "never",
+  },
+  {
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/draft?kind=early_warning`,
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+  },
+  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/${f.regulatoryReportId}`, owned: true },
   { method: "GET", path: () => "/v1/webhook_event_types" },
   { method: "GET", path: () => "/v1/metrics" },
   { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
@@ -276,7 +301,7 @@ function vulnDoc(briefId: string) {
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
     // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
     .replace(/\?.*$/, "")
     .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");

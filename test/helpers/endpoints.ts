@@ -22,6 +22,9 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
     contentType: "application/json",
   });
   const note = await post(`/v1/vulns/${v.id}/comments`, org.key, { data: { type: "comment", attributes: { body: "Triage note" } } });
+  const filing = await post(`/v1/vulns/${v.id}/regulatory_reports`, org.key, {
+    data: { type: "regulatory_report", attributes: { kind: "early_warning", submitted_at: "2026-01-01T00:00:00Z", body: "Early warning" } },
+  });
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
   const dir = await directory(org.operatorKey);
@@ -40,6 +43,7 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
     vulnId: v.id,
     attachmentId: file.body.data.id,
     commentId: note.body.data.id,
+    regulatoryReportId: filing.body.data.id,
     webhookId: w.id,
     deliveryId: d.body.data.id,
     directoryId: dir.id,

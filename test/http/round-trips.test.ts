@@ -441,6 +441,36 @@ const CASES: Case[] = [
     trips: 2,
     run: async (o) => api("DELETE", (await commented(o)).self, { key: o.key }),
   },
+  {
+    name: "GET /v1/vulns/{id}/regulatory_reports",
+    trips: 2,
+    run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}/regulatory_reports`, o.key),
+  },
+  {
+    name: "POST /v1/vulns/{id}/regulatory_reports",
+    trips: 3,
+    run: async (o) =>
+      api("POST", `/v1/vulns/${(await newVuln(o)).id}/regulatory_reports`, {
+        key: o.key,
+        body: doc("regulatory_report", { kind: "early_warning", submitted_at: "2026-01-01T00:00:00Z", body: "Filed" }),
+      }),
+  },
+  {
+    name: "GET /v1/vulns/{id}/regulatory_reports/{report_id}",
+    trips: 2,
+    run: async (o) => {
+      const filed = await api("POST", `/v1/vulns/${(await newVuln(o)).id}/regulatory_reports`, {
+        key: o.key,
+        body: doc("regulatory_report", { kind: "notification", submitted_at: "2026-01-01T00:00:00Z", body: "Filed" }),
+      });
+      return get(filed.body.data.links.self, o.key);
+    },
+  },
+  {
+    name: "GET /v1/vulns/{id}/regulatory_reports/draft",
+    trips: 2,
+    run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}/regulatory_reports/draft?kind=notification`, o.key),
+  },
   { name: "GET /v1/p/report", trips: 1, run: async (o) => asReporter("GET", "/v1/p/report", (await submitReport(o)).token) },
   {
     name: "GET /v1/p/report/comments",

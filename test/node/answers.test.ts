@@ -144,6 +144,11 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     raw: { text: '{"poc":true}', type: "application/json" },
   });
   const note = await create(`/v1/vulns/${vuln.id}/comments`, "comment", { body: "Triage note" });
+  const filing = await create(`/v1/vulns/${vuln.id}/regulatory_reports`, "regulatory_report", {
+    kind: "early_warning",
+    submitted_at: "2026-01-01T00:00:00Z",
+    body: "Early warning",
+  });
   const hook = await create(
     "/v1/webhooks",
     "webhook",
@@ -188,6 +193,7 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     vulnId: vuln.id,
     attachmentId: file.data.id,
     commentId: note.id,
+    regulatoryReportId: filing.id,
     webhookId: hook.id,
     deliveryId: delivery.data.id,
     directoryId: dir.id,

@@ -100,6 +100,7 @@ const FREE_TEXT = new Set([
   "brief_name",
   "listable_name",
   "filename",
+  "reference",
 ]);
 
 /**
@@ -137,7 +138,7 @@ export const OWASP_WAIVERS: { rules: string[]; where: (doc: Doc) => string[]; re
     rules: ["owasp:api4:2023-string-restricted"],
     where: (doc) => [...membersNamed(doc, FREE_TEXT), ...parametersNamed(doc, new Set(["q[search]", "filename"]))],
     reason:
-      "Free text by design: names, titles, descriptions, comments, tags, fonts and file names are what people write, in any script and with any punctuation, and a search takes what they type; each is bounded by its maxLength, and no pattern would be true of them.",
+      "Free text by design: names, titles, descriptions, comments, tags, fonts, file names and an authority's reference for a filing are what people write, in any script and with any punctuation, and a search takes what they type; each is bounded by its maxLength, and no pattern would be true of them.",
   },
   {
     rules: ["owasp:api4:2023-string-restricted"],
@@ -149,11 +150,12 @@ export const OWASP_WAIVERS: { rules: string[]; where: (doc: Doc) => string[]; re
     rules: ["owasp:api4:2023-string-restricted"],
     where: (doc) => [
       ...membersNamed(doc, new Set(["detail", "parameter", "error", "request_body"])),
+      ...membersNamed(doc, new Set(["label", "value"])).filter((p) => /RegulatoryReportDraft/.test(p)),
       pointer("paths", "/", "get", "responses", "200", "content", "text/html"),
       pointer("paths", "/v1/vulns/{id}/attachments/{attachment_id}/content", "get", "responses", "200", "headers", "Content-Disposition"),
     ],
     reason:
-      "Text the API reports rather than takes: an error's explanation, a query parameter's name as the client sent it, a webhook receiver's failure and the exact body sent to it, the start page's HTML, a download's file name.",
+      "Text the API reports rather than takes: an error's explanation, a query parameter's name as the client sent it, a webhook receiver's failure and the exact body sent to it, the start page's HTML, a download's file name, a regulatory draft's labels and the values it filled from the vuln.",
   },
   {
     rules: ["owasp:api8:2023-no-server-http"],

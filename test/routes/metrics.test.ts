@@ -55,7 +55,16 @@ const BY_HAND = {
   median_seconds_to_triage: 20 * 3600, // 2, 20, 30 h
   median_seconds_to_resolve: 40 * 3600, // D
   // acknowledge: A, B on time; C, D late; E breached. triage: all four met in time, E pending. resolve: D.
-  deadlines_met_on_time: { acknowledge: 0.4, triage: 1, resolve: 1, disclosure: null },
+  deadlines_met_on_time: {
+    acknowledge: 0.4,
+    triage: 1,
+    resolve: 1,
+    disclosure: null,
+    // None of the five is actively exploited.
+    cra_early_warning: null,
+    cra_notification: null,
+    cra_final_report: null,
+  },
 };
 
 describe("GET /v1/metrics", () => {
@@ -91,6 +100,9 @@ describe("GET /v1/metrics", () => {
         triage_met_on_time: "1",
         resolve_met_on_time: "1",
         disclosure_met_on_time: "",
+        cra_early_warning_met_on_time: "",
+        cra_notification_met_on_time: "",
+        cra_final_report_met_on_time: "",
       },
     ]);
     // The parser can fail: a row with a cell too many is an error it reports.

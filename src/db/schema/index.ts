@@ -10,3 +10,4 @@ export * from "./webhooks";
 export * from "./directories";
 export * from "./attachments";
 export * from "./comments";
+export * from "./regulatory-reports";

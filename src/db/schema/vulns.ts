@@ -30,7 +30,10 @@ export type Closer = (typeof CLOSERS)[number];
 export const processingStateOf = (state: TriageState): ProcessingState =>
   (OPEN_TRIAGE_STATES as readonly string[]).includes(state) ? "open" : "closed";
 
-export const DEADLINE_KIND_NAMES = ["acknowledge", "triage", "resolve", "disclosure"] as const;
+/** The organization's promises (paused in needs_more_info), then the Cyber Resilience Act's filings (never paused). */
+export const PROMISE_KIND_NAMES = ["acknowledge", "triage", "resolve", "disclosure"] as const;
+export const CRA_KIND_NAMES = ["cra_early_warning", "cra_notification", "cra_final_report"] as const;
+export const DEADLINE_KIND_NAMES = [...PROMISE_KIND_NAMES, ...CRA_KIND_NAMES] as const;
 export const DEADLINE_ALERTS = ["approaching", "breached"] as const;
 
 /** Year 9999: later than any due time, so "none" sorts last going up. */
@@ -38,13 +41,18 @@ export const FAR_FUTURE_MS = 253_402_300_799_999;
 const DEFAULT_VULN_TARGETS: VulnTargets = { ...DEFAULT_RESPONSE_TARGETS, disclosure_days: null };
 // A due time still running: null once met (the disclosure deadline is met by an advisory, not yet kept here).
 const running = (due: string, metBy: string) => `coalesce(CASE WHEN ${metBy} THEN NULL ELSE ${due} END, ${FAR_FUTURE_MS})`;
+// The promises wait while the report does (needs_more_info); the law's filings never do.
 const NEXT_DUE = sql.raw(
-  `(CASE WHEN triage_state = 'needs_more_info' THEN NULL ELSE nullif(min(${[
+  `nullif(min(CASE WHEN triage_state = 'needs_more_info' THEN ${FAR_FUTURE_MS} ELSE min(${[
     running("acknowledge_due_ms", "acknowledged_at IS NOT NULL"),
     running("triage_due_ms", "triaged_at IS NOT NULL OR closed_at IS NOT NULL"),
     running("resolve_due_ms", "closed_at IS NOT NULL"),
     running("disclosure_due_ms", "0"),
-  ].join(", ")}), ${FAR_FUTURE_MS}) END)`,
+  ].join(", ")}) END, ${[
+    running("cra_early_warning_due_ms", "cra_early_warning_met_at IS NOT NULL"),
+    running("cra_notification_due_ms", "cra_notification_met_at IS NOT NULL"),
+    running("cra_final_report_due_ms", "cra_final_report_met_at IS NOT NULL"),
+  ].join(", ")}), ${FAR_FUTURE_MS})`,
 );
 
 /** The submission exactly as received, kept on the vuln at create and never written again. */
@@ -99,6 +107,17 @@ export const vulns = sqliteTable(
     resolveDueMs: integer("resolve_due_ms"),
     disclosureDueMs: integer("disclosure_due_ms"),
     pausedMs: integer("paused_ms").notNull().default(0),
+    // Actively exploited (the EU Cyber Resilience Act's clock): since when the organization knows it,
+    // the three filings' due times (null while not exploited; the final report's until a fix is out,
+    // closed as resolved) and when each was first met by a filing (regulatory_reports). These never pause.
+    activelyExploited: integer("actively_exploited", { mode: "boolean" }).notNull().default(false),
+    exploitationKnownAt: text("exploitation_known_at"),
+    craEarlyWarningDueMs: integer("cra_early_warning_due_ms"),
+    craNotificationDueMs: integer("cra_notification_due_ms"),
+    craFinalReportDueMs: integer("cra_final_report_due_ms"),
+    craEarlyWarningMetAt: text("cra_early_warning_met_at"),
+    craNotificationMetAt: text("cra_notification_met_at"),
+    craFinalReportMetAt: text("cra_final_report_met_at"),
     // When the cron should next look at this report's deadlines (an alert may be due then); never
     // later than the truth, sometimes earlier: the cron then finds nothing to send and sets it again.
     nextAlertMs: integer("next_alert_ms"),

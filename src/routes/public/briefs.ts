@@ -41,6 +41,8 @@ const ResponsivenessSchema = z
       .number()
       .int()
       .min(0)
+      // Reports of the period acknowledged by now waited at most the period.
+      .max(RESPONSIVENESS_DAYS * 86_400)
       .nullable()
       .openapi({ description: "Of the reports acknowledged, the median time from received to acknowledged; null while none is." }),
   })

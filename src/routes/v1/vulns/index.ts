@@ -8,6 +8,7 @@ import { listVulns } from "../../../services/vuln-list";
 import { createVuln, deleteVuln, showVuln, updateVuln, updateVulns, type VulnUpdate, vulnIdOf } from "../../../services/vulns";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
+import { regulatoryReportsRouter } from "./regulatory-reports";
 import { creation, noContent, serviceContext } from "../handler-helpers";
 import {
   CreateVulnInput,
@@ -186,3 +187,4 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
 
 vulnsRouter.route("/", attachmentsRouter);
 vulnsRouter.route("/", commentsRouter);
+vulnsRouter.route("/", regulatoryReportsRouter);

@@ -99,6 +99,14 @@ const TriageAttributes = {
   }),
   cvss_vector: CvssVector.nullable().optional(),
   cwe_ids: CweIds.optional(),
+  actively_exploited: z.boolean().optional().openapi({
+    description:
+      "Under attack: starts the EU Cyber Resilience Act's clock (deadlines cra_early_warning, cra_notification, cra_final_report); false stops it.",
+  }),
+  exploitation_known_at: DateTimeInput.nullable().optional().openapi({
+    description:
+      "Since when the organization knows the vulnerability is actively exploited: left out, the moment actively_exploited becomes true (and kept after). Only with actively_exploited true; never in the future.",
+  }),
 };
 
 const CreateAttributes = SubmissionAttributes.extend({ tags: Tags.optional(), ...TriageAttributes });
@@ -301,9 +309,22 @@ const Deadlines = z
       description: "Due resolve_days[severity] after created_at (none until rated; a new severity moves it); met at closed_at.",
     }),
     disclosure: Deadline.openapi({ description: "Due the policy's cvd_timeline days after created_at (none without one)." }),
+    cra_early_warning: Deadline.optional().openapi({
+      description:
+        "Only while actively_exploited: due 24 hours after exploitation_known_at; met by the first early_warning regulatory report. Never paused.",
+    }),
+    cra_notification: Deadline.optional().openapi({
+      description:
+        "Only while actively_exploited: due 72 hours after exploitation_known_at; met by the first notification regulatory report. Never paused.",
+    }),
+    cra_final_report: Deadline.optional().openapi({
+      description:
+        "Only while actively_exploited: due 14 days after closed_at as resolved (none while no fix is out); met by the first final_report regulatory report. Never paused.",
+    }),
   })
   .openapi({
-    description: "Read-only: the policy's promises for this report, from the targets in force when it came in (defaults without a policy).",
+    description:
+      "Read-only: the policy's promises for this report, from the targets in force when it came in (defaults without a policy), and while it is actively exploited the three filings the EU Cyber Resilience Act asks for.",
   });
 
 export const Vuln = resourceSchema(
@@ -322,6 +343,8 @@ export const Vuln = resourceSchema(
     triaged_at: Timestamp.nullable().openapi({ description: "Read-only: the first move to triaged." }),
     closed_at: Timestamp.nullable().openapi({ description: "Read-only: the last move to a closed state; null while open." }),
     deadlines: Deadlines,
+    actively_exploited: z.boolean(),
+    exploitation_known_at: Timestamp.nullable(),
     closed_by: z.enum(CLOSERS).nullable().openapi({
       description: "Read-only: organization, or timeout when a request for more information went unanswered for 30 days; null while open.",
     }),
@@ -381,7 +404,9 @@ export function serializeVuln(row: VulnRecord) {
       triaged_at: row.triagedAt,
       closed_at: row.closedAt,
       closed_by: row.closedBy,
-      deadlines: deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now()),
+      deadlines: deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now(), row.activelyExploited),
+      actively_exploited: row.activelyExploited,
+      exploitation_known_at: row.exploitationKnownAt,
       contact_email: row.contactEmail,
       domains: row.domains,
       tags: row.tags,

@@ -1,0 +1,180 @@
+import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { organizations, regulatoryReports, vulns, type RegulatoryReportKind, type RegulatoryReportRow } from "../db/schema";
+import type { Page } from "../db/pagination";
+import { batchOf, where, whenRefused } from "../db/queries";
+import { alertsAt, type CraKind, type Deadline, deadlinesAt, dueOf, metOf, nextLookMs } from "../lib/deadlines";
+import { Invalid, NotFound } from "../lib/domain-errors";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { regulatoryDraft, type RegulatoryDraft } from "../lib/regulatory-draft";
+import { tenantFilter, type ServiceContext } from "./context";
+import { pageStatements, type Ordering } from "./list-pages";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { alertView, domainsColumn, toRecord, type VulnRecord } from "./vulns";
+
+export interface RegulatoryReportInput {
+  kind: RegulatoryReportKind;
+  submitted_at: string;
+  reference?: string | null;
+  body: string;
+}
+
+/** The vuln's deadline each kind of filing meets, and the column that keeps when it was first met. */
+const MEETS = {
+  early_warning: { deadline: "cra_early_warning", key: "craEarlyWarningMetAt" },
+  notification: { deadline: "cra_notification", key: "craNotificationMetAt" },
+  final_report: { deadline: "cra_final_report", key: "craFinalReportMetAt" },
+} as const satisfies Record<RegulatoryReportKind, { deadline: CraKind; key: keyof typeof vulns.$inferSelect }>;
+
+const vulnNotFound = () => new NotFound("vuln", "No vuln has that id.");
+
+/** The vuln as the caller may see it, with its organization's name. */
+function vulnRead(ctx: ServiceContext, vulnId: string) {
+  return ctx.db
+    .select({
+      ...getTableColumns(vulns),
+      ...domainsColumn,
+      organizationName:
+        sql<string>`(SELECT ${organizations.name} FROM ${organizations} WHERE ${organizations.id} = "vulns"."organization_id")`.as(
+          "organization_name",
+        ),
+    })
+    .from(vulns)
+    .where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId)));
+}
+
+async function readVuln(ctx: ServiceContext, vulnId: string): Promise<VulnRecord & { organizationName: string }> {
+  const [rows] = await readBatch(ctx, [vulnRead(ctx, vulnId)]);
+  const row = rows[0];
+  if (!row) throw vulnNotFound();
+  const { organizationName, ...vuln } = row;
+  return { ...toRecord(vuln), organizationName };
+}
+
+/**
+ * Records what the organization filed with an authority, and meets the vuln's deadline of its kind
+ * (the first filing's submitted_at is when it was met). One read, then one batch: the filing, guarded
+ * to a vuln that is still the organization's, and the vuln's met time, overdue flag and next look.
+ */
+export async function createRegulatoryReport(
+  ctx: ServiceContext,
+  vulnId: string,
+  input: RegulatoryReportInput,
+  respond: Responder<RegulatoryReportRow>,
+): Promise<RegulatoryReportRow> {
+  const now = nowIso();
+  if (Date.parse(input.submitted_at) > Date.parse(now)) throw Invalid.at("/data/attributes/submitted_at", "must not be in the future.");
+  const vuln = await readVuln(ctx, vulnId);
+  const record: RegulatoryReportRow = {
+    id: uuidv7(),
+    vulnId: vuln.id,
+    organizationId: vuln.organizationId,
+    kind: input.kind,
+    submittedAt: input.submitted_at,
+    reference: input.reference ?? null,
+    body: input.body,
+    createdAt: now,
+  };
+  const { deadline, key } = MEETS[input.kind];
+  const column = vulns[key];
+  const view = alertView(vuln);
+  const metBefore = view.met.filed[deadline];
+  const met = metBefore && metBefore <= input.submitted_at ? metBefore : input.submitted_at;
+  const after = { ...view, met: { ...view.met, filed: { ...view.met.filed, [deadline]: met } } };
+  // The organization of a vuln that is still there when the batch runs: else NULL, which refuses the filing.
+  const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND ${vulns.organizationId} = ${vuln.organizationId})`;
+  const p = new Plan(record).add(ctx.db.insert(regulatoryReports).values({ ...record, organizationId: guardedOrganization })).add(
+    ctx.db
+      .update(vulns)
+      .set({
+        // The earliest filing meets it, whatever order they are recorded in.
+        [key]: sql`CASE WHEN ${column} IS NULL OR ${column} > ${input.submitted_at} THEN ${input.submitted_at} ELSE ${column} END`,
+        overdue: alertsAt(after, new Set(), Date.parse(now)).overdue ? 1 : 0,
+        nextAlertMs: nextLookMs(after),
+      })
+      .where(eq(vulns.id, vuln.id)),
+  );
+  await whenRefused(
+    () => commit(ctx, p, respond),
+    () => {
+      throw vulnNotFound();
+    },
+  );
+  return record;
+}
+
+const ORDERING: Ordering = {
+  name: "created_at",
+  column: regulatoryReports.createdAt,
+  field: "createdAt",
+  id: regulatoryReports.id,
+  descending: false,
+};
+
+/** A page of a vuln's filings, oldest first, and their total, with the vuln's existence, in one round trip. */
+export async function listRegulatoryReports(ctx: ServiceContext, vulnId: string, page: Page) {
+  const ofVuln = and(eq(regulatoryReports.vulnId, vulnId), tenantFilter(ctx, regulatoryReports.organizationId));
+  const spec = pageStatements<RegulatoryReportRow>({
+    ordering: ORDERING,
+    page,
+    rows: (seek, order, limit, offset) =>
+      ctx.db
+        .select()
+        .from(regulatoryReports)
+        .where(and(ofVuln, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
+    probe: (at) => ctx.db.select({ id: regulatoryReports.id }).from(regulatoryReports).where(and(ofVuln, at)).limit(1),
+    total: ctx.db.select({ total: count() }).from(regulatoryReports).where(ofVuln),
+  });
+  const found = ctx.db
+    .select({ id: vulns.id })
+    .from(vulns)
+    .where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId)));
+  const [vulnRows, ...results] = await batchOf(ctx.db, [found, ...spec.statements]);
+  if (!(vulnRows as unknown[]).length) throw vulnNotFound();
+  return spec.read(results);
+}
+
+/** One filing of a vuln the caller can see: 404 vuln_not_found for the vuln, not_found for the filing. */
+export async function getRegulatoryReport(ctx: ServiceContext, vulnId: string, id: string): Promise<RegulatoryReportRow> {
+  const [found, rows] = await ctx.db.batch([
+    ctx.db
+      .select({ id: vulns.id })
+      .from(vulns)
+      .where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId))),
+    ctx.db
+      .select()
+      .from(regulatoryReports)
+      .where(and(eq(regulatoryReports.id, id), eq(regulatoryReports.vulnId, vulnId), tenantFilter(ctx, regulatoryReports.organizationId))),
+  ]);
+  if (!found.length) throw vulnNotFound();
+  const row = rows[0];
+  if (!row) throw new NotFound("regulatory_report", "The vuln has no regulatory report with that id.");
+  return row;
+}
+
+/** The text to file for `kind`, filled from the vuln, with what the organization must still complete. */
+export async function draftRegulatoryReport(
+  ctx: ServiceContext,
+  vulnId: string,
+  kind: RegulatoryReportKind,
+): Promise<RegulatoryDraft & { vuln: VulnRecord; deadline: Deadline }> {
+  const vuln = await readVuln(ctx, vulnId);
+  const deadline = deadlinesAt(dueOf(vuln), metOf(vuln), vuln.triageState, Date.now(), vuln.activelyExploited)[MEETS[kind].deadline];
+  const draft = regulatoryDraft(kind, {
+    manufacturer: vuln.organizationName,
+    shortcode: vuln.shortcode,
+    title: vuln.title,
+    severity: vuln.severity,
+    cvssVector: vuln.cvssVector,
+    cvssScore: vuln.cvssScore,
+    cweIds: vuln.cweIds,
+    triageState: vuln.triageState,
+    createdAt: vuln.createdAt,
+    closedAt: vuln.closedAt,
+    exploitationKnownAt: vuln.exploitationKnownAt,
+    dueAt: deadline?.due_at ?? null,
+  });
+  return { ...draft, vuln, deadline: deadline ?? { due_at: null, met_at: null, state: "none" } };
+}
