@@ -5,7 +5,14 @@
 // lookup. `raw()` and `first()` return no meta, so for a read the probe runs the statement once more
 // with `run()` to learn it; probes are never timed, and writes are never run twice (they are counted in
 // `X-Bench-D1-Unmeasured` instead).
+//
+// One route of its own, never in the product: `POST /__bench/deadline-sweep?now=MS` runs the cron's
+// deadline sweep once at that moment over the counting binding, and answers what it read and sent.
 import worker from "../src/index.ts";
+import { primaryDb } from "../src/db/index.ts";
+import type { QueueMessage } from "../src/lib/queue.ts";
+import { PLATFORM_CALLER, type ServiceContext } from "../src/services/context.ts";
+import { sweepDeadlineAlerts } from "../src/services/deadline-alerts.ts";
 
 export * from "../src/index.ts";
 
@@ -72,6 +79,19 @@ export default {
   async fetch(request, env, ctx) {
     if (request.headers.get("x-bench-rows-read") !== "1") return worker.fetch(request, env, ctx);
     const tally: Tally = { rowsRead: 0, roundTrips: 0, unmeasured: 0 };
+    const url = new URL(request.url);
+    if (url.pathname === "/__bench/deadline-sweep" && request.method === "POST") {
+      const sends: Promise<unknown>[] = [];
+      const platform: ServiceContext = {
+        db: primaryDb(countingDatabase(env.DB, tally)),
+        caller: PLATFORM_CALLER,
+        queue: env.EVENTS as Queue<QueueMessage>,
+        defer: (work) => sends.push(work),
+      };
+      const sent = await sweepDeadlineAlerts(platform, new Date(Number(url.searchParams.get("now"))));
+      await Promise.allSettled(sends);
+      return Response.json({ sent, ...tally });
+    }
     const answer = await worker.fetch(request, { ...env, DB: countingDatabase(env.DB, tally) }, ctx);
     const response = new Response(answer.body, answer);
     if (!response.headers.has("X-D1-Rows-Read")) response.headers.set("X-D1-Rows-Read", String(tally.rowsRead));

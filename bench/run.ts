@@ -10,7 +10,7 @@ import { runWrangler } from "../scripts/wrangler.ts";
 import { backlogRun, deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
 import { lastPage, listSpec, probeRowsRead, TRIAGE_VIEWS } from "./lists.ts";
 import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
-import { localD1File, seed, type SeededOrganization } from "./seed.ts";
+import { dueForSweep, localD1File, seed, type SeededOrganization } from "./seed.ts";
 import { apiRuntime, devVarArgs, startReceiver, startWrangler, stopAll } from "./servers.ts";
 import { formatNumber, renderTable, type Row } from "./table.ts";
 
@@ -20,9 +20,9 @@ const remaining = () => budgetMs - (performance.now() - began);
 const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
 const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
 const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 120) * 1000;
-// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deliveries, creates) runs those parts alone.
+// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, deliveries, creates) runs those parts alone.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-const part = (name: "startup" | "reads" | "lists" | "deliveries" | "creates") => !only || only.includes(name);
+const part = (name: "startup" | "reads" | "lists" | "deadlines" | "deliveries" | "creates") => !only || only.includes(name);
 const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 const tmp = mkdtempSync(path.join(tmpdir(), "vdp-bench-"));
@@ -66,15 +66,23 @@ runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persi
 const deliveryTemplate = path.join(tmp, "deliveries-template");
 if (part("deliveries")) runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", deliveryTemplate]);
 const db = new DatabaseSync(localD1File(persist));
-const reads = part("reads") || part("lists");
+const reads = part("reads") || part("lists") || part("deadlines");
 const seeded = await seed(db, [
   { slug: "bench-small", vulns: reads ? small : 0, keys: 64 },
   { slug: "bench-large", vulns: reads ? large : 0, keys: 64 },
   // Creates go to an organization of their own, so the list figures keep their sizes.
   { slug: "bench-writes", vulns: 0, keys: 64 },
 ]);
-db.close();
 const [smallOrg, largeOrg, writesOrg] = seeded.organizations as [SeededOrganization, SeededOrganization, SeededOrganization];
+// The deadline sweep's moments, far from the seeded reports' own (whose next look is unset): 1,000
+// reports of each organization fall due, the small one's at SWEEP_AT, the large one's an hour later.
+const SWEEP_AT = Date.parse("2030-01-01T00:00:00.000Z");
+const SWEEP_DUE = 1000;
+if (part("deadlines")) {
+  dueForSweep(db, smallOrg.id, SWEEP_DUE, SWEEP_AT);
+  dueForSweep(db, largeOrg.id, SWEEP_DUE, SWEEP_AT + 3_600_000);
+}
+db.close();
 
 step("starting wrangler dev: the API and the bare Worker");
 const runtime = apiRuntime();
@@ -242,6 +250,66 @@ if (!part("lists")) {
   });
 } else {
   rows.push(skipped("GET /v1/vulns: page 1 and last page", "ms"));
+}
+
+// ---- The deadline sweep and the metrics: what they read grows with what is due and the period ------
+if (part("deadlines")) {
+  step(`deadline sweep: none due, then ${SWEEP_DUE} due among ${sizeName(small)} and among ${sizeName(large)}`);
+  const sweep = async (now: number) => {
+    const t = performance.now();
+    const res = await fetch(`${api.url}/__bench/deadline-sweep?now=${now}`, { method: "POST", headers: { "X-Bench-Rows-Read": "1" } });
+    if (res.status !== 200) throw new Error(`The sweep answered ${res.status}: ${await res.text()}`);
+    const tally = (await res.json()) as { sent: number; rowsRead: number; roundTrips: number };
+    return { ...tally, ms: performance.now() - t };
+  };
+  const none = await sweep(SWEEP_AT - 1);
+  const atSmall = await sweep(SWEEP_AT);
+  const atLarge = await sweep(SWEEP_AT + 3_600_000);
+  const sent = (s: typeof none) => `${s.sent} alerts sent, ${s.roundTrips} round trips`;
+  rows.push({
+    what: `deadline sweep, ${SWEEP_DUE} due among ${sizeName(large)}: D1 rows read`,
+    unit: "rows",
+    api: [atLarge.rowsRead],
+    baseline: { label: `${SWEEP_DUE} due among ${sizeName(small)}`, samples: [atSmall.rowsRead] },
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 2 },
+    note: notes(sent(atLarge), `none due: ${formatNumber(none.rowsRead)} rows, ${none.roundTrips} round trip`),
+  });
+  rows.push({
+    what: `deadline sweep, ${SWEEP_DUE} due among ${sizeName(large)}: time`,
+    unit: "ms",
+    api: [atLarge.ms],
+    baseline: { label: `${SWEEP_DUE} due among ${sizeName(small)}`, samples: [atSmall.ms] },
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 2 },
+    note: `one run each; none due: ${none.ms.toFixed(0)} ms`,
+  });
+
+  if (enough(settings.reps)) {
+    step(`GET /v1/metrics (the last 90 days: every seeded report) at ${sizeName(large)} vs GET /v1/vulns page 1`);
+    const r = await paired(listSpec(api.url, "/v1/metrics", largeOrg.keys), listSpec(api.url, "/v1/vulns", largeOrg.keys));
+    const [metrics, page1] = [
+      await probeRowsRead(`${api.url}/v1/metrics`, bearer(largeOrg.keys[0]!)),
+      await probeRowsRead(`${api.url}/v1/vulns`, bearer(largeOrg.keys[0]!)),
+    ];
+    rows.push({
+      what: `GET /v1/metrics over 90 days at ${sizeName(large)}: p50 vs GET /v1/vulns page 1`,
+      unit: "ms",
+      api: p50(r.api),
+      baseline: { label: "GET /v1/vulns page 1", samples: p50(r.baseline) },
+      ratio: true,
+      note: unexpected([...r.api, ...r.baseline], 200),
+    });
+    rows.push({
+      what: `GET /v1/metrics over 90 days at ${sizeName(large)}: D1 rows read`,
+      unit: "rows",
+      api: metrics.rowsRead === null ? [] : [metrics.rowsRead],
+      baseline: page1.rowsRead === null ? undefined : { label: "GET /v1/vulns page 1", samples: [page1.rowsRead] },
+      note: `grows with the period's reports (here all ${formatNumber(large)}); ${metrics.roundTrips} round trips`,
+    });
+  } else {
+    rows.push(skipped("GET /v1/metrics over 90 days", "ms"));
+  }
 }
 
 // ---- Webhook deliveries to a 50 ms receiver ------------------------------------------------------

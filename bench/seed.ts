@@ -425,3 +425,18 @@ export function localD1File(persistTo: string): string {
   if (files.length !== 1) throw new Error(`Expected one D1 database in ${dir}, found ${files.length}.`);
   return path.join(dir, files[0]!);
 }
+
+/**
+ * Makes `count` of an organization's reports (its oldest) fall due for the deadline sweep at `atMs`:
+ * open and unacknowledged, their acknowledge deadline then (a breach to send), their triage deadline
+ * 1,000 days later (so the sweep's next look is far), their next look at `atMs`. Through UPDATE, so the
+ * triggers keep the per-state counters.
+ */
+export function dueForSweep(db: DatabaseSync, organizationId: string, count: number, atMs: number): void {
+  db.prepare(
+    `UPDATE vulns SET triage_state = 'new', processing_state = 'open', acknowledged_at = NULL, triaged_at = NULL,
+       closed_at = NULL, closed_by = NULL, acknowledge_due_ms = ?, triage_due_ms = ?, resolve_due_ms = NULL,
+       disclosure_due_ms = NULL, next_alert_ms = ?, overdue = 0
+     WHERE id IN (SELECT id FROM vulns WHERE organization_id = ? ORDER BY created_at LIMIT ?)`,
+  ).run(atMs, atMs + 1000 * DAY, atMs, organizationId, count);
+}

@@ -80,6 +80,8 @@ describe("the README's walkthroughs", () => {
     // the report to triaged; the metrics come as CSV too.
     expect(stdout).toMatch(/^paused\nneeds_more_info\ntriaged$/m);
     expect(stdout).toMatch(/^closed\n1$/m);
+    // The law's clock: pending once flagged, what the draft leaves to the organization, met once filed.
+    expect(stdout).toMatch(/^pending\naffected_products, suspected_malicious, member_states\nmet$/m);
     expect(stdout).toMatch(/^scope,period_start,period_end,reports_received,/m);
   });
 
