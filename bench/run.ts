@@ -287,18 +287,31 @@ if (part("deadlines")) {
 
   if (enough(settings.reps)) {
     step(`GET /v1/metrics (the last 90 days: every seeded report) at ${sizeName(large)} vs GET /v1/vulns page 1`);
-    const r = await paired(listSpec(api.url, "/v1/metrics", largeOrg.keys), listSpec(api.url, "/v1/vulns", largeOrg.keys));
+    // One request at a time, alternating, and each one's whole time: a read of the whole period takes
+    // long enough that ten connections for five seconds would finish none.
+    const timed = async (pathname: string) => {
+      const t = performance.now();
+      const res = await fetch(`${api.url}${pathname}`, { headers: bearer(largeOrg.keys[0]!) });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`${pathname} answered ${res.status}.`);
+      return performance.now() - t;
+    };
+    const samples = { metrics: [] as number[], page1: [] as number[] };
+    for (let i = 0; i < 7; i++) {
+      samples.metrics.push(await timed("/v1/metrics"));
+      samples.page1.push(await timed("/v1/vulns"));
+    }
     const [metrics, page1] = [
       await probeRowsRead(`${api.url}/v1/metrics`, bearer(largeOrg.keys[0]!)),
       await probeRowsRead(`${api.url}/v1/vulns`, bearer(largeOrg.keys[0]!)),
     ];
     rows.push({
-      what: `GET /v1/metrics over 90 days at ${sizeName(large)}: p50 vs GET /v1/vulns page 1`,
+      what: `GET /v1/metrics over 90 days at ${sizeName(large)}: time vs GET /v1/vulns page 1`,
       unit: "ms",
-      api: p50(r.api),
-      baseline: { label: "GET /v1/vulns page 1", samples: p50(r.baseline) },
+      api: samples.metrics,
+      baseline: { label: "GET /v1/vulns page 1", samples: samples.page1 },
       ratio: true,
-      note: unexpected([...r.api, ...r.baseline], 200),
+      note: "7 requests each, one at a time, alternating",
     });
     rows.push({
       what: `GET /v1/metrics over 90 days at ${sizeName(large)}: D1 rows read`,

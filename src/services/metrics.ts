@@ -65,12 +65,28 @@ export async function readMetrics(
     lte(vulns.createdAt, to),
   );
   const nowMs = now.getTime();
+  // The three durations whose medians are asked for, each over the reports that have one.
+  const durations = {
+    firstResponse: {
+      value: sql`${ms(sql`${vulns.acknowledgedAt}`)} - ${ms(vulns.createdAt)}`,
+      has: sql`${vulns.acknowledgedAt} IS NOT NULL`,
+    },
+    triage: { value: sql`${ms(sql`${vulns.triagedAt}`)} - ${ms(vulns.createdAt)}`, has: sql`${vulns.triagedAt} IS NOT NULL` },
+    resolve: {
+      value: sql`${ms(sql`${vulns.closedAt}`)} - ${ms(vulns.createdAt)}`,
+      has: sql`${vulns.triageState} = 'resolved' AND ${vulns.closedAt} IS NOT NULL`,
+    },
+  };
   const counts = ctx.db
     .select({
       received: sql<number>`count(*)`,
       valid: sql<number>`coalesce(sum(${vulns.triageState} IN ('triaged', 'resolved', 'accepted_risk')), 0)`,
       validOpen: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged'), 0)`,
       validOpenOld: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged' AND ${vulns.createdAt} < ${new Date(nowMs - 90 * DAY).toISOString()}), 0)`,
+      // How many have each duration: the median's parity (its statement reads the count once more, for its OFFSET).
+      firstResponseN: sql<number>`coalesce(sum(${durations.firstResponse.has}), 0)`,
+      triageN: sql<number>`coalesce(sum(${durations.triage.has}), 0)`,
+      resolveN: sql<number>`coalesce(sum(${durations.resolve.has}), 0)`,
       ...Object.fromEntries(
         DEADLINE_KINDS.flatMap((k) => [
           [`${k}Decided`, sql<number>`coalesce(sum(${decided(k, nowMs)}), 0)`],
@@ -82,17 +98,16 @@ export async function readMetrics(
     .where(period);
   const [rows, firstResponse, triage, resolve] = await readBatch(ctx, [
     counts,
-    median(ctx, sql`${ms(sql`${vulns.acknowledgedAt}`)} - ${ms(vulns.createdAt)}`, and(period, sql`${vulns.acknowledgedAt} IS NOT NULL`)),
-    median(ctx, sql`${ms(sql`${vulns.triagedAt}`)} - ${ms(vulns.createdAt)}`, and(period, sql`${vulns.triagedAt} IS NOT NULL`)),
-    median(
-      ctx,
-      sql`${ms(sql`${vulns.closedAt}`)} - ${ms(vulns.createdAt)}`,
-      and(period, sql`${vulns.triageState} = 'resolved' AND ${vulns.closedAt} IS NOT NULL`),
-    ),
+    middleTwo(ctx, durations.firstResponse.value, and(period, durations.firstResponse.has)),
+    middleTwo(ctx, durations.triage.value, and(period, durations.triage.has)),
+    middleTwo(ctx, durations.resolve.value, and(period, durations.resolve.has)),
   ]);
   const c = rows[0] as unknown as Record<string, number>;
-  const seconds = (values: { value: number }[]) =>
-    values.length ? Math.round(values.reduce((sum, v) => sum + v.value, 0) / values.length / 1000) : null;
+  // The middle value of n, or the mean of the two middle ones for an even n; in whole seconds.
+  const seconds = (middle: { value: number }[], n: number) => {
+    const values = n % 2 ? middle.slice(0, 1) : middle;
+    return n && values.length ? Math.round(values.reduce((sum, v) => sum + v.value, 0) / values.length / 1000) : null;
+  };
   return {
     scope,
     periodStart: from,
@@ -101,9 +116,9 @@ export async function readMetrics(
     validReports: c.valid!,
     validOpen: c.validOpen!,
     validOpenOver90Days: c.validOpenOld!,
-    medianSecondsToFirstResponse: seconds(firstResponse),
-    medianSecondsToTriage: seconds(triage),
-    medianSecondsToResolve: seconds(resolve),
+    medianSecondsToFirstResponse: seconds(firstResponse, c.firstResponseN!),
+    medianSecondsToTriage: seconds(triage, c.triageN!),
+    medianSecondsToResolve: seconds(resolve, c.resolveN!),
     deadlinesMetOnTime: Object.fromEntries(
       DEADLINE_KINDS.map((k) => {
         const n = c[`${k}Decided`]!;
@@ -128,15 +143,18 @@ function onTime(k: DeadlineKind): SQL {
   return met ? sql`(${due} IS NOT NULL AND ${met} IS NOT NULL AND ${ms(met)} <= ${due})` : sql`0`;
 }
 
-/** The middle value (the two middle ones, to average, for an even count) of `value` over `where`, by SQLite. */
-function median(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
+/**
+ * The two values of `value` over `where` from the middle on, by SQLite (sorted there): the first is the
+ * median of an odd count, both the two middle ones of an even count. The count is read once, for the OFFSET.
+ */
+function middleTwo(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
   const n = sql`(SELECT count(*) FROM ${vulns} WHERE ${where})`;
   return ctx.db
     .select({ value: sql<number>`${value}`.as("value") })
     .from(vulns)
     .where(where)
     .orderBy(sql`1`)
-    .limit(sql`2 - ${n} % 2` as unknown as number)
+    .limit(2)
     .offset(sql`max(0, (${n} - 1) / 2)` as unknown as number);
 }
 
