@@ -32,12 +32,14 @@ export function apiRuntime(): { compatibilityDate: string; compatibilityFlags: s
   return { compatibilityDate, compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) };
 }
 
-/** The development variables `npm run dev` passes: loopback webhooks, and the sealing key unless .dev.vars sets one. */
+/** The development variables `npm run dev` passes: loopback webhooks, and the development keys unless .dev.vars sets them. */
 export function devVarArgs(): string[] {
   const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
-  const key = vars(".dev.vars.example").WEBHOOK_SECRET_KEY;
-  const devKey = vars(".dev.vars").WEBHOOK_SECRET_KEY || !key ? [] : ["--var", `WEBHOOK_SECRET_KEY:${key}`];
-  return ["--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKey];
+  const devKeys = ["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY"].flatMap((name) => {
+    const key = vars(".dev.vars.example")[name];
+    return vars(".dev.vars")[name] || !key ? [] : ["--var", `${name}:${key}`];
+  });
+  return ["--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKeys];
 }
 
 export interface Server {

@@ -31,9 +31,12 @@ console.log(`
 `);
 
 // The dev configuration: webhooks may target a receiver on 127.0.0.1 (never a default elsewhere), and
-// their secrets are sealed under the development key of .dev.vars.example unless .dev.vars sets one.
+// the development keys of .dev.vars.example (sealing webhook secrets, signing receipts) are used for
+// each one .dev.vars does not set.
 const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
-const devKey = vars(".dev.vars").WEBHOOK_SECRET_KEY ? [] : ["--var", `WEBHOOK_SECRET_KEY:${vars(".dev.vars.example").WEBHOOK_SECRET_KEY}`];
+const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY"] as const).flatMap((name) =>
+  vars(".dev.vars")[name] ? [] : ["--var", `${name}:${vars(".dev.vars.example")[name]}`],
+);
 const child = spawnWrangler(["dev", "--test-scheduled", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKey, ...passthrough]);
 
 // The cron trigger does not fire under wrangler dev; --test-scheduled exposes /__scheduled, called

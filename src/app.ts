@@ -15,6 +15,7 @@ import { errorsMarkdown, finishDocument } from "./http/openapi-document";
 import { docsRouter } from "./routes/docs";
 import type { ReferenceDocument } from "./templates/reference";
 import { API_NAME, API_VERSION, homeRouter } from "./routes/home";
+import { KEYS_PATH, wellKnownRouter } from "./routes/well-known";
 import { apiKeysRouter, organizationApiKeysRouter } from "./routes/v1/api-keys";
 import { assetsRouter } from "./routes/v1/assets";
 import { briefsRouter } from "./routes/v1/briefs";
@@ -35,9 +36,9 @@ export function createApp() {
   app.use("*", requestIdentity());
   let document: ReturnType<typeof openApiDocument> | undefined;
   // The API's answers (the pages, made for people, say their limits in words when they refuse).
-  for (const path of ["/", "/v1", "/v1/*"]) app.use(path, rateLimitHeader());
+  for (const path of ["/", "/v1", "/v1/*", KEYS_PATH]) app.use(path, rateLimitHeader());
   // What needs no key may be read from any web page, its refusals too (so CORS comes before them).
-  for (const path of ["/", "/v1", "/v1/p/*"]) app.use(path, publicCors());
+  for (const path of ["/", "/v1", "/v1/p/*", KEYS_PATH]) app.use(path, publicCors());
   // JSON answers need no content at all; the pages set their own policy (their stylesheet, forms).
   app.use(
     "*",
@@ -58,6 +59,7 @@ export function createApp() {
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);
+  app.route("/", wellKnownRouter);
   // The reference page is rendered from the document /v1/openapi.json serves.
   app.route(
     "/",

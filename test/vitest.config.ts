@@ -9,8 +9,8 @@ const root = path.resolve(import.meta.dirname, "..");
 export default defineConfig(async () => {
   // The same folder wrangler applies: the tests run against the generated migrations, never a copy.
   const migrations = await readD1Migrations(path.join(root, "migrations"));
-  // The development key from .dev.vars.example, so tests run on a fresh clone (.dev.vars is not in git).
-  const { WEBHOOK_SECRET_KEY } = parseEnv(readFileSync(path.join(root, ".dev.vars.example"), "utf8"));
+  // The development keys from .dev.vars.example, so tests run on a fresh clone (.dev.vars is not in git).
+  const { WEBHOOK_SECRET_KEY, RECEIPT_SIGNING_KEY } = parseEnv(readFileSync(path.join(root, ".dev.vars.example"), "utf8"));
   return {
     root,
     test: {
@@ -23,7 +23,13 @@ export default defineConfig(async () => {
           plugins: [
             cloudflareTest({
               wrangler: { configPath: path.join(root, "wrangler.toml") },
-              miniflare: { bindings: { TEST_MIGRATIONS: migrations, WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY! } },
+              miniflare: {
+                bindings: {
+                  TEST_MIGRATIONS: migrations,
+                  WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY!,
+                  RECEIPT_SIGNING_KEY: RECEIPT_SIGNING_KEY!,
+                },
+              },
             }),
           ],
           test: {

@@ -29,6 +29,8 @@ export interface PublicJwk {
 }
 
 const BASE64URL = /^[A-Za-z0-9_-]{43}$/;
+/** A key id: what a JWS header names, so letters, digits and . _ : - only. */
+export const KID_PATTERN = /^[A-Za-z0-9._:-]{1,100}$/;
 
 /** The keys `raw` holds, newest first; throws KeyringError naming `name` and the form expected. */
 export function parseSigningKeys(raw: string | undefined, name: string): SigningJwk[] {
@@ -46,6 +48,7 @@ export function parseSigningKeys(raw: string | undefined, name: string): Signing
     const at = `${name}: key ${i + 1}`;
     if (!k || typeof k !== "object" || k.kty !== "OKP" || k.crv !== "Ed25519") throw new KeyringError(`${at} is not an Ed25519 JWK.`);
     if (typeof k.kid !== "string" || !k.kid.trim()) throw new KeyringError(`${at} has no "kid".`);
+    if (!KID_PATTERN.test(k.kid)) throw new KeyringError(`${at}: its "kid" takes 1 to 100 letters, digits, ".", "_", ":" or "-".`);
     if (typeof k.x !== "string" || !BASE64URL.test(k.x) || typeof k.d !== "string" || !BASE64URL.test(k.d)) {
       throw new KeyringError(`${at} ("${k.kid}") needs "x" and "d", each 32 bytes in base64url.`);
     }

@@ -1,11 +1,21 @@
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, deletedReportTokens, idempotencyKeys, organizations, vulns, type Submission, type TriageState } from "../db/schema";
+import {
+  briefs,
+  deletedReportTokens,
+  idempotencyKeys,
+  organizations,
+  vulnRecords,
+  vulns,
+  type Submission,
+  type TriageState,
+} from "../db/schema";
 import { IdempotencyUnit } from "../http/idempotency-key";
 import { type Deadline, deadlinesAt, dueOf, metOf } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
+import { parseSigningKeys, signCompact } from "../lib/jws";
 import type { Page } from "../db/pagination";
 import {
   getAttachment,
@@ -41,6 +51,11 @@ export interface Report {
   severity: string | null;
   /** What the organization promised to do by when, and when it did: the acknowledge and triage deadlines. */
   expectations: { acknowledge: Deadline; triage: Deadline };
+  /** When the policy's timeline has the report disclosed by (null without one), for the receipt. */
+  disclosureDueAt: string | null;
+  briefId: string | null;
+  /** The SHA-256 of the immutable as-received record; null until the intake has stored it. */
+  recordSha256: string | null;
   createdAt: string;
   updatedAt: string;
   briefName: string | null;
@@ -74,6 +89,10 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         triagedAt: vulns.triagedAt,
         closedAt: vulns.closedAt,
         submission: vulns.submission,
+        briefId: vulns.briefId,
+        recordSha256: sql<string | null>`(SELECT ${vulnRecords.sha256} FROM ${vulnRecords} WHERE ${vulnRecords.vulnId} = ${vulns.id})`.as(
+          "record_sha256",
+        ),
         createdAt: vulns.createdAt,
         updatedAt: vulns.updatedAt,
         // Aliased: rows of a D1 batch are keyed by column name, and both tables call theirs "name".
@@ -90,7 +109,46 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
   if (!row) return deleted.length ? "gone" : null;
   const { acknowledgeDueMs, triageDueMs, resolveDueMs, disclosureDueMs, acknowledgedAt, triagedAt, closedAt, ...report } = row;
   const { acknowledge, triage } = deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now(), false);
-  return { ...report, expectations: { acknowledge, triage } };
+  const disclosureDueAt = disclosureDueMs === null ? null : new Date(disclosureDueMs).toISOString();
+  return { ...report, expectations: { acknowledge, triage }, disclosureDueAt };
+}
+
+/** The type of the signed receipt (its JWS header's `typ`). */
+export const RECEIPT_TYPE = "vdp-receipt+jwt";
+
+/**
+ * What the receipt states, for the reporter to prove later: which report, sent to whom through what,
+ * when it was received, the hash of what was received (so the record itself can be checked against
+ * it), and what was promised by when as of `now` (the issue time). Null until the report is stored,
+ * since there is no record to hash before.
+ */
+function receiptClaims(report: Report, now: Date) {
+  if (!report.recordSha256) return null;
+  return {
+    report: report.shortcode,
+    organization: { id: report.organizationId, name: report.organizationName },
+    brief: { id: report.briefId, name: report.briefName },
+    received_at: report.submission.received_at,
+    record_sha256: report.recordSha256,
+    // Versions of a policy's terms are not kept yet.
+    policy_version: null,
+    deadlines: {
+      acknowledge: report.expectations.acknowledge.due_at,
+      triage: report.expectations.triage.due_at,
+      disclosure: report.disclosureDueAt,
+    },
+    iat: Math.floor(now.getTime() / 1000),
+  };
+}
+
+/**
+ * The reporter's receipt, signed as a compact JWS by the first key of `keys` (RECEIPT_SIGNING_KEY's
+ * value): verifiable by anyone with the published keys and a JOSE library. A 409 until the report is stored.
+ */
+export async function signReceipt(report: Report, keys: string | undefined, now = new Date()): Promise<string> {
+  const claims = receiptClaims(report, now);
+  if (!claims) throw new Conflict("The report is still being recorded: ask again in a moment, once its inbox_state is stored.");
+  return signCompact(claims, RECEIPT_TYPE, parseSigningKeys(keys, "RECEIPT_SIGNING_KEY")[0]!);
 }
 
 /** The caller a reporter's request runs as: the one report its token opened, in that report's organization. */

@@ -102,6 +102,11 @@ export function reportPage(v: ReportView): string {
 <dt>Acknowledgement</dt><dd>${expectation(r.expectations.acknowledge, "acknowledged")}</dd>
 <dt>Triage</dt><dd>${expectation(r.expectations.triage, "triaged")}</dd>
 <dt>Sent</dt><dd>${when(r.createdAt)}</dd>
+<dt>Receipt</dt><dd>${
+      r.inboxState === "stored"
+        ? html`<a href="/r/${v.token}/receipt" download>Download your signed receipt</a> <span class="muted">Proof of what you sent, to whom and when, and what was promised: anyone can check its signature against this site's published keys.</span>`
+        : html`<span class="muted">Ready once your report is delivered.</span>`
+    }</dd>
 </dl>
 <h2 id="conversation">Conversation</h2>
 ${sentReport(r)}

@@ -60,7 +60,8 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   return {
     status: res.status,
     headers: res.headers,
-    body: text ? JSON.parse(text) : null,
+    // Null for an answer that is not JSON (a signed receipt): read `text` for those.
+    body: parsedOrNull(text),
     text,
     roundTrips: counter.count(),
     rowsRead: counter.rowsRead(),
@@ -102,4 +103,12 @@ export async function browse(method: string, path: string, init: { body?: BodyIn
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
+}
+
+function parsedOrNull(text: string): any {
+  try {
+    return text ? JSON.parse(text) : null;
+  } catch {
+    return null;
+  }
 }

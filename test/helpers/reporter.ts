@@ -1,5 +1,7 @@
+import { env } from "cloudflare:workers";
 import { api, type RequestOptions } from "./api";
 import { brief, organization, PUBLISHED, type TestOrganization } from "./factories";
+import { waitFor } from "./wait";
 
 let ipCounter = 0;
 /** A fresh client address per submission: public submissions are limited to 5 a minute per address. */
@@ -18,7 +20,7 @@ export interface SubmittedReport {
 export async function submitReport(
   org?: TestOrganization,
   attributes: Record<string, unknown> = {},
-  opts: { briefId?: string; shortcode?: string } = {},
+  opts: { briefId?: string; shortcode?: string; realQueue?: boolean } = {},
 ): Promise<SubmittedReport> {
   const owner = org ?? (await organization());
   let briefId = opts.briefId;
@@ -41,6 +43,7 @@ export async function submitReport(
     },
     contentType: "application/json",
     headers: { "CF-Connecting-IP": nextIp() },
+    realQueue: opts.realQueue,
   });
   if (res.status !== 201) throw new Error(`report factory: ${res.status} ${res.text}`);
   return {
@@ -89,11 +92,21 @@ export const REPORTER_ENDPOINTS: { method: "GET" | "POST"; path: (f: ReporterFix
   { method: "POST", path: () => "/v1/p/report/attachments?filename=more.txt", raw: true },
   { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}` },
   { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}/content` },
+  { method: "GET", path: () => "/v1/p/report/receipt" },
 ];
+
+/** Waits (bounded) until the intake has stored the report (submitted with realQueue): its receipt needs the record's hash. */
+export function untilStored(report: SubmittedReport) {
+  return waitFor(
+    `report ${report.shortcode} to be stored`,
+    // From D1 itself: polling the reporter's API would spend the token's rate limit.
+    () => env.DB.prepare("SELECT 1 AS stored FROM vuln_records WHERE vuln_id = ?").bind(report.id).first<{ stored: number }>(),
+  );
+}
 
 /** A report with a reporter-visible reply and an internal note of the organization, and a file. */
 export async function reporterFixture(org?: TestOrganization): Promise<ReporterFixture & { internalId: string }> {
-  const report = await submitReport(org);
+  const report = await submitReport(org, {}, { realQueue: true });
   const reply = await api("POST", `/v1/vulns/${report.id}/comments`, {
     key: report.org.key,
     body: { data: { type: "comment", attributes: { body: "Thanks, we are looking.", visibility: "reporter" } } },
@@ -109,5 +122,6 @@ export async function reporterFixture(org?: TestOrganization): Promise<ReporterF
   });
   if (reply.status !== 201 || note.status !== 201 || file.status !== 201)
     throw new Error(`reporter fixture: ${reply.status} ${note.status} ${file.status}`);
+  await untilStored(report);
   return { report, commentId: reply.body.data.id, internalId: note.body.data.id, attachmentId: file.body.data.id };
 }

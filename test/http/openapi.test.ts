@@ -54,7 +54,9 @@ describe("GET /v1/openapi.json", () => {
   });
 
   it("runs the tenancy generator against every authenticated route", async () => {
-    const docs = [...(await documented())].filter((r) => !r.includes(" /v1/p/") && !/^GET \/(v1)?$/.test(r));
+    const docs = [...(await documented())].filter(
+      (r) => !r.includes(" /v1/p/") && !/^GET \/(v1)?$/.test(r) && r !== "GET /.well-known/vdp-keys.json",
+    );
     const covered = new Set(ENDPOINTS.map((e) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}")));
     expect(docs.filter((r) => !covered.has(r))).toEqual([]);
   });
@@ -128,7 +130,7 @@ describe("GET /v1/openapi.json", () => {
         const isReporter = path.startsWith("/v1/p/report");
         const isPublic = path.startsWith("/v1/p/") && !isReporter;
         const write = method === "post" || method === "patch";
-        if (path === "/" || path === "/v1") {
+        if (path === "/" || path === "/v1" || path === "/.well-known/vdp-keys.json") {
           // A query parameter it does not take is a 400, as on every read.
           expect([where, statuses]).toEqual([where, ["400", "429", "500"]]);
           expect((await get(`${path}?page[size]=5`)).status).toBe(400);
@@ -143,6 +145,8 @@ describe("GET /v1/openapi.json", () => {
           ...(write ? ["409", "413", ...(RAW_UPLOADS.has(where) ? [] : ["415"]), "422"] : []),
           // A brief that reports came through is not deleted: unpublish it instead.
           ...(where === "DELETE /v1/briefs/{id}" ? ["422"] : []),
+          // A receipt waits for the report to be stored.
+          ...(where === "GET /v1/p/report/receipt" ? ["409"] : []),
           "429",
           "500",
           "503",
@@ -250,6 +254,8 @@ const OPERATION_IDS = [
   "showRegulatoryReportDraft",
   "showRegulatoryReport",
   "showReport",
+  "showReportReceipt",
+  "showSigningKeys",
   "listReportComments",
   "createReportComment",
   "showReportComment",

@@ -6,6 +6,7 @@ import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { ENDPOINTS, EVENT_TYPE_ID, type Fixture } from "../helpers/endpoint-table";
 import { jsonApiValidator } from "./jsonapi-schema";
+import { waitFor } from "../helpers/wait";
 
 // Every operation of the served OpenAPI document, called for real against npm run dev, and each success
 // answer judged by Ajv against the schema its operation documents (and, for JSON:API answers, by the
@@ -241,6 +242,15 @@ beforeAll(async () => {
   await call("GET", "/v1/p/report/attachments", { key: token });
   await call("GET", `/v1/p/report/attachments/${sent.data.id}`, { key: token });
   await call("GET", `/v1/p/report/attachments/${sent.data.id}/content`, { key: token });
+  // The receipt, once the intake has stored the report, and the keys it verifies with.
+  await waitFor(
+    "the fixture's report to be stored",
+    async () => (await call("GET", "/v1/p/report", { key: token })).data.attributes.inbox_state,
+    (state) => state === "stored",
+    { interval: 500 },
+  );
+  await call("GET", "/v1/p/report/receipt", { key: token });
+  await call("GET", "/.well-known/vdp-keys.json");
 
   // The authenticated side: every endpoint of the shared table, as its owner (or an operator where only
   // an operator may): reads, changes, creates (each body is written for the fixture as it was made, so a

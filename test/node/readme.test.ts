@@ -76,6 +76,8 @@ describe("the README's walkthroughs", () => {
     // The reporter's file, as the reporter's answer and the organization's list show it.
     expect(stdout).toContain("reporter: redirect-trace.txt");
     expect(stdout).toMatch(/reporter: redirect-trace\.txt \(\d+ bytes\)/);
+    // The receipt, verified by jose against the served keys.
+    expect(stdout).toMatch(/^verified: [0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4} received \d{4}-.*, record sha256 [0-9a-f]{64}$/m);
     // The triager's morning: the question pauses the deadlines, the reporter sees it, the answer returns
     // the report to triaged; the metrics come as CSV too.
     expect(stdout).toMatch(/^paused\nneeds_more_info\ntriaged$/m);

@@ -75,6 +75,7 @@ describe("the signing key setting", () => {
       ["[]", /TEST_KEY holds no key/],
       [JSON.stringify({ ...good, crv: "P-256" }), /key 1 is not an Ed25519 JWK/],
       [JSON.stringify({ ...good, kid: "" }), /key 1 has no "kid"/],
+      [JSON.stringify({ ...good, kid: "k 1" }), /key 1: its "kid" takes 1 to 100 letters/],
       [JSON.stringify({ ...good, d: undefined }), /key 1 \("k1"\) needs "x" and "d"/],
       [JSON.stringify([good, good]), /key id "k1" appears twice/],
     ] as const) {

@@ -5,7 +5,7 @@ import type { AppEnv } from "../../http/app-env";
 import { Invalid, TooLarge } from "../../lib/domain-errors";
 import { database } from "../../http/middleware";
 import { countUnknownToken, openReportToken } from "../../http/reporter-auth";
-import { downloadHeaders } from "../../lib/filenames";
+import { contentDisposition, downloadHeaders } from "../../lib/filenames";
 import { notFoundPage } from "../../templates/layout";
 import { reportPage, type ReportView } from "../../templates/report";
 import { MAX_FILE_BYTES } from "../../services/attachments";
@@ -17,6 +17,7 @@ import {
   readThread,
   replyAsReporter,
   reporterFiles,
+  signReceipt,
   type Report,
 } from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
@@ -114,6 +115,20 @@ export const reportPageRouter = new Hono<AppEnv>()
       throw err;
     }
     return c.redirect(`/r/${opened.token}#files`, 303);
+  })
+  // The signed receipt, as a file to keep (the page links it once the report is stored).
+  .get("/r/:token/receipt", database(), async (c) => {
+    const opened = await openReport(c);
+    if (!opened) return missing(c);
+    if (opened.report.inboxState !== "stored") {
+      return render(c, opened, { notice: "Your receipt is ready once your report is delivered: reload this page in a moment." }, 409);
+    }
+    return c.body(await signReceipt(opened.report, c.env.RECEIPT_SIGNING_KEY), 200, {
+      "Content-Type": "application/jose",
+      "Content-Disposition": contentDisposition(`receipt-${opened.report.shortcode}.jws`),
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-store",
+    });
   })
   .get("/r/:token/attachments/:id", database(), async (c) => {
     const opened = await openReport(c);

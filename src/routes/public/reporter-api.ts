@@ -10,6 +10,7 @@ import { declare } from "../../http/route-facts";
 import {
   Binary,
   collectionDocument,
+  errorResponse,
   errorResponses,
   jsonApiBody,
   jsonApiContent,
@@ -36,8 +37,12 @@ import {
   reporterCaller,
   reporterFile,
   reporterFiles,
+  signReceipt,
   type Report,
 } from "../../services/reporter";
+
+/** A compact JWS (RFC 7515, section 9.2.1). */
+const JOSE_MEDIA_TYPE = "application/jose";
 import { creation, serviceContext } from "../v1/handler-helpers";
 import { AttachmentAttributes, attachmentAttributes, ContentMeta, UploadQuery } from "../v1/vulns/attachments";
 import { CommentAttributes, CommentBody, commentAttributes } from "../v1/vulns/comments";
@@ -158,6 +163,35 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       responses: { 200: { description: "The report", content: jsonApiContent(singleDocument(ReportResource)) }, ...readErrors },
     }),
     (c) => respond(c, single(serializeReport(c.var.report))),
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/receipt",
+      operationId: "showReportReceipt",
+      summary:
+        "The reporter's signed receipt: a compact JWS (alg EdDSA, typ vdp-receipt+jwt) stating the report, its organization and brief, when it was received, the SHA-256 of the record as received, and the acknowledge, triage and disclosure due times; verify it with the keys at /.well-known/vdp-keys.json and any JOSE library",
+      responses: {
+        200: {
+          description: "The receipt",
+          content: {
+            [JOSE_MEDIA_TYPE]: {
+              schema: z
+                .string()
+                .max(4096)
+                .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
+                .openapi({
+                  description:
+                    "header.payload.signature, each base64url. The payload: report (the shortcode), organization {id, name}, brief {id, name}, received_at, record_sha256, policy_version (null: not kept yet), deadlines {acknowledge, triage, disclosure} (due times as of iat), iat.",
+                }),
+            },
+          },
+        },
+        409: errorResponse("The report is still being recorded: ask again once its inbox_state is stored"),
+        ...readErrors,
+      },
+    }),
+    async (c) => c.body(await signReceipt(c.var.report, c.env.RECEIPT_SIGNING_KEY), 200, { "Content-Type": JOSE_MEDIA_TYPE }),
   )
   .openapi(
     route({

@@ -1,0 +1,134 @@
+import { env, withEnv } from "cloudflare:workers";
+import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
+import { describe, expect, it } from "vitest";
+import { api, browse } from "../helpers/api";
+import { fakeQueue } from "../helpers/events";
+import { brief, organization, PUBLISHED } from "../helpers/factories";
+import { asReporter, nextIp, submitReport, untilStored } from "../helpers/reporter";
+
+// The reporter's signed receipt, checked as a third party would: with the JWKS the platform serves and
+// jose alone, never with the project's own code.
+
+const keysNow = async () => {
+  const res = await browse("GET", "/.well-known/vdp-keys.json");
+  expect(res.status).toBe(200);
+  return JSON.parse(res.text) as JSONWebKeySet;
+};
+const receipt = async (token: string) => {
+  const res = await asReporter("GET", "/v1/p/report/receipt", token, { headers: { "CF-Connecting-IP": nextIp() } });
+  expect([res.status, res.headers.get("Content-Type")]).toEqual([200, "application/jose"]);
+  return res.text;
+};
+const claimsOf = async (jws: string, jwks: JSONWebKeySet) =>
+  JSON.parse(new TextDecoder().decode((await compactVerify(jws, createLocalJWKSet(jwks))).payload));
+
+describe("the signing keys", () => {
+  it("are served as a JWK Set with no key, cached, readable from any origin, public halves only", async () => {
+    const res = await browse("GET", "/.well-known/vdp-keys.json", { headers: { Origin: "https://coordinator.example" } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("Content-Type")).toBe("application/jwk-set+json");
+    expect(res.headers.get("Cache-Control")).toBe("public, max-age=3600");
+    expect(res.headers.get("Access-Control-Allow-Origin")).toBe("*");
+    const jwks = JSON.parse(res.text);
+    expect(jwks.keys).toEqual([
+      { kid: "dev-2026-11", kty: "OKP", crv: "Ed25519", x: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/), alg: "EdDSA", use: "sig" },
+    ]);
+  });
+});
+
+describe("GET /v1/p/report/receipt", () => {
+  it("is a JWS that jose verifies with the served keys, stating the report as received and what was promised", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const jws = await receipt(report.token);
+    expect(decodeProtectedHeader(jws)).toEqual({ alg: "EdDSA", typ: "vdp-receipt+jwt", kid: "dev-2026-11" });
+    const claims = await claimsOf(jws, await keysNow());
+    const record = (await env.DB.prepare("SELECT sha256, received_at FROM vuln_records WHERE vuln_id = ?")
+      .bind(report.id)
+      .first<{ sha256: string; received_at: string }>())!;
+    const seen = (await asReporter("GET", "/v1/p/report", report.token, { headers: { "CF-Connecting-IP": nextIp() } })).body.data
+      .attributes;
+    expect(claims).toEqual({
+      report: report.shortcode,
+      organization: { id: report.org.id, name: seen.organization_name },
+      brief: { id: report.briefId, name: seen.brief_name },
+      received_at: record.received_at,
+      record_sha256: record.sha256,
+      policy_version: null,
+      deadlines: {
+        acknowledge: seen.expectations.acknowledge.due_at,
+        triage: seen.expectations.triage.due_at,
+        disclosure: null,
+      },
+      iat: expect.any(Number),
+    });
+    expect(Math.abs(claims.iat * 1000 - Date.now())).toBeLessThan(120_000);
+  });
+
+  it("fails to verify once a claim is changed, even re-encoded cleanly", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const [header, payload, signature] = (await receipt(report.token)).split(".") as [string, string, string];
+    const claims = JSON.parse(new TextDecoder().decode(base64url.decode(payload)));
+    const forged = base64url.encode(JSON.stringify({ ...claims, received_at: "2020-01-01T00:00:00.000Z" }));
+    await expect(claimsOf(`${header}.${forged}.${signature}`, await keysNow())).rejects.toThrow();
+    await expect(claimsOf(`${header}.${payload}.${signature}`, await keysNow())).resolves.toMatchObject({ report: report.shortcode });
+  });
+
+  it("after a key rotation, comes signed by the new key, and the old receipts still verify with the keys served", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const before = await receipt(report.token);
+    const pair = (await crypto.subtle.generateKey({ name: "Ed25519" }, true, ["sign", "verify"])) as CryptoKeyPair;
+    const fresh = { kid: "2027-01", ...((await crypto.subtle.exportKey("jwk", pair.privateKey)) as JsonWebKey) };
+    const rotated = JSON.stringify([
+      { kid: fresh.kid, kty: fresh.kty, crv: fresh.crv, x: fresh.x, d: fresh.d },
+      JSON.parse(env.RECEIPT_SIGNING_KEY),
+    ]);
+    await withEnv({ ...env, RECEIPT_SIGNING_KEY: rotated }, async () => {
+      const jwks = await keysNow();
+      expect(jwks.keys.map((k) => k.kid)).toEqual(["2027-01", "dev-2026-11"]);
+      const after = await receipt(report.token);
+      expect(decodeProtectedHeader(after).kid).toBe("2027-01");
+      for (const jws of [before, after]) await expect(claimsOf(jws, jwks)).resolves.toMatchObject({ report: report.shortcode });
+    });
+  });
+
+  it("is a download on the report page too, the same claims, linked once the report is stored", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const page = await browse("GET", `/r/${report.token}`);
+    expect(page.text).toContain(`href="/r/${report.token}/receipt" download`);
+    const file = await browse("GET", `/r/${report.token}/receipt`);
+    expect([file.status, file.headers.get("Content-Type"), file.headers.get("Content-Disposition")]).toEqual([
+      200,
+      "application/jose",
+      `attachment; filename="receipt-${report.shortcode}.jws"; filename*=UTF-8''receipt-${report.shortcode}.jws`,
+    ]);
+    const { iat: _, ...claims } = await claimsOf(file.text, await keysNow());
+    const { iat: __, ...viaApi } = await claimsOf(await receipt(report.token), await keysNow());
+    expect(claims).toEqual(viaApi);
+  });
+
+  it("is a 409 until the report is stored, which writes nothing", async () => {
+    const org = await organization();
+    const b = await brief(org, { published_at: PUBLISHED });
+    // The queue is captured, so the intake never runs for this report.
+    const sent = await api("POST", `/v1/p/briefs/${b.attributes.shortcode}/vulns`, {
+      body: { data: { type: "vuln", attributes: { title: "Open redirect", description: "next= takes any URL." } } },
+      contentType: "application/json",
+      headers: { "CF-Connecting-IP": nextIp() },
+      env: { EVENTS: fakeQueue().queue },
+    });
+    expect(sent.status).toBe(201);
+    const res = await asReporter("GET", "/v1/p/report/receipt", sent.body.data.attributes.follow_up_token, {
+      headers: { "CF-Connecting-IP": nextIp() },
+    });
+    expect([res.status, res.body.errors[0].code, res.body.errors[0].detail]).toEqual([409, "conflict", expect.stringMatching(/stored/)]);
+    // The page says it is not ready, and links nothing.
+    const token = sent.body.data.attributes.follow_up_token;
+    expect((await browse("GET", `/r/${token}`)).text).toContain("Ready once your report is delivered.");
+    const early = await browse("GET", `/r/${token}/receipt`);
+    expect([early.status, early.text.includes("Your receipt is ready once your report is delivered")]).toEqual([409, true]);
+  });
+});
