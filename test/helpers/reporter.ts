@@ -93,6 +93,7 @@ export const REPORTER_ENDPOINTS: { method: "GET" | "POST"; path: (f: ReporterFix
   { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}` },
   { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}/content` },
   { method: "GET", path: () => "/v1/p/report/receipt" },
+  { method: "GET", path: () => "/v1/p/report/timeline" },
 ];
 
 /** Waits (bounded) until the intake has stored the report (submitted with realQueue): its receipt needs the record's hash. */

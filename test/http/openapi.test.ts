@@ -255,6 +255,7 @@ const OPERATION_IDS = [
   "showRegulatoryReport",
   "showReport",
   "showReportReceipt",
+  "showReportTimeline",
   "showSigningKeys",
   "listReportComments",
   "createReportComment",

@@ -250,6 +250,7 @@ beforeAll(async () => {
     { interval: 500 },
   );
   await call("GET", "/v1/p/report/receipt", { key: token });
+  await call("GET", "/v1/p/report/timeline", { key: token });
   await call("GET", "/.well-known/vdp-keys.json");
 
   // The authenticated side: every endpoint of the shared table, as its owner (or an operator where only

@@ -1,4 +1,5 @@
 import { env, withEnv } from "cloudflare:workers";
+import canonicalize from "canonicalize";
 import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
 import { describe, expect, it } from "vitest";
 import { api, browse } from "../helpers/api";
@@ -130,5 +131,96 @@ describe("GET /v1/p/report/receipt", () => {
     expect((await browse("GET", `/r/${token}`)).text).toContain("Ready once your report is delivered.");
     const early = await browse("GET", `/r/${token}/receipt`);
     expect([early.status, early.text.includes("Your receipt is ready once your report is delivered")]).toEqual([409, true]);
+  });
+});
+
+describe("GET /v1/p/report/timeline", () => {
+  const sha256 = async (text: string) =>
+    [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
+      .map((b) => b.toString(16).padStart(2, "0"))
+      .join("");
+  /** The chain as a third party checks it: each prev_sha256 is the SHA-256 of the previous entry's RFC 8785 JSON (canonicalize). */
+  const chainHolds = async (entries: Record<string, string | null>[]) => {
+    for (const [i, entry] of entries.entries()) {
+      const expected = i === 0 ? null : await sha256(canonicalize(entries[i - 1])!);
+      if (entry.prev_sha256 !== expected) return false;
+    }
+    return true;
+  };
+
+  it("is a signed, hash-chained list of what concerns the reporter, oldest first: never a comment's text nor an internal note", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const say = (body: string, visibility: string) =>
+      api("POST", `/v1/vulns/${report.id}/comments`, {
+        key: report.org.key,
+        body: { data: { type: "comment", attributes: { body, visibility } } },
+      });
+    expect((await say("INTERNAL: maybe a dupe", "internal")).status).toBe(201);
+    expect((await say("Thanks, we reproduced it.", "reporter")).status).toBe(201);
+    const answer = "It also works on /team.";
+    expect(
+      (
+        await asReporter("POST", "/v1/p/report/comments", report.token, {
+          headers: { "CF-Connecting-IP": nextIp() },
+          body: { data: { type: "comment", attributes: { body: answer } } },
+        })
+      ).status,
+    ).toBe(201);
+    const moved = await api("PATCH", `/v1/vulns/${report.id}`, {
+      key: report.org.key,
+      body: { data: { type: "vuln", id: report.id, attributes: { triage_state: "triaged" } } },
+    });
+    expect(moved.status).toBe(200);
+
+    const res = await asReporter("GET", "/v1/p/report/timeline", report.token, { headers: { "CF-Connecting-IP": nextIp() } });
+    expect([res.status, res.headers.get("Content-Type")]).toEqual([200, "application/jose"]);
+    expect(decodeProtectedHeader(res.text)).toEqual({ alg: "EdDSA", typ: "vdp-timeline+jwt", kid: "dev-2026-11" });
+    const timeline = await claimsOf(res.text, await keysNow());
+    expect(timeline.report).toBe(report.shortcode);
+    const entries = timeline.entries as Record<string, string | null>[];
+    expect(entries.map((e) => e.type)).toEqual([
+      "received",
+      "stored",
+      "acknowledged",
+      "comment",
+      "deadline_met",
+      "comment",
+      "triage_changed",
+      "deadline_met",
+    ]);
+    const record = (await env.DB.prepare("SELECT sha256 FROM vuln_records WHERE vuln_id = ?").bind(report.id).first<{ sha256: string }>())!;
+    expect(entries[1]).toMatchObject({ record_sha256: record.sha256 });
+    expect(entries.filter((e) => e.type === "comment").map((e) => [e.author, e.sha256])).toEqual([
+      ["organization", await sha256("Thanks, we reproduced it.")],
+      ["reporter", await sha256(answer)],
+    ]);
+    expect(entries[6]).toMatchObject({ from: "new", to: "triaged" });
+    expect(entries.filter((e) => e.type === "deadline_met").map((e) => e.deadline)).toEqual(["acknowledge", "triage"]);
+    expect(res.text).not.toContain("INTERNAL");
+    expect(JSON.stringify(timeline)).not.toMatch(/maybe a dupe|reproduced it|also works/);
+    // Every link of the chain holds, as canonicalize and SHA-256 compute it; without an entry it does not.
+    expect(await chainHolds(entries)).toBe(true);
+    expect(await chainHolds(entries.filter((_, i) => i !== 3))).toBe(false);
+    expect(await chainHolds(entries.map((e, i) => (i === 2 ? { ...e, at: "2020-01-01T00:00:00.000Z" } : e)))).toBe(false);
+  });
+
+  it("says when a promise was missed: a breached deadline at its due time", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    // The organization promised acknowledgement in 72 hours; three days and a minute later nobody has.
+    const later = new Date(Date.now() + 72 * 3_600_000 + 60_000);
+    const { signTimeline } = await import("../../src/services/timeline");
+    const { findReport } = await import("../../src/services/reporter");
+    const { createDb } = await import("../../src/db");
+    const db = createDb(env.DB);
+    const opened = await findReport(db, await sha256(report.token));
+    if (!opened || opened === "gone") throw new Error("the report did not open");
+    const claims = await claimsOf(await signTimeline(db, opened, env.RECEIPT_SIGNING_KEY, later), await keysNow());
+    expect(claims.entries.map((e: { type: string; deadline?: string }) => `${e.type}${e.deadline ? ` ${e.deadline}` : ""}`)).toEqual([
+      "received",
+      "stored",
+      "deadline_breached acknowledge",
+    ]);
   });
 });

@@ -40,9 +40,11 @@ import {
   signReceipt,
   type Report,
 } from "../../services/reporter";
+import { signTimeline } from "../../services/timeline";
 
-/** A compact JWS (RFC 7515, section 9.2.1). */
+/** A compact JWS (RFC 7515, section 9.2.1): header.payload.signature, each base64url. */
 const JOSE_MEDIA_TYPE = "application/jose";
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 import { creation, serviceContext } from "../v1/handler-helpers";
 import { AttachmentAttributes, attachmentAttributes, ContentMeta, UploadQuery } from "../v1/vulns/attachments";
 import { CommentAttributes, CommentBody, commentAttributes } from "../v1/vulns/comments";
@@ -176,14 +178,10 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
           description: "The receipt",
           content: {
             [JOSE_MEDIA_TYPE]: {
-              schema: z
-                .string()
-                .max(4096)
-                .regex(/^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/)
-                .openapi({
-                  description:
-                    "header.payload.signature, each base64url. The payload: report (the shortcode), organization {id, name}, brief {id, name}, received_at, record_sha256, policy_version (null: not kept yet), deadlines {acknowledge, triage, disclosure} (due times as of iat), iat.",
-                }),
+              schema: z.string().max(4096).regex(COMPACT_JWS).openapi({
+                description:
+                  "header.payload.signature, each base64url. The payload: report (the shortcode), organization {id, name}, brief {id, name}, received_at, record_sha256, policy_version (null: not kept yet), deadlines {acknowledge, triage, disclosure} (due times as of iat), iat.",
+              }),
             },
           },
         },
@@ -192,6 +190,35 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       },
     }),
     async (c) => c.body(await signReceipt(c.var.report, c.env.RECEIPT_SIGNING_KEY), 200, { "Content-Type": JOSE_MEDIA_TYPE }),
+  )
+  .openapi(
+    route({
+      method: "get",
+      path: "/timeline",
+      operationId: "showReportTimeline",
+      summary:
+        "The report's signed timeline: a compact JWS (alg EdDSA, typ vdp-timeline+jwt) of every fact that concerns the reporter, oldest first, each entry carrying the SHA-256 of the one before it; verify it like the receipt",
+      responses: {
+        200: {
+          description: "The timeline",
+          content: {
+            [JOSE_MEDIA_TYPE]: {
+              schema: z
+                .string()
+                .max(1024 * 1024)
+                .regex(COMPACT_JWS)
+                .openapi({
+                  description:
+                    "The payload: report (the shortcode), entries, iat. Each entry is flat: type (received, stored, acknowledged, triage_changed, comment, deadline_met, deadline_breached), at, what the type adds (record_sha256; from and to; author and sha256, the SHA-256 of the comment's text; deadline), and prev_sha256: the SHA-256 (hex) of the previous entry's RFC 8785 canonical JSON, null for the first.",
+                }),
+            },
+          },
+        },
+        ...readErrors,
+      },
+    }),
+    async (c) =>
+      c.body(await signTimeline(c.var.database.db, c.var.report, c.env.RECEIPT_SIGNING_KEY), 200, { "Content-Type": JOSE_MEDIA_TYPE }),
   )
   .openapi(
     route({
