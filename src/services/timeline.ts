@@ -2,9 +2,10 @@ import { and, asc, eq } from "drizzle-orm";
 import type { Db } from "../db";
 import { comments, events, vulnRecords } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
-import { parseSigningKeys, signCompact } from "../lib/jws";
+import { parseSigningKeys, publicJwks, signCompact } from "../lib/jws";
+import { canonicalSubmission } from "../intake/intake";
 import type { Deadline } from "../lib/deadlines";
-import type { Report } from "./reporter";
+import { signReceipt, type Report } from "./reporter";
 
 // The reporter's timeline: every fact of the report that concerns its reporter, oldest first, each
 // entry carrying the SHA-256 of the one before it, and the whole signed like the receipt. What it holds
@@ -84,4 +85,35 @@ export async function signTimeline(db: Db, report: Report, keys: string | undefi
   const entries = await reportTimeline(db, report, now);
   const payload = { report: report.shortcode, entries, iat: Math.floor(now.getTime() / 1000) };
   return signCompact(payload, TIMELINE_TYPE, parseSigningKeys(keys, "RECEIPT_SIGNING_KEY")[0]!);
+}
+
+// ---- The coordinator package: for a reporter left without an answer ------------------------------
+
+/** How long a breached acknowledge or triage promise waits before the report page offers the package. */
+export const PACKAGE_AFTER_DAYS = 14;
+
+/** Whether the organization has left its acknowledge or triage promise unmet for 14 days past due at `now`. */
+export function coordinatorPackageOffered(report: Report, now: number): boolean {
+  return [report.expectations.acknowledge, report.expectations.triage].some(
+    (d) => d.due_at !== null && d.met_at === null && d.state !== "paused" && now - Date.parse(d.due_at) >= PACKAGE_AFTER_DAYS * 86_400_000,
+  );
+}
+
+const ABOUT = `This file proves what you reported, to whom and when, and that the answer the organization promised did not come. To ask for help, send it to a coordinator: your national CSIRT, CERT/CC, or the CVE Numbering Authority (CNA) that covers the affected product. It holds: "receipt" and "timeline", each a JWS signed by the platform (EdDSA), which anyone verifies with the public keys in "keys" (also served at "keys_url") and any JOSE library; and "record", your report exactly as the platform received it, whose SHA-256 is the receipt's record_sha256.`;
+
+/**
+ * The coordinator package: the signed receipt and timeline, the as-received record in the canonical
+ * form its hash covers, the public keys to verify them, and a short text on what to do with it.
+ */
+export async function coordinatorPackage(db: Db, report: Report, keys: string | undefined, keysUrl: string, now = new Date()) {
+  const signing = parseSigningKeys(keys, "RECEIPT_SIGNING_KEY");
+  return {
+    about: ABOUT,
+    report: report.shortcode,
+    receipt: await signReceipt(report, keys, now),
+    timeline: await signTimeline(db, report, keys, now),
+    record: { canonical: canonicalSubmission(report.submission), sha256: report.recordSha256 },
+    keys: publicJwks(signing),
+    keys_url: keysUrl,
+  };
 }

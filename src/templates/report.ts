@@ -13,6 +13,8 @@ export interface ReportView {
   comments: CommentRecord[];
   commentsTotal: number;
   files: AttachmentRecord[];
+  /** Whether a promise has been left unmet for 14 days past due: the coordinator package is offered. */
+  packageOffered?: boolean;
   /** A reply kept after a refusal, with its message. */
   reply?: { body: string; error?: string };
   fileError?: string;
@@ -108,6 +110,11 @@ export function reportPage(v: ReportView): string {
         : html`<span class="muted">Ready once your report is delivered.</span>`
     }</dd>
 </dl>
+${
+  v.packageOffered
+    ? html`<div class="warning" id="coordinator"><p><strong>No answer for more than 14 days past the promise.</strong> The organization has not acknowledged or triaged your report in the time it promised. You can ask a coordinator for help: your national CSIRT, CERT/CC, or the CVE Numbering Authority for the product. <a href="/r/${v.token}/package" download>Download the coordinator package</a>: your signed receipt and timeline and your report as received, in one file, with how to check them.</p></div>`
+    : ""
+}
 <h2 id="conversation">Conversation</h2>
 ${sentReport(r)}
 ${conversation(v)}

@@ -1,7 +1,7 @@
 import { env, withEnv } from "cloudflare:workers";
 import canonicalize from "canonicalize";
 import { base64url, compactVerify, createLocalJWKSet, decodeProtectedHeader, type JSONWebKeySet } from "jose";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { api, browse } from "../helpers/api";
 import { fakeQueue } from "../helpers/events";
 import { brief, organization, PUBLISHED } from "../helpers/factories";
@@ -222,5 +222,45 @@ describe("GET /v1/p/report/timeline", () => {
       "stored",
       "deadline_breached acknowledge",
     ]);
+  });
+});
+
+describe("the coordinator package", () => {
+  it("is offered on the report page once a promise is 14 days past due, with the receipt, the timeline and the record, all checkable", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    // Not yet: the organization still has time.
+    expect((await browse("GET", `/r/${report.token}`)).text).not.toContain("/package");
+    expect((await browse("GET", `/r/${report.token}/package`)).status).toBe(409);
+    // Acknowledgement was promised in 72 hours: 14 days past that, nobody has answered.
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      const due14 = Date.now() + (72 + 14 * 24) * 3_600_000;
+      vi.setSystemTime(due14 - 60_000);
+      expect((await browse("GET", `/r/${report.token}`)).text).not.toContain("/package");
+      vi.setSystemTime(due14 + 60_000);
+      const page = await browse("GET", `/r/${report.token}`);
+      expect(page.text).toContain(`href="/r/${report.token}/package" download`);
+      const file = await browse("GET", `/r/${report.token}/package`);
+      expect([file.status, file.headers.get("Content-Type"), file.headers.get("Content-Disposition")]).toEqual([
+        200,
+        "application/json",
+        `attachment; filename="coordinator-package-${report.shortcode}.json"; filename*=UTF-8''coordinator-package-${report.shortcode}.json`,
+      ]);
+      const bundle = JSON.parse(file.text);
+      expect(bundle.about).toMatch(/CSIRT/);
+      expect(bundle.keys_url).toBe("https://api.vdp.test/.well-known/vdp-keys.json");
+      // Everything in it checks out with the keys it carries, by jose and SHA-256 alone.
+      const receiptClaims = await claimsOf(bundle.receipt, bundle.keys);
+      const timeline = await claimsOf(bundle.timeline, bundle.keys);
+      expect(timeline.entries.map((e: { type: string }) => e.type)).toContain("deadline_breached");
+      const digest = [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(bundle.record.canonical)))]
+        .map((b) => b.toString(16).padStart(2, "0"))
+        .join("");
+      expect([digest, bundle.record.sha256]).toEqual([receiptClaims.record_sha256, receiptClaims.record_sha256]);
+      expect(JSON.parse(bundle.record.canonical)).toMatchObject({ title: "Stored XSS in the profile name" });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });

@@ -21,6 +21,8 @@ import {
   type Report,
 } from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
+import { coordinatorPackage, coordinatorPackageOffered } from "../../services/timeline";
+import { KEYS_PATH } from "../well-known";
 import { formText, MAX_FORM_FILES } from "./form";
 import { limitFormBody, page, privatePage } from "./shared";
 
@@ -60,7 +62,14 @@ async function render(
   }
   return page(
     c,
-    reportPage({ ...opened, comments: comments.rows, commentsTotal: comments.total, files: attachments.rows, ...extra }),
+    reportPage({
+      ...opened,
+      comments: comments.rows,
+      commentsTotal: comments.total,
+      files: attachments.rows,
+      packageOffered: coordinatorPackageOffered(opened.report, Date.now()),
+      ...extra,
+    }),
     status,
   );
 }
@@ -126,6 +135,27 @@ export const reportPageRouter = new Hono<AppEnv>()
     return c.body(await signReceipt(opened.report, c.env.RECEIPT_SIGNING_KEY), 200, {
       "Content-Type": "application/jose",
       "Content-Disposition": contentDisposition(`receipt-${opened.report.shortcode}.jws`),
+      "X-Content-Type-Options": "nosniff",
+      "Cache-Control": "no-store",
+    });
+  })
+  // For a reporter left without the answer promised: everything a coordinator needs, in one file.
+  .get("/r/:token/package", database(), async (c) => {
+    const opened = await openReport(c);
+    if (!opened) return missing(c);
+    if (!coordinatorPackageOffered(opened.report, Date.now())) {
+      return render(
+        c,
+        opened,
+        { notice: "There is no coordinator package for this report: the organization has kept its promises so far." },
+        409,
+      );
+    }
+    const keysUrl = new URL(KEYS_PATH, c.req.url).toString();
+    const bundle = await coordinatorPackage(c.var.database.db, opened.report, c.env.RECEIPT_SIGNING_KEY, keysUrl);
+    return c.body(JSON.stringify(bundle, null, 2), 200, {
+      "Content-Type": "application/json",
+      "Content-Disposition": contentDisposition(`coordinator-package-${opened.report.shortcode}.json`),
       "X-Content-Type-Options": "nosniff",
       "Cache-Control": "no-store",
     });
