@@ -11,7 +11,7 @@
 import worker from "../src/index.ts";
 import { primaryDb } from "../src/db/index.ts";
 import type { QueueMessage } from "../src/lib/queue.ts";
-import { PLATFORM_CALLER, type ServiceContext } from "../src/services/context.ts";
+import { platformContext } from "../src/scheduled.ts";
 import { sweepDeadlineAlerts } from "../src/services/deadline-alerts.ts";
 
 export * from "../src/index.ts";
@@ -81,16 +81,10 @@ export default {
     const tally: Tally = { rowsRead: 0, roundTrips: 0, unmeasured: 0 };
     const url = new URL(request.url);
     if (url.pathname === "/__bench/deadline-sweep" && request.method === "POST") {
-      const sends: Promise<unknown>[] = [];
-      const platform: ServiceContext = {
-        db: primaryDb(countingDatabase(env.DB, tally)),
-        caller: PLATFORM_CALLER,
-        queue: env.EVENTS as Queue<QueueMessage>,
-        defer: (work) => sends.push(work),
-      };
-      const sent = await sweepDeadlineAlerts(platform, new Date(Number(url.searchParams.get("now"))));
-      await Promise.allSettled(sends);
-      return Response.json({ sent, ...tally });
+      const { platform, sent } = platformContext(primaryDb(countingDatabase(env.DB, tally)), env.EVENTS as Queue<QueueMessage>);
+      const alerts = await sweepDeadlineAlerts(platform, new Date(Number(url.searchParams.get("now"))));
+      await sent();
+      return Response.json({ sent: alerts, ...tally });
     }
     const answer = await worker.fetch(request, { ...env, DB: countingDatabase(env.DB, tally) }, ctx);
     const response = new Response(answer.body, answer);

@@ -1,4 +1,4 @@
-import { primaryDb } from "./db";
+import { type Db, primaryDb } from "./db";
 import { sweepOutbox } from "./events/outbox";
 import type { QueueMessage } from "./lib/queue";
 import { purgeOrphanObjects } from "./services/attachment-objects";
@@ -19,9 +19,7 @@ import { sweepDeadlineAlerts } from "./services/deadline-alerts";
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const db = primaryDb(env.DB);
   const queue = env.EVENTS as Queue<QueueMessage>;
-  // The cron's own changes run as the platform: no organization's tenancy, events sent before it ends.
-  const sends: Promise<unknown>[] = [];
-  const platform: ServiceContext = { db, caller: PLATFORM_CALLER, queue, defer: (work) => sends.push(work) };
+  const { platform, sent } = platformContext(db, queue);
   const steps = {
     closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
     sweepDeadlineAlerts: () => sweepDeadlineAlerts(platform, now),
@@ -33,9 +31,21 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     purgeOrphanAttachments: () => purgeOrphanObjects(db, env.ATTACHMENTS, OBJECT_PREFIX),
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
-  await Promise.allSettled(sends);
+  await sent();
   results.forEach((r, i) => {
     if (r.status === "rejected")
       console.error(JSON.stringify({ level: "error", message: `scheduled ${Object.keys(steps)[i]} failed`, error: String(r.reason) }));
   });
+}
+
+/**
+ * The cron's own changes run as the platform: no organization's tenancy; the events they write are
+ * sent before the run ends (`await sent()`).
+ */
+export function platformContext(db: Db, queue: Queue<QueueMessage>): { platform: ServiceContext; sent: () => Promise<unknown> } {
+  const sends: Promise<unknown>[] = [];
+  return {
+    platform: { db, caller: PLATFORM_CALLER, queue, defer: (work) => sends.push(work) },
+    sent: () => Promise.allSettled(sends),
+  };
 }

@@ -6,10 +6,10 @@ import { ApiError } from "./errors";
 import { withFieldsets } from "./fieldsets";
 import { MAX_JSON_DEPTH, scanJson } from "./json-scan";
 
-import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
+import { JOSE_MEDIA_TYPE, JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
 import { rawUpload, responseMediaType } from "./route-facts";
 
-export { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType };
+export { JOSE_MEDIA_TYPE, JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, responseMediaType };
 
 /**
  * Serializes a document with the media type of the route it answers. Typed like `c.json`, so a

@@ -27,6 +27,13 @@ const MEETS = {
 
 const vulnNotFound = () => new NotFound("vuln", "No vuln has that id.");
 
+/** Whether the caller may see the vuln: its id, or no row (for a batch beside the read that needs it). */
+const vulnSeen = (ctx: ServiceContext, vulnId: string) =>
+  ctx.db
+    .select({ id: vulns.id })
+    .from(vulns)
+    .where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId)));
+
 /** The vuln as the caller may see it, with its organization's name. */
 function vulnRead(ctx: ServiceContext, vulnId: string) {
   return ctx.db
@@ -127,11 +134,7 @@ export async function listRegulatoryReports(ctx: ServiceContext, vulnId: string,
     probe: (at) => ctx.db.select({ id: regulatoryReports.id }).from(regulatoryReports).where(and(ofVuln, at)).limit(1),
     total: ctx.db.select({ total: count() }).from(regulatoryReports).where(ofVuln),
   });
-  const found = ctx.db
-    .select({ id: vulns.id })
-    .from(vulns)
-    .where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId)));
-  const [vulnRows, ...results] = await batchOf(ctx.db, [found, ...spec.statements]);
+  const [vulnRows, ...results] = await batchOf(ctx.db, [vulnSeen(ctx, vulnId), ...spec.statements]);
   if (!(vulnRows as unknown[]).length) throw vulnNotFound();
   return spec.read(results);
 }
@@ -139,10 +142,7 @@ export async function listRegulatoryReports(ctx: ServiceContext, vulnId: string,
 /** One filing of a vuln the caller can see: 404 vuln_not_found for the vuln, not_found for the filing. */
 export async function getRegulatoryReport(ctx: ServiceContext, vulnId: string, id: string): Promise<RegulatoryReportRow> {
   const [found, rows] = await ctx.db.batch([
-    ctx.db
-      .select({ id: vulns.id })
-      .from(vulns)
-      .where(where(eq(vulns.id, vulnId), tenantFilter(ctx, vulns.organizationId))),
+    vulnSeen(ctx, vulnId),
     ctx.db
       .select()
       .from(regulatoryReports)

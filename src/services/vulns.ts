@@ -437,6 +437,8 @@ function planUpdate(
   input: VulnUpdate,
   now: string,
   strict: boolean,
+  /** Where a member of this change sits in the request, for its errors. */
+  at: (member: string) => string = (member) => `/data/attributes/${member}`,
 ): PlannedUpdate {
   const id = existing.id;
   const state = requestedTriageState(existing, input);
@@ -451,8 +453,7 @@ function planUpdate(
     tags: input.tags === undefined ? existing.tags : unique(input.tags),
     domains: input.domains === undefined ? existing.domains : unique(input.domains).sort(),
     ...triageOf(input, existing),
-    // Checked by updateVulns before any plan, with the request's pointers.
-    ...exploitationOf(input, existing, now, (member) => member),
+    ...exploitationOf(input, existing, now, at),
   };
   Object.assign(next, duesAfter(existing, next, now));
   next.nextAlertMs = nextLookMs(alertView(next));
@@ -630,12 +631,18 @@ export async function updateVulns(
   const originals = await resolveDuplicates(ctx, changes, found, pointer);
 
   const now = nowIso();
-  changes.forEach((c, i) => {
-    exploitationOf(c.input, found.get(c.id)!, now, (member) => `${pointer(i)}/attributes/${member}`);
-  });
   const p = new Plan(null);
-  const planned = changes.map((c) =>
-    planUpdate(ctx, p, found.get(c.id)!, { ...c.input, duplicateOf: originals.get(c.id) ?? c.input.duplicateOf }, now, !single),
+  // A refused member (exploitation_known_at) throws while planning, before anything is committed.
+  const planned = changes.map((c, i) =>
+    planUpdate(
+      ctx,
+      p,
+      found.get(c.id)!,
+      { ...c.input, duplicateOf: originals.get(c.id) ?? c.input.duplicateOf },
+      now,
+      !single,
+      (member) => `${pointer(i)}/attributes/${member}`,
+    ),
   );
   if (planned.every((u) => !u.guard)) return planned.map((u) => u.next);
   // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch. In

@@ -5,6 +5,7 @@ import { describe, expect, it, vi } from "vitest";
 import { api, browse } from "../helpers/api";
 import { fakeQueue } from "../helpers/events";
 import { brief, organization, PUBLISHED } from "../helpers/factories";
+import { expectedErrorLogs } from "../helpers/logs";
 import { asReporter, nextIp, submitReport, untilStored } from "../helpers/reporter";
 
 // The reporter's signed receipt, checked as a third party would: with the JWKS the platform serves and
@@ -109,6 +110,23 @@ describe("GET /v1/p/report/receipt", () => {
     const { iat: _, ...claims } = await claimsOf(file.text, await keysNow());
     const { iat: __, ...viaApi } = await claimsOf(await receipt(report.token), await keysNow());
     expect(claims).toEqual(viaApi);
+  });
+
+  it("with the signing key misconfigured, is a 500 that names nothing secret, logged with what to fix", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const logs = expectedErrorLogs();
+    const devPrivate = JSON.parse(env.RECEIPT_SIGNING_KEY).d as string;
+    await withEnv({ ...env, RECEIPT_SIGNING_KEY: `{"kid":"k1","d":"${devPrivate}"` }, async () => {
+      for (const res of [
+        await browse("GET", "/.well-known/vdp-keys.json"),
+        await asReporter("GET", "/v1/p/report/receipt", report.token, { headers: { "CF-Connecting-IP": nextIp() } }),
+      ]) {
+        expect(res.status).toBe(500);
+        expect(res.text).not.toMatch(new RegExp(`RECEIPT_SIGNING_KEY|${devPrivate}`));
+      }
+    });
+    expect(logs.map((l) => l.error ?? l.message).join("\n")).toMatch(/RECEIPT_SIGNING_KEY is not JSON/);
   });
 
   it("is a 409 until the report is stored, which writes nothing", async () => {

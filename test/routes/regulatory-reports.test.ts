@@ -164,6 +164,11 @@ describe("POST /v1/vulns/{id}/regulatory_reports", () => {
       iso(T0 + 17 * H),
     ]);
     expect((await get(first.body.data.links.self, org.key)).body.data.id).toBe(first.body.data.id);
+    // A filing the vuln does not have is not_found; a vuln that is not there, vuln_not_found.
+    const unknown = await get(`/v1/vulns/${v.id}/regulatory_reports/${crypto.randomUUID()}`, org.key);
+    expect([unknown.status, unknown.body.errors[0].code]).toEqual([404, "not_found"]);
+    const noVuln = await get(`/v1/vulns/${crypto.randomUUID()}/regulatory_reports`, org.key);
+    expect([noVuln.status, noVuln.body.errors[0].code]).toEqual([404, "vuln_not_found"]);
   });
 
   it("clears the overdue flag when the breached filing is made", async () => {

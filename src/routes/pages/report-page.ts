@@ -4,6 +4,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { Invalid, TooLarge } from "../../lib/domain-errors";
 import { database } from "../../http/middleware";
+import { JOSE_MEDIA_TYPE, JSON_MEDIA_TYPE } from "../../http/media-type";
 import { countUnknownToken, openReportToken } from "../../http/reporter-auth";
 import { contentDisposition, downloadHeaders } from "../../lib/filenames";
 import { notFoundPage } from "../../templates/layout";
@@ -37,6 +38,16 @@ async function openReport(c: Context<AppEnv>): Promise<{ report: Report; token: 
   const report = await openReportToken(c, token, { lookUp: (_, hash) => findReport(c.var.database.db, hash) });
   if (report === "gone") await countUnknownToken(c);
   return report && report !== "gone" ? { report, token } : null;
+}
+
+/** A file the platform made for the reporter to keep (a receipt, a package): a download, never cached. */
+function fileToKeep(c: Context<AppEnv>, body: string, contentType: string, filename: string) {
+  return c.body(body, 200, {
+    "Content-Type": contentType,
+    "Content-Disposition": contentDisposition(filename),
+    "X-Content-Type-Options": "nosniff",
+    "Cache-Control": "no-store",
+  });
 }
 
 /** What the reporter's verbs take: the request's context (files need the bucket) and the link's report. */
@@ -132,12 +143,8 @@ export const reportPageRouter = new Hono<AppEnv>()
     if (opened.report.inboxState !== "stored") {
       return render(c, opened, { notice: "Your receipt is ready once your report is delivered: reload this page in a moment." }, 409);
     }
-    return c.body(await signReceipt(opened.report, c.env.RECEIPT_SIGNING_KEY), 200, {
-      "Content-Type": "application/jose",
-      "Content-Disposition": contentDisposition(`receipt-${opened.report.shortcode}.jws`),
-      "X-Content-Type-Options": "nosniff",
-      "Cache-Control": "no-store",
-    });
+    const jws = await signReceipt(opened.report, c.env.RECEIPT_SIGNING_KEY);
+    return fileToKeep(c, jws, JOSE_MEDIA_TYPE, `receipt-${opened.report.shortcode}.jws`);
   })
   // For a reporter left without the answer promised: everything a coordinator needs, in one file.
   .get("/r/:token/package", database(), async (c) => {
@@ -153,12 +160,7 @@ export const reportPageRouter = new Hono<AppEnv>()
     }
     const keysUrl = new URL(KEYS_PATH, c.req.url).toString();
     const bundle = await coordinatorPackage(c.var.database.db, opened.report, c.env.RECEIPT_SIGNING_KEY, keysUrl);
-    return c.body(JSON.stringify(bundle, null, 2), 200, {
-      "Content-Type": "application/json",
-      "Content-Disposition": contentDisposition(`coordinator-package-${opened.report.shortcode}.json`),
-      "X-Content-Type-Options": "nosniff",
-      "Cache-Control": "no-store",
-    });
+    return fileToKeep(c, JSON.stringify(bundle, null, 2), JSON_MEDIA_TYPE, `coordinator-package-${opened.report.shortcode}.json`);
   })
   .get("/r/:token/attachments/:id", database(), async (c) => {
     const opened = await openReport(c);

@@ -5,7 +5,7 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../../http/router";
 import { assertDocumentMatches, collection, pageOf, resource, single, toOne } from "../../http/jsonapi";
-import { declaredLength, respond } from "../../http/media-type";
+import { declaredLength, JOSE_MEDIA_TYPE, respond } from "../../http/media-type";
 import { declare } from "../../http/route-facts";
 import {
   Binary,
@@ -42,8 +42,7 @@ import {
 } from "../../services/reporter";
 import { signTimeline } from "../../services/timeline";
 
-/** A compact JWS (RFC 7515, section 9.2.1): header.payload.signature, each base64url. */
-const JOSE_MEDIA_TYPE = "application/jose";
+/** A compact JWS: header.payload.signature, each base64url. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 import { creation, serviceContext } from "../v1/handler-helpers";
 import { AttachmentAttributes, attachmentAttributes, ContentMeta, UploadQuery } from "../v1/vulns/attachments";
