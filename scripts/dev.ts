@@ -34,10 +34,20 @@ console.log(`
 // the development keys of .dev.vars.example (sealing webhook secrets, signing receipts) are used for
 // each one .dev.vars does not set.
 const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
-const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY"] as const).flatMap((name) =>
+const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY"] as const).flatMap((name) =>
   vars(".dev.vars")[name] ? [] : ["--var", `${name}:${vars(".dev.vars.example")[name]}`],
 );
-const child = spawnWrangler(["dev", "--test-scheduled", "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKey, ...passthrough]);
+// Links in e-mails point at this server, on whatever port it was given (unless .dev.vars says otherwise).
+const publicUrl = vars(".dev.vars").PUBLIC_URL ? [] : ["--var", `PUBLIC_URL:${base}`];
+const child = spawnWrangler([
+  "dev",
+  "--test-scheduled",
+  "--var",
+  "DEV_ALLOW_LOOPBACK_WEBHOOKS:true",
+  ...devKey,
+  ...publicUrl,
+  ...passthrough,
+]);
 
 // The cron trigger does not fire under wrangler dev; --test-scheduled exposes /__scheduled, called
 // here once the server answers and then every minute.

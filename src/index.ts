@@ -13,6 +13,7 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 const app = onFirstUse(() => import("./app").then((m) => m.app));
 const consumer = onFirstUse(() => import("./events/consumer"));
 const cron = onFirstUse(() => import("./scheduled"));
+const inbound = onFirstUse(() => import("./notifications/inbound"));
 
 export default {
   fetch: async (request, env, ctx) => (await publicReadFromCache(request, env)) ?? (await app()).fetch(request, env, ctx),
@@ -21,4 +22,7 @@ export default {
   queue: async (batch, env) => (await consumer()).consume(batch as MessageBatch<QueueMessage>, env),
 
   scheduled: async (_controller, env) => (await cron()).runScheduled(env),
+
+  // Replies by e-mail (Email Routing): a reporter's answer to a notice becomes a comment.
+  email: async (message, env, ctx) => (await inbound()).handleEmail(message, env, ctx),
 } satisfies ExportedHandler<Env>;

@@ -8,11 +8,12 @@ import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhoo
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { closeUnansweredInfoRequests } from "./services/vulns";
 import { sweepDeadlineAlerts } from "./services/deadline-alerts";
+import { sweepNotifications } from "./notifications/send";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
  * send the deadline alerts that are due,
- * re-send events and deliveries whose messages were lost, forget what expired, keep
+ * re-send events, deliveries and e-mails whose messages were lost, forget what expired, keep
  * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
  */
@@ -25,6 +26,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     sweepDeadlineAlerts: () => sweepDeadlineAlerts(platform, now),
     sweepOutbox: () => sweepOutbox(db, queue),
     sweepDeliveries: () => sweepDeliveries(db, queue),
+    sweepNotifications: () => sweepNotifications(db, queue),
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
     purgeDeliveries: () => purgeDeliveries(db),
     resealWebhookSecrets: () => resealWebhookSecrets(db),

@@ -2,8 +2,11 @@ import { primaryDb } from "../db";
 import { loggable } from "../lib/log";
 import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
 import type { LeasedDelivery } from "../webhooks/fanout";
+import { MAX_QUEUE_DELAY_SECONDS } from "../webhooks/schedule";
 import { publishDeliveries, type QueueMessage } from "./outbox";
-import { processEventBatch } from "./process-batch";
+import { processEventBatch, type Written } from "./process-batch";
+import { publishNotifications } from "../lib/queue";
+import { attemptNotification, type EmailContext } from "../notifications/send";
 
 // A message whose processing failed comes back after 10 s, 20 s, 40 s ... up to 10 minutes; after
 // max_retries (wrangler.toml) it goes to the dead-letter queue, never to nowhere.
@@ -97,10 +100,14 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
     allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true",
     record: groupCommit(db),
   };
+  const emailCtx: EmailContext = { db, email: env.EMAIL, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
   const sending = limiter(MAX_CONCURRENT_DELIVERIES);
   const sends: Promise<void>[] = [];
-  const send = (deliveries: LeasedDelivery[]) =>
+  // The e-mails a step wrote go to the queue, each a message of its own (retried on its own schedule).
+  const send = ({ deliveries, notifications }: Written) => {
     sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
+    if (notifications.length) sends.push(publishNotifications(queue, notifications));
+  };
   const eventIdOf = (m: Message<unknown>) => (m.body as { event_id?: unknown } | null)?.event_id;
 
   const eventMessages = batch.messages.filter((m) => typeof eventIdOf(m) === "string");
@@ -132,7 +139,20 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
     batch.messages
       .filter((m) => !handled.has(m))
       .map(async (message) => {
-        const body = message.body as Partial<{ event_id: string; delivery_id: string }> | null;
+        const body = message.body as Partial<{ event_id: string; delivery_id: string; notification_id: string }> | null;
+        if (typeof body?.notification_id === "string") {
+          const notificationId = body.notification_id;
+          await sending(async () => {
+            try {
+              const outcome = await attemptNotification(emailCtx, notificationId);
+              if (outcome.ack) message.ack();
+              else message.retry({ delaySeconds: Math.min(outcome.delaySeconds, MAX_QUEUE_DELAY_SECONDS) });
+            } catch (err) {
+              fail(message, err, { notification_id: notificationId });
+            }
+          });
+          return;
+        }
         if (typeof body?.delivery_id === "string") {
           const deliveryId = body.delivery_id;
           await sending(async (sent) => {
@@ -147,7 +167,7 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
           return;
         }
         try {
-          if (typeof body?.event_id !== "string") throw new Error("message has neither event_id nor delivery_id");
+          if (typeof body?.event_id !== "string") throw new Error("message has no event_id, delivery_id or notification_id");
           const eventId = body.event_id;
           await alone(() => processEventBatch(db, [eventId], send));
           message.ack();

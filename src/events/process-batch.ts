@@ -1,6 +1,7 @@
 import { sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import { events, vulns } from "../db/schema";
+import { audienceOf, audienceQueries, emailsFor, notificationFromEvent, releaseReceipt, type Audience } from "../notifications/outbox";
 import { receiveStatements, storeStatements } from "../intake/intake";
 import { batchOf, inList } from "../db/queries";
 import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
@@ -20,13 +21,45 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 // processed_at set only if unset), so a redelivered message changes nothing. Deliveries are written
 // leased to this invocation, which sends them next without a lease round trip.
 
+/** What a step wrote for the consumer to send next: webhook deliveries (leased) and e-mails. */
+export interface Written {
+  deliveries: LeasedDelivery[];
+  notifications: string[];
+}
+
 /** Runs the parts' statements as one batch and hands each part its own slice of the results. */
-async function runParts(db: Db, parts: Part[]): Promise<LeasedDelivery[]> {
+async function runParts(db: Db, parts: Part[]): Promise<Written> {
   const statements = parts.flatMap((p) => p.statements);
-  if (statements.length === 0) return [];
+  if (statements.length === 0) return { deliveries: [], notifications: [] };
   const results = await batchOf(db, statements);
   let at = 0;
-  return parts.flatMap((p) => p.written(results.slice(at, (at += p.statements.length))));
+  const written: Written = { deliveries: [], notifications: [] };
+  for (const p of parts) {
+    const slice = results.slice(at, (at += p.statements.length));
+    written.deliveries.push(...p.written(slice));
+    written.notifications.push(...(p.notified?.(slice) ?? []));
+  }
+  return written;
+}
+
+/**
+ * The e-mails an event makes (src/notifications/outbox.ts), for the batch that processes it; with
+ * `release`, the report's held receipt too, now that the report is stored.
+ */
+function emailPart(
+  db: Db,
+  event: { id: string; type: string; payload: string; vulnId: string | null },
+  audience: Audience,
+  nowIso: string,
+  release = false,
+): Part {
+  const statements = emailsFor(event, audience).map((email) => notificationFromEvent(db, event.id, email, nowIso));
+  if (release && event.vulnId) statements.push(releaseReceipt(db, event.vulnId, nowIso));
+  return {
+    statements,
+    written: () => [],
+    notified: (results) => (results as { id: string }[][]).flatMap((rows) => rows.map((r) => r.id)),
+  };
 }
 
 /** A part that writes no delivery. */
@@ -39,16 +72,12 @@ function plain(statements: Statement[]): Part {
  * step writes, leased, go to `send` as soon as the step is committed, so the first requests leave
  * while the next step runs; it resolves once every step is committed, and throws if one fails.
  */
-export async function processEventBatch(
-  db: Db,
-  ids: readonly string[],
-  send: (deliveries: LeasedDelivery[]) => void,
-  now = Date.now(),
-): Promise<void> {
+export async function processEventBatch(db: Db, ids: readonly string[], send: (written: Written) => void, now = Date.now()): Promise<void> {
   const eventIds = [...new Set(ids)];
   if (eventIds.length === 0) return;
   const nowIso = new Date(now).toISOString();
-  const [rows, hooks, submissions] = await db.batch([
+  const [contactRows, reportRows] = audienceQueries(db, eventIds);
+  const [rows, hooks, submissions, confirmed, reports] = await db.batch([
     db.select().from(events).where(inList(events.id, eventIds)),
     subscribedWebhooks(db, eventIds),
     // What the intake keeps of each new vuln, read now so that its record needs no read later.
@@ -58,8 +87,11 @@ export async function processEventBatch(
       .where(
         sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`,
       ),
+    contactRows,
+    reportRows,
   ]);
   const targets = targetsOf(hooks);
+  const audience = audienceOf(confirmed, reports);
   const submissionOf = new Map(submissions.map((v) => [v.id, v.submission]));
 
   const intakes: { eventId: string; vulnId: string; organizationId: string }[] = [];
@@ -71,7 +103,7 @@ export async function processEventBatch(
       const receive = receiveStatements(db, event.vulnId!, nowIso);
       first.push(plain(receive.statements), fanOutWritten(db, receive.event, event.organizationId, targets, now));
     }
-    first.push(fanOut(db, event, targets, now, { markProcessed: !created }));
+    first.push(emailPart(db, event, audience, nowIso), fanOut(db, event, targets, now, { markProcessed: !created }));
   }
   send(await runParts(db, first));
 
@@ -80,7 +112,11 @@ export async function processEventBatch(
     const submission = submissionOf.get(intake.vulnId);
     if (submission) {
       const store = await storeStatements(db, intake.vulnId, submission, nowIso);
-      second.push(plain(store.statements), fanOutWritten(db, store.event, intake.organizationId, targets, now));
+      second.push(
+        plain(store.statements),
+        fanOutWritten(db, store.event, intake.organizationId, targets, now),
+        emailPart(db, { ...store.event, payload: "{}", vulnId: intake.vulnId }, audience, nowIso, true),
+      );
     }
     second.push(plain([markProcessed(db, intake.eventId, nowIso)]));
   }

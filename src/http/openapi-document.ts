@@ -45,6 +45,11 @@ export const TAGS = [
   },
   { name: "Webhook deliveries", description: "The delivery log of a webhook: every attempt, kept 30 days; redeliveries and pings." },
   {
+    name: "Contacts",
+    description:
+      "The organization's people the platform e-mails (responders and escalation contacts, each confirmed by a link), and the log of every e-mail sent to them and to reporters (never its body).",
+  },
+  {
     name: "Metrics",
     description:
       "What a programme is judged on: BOD 20-01's seven figures and the share of deadlines met, per organization or for the platform.",

@@ -85,6 +85,13 @@ export const LIMITS = {
   listingsPerDirectory: 500,
   /** Policies and briefs one listing shows. */
   itemsPerListing: 20,
+  /** Contacts of one organization. */
+  contactsPerOrganization: 20,
+  /** E-mails sent in an hour, per organization and per address; past them e-mails wait, never dropped. */
+  emailsPerOrganizationHour: 500,
+  emailsPerRecipientHour: 20,
+  /** An e-mail that comes in (a reporter's reply), in bytes. */
+  inboundEmailBytes: 10 * MiB,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

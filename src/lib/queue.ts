@@ -1,6 +1,6 @@
 /**
- * What the queue carries, and how it is sent: an event id or a webhook delivery id; the consumer reads
- * the rest from D1. Kept apart from the outbox and from webhooks so both can publish without
+ * What the queue carries, and how it is sent: an event id, a webhook delivery id or an e-mail's
+ * (notification) id; the consumer reads the rest from D1. Kept apart from the outbox and from webhooks so both can publish without
  * importing each other.
  */
 export interface EventMessage {
@@ -9,7 +9,10 @@ export interface EventMessage {
 export interface DeliveryMessage {
   delivery_id: string;
 }
-export type QueueMessage = EventMessage | DeliveryMessage;
+export interface NotificationMessage {
+  notification_id: string;
+}
+export type QueueMessage = EventMessage | DeliveryMessage | NotificationMessage;
 
 /** A sendBatch takes at most 100 messages. */
 export const QUEUE_BATCH_LIMIT = 100;
@@ -30,6 +33,15 @@ export async function publishDeliveries(queue: Queue<QueueMessage>, deliveryIds:
   await publish(
     queue,
     deliveryIds.map((delivery_id) => ({ delivery_id })),
+    delaySeconds,
+  );
+}
+
+/** Hands e-mails of the outbox to the queue (after a delay, for a retry); the sweep re-sends any left due. */
+export async function publishNotifications(queue: Queue<QueueMessage>, notificationIds: string[], delaySeconds?: number): Promise<void> {
+  await publish(
+    queue,
+    notificationIds.map((notification_id) => ({ notification_id })),
     delaySeconds,
   );
 }

@@ -49,6 +49,8 @@ export async function createComment(
   side: CommentSide,
   input: { body: string; visibility: CommentVisibility },
   respond?: Responder<CommentRecord>,
+  /** More of the same change, in the comment's own batch (an e-mailed reply records its Message-ID). */
+  also?: (p: Plan<CommentRecord>) => void,
 ): Promise<CommentRecord> {
   const organizationId = side.organizationId ?? ctx.caller.organizationId;
   if (!organizationId) throw vulnNotFound();
@@ -74,6 +76,7 @@ export async function createComment(
     .add(created.statement, created.event);
   // The reporter's answer ends a request for more information.
   if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, side.vulnId, now);
+  also?.(p);
   await whenRefused(
     () => commit(ctx, p, respond),
     async () => {

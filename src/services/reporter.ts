@@ -1,3 +1,4 @@
+import { env } from "cloudflare:workers";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import {
@@ -186,8 +187,9 @@ export function replyAsReporter({
   report,
   body,
   respond,
-}: ReporterArgs & { body: string; respond?: Responder<CommentRecord> }): Promise<CommentRecord> {
-  return createComment(asReporter(ctx, report), reporterSide(report), { body, visibility: "reporter" }, respond);
+  also,
+}: ReporterArgs & { body: string; respond?: Responder<CommentRecord>; also?: (p: Plan<CommentRecord>) => void }): Promise<CommentRecord> {
+  return createComment(asReporter(ctx, report), reporterSide(report), { body, visibility: "reporter" }, respond, also);
 }
 
 /**
@@ -262,6 +264,7 @@ export async function submitReport({
     brief: { shortcode: submission.shortcode },
     respond,
     followUpTokenHash: await sha256Hex(token),
+    reportPage: `${env.PUBLIC_URL}/r/${token}`,
   });
   return { record, token };
 }

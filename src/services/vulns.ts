@@ -4,6 +4,7 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import {
   assets,
   briefs,
+  notifications,
   type Closer,
   OPEN_TRIAGE_STATES,
   processingStateOf,
@@ -41,6 +42,7 @@ import { inList, where, whenRefused } from "../db/queries";
 import { changedRows } from "../db/queries";
 import { commit, type Handle, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
+import { receiptRow } from "../notifications/outbox";
 
 export interface VulnInput {
   title: string;
@@ -56,6 +58,8 @@ export interface VulnInput {
   actively_exploited?: boolean;
   /** Since when the organization knows it is exploited: by default the moment it is flagged; never in the future. */
   exploitation_known_at?: string | null;
+  /** A reporter's own submission: e-mail them about the report (default true with a contact_email). */
+  notify_me?: boolean;
 }
 
 /** The columns a record leaves out: sort keys SQLite computes, and what `last_activity_*` and `read_at` read through. */
@@ -266,6 +270,7 @@ export async function createVuln({
   raw,
   respond,
   followUpTokenHash = null,
+  reportPage,
 }: {
   ctx: ServiceContext;
   input: VulnInput;
@@ -276,6 +281,8 @@ export async function createVuln({
   respond: Responder<VulnRecord>;
   /** The SHA-256 of the reporter's follow-up token (the token itself is never stored). */
   followUpTokenHash?: string | null;
+  /** The reporter's report page (with the token): the receipt e-mail carries it, sealed in the outbox until sent. */
+  reportPage?: string;
 }): Promise<VulnRecord> {
   const now = nowIso();
   const byId = "id" in brief;
@@ -285,6 +292,8 @@ export async function createVuln({
         id: briefs.id,
         organizationId: briefs.organizationId,
         publishedAt: briefs.publishedAt,
+        name: briefs.name,
+        organizationName: sql<string>`(SELECT name FROM organizations WHERE organizations.id = ${briefs.organizationId})`,
         // The promises of the brief's policy (none: the defaults, and no disclosure timeline).
         responseTargets: sql<string | null>`(SELECT response_targets FROM policies WHERE policies.id = ${briefs.policyId})`,
         cvdTimeline: sql<number | null>`(SELECT cvd_timeline FROM policies WHERE policies.id = ${briefs.policyId})`,
@@ -317,6 +326,9 @@ export async function createVuln({
     title: input.title,
     description: input.description,
     contactEmail: input.contact_email ?? null,
+    // Only a reporter's own submission (with its token) e-mails the reporter.
+    notifyReporter: Boolean(reportPage && input.contact_email && input.notify_me !== false),
+    reporterUnsubscribedAt: null,
     tags: unique(input.tags),
     inboxState: "dispatching",
     processingState: "open",
@@ -351,6 +363,24 @@ export async function createVuln({
   const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln));
   for (const s of domainStatements(ctx, vuln.id, vuln.organizationId, domains, now)) p.add(s);
   p.add(created.statement, created.event);
+  if (vuln.notifyReporter) {
+    const receipt = await receiptRow({
+      report: {
+        id: vuln.id,
+        organizationId: vuln.organizationId,
+        shortcode: vuln.shortcode,
+        title: vuln.title,
+        brief: row.name,
+        organization: row.organizationName,
+      },
+      to: vuln.contactEmail!,
+      link: reportPage!,
+      receivedAt: now,
+      acknowledgeDueAt: vuln.acknowledgeDueMs === null ? null : new Date(vuln.acknowledgeDueMs).toISOString(),
+      triageDueAt: vuln.triageDueMs === null ? null : new Date(vuln.triageDueMs).toISOString(),
+    });
+    p.add(ctx.db.insert(notifications).values(receipt));
+  }
   // The brief was read in the first batch; if it is deleted before this one, its foreign key
   // refuses the vuln, and with it the events and the Idempotency-Key's response.
   await whenRefused(

@@ -10,11 +10,15 @@ export type FormField = (typeof FORM_FIELDS)[number];
 
 /** What the researcher typed, kept as typed, and what is wrong with it, field by field. */
 export interface FormState {
-  values: Record<Exclude<FormField, "files">, string>;
+  /** The fields, and notify_me: "on" when its box is ticked. */
+  values: Record<Exclude<FormField, "files"> | "notify_me", string>;
   errors: Partial<Record<FormField, string[]>>;
 }
 
-export const EMPTY_FORM: FormState = { values: { title: "", description: "", contact_email: "", domains: "" }, errors: {} };
+export const EMPTY_FORM: FormState = {
+  values: { title: "", description: "", contact_email: "", domains: "", notify_me: "on" },
+  errors: {},
+};
 
 const LABELS: Record<FormField, string> = {
   title: "Title",
@@ -35,7 +39,8 @@ export const FIELD_NAMES: Record<FormField, string> = {
 const HINTS: Record<FormField, string> = {
   title: `One line, at most ${LIMITS.titleLength} characters.`,
   description: "What you found, where, and the steps to see it again. Plain text.",
-  contact_email: "Only the organization sees it. Leave it empty to stay anonymous: the page you land on after sending is your way back.",
+  contact_email:
+    "Only the organization sees it. Leave it empty to stay anonymous: the page you land on after sending is your way back. With an address, the box below gets you that page's link by e-mail.",
   domains: `One per line, or separated by commas, such as app.example.com. At most ${LIMITS.domainsPerVuln}.`,
   files: `Screenshots, logs or a proof of concept: at most ${mib(LIMITS.fileBytes)} each. If the form comes back with a message, choose the files again: browsers never keep a chosen file.`,
 };
@@ -68,6 +73,7 @@ ${
 ${field(state, "title", (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`)}
 ${field(state, "description", (a) => html`<textarea ${a} required rows="10">${v.description}</textarea>`)}
 ${field(state, "contact_email", (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="254">`)}
+<div class="field check"><label><input type="checkbox" name="notify_me" id="notify_me"${v.notify_me === "on" ? " checked" : ""}> E-mail me a receipt with my report's link, and a note when the organization answers or my report changes state (each e-mail has a link to stop them)</label></div>
 ${field(state, "domains", (a) => html`<textarea ${a} rows="3" autocapitalize="none" spellcheck="false">${v.domains}</textarea>`)}
 ${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}
 <p class="muted">Sending creates one report. Sending the same report again within 10 minutes does not create a second one.</p>

@@ -40,6 +40,8 @@ label{display:block;font-weight:600;margin-bottom:.25rem}
 .message{display:block;color:#b00020;font-weight:600;margin:.25rem 0}
 input[type=text],input[type=email],textarea{width:100%;font:inherit;padding:.5rem;border:2px solid #5c5c5c;border-radius:4px;background:#fff;color:#1a1a1a}
 input[type=file]{font:inherit;max-width:100%}
+.check label{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
+.check input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}
 textarea{min-height:8rem;resize:vertical}
 input[aria-invalid=true],textarea[aria-invalid=true]{border-color:#b00020}
 input[type=file][aria-invalid=true]{outline:2px solid #b00020;outline-offset:2px}

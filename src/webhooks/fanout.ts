@@ -43,10 +43,12 @@ export interface LeasedDelivery {
   webhook: WebhookRow;
 }
 
-/** Statements for a batch, and what their results (in order) mean: the deliveries they wrote. */
+/** Statements for a batch, and what their results (in order) mean: the deliveries and e-mails they wrote. */
 export interface Part {
   statements: Statement[];
   written(results: unknown[]): LeasedDelivery[];
+  /** The e-mails (notification ids) the statements wrote, to hand to the queue. */
+  notified?(results: unknown[]): string[];
 }
 
 /** The enabled webhooks by organization and subscribed event type. */

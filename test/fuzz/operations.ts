@@ -42,6 +42,8 @@ const COLLECTIONS: Record<string, string> = {
   webhooks: "webhook",
   deliveries: "webhook_delivery",
   webhook_event_types: "trigger_event_type",
+  contacts: "contact",
+  notifications: "notification",
   directories: "directory",
   directory_listings: "directory_listing",
   items: "directory_listing_item",

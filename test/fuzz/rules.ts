@@ -13,9 +13,9 @@ const ownedIn = (text: string) => namedIn(text).filter((n) => !SHARED.has(n.type
 const pathOwners = (c: FuzzCase) => new Set(ownedIn(c.pathValues.join(" ")).map((n) => n.owner));
 
 const WRITE = new Set(["POST", "PATCH", "DELETE"]);
-// Records an operator may write for unclaimed organizations only; vulns and webhooks it may not write at all.
+// Records an operator may write for unclaimed organizations only; vulns, webhooks and contacts it may not write at all.
 const UNCLAIMED_ONLY = /^\/v1\/(policies|assets|briefs)(\/|$)|^\/v1\/directory_listings\/\{directory_listing_id\}\/items/;
-const NEVER_BY_OPERATOR = /^\/v1\/(vulns|webhooks)(\/|$)/;
+const NEVER_BY_OPERATOR = /^\/v1\/(vulns|webhooks|contacts)(\/|$)/;
 
 /** Why this request must fail with this key, beyond what is wrong with the request itself. */
 export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly: Set<string>): string[] {
@@ -33,7 +33,7 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
   if (write && owners.size > 1) out.push("names two organizations' records in one write");
   if (pathOwners(c).size > 1) out.push("the path names two organizations' records");
   if (key === "operator" && write) {
-    if (NEVER_BY_OPERATOR.test(c.op.template)) out.push("operator write to vulns or webhooks");
+    if (NEVER_BY_OPERATOR.test(c.op.template)) out.push("operator write to vulns, webhooks or contacts");
     const target = named.find((n) => n.type !== "organization")?.owner ?? named.find((n) => n.type === "organization")?.owner;
     if (UNCLAIMED_ONLY.test(c.op.template) && target && pool.claimed[target as Owner])
       out.push("operator write to a claimed organization's records");

@@ -27,6 +27,9 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   regulatoryReportId: string;
   webhookId: string;
   deliveryId: string;
+  /** A contact, and the e-mail that asked it to confirm its address (the notification log's). */
+  contactId: string;
+  notificationId: string;
   directoryId: string;
   /** A directory the organization is not listed in. */
   spareDirectoryId: string;
@@ -185,6 +188,29 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/v1/webhook_event_types" },
   { method: "GET", path: () => "/v1/metrics" },
   { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
+  { method: "GET", path: () => "/v1/contacts" },
+  {
+    method: "POST",
+    path: () => "/v1/contacts",
+    body: (f) =>
+      owned("contact", {
+        name: "Responder",
+        email: `r-${f.org.id.slice(-12)}-${Math.random().toString(36).slice(2)}@acme.example`,
+        role: "responder",
+      })(f),
+    operator: "never",
+  },
+  { method: "GET", path: (f) => `/v1/contacts/${f.contactId}`, owned: true },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/contacts/${f.contactId}`,
+    body: () => ({ data: { type: "contact", attributes: { name: "Renamed" } } }),
+    owned: true,
+    operator: "never",
+  },
+  { method: "DELETE", path: (f) => `/v1/contacts/${f.contactId}`, owned: true, operator: "never" },
+  { method: "GET", path: () => "/v1/notifications" },
+  { method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
   { method: "GET", path: () => "/v1/webhooks" },
   { method: "POST", path: () => "/v1/webhooks", body: (f) => webhookDoc({}, f.org.id), operator: "never" },
   { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
@@ -301,7 +327,7 @@ function vulnDoc(briefId: string) {
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}" } as never)}`
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}", contactId: "{id}", notificationId: "{id}" } as never)}`
     // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
     .replace(/\?.*$/, "")
     .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");

@@ -25,6 +25,10 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
   const filing = await post(`/v1/vulns/${v.id}/regulatory_reports`, org.key, {
     data: { type: "regulatory_report", attributes: { kind: "early_warning", submitted_at: "2026-01-01T00:00:00Z", body: "Early warning" } },
   });
+  const contact = await post("/v1/contacts", org.key, {
+    data: { type: "contact", attributes: { name: "Ana", email: `ana-${org.slug}@acme.example`, role: "responder" } },
+  });
+  const log = await api("GET", "/v1/notifications", { key: org.key });
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
   const dir = await directory(org.operatorKey);
@@ -46,6 +50,8 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
     regulatoryReportId: filing.body.data.id,
     webhookId: w.id,
     deliveryId: d.body.data.id,
+    contactId: contact.body.data.id,
+    notificationId: log.body.data[0].id,
     directoryId: dir.id,
     spareDirectoryId: spareDir.id,
     listingId: l.id,

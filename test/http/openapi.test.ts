@@ -22,7 +22,8 @@ function served(): Set<string> {
       // Pages for people (/docs, the brief, report and directory pages, their stylesheet and icon) and
       // robots.txt are not operations of the API.
       .routes.filter(
-        (r) => r.method !== "ALL" && r.path !== "/v1/openapi.json" && !/^\/(docs|b|r|d|styles|favicon\.\w+|robots\.txt)(\/|$)/.test(r.path),
+        (r) =>
+          r.method !== "ALL" && r.path !== "/v1/openapi.json" && !/^\/(docs|b|r|d|c|u|styles|favicon\.\w+|robots\.txt)(\/|$)/.test(r.path),
       )
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );
@@ -229,6 +230,13 @@ const OPERATION_IDS = [
   "listWebhookEventTypes",
   "showWebhookEventType",
   "showMetrics",
+  "listContacts",
+  "createContact",
+  "showContact",
+  "updateContact",
+  "deleteContact",
+  "listNotifications",
+  "showNotification",
   "listDirectories",
   "createDirectory",
   "showDirectory",

@@ -126,7 +126,7 @@ describe("the intake pipeline on the queue", () => {
     expect(logs).toEqual([
       expect.objectContaining({
         message: "queue message failed; retrying",
-        error: expect.stringContaining("neither event_id nor delivery_id"),
+        error: expect.stringContaining("no event_id, delivery_id or notification_id"),
       }),
     ]);
   });

@@ -159,6 +159,8 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     },
   );
   const delivery = await call("POST", `/v1/webhooks/${hook.id}/ping`, { key });
+  const contact = await create("/v1/contacts", "contact", { name: "Ana", email: `ana-${tag}@acme.example`, role: "responder" });
+  const log = await call("GET", "/v1/notifications", { key });
   const directory = async (name: string) =>
     (
       await call("POST", "/v1/directories", {
@@ -197,6 +199,8 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     regulatoryReportId: filing.id,
     webhookId: hook.id,
     deliveryId: delivery.data.id,
+    contactId: contact.id,
+    notificationId: log.data[0].id,
     directoryId: dir.id,
     spareDirectoryId: spareDir.id,
     listingId: listing.data.id,

@@ -134,7 +134,7 @@ describe("a delivery written leased", () => {
     const { events } = await createVulns(o, briefId, 1);
     const leased: LeasedDelivery[] = [];
     const db = primaryDb(env.DB);
-    await processEventBatch(db, events, (d) => leased.push(...d));
+    await processEventBatch(db, events, (w) => leased.push(...w.deliveries));
     expect(leased).toHaveLength(1);
     // As if it had waited behind other deliveries for most of its minute.
     const soon = new Date(Date.now() + 5_000).toISOString();

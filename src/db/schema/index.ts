@@ -11,3 +11,5 @@ export * from "./directories";
 export * from "./attachments";
 export * from "./comments";
 export * from "./regulatory-reports";
+export * from "./contacts";
+export * from "./notifications";

@@ -77,6 +77,9 @@ export const vulns = sqliteTable(
     title: text("title").notNull(),
     description: text("description").notNull(),
     contactEmail: text("contact_email"),
+    // Whether the reporter is e-mailed about the report (notify_me with a contact_email), until they unsubscribe.
+    notifyReporter: integer("notify_reporter", { mode: "boolean" }).notNull().default(false),
+    reporterUnsubscribedAt: text("reporter_unsubscribed_at"),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
     inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
     // Written with triage_state, always as processingStateOf(triage_state) says (migration 0019 backfilled it).

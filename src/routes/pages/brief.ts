@@ -4,7 +4,7 @@ import { cachedPublicBody, publicBriefPath, publicPagePath } from "../../http/ca
 import { database } from "../../http/middleware";
 import { clientIp } from "../../http/rate-limit";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
-import { alreadyReceivedPage, briefPage } from "../../templates/brief";
+import { alreadyReceivedPage, briefPage, EMPTY_FORM } from "../../templates/brief";
 import { notFoundPage } from "../../templates/layout";
 import { findPublishedBrief } from "../../services/briefs";
 import { submitReportForm } from "../../services/reporter";
@@ -45,7 +45,7 @@ export const briefPageRouter = new Hono<AppEnv>()
       return page(
         c,
         briefPage(found, now, {
-          values: { title: "", description: "", contact_email: "", domains: "" },
+          values: { ...EMPTY_FORM.values },
           errors: { title: ["The form could not be read: send it from this page."] },
         }),
         400,

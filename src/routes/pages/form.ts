@@ -4,7 +4,7 @@ import { cleanFilename } from "../../lib/filenames";
 import { FIELD_NAMES, type FormField, type FormState } from "../../templates/brief";
 import { MAX_FILE_BYTES } from "../../services/attachments";
 import type { VulnInput } from "../../services/vulns";
-import { SubmissionAttributes } from "../v1/vulns/schema";
+import { PublicSubmissionAttributes } from "../v1/vulns/schema";
 import { LIMITS, mib } from "../../lib/limits";
 
 export const MAX_FORM_FILES = LIMITS.formFiles;
@@ -37,14 +37,22 @@ export async function readReportForm(fd: FormData): Promise<ReadForm> {
     description: text(fd, "description"),
     contact_email: text(fd, "contact_email"),
     domains: text(fd, "domains"),
+    // A checkbox: sent only when ticked (the page ticks it).
+    notify_me: fd.get("notify_me") === null ? "" : "on",
   };
   const domains = values.domains
     .split(/[\r\n,]+/)
     .map((d) => d.trim())
     .filter(Boolean);
   const contact = values.contact_email.trim();
-  const candidate = { title: values.title, description: values.description, contact_email: contact === "" ? null : contact, domains };
-  const parsed = SubmissionAttributes.safeParse(candidate);
+  const candidate = {
+    title: values.title,
+    description: values.description,
+    contact_email: contact === "" ? null : contact,
+    domains,
+    ...(contact === "" ? {} : { notify_me: values.notify_me === "on" }),
+  };
+  const parsed = PublicSubmissionAttributes.safeParse(candidate);
   const errors: Partial<Record<FormField, string[]>> = {};
   const add = (f: FormField, m: string) => (errors[f] ??= []).push(m);
   if (!parsed.success) {

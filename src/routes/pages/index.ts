@@ -9,11 +9,12 @@ import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
 import { findPublicDirectory } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
 import { reportPageRouter } from "./report-page";
+import { emailLinksRouter } from "./email-links";
 import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from "./shared";
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
- * directory), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * directory), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
@@ -24,7 +25,7 @@ for (const path of [ICON_PATH, "/favicon.ico"]) {
 }
 // What search engines may index: the programs, directories and reference; never a reporter's page
 // (its address is its key) or the API's answers.
-const ROBOTS_TXT = "User-agent: *\nDisallow: /r/\nDisallow: /v1/\nAllow: /\n";
+const ROBOTS_TXT = "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /u/\nDisallow: /v1/\nAllow: /\n";
 pagesRouter.get("/robots.txt", (c) =>
   c.body(ROBOTS_TXT, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=86400" }),
 );
@@ -33,6 +34,7 @@ pagesRouter.get(PAGES_CSS_PATH, (c) =>
 );
 pagesRouter.route("/", briefPageRouter);
 pagesRouter.route("/", reportPageRouter);
+pagesRouter.route("/", emailLinksRouter);
 pagesRouter.get("/d/:slug", database(), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const slug = c.req.param("slug").toLowerCase();

@@ -12,12 +12,14 @@ import { normalizeShortcode } from "../../lib/ids";
 import type { VulnRecord } from "../../services/vulns";
 import { submitReport } from "../../services/reporter";
 import { serviceContext, storedResponse } from "../v1/handler-helpers";
-import { rawSubmission, SubmissionAttributes } from "../v1/vulns/schema";
+import { PublicSubmissionAttributes, rawSubmission } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
 import { RATES } from "../../lib/limits";
 
-const PublicSubmissionInput = requestDocument("vuln", SubmissionAttributes, z.strictObject({}).optional()).openapi("PublicSubmissionInput");
+const PublicSubmissionInput = requestDocument("vuln", PublicSubmissionAttributes, z.strictObject({}).optional()).openapi(
+  "PublicSubmissionInput",
+);
 
 const Receipt = z
   .object({

@@ -64,6 +64,20 @@ export const SubmissionAttributes = z.strictObject({
   domains: Domains.optional(),
 });
 
+/**
+ * A researcher's own submission may ask to be e-mailed about the report: a receipt with the report
+ * page's link, then a note at each change. Only with a contact_email, and by default with one.
+ */
+export const PublicSubmissionAttributes = SubmissionAttributes.extend({
+  notify_me: z.boolean().optional().openapi({
+    description:
+      "E-mail me about this report: a receipt with the report page's link once it is stored, then a note for each answer and each change of state, every one with a link to stop them. Default true when contact_email is given; true needs a contact_email.",
+  }),
+}).superRefine((a, ctx) => {
+  if (a.notify_me === true && !a.contact_email)
+    ctx.addIssue({ code: "custom", path: ["notify_me"], message: "needs a contact_email to e-mail" });
+});
+
 // Triage (the organization's, never the public submission's): parsed and scored as they come in.
 const Severity = z.enum(SEVERITIES);
 const CvssVector = z

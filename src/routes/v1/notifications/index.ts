@@ -1,0 +1,137 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import { eq } from "drizzle-orm";
+import {
+  NOTIFICATION_KINDS,
+  NOTIFICATION_RECIPIENTS,
+  NOTIFICATION_STATUSES,
+  notifications,
+  type NotificationRow,
+} from "../../../db/schema";
+import { where } from "../../../db/queries";
+import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
+import { NotFound } from "../../../lib/domain-errors";
+import { respond } from "../../../http/media-type";
+import {
+  collectionDocument,
+  errorResponses,
+  IdParam,
+  jsonApiContent,
+  listQuery,
+  resourceSchema,
+  singleDocument,
+  Timestamp,
+  toOneSchema,
+} from "../../../http/openapi";
+import { createRouter } from "../../../http/router";
+import { tenantFilter } from "../../../services/context";
+import { listPage } from "../../../services/list-pages";
+import { serviceContext } from "../handler-helpers";
+
+// The e-mail log: every e-mail to the organization's contacts and its reporters, with when, to whom and
+// how it went. Never the body: the log is read by whoever holds a key, the body was for its recipient.
+
+const Status = z.enum(NOTIFICATION_STATUSES).openapi({
+  description:
+    "held: a receipt waiting for its report to be stored; pending: to be sent (again at next_attempt_at after a failure); delayed: waiting for an hourly limit (500 per organization, 20 per address) until next_attempt_at, never dropped; sent; failed: every attempt failed (last_error says why); cancelled: not sent, because its contact went or changed, or its reporter unsubscribed (last_error says which).",
+});
+
+const ListNotificationsQuery = listQuery({
+  "q[status_eq]": Status.optional().openapi({ param: { name: "q[status_eq]", in: "query" } }),
+});
+
+const Notification = resourceSchema(
+  "Notification",
+  "notification",
+  z.object({
+    kind: z.enum(NOTIFICATION_KINDS),
+    recipient: z
+      .enum(NOTIFICATION_RECIPIENTS)
+      .openapi({ description: "contact: one of the organization's contacts; reporter: a report's reporter." }),
+    to: z.string().openapi({ format: "email" }),
+    subject: z.string(),
+    status: z.enum(NOTIFICATION_STATUSES),
+    attempt_count: z.int().min(0),
+    last_error: z.string().nullable(),
+    next_attempt_at: Timestamp.nullable(),
+    sent_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  z.object({
+    organization: toOneSchema("organization"),
+    vuln: toOneSchema("vuln"),
+    contact: toOneSchema("contact"),
+  }),
+);
+
+function serializeNotification(row: NotificationRow) {
+  return resource(
+    "notification",
+    row.id,
+    {
+      kind: row.kind,
+      recipient: row.recipient,
+      to: row.to,
+      subject: row.subject,
+      status: row.status,
+      attempt_count: row.attemptCount,
+      last_error: row.lastError,
+      next_attempt_at: row.nextAttemptAt,
+      sent_at: row.sentAt,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/notifications/${row.id}`,
+    {
+      organization: toOne("organization", row.organizationId),
+      vuln: toOne("vuln", row.vulnId),
+      contact: toOne("contact", row.contactId),
+    },
+  );
+}
+
+export const notificationsRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      operationId: "listNotifications",
+      tags: ["Contacts"],
+      summary: "The e-mail log: what was sent to the organization's contacts and reporters, when, to whom and how it went (never the body)",
+      request: { query: ListNotificationsQuery },
+      responses: {
+        200: { description: "E-mails, newest first", content: jsonApiContent(collectionDocument(Notification)) },
+        ...errorResponses("read"),
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const ctx = serviceContext(c);
+      const status = query["q[status_eq]"];
+      const filter = where(tenantFilter(ctx, notifications.organizationId), status ? eq(notifications.status, status) : undefined);
+      const { rows, total } = await listPage(ctx.db, notifications, filter, query.sort, page);
+      return respond(c, collection(c, rows.map(serializeNotification), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}",
+      operationId: "showNotification",
+      tags: ["Contacts"],
+      summary: "Show one e-mail of the log (never its body)",
+      request: { params: IdParam },
+      responses: { 200: { description: "The e-mail", content: jsonApiContent(singleDocument(Notification)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const ctx = serviceContext(c);
+      const row = await ctx.db
+        .select()
+        .from(notifications)
+        .where(where(eq(notifications.id, c.req.valid("param").id), tenantFilter(ctx, notifications.organizationId)))
+        .get();
+      if (!row) throw new NotFound("notification", "No e-mail of the log has that id.");
+      return respond(c, single(serializeNotification(row)));
+    },
+  );

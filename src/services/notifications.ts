@@ -1,0 +1,48 @@
+import { and, eq, inArray } from "drizzle-orm";
+import type { Db } from "../db";
+import { notifications, organizations, vulns } from "../db/schema";
+import { nowIso } from "../lib/ids";
+import { vulnOfUnsubscribeToken } from "../notifications/links";
+
+/** The report an unsubscribe link names, as its page shows it; null for a link that is not one (or a deleted report). */
+export async function findUnsubscribe(db: Db, token: string) {
+  const vulnId = await vulnOfUnsubscribeToken(token);
+  if (!vulnId) return null;
+  const row = await db
+    .select({ id: vulns.id, shortcode: vulns.shortcode, notifyReporter: vulns.notifyReporter, organization: organizations.name })
+    .from(vulns)
+    .innerJoin(organizations, eq(organizations.id, vulns.organizationId))
+    .where(eq(vulns.id, vulnId))
+    .get();
+  return row ? { ...row, notifyReporter: Boolean(row.notifyReporter) } : null;
+}
+
+/**
+ * Stops the reporter's e-mails about one report: from now on, and those still waiting in the outbox,
+ * in one batch. Doing it twice is harmless.
+ */
+export async function unsubscribeReporter(db: Db, vulnId: string): Promise<void> {
+  const now = nowIso();
+  await db.batch([
+    db
+      .update(vulns)
+      .set({ notifyReporter: false, reporterUnsubscribedAt: now })
+      .where(and(eq(vulns.id, vulnId), eq(vulns.notifyReporter, true))),
+    db
+      .update(notifications)
+      .set({
+        status: "cancelled",
+        lastError: "the reporter asked for no more e-mail",
+        sealedLink: null,
+        nextAttemptAt: null,
+        updatedAt: now,
+      })
+      .where(
+        and(
+          eq(notifications.vulnId, vulnId),
+          eq(notifications.recipient, "reporter"),
+          inArray(notifications.status, ["held", "pending", "delayed"]),
+        ),
+      ),
+  ]);
+}

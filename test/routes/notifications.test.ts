@@ -1,0 +1,302 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { primaryDb } from "../../src/db";
+import { attemptNotification } from "../../src/notifications/send";
+import { PLATFORM_CALLER } from "../../src/services/context";
+import { sweepDeadlineAlerts } from "../../src/services/deadline-alerts";
+import { api, browse, patch } from "../helpers/api";
+import { testClock } from "../helpers/clock";
+import { fakeQueue } from "../helpers/events";
+import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { confirmedContact, mailbox, outbox, runMail, type Mailbox, type SentMail } from "../helpers/mail";
+import { asReporter, nextIp, submitReport } from "../helpers/reporter";
+
+// Who is e-mailed what, read from the messages handed to the Email Service binding (the local
+// simulation, which keeps them): each trigger sends exactly the e-mails it should and no others, and
+// none carries a report's description, a comment's text or the reporter's token, but the receipt's link.
+
+const H = 3_600_000;
+const T0 = Date.parse("2026-08-03T09:00:00.000Z");
+const { at } = testClock(T0);
+
+const DESCRIPTION = "Set the name to <img src=x onerror=alert(1)> and open /admin/users.";
+const REPORTER = "finder@researcher.example";
+
+/** An organization with a confirmed responder and escalation contact, and a published brief promising 10 h / 100 h. */
+async function program(contacts: { responder?: boolean; escalation?: boolean } = { responder: true, escalation: true }) {
+  const org = await organization({ name: "Acme Security" });
+  if (contacts.responder) await confirmedContact(org, { email: `resp-${org.slug}@acme.example`, role: "responder" });
+  if (contacts.escalation) await confirmedContact(org, { email: `esc-${org.slug}@acme.example`, role: "escalation" });
+  const p = await policy(org, { response_targets: { acknowledge_hours: 10, triage_hours: 100 } });
+  const b = await brief(org, { published_at: PUBLISHED, name: "Acme web" }, p.id);
+  return {
+    org,
+    briefId: b.id,
+    shortcode: b.attributes.shortcode as string,
+    responder: `resp-${org.slug}@acme.example`,
+    escalation: `esc-${org.slug}@acme.example`,
+  };
+}
+type Program = Awaited<ReturnType<typeof program>>;
+
+async function report(p: Program, attributes: Record<string, unknown> = { contact_email: REPORTER }) {
+  return submitReport(p.org, { description: DESCRIPTION, ...attributes }, { briefId: p.briefId, shortcode: p.shortcode });
+}
+
+const unprocessed = async (vulnId: string) =>
+  (
+    await env.DB.prepare("SELECT id FROM events WHERE vuln_id = ? AND processed_at IS NULL ORDER BY created_at")
+      .bind(vulnId)
+      .all<{ id: string }>()
+  ).results.map((e) => e.id);
+
+/** Runs what the change wrote (its events, then their e-mails) and answers the e-mails sent, as [to, kind-ish subject]. */
+async function mailOf(vulnId: string, box: Mailbox = mailbox()) {
+  await runMail(box, await unprocessed(vulnId));
+  return box.sent;
+}
+
+/** Nothing private in an e-mail: the description, a comment's text, the token (unless allowed). */
+function expectNothingPrivate(mail: SentMail, secrets: string[]) {
+  for (const part of [mail.subject, mail.text, mail.html, JSON.stringify(mail.headers ?? {})])
+    for (const secret of secrets) expect(part ?? "").not.toContain(secret);
+}
+
+const comment = (org: TestOrganization, vulnId: string, body: string, visibility: "reporter" | "internal") =>
+  api("POST", `/v1/vulns/${vulnId}/comments`, { key: org.key, body: { data: { type: "comment", attributes: { body, visibility } } } });
+
+describe("e-mail on a new report", () => {
+  it("tells the confirmed responders once it is stored, and sends the reporter a receipt with the page's link", async () => {
+    const p = await program();
+    const r = await report(p);
+    // The receipt waits with the report, held until the report is stored.
+    expect((await outbox({ vulnId: r.id })).map((n) => [n.kind, n.status, typeof n.sealed_link])).toEqual([["receipt", "held", "string"]]);
+    expect(String((await outbox({ vulnId: r.id }))[0]!.sealed_link)).not.toContain(r.token);
+
+    const sent = await mailOf(r.id);
+    expect(sent.map((m) => m.to).sort()).toEqual([REPORTER, p.responder].sort());
+    const toResponder = sent.find((m) => m.to === p.responder)!;
+    expect(toResponder.subject).toBe(`New report ${r.shortcode}: Stored XSS in the profile name`);
+    expect(toResponder.text).toContain(`${env.PUBLIC_URL}/v1/vulns/${r.id}`);
+    expect(toResponder.text).toContain('through the brief "Acme web"');
+    expectNothingPrivate(toResponder, [DESCRIPTION, r.token]);
+    expect(toResponder.replyTo).toBeUndefined();
+
+    const receipt = sent.find((m) => m.to === REPORTER)!;
+    expect(receipt.subject).toBe(`Your report to Acme Security was received: ${r.shortcode}`);
+    expect(receipt.text).toContain(`${env.PUBLIC_URL}/r/${r.token}`);
+    expect(receipt.html).toContain(`href="${env.PUBLIC_URL}/r/${r.token}"`);
+    expect(receipt.text).toContain(`acknowledge it by ${new Date(T0 + 10 * H).toISOString().slice(0, 10)}`);
+    expectNothingPrivate(receipt, [DESCRIPTION]);
+    const unsubscribe = new RegExp(`^<${env.PUBLIC_URL}/u/${r.id}\\.[a-z2-7]{24}>$`);
+    expect(receipt.headers).toEqual({
+      "List-Unsubscribe": expect.stringMatching(unsubscribe),
+      "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
+    });
+    expect(receipt.replyTo).toMatch(new RegExp(`^r\\+${r.shortcode.toLowerCase()}\\.[a-z2-7]{24}@${env.INBOUND_EMAIL_DOMAIN}$`));
+    // Once sent, the outbox forgets the link; the log has both, sent.
+    expect((await outbox({ vulnId: r.id })).map((n) => [n.kind, n.to, n.status, n.sealed_link])).toEqual(
+      expect.arrayContaining([
+        ["receipt", REPORTER, "sent", null],
+        ["report_received", p.responder, "sent", null],
+      ]),
+    );
+    // A redelivered message sends nothing twice.
+    const created = (await env.DB.prepare("SELECT id FROM events WHERE vuln_id = ? AND type = 'Vuln::Created'")
+      .bind(r.id)
+      .first<{ id: string }>())!;
+    const again = mailbox();
+    await runMail(again, [created.id, created.id]);
+    expect(again.sent).toEqual([]);
+  });
+
+  it("go to the escalation contacts when no responder is confirmed, and to nobody unconfirmed", async () => {
+    const p = await program({ escalation: true });
+    await api("POST", "/v1/contacts", {
+      key: p.org.key,
+      body: { data: { type: "contact", attributes: { name: "New", email: "new@acme.example", role: "responder" } } },
+    });
+    const r = await report(p, { contact_email: REPORTER, notify_me: false });
+    const sent = await mailOf(r.id);
+    // The unconfirmed responder's own confirmation went out with them; no report e-mail reached it.
+    expect(sent.map((m) => [m.to, m.subject.split(" ")[0]]).sort()).toEqual([
+      [p.escalation, "New"],
+      ["new@acme.example", "Confirm"],
+    ]);
+  });
+
+  it("respect notify_me: false sends the reporter nothing, true needs an address", async () => {
+    const p = await program({ responder: true });
+    const quiet = await report(p, { contact_email: REPORTER, notify_me: false });
+    expect((await mailOf(quiet.id)).map((m) => m.to)).toEqual([p.responder]);
+    const anonymous = await report(p, {});
+    expect((await mailOf(anonymous.id)).map((m) => m.to)).toEqual([p.responder]);
+    const refused = await api("POST", `/v1/p/briefs/${p.shortcode}/vulns`, {
+      body: { data: { type: "vuln", attributes: { title: "T", description: "D", notify_me: true } } },
+      contentType: "application/json",
+      headers: { "CF-Connecting-IP": nextIp() },
+    });
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0]).toMatchObject({
+      source: { pointer: "/data/attributes/notify_me" },
+      detail: "data.attributes.notify_me: needs a contact_email to e-mail",
+    });
+  });
+});
+
+describe("e-mail as the report moves", () => {
+  it("tells the responders of a reporter comment, and the reporter of an answer and a triage move, never the texts", async () => {
+    const p = await program();
+    const r = await report(p);
+    await mailOf(r.id);
+
+    const question = "It also works on /settings, with the session cookie of an admin.";
+    expect(
+      (await asReporter("POST", "/v1/p/report/comments", r.token, { body: { data: { type: "comment", attributes: { body: question } } } }))
+        .status,
+    ).toBe(201);
+    let sent = await mailOf(r.id);
+    expect(sent.map((m) => [m.to, m.subject])).toEqual([[p.responder, `The reporter commented on ${r.shortcode}`]]);
+    expectNothingPrivate(sent[0]!, [question, DESCRIPTION, r.token]);
+
+    const answer = "Confirmed: our fix ships on Friday.";
+    expect((await comment(p.org, r.id, answer, "reporter")).status).toBe(201);
+    expect((await comment(p.org, r.id, "Internal: assign to Bo.", "internal")).status).toBe(201);
+    sent = await mailOf(r.id);
+    expect(sent.map((m) => [m.to, m.subject])).toEqual([[REPORTER, `Acme Security wrote about your report ${r.shortcode}`]]);
+    expectNothingPrivate(sent[0]!, [answer, "Internal", DESCRIPTION, r.token]);
+    expect(sent[0]!.headers?.["List-Unsubscribe-Post"]).toBe("List-Unsubscribe=One-Click");
+
+    expect(
+      (await patch(`/v1/vulns/${r.id}`, p.org.key, { data: { type: "vuln", id: r.id, attributes: { triage_state: "triaged" } } })).status,
+    ).toBe(200);
+    sent = await mailOf(r.id);
+    expect(sent.map((m) => [m.to, m.subject])).toEqual([
+      [REPORTER, `Your report ${r.shortcode}: Confirmed by the organization, being worked on`],
+    ]);
+    expectNothingPrivate(sent[0]!, [DESCRIPTION, r.token]);
+  });
+
+  it("tells the responders a deadline approaches and the escalation contacts it was missed, each once", async () => {
+    const p = await program();
+    const r = await report(p, { contact_email: REPORTER, notify_me: false });
+    await mailOf(r.id);
+    const sweep = async (ms: number) => {
+      at(ms);
+      const produced = fakeQueue();
+      await sweepDeadlineAlerts({ db: primaryDb(env.DB), caller: PLATFORM_CALLER, queue: produced.queue, defer: () => {} }, new Date(ms));
+      return mailOf(r.id);
+    };
+    let sent = await sweep(T0 + 8 * H + 60_000);
+    expect(sent.map((m) => [m.to, m.subject])).toEqual([
+      [p.responder, `Due soon on ${r.shortcode}: acknowledge the report by ${new Date(T0 + 10 * H).toISOString().slice(0, 10)} 19:00 UTC`],
+    ]);
+    sent = await sweep(T0 + 10 * H + 60_000);
+    expect(sent.map((m) => [m.to, m.subject])).toEqual([
+      [
+        p.escalation,
+        `Missed on ${r.shortcode}: acknowledge the report was due ${new Date(T0 + 10 * H).toISOString().slice(0, 10)} 19:00 UTC`,
+      ],
+    ]);
+    expectNothingPrivate(sent[0]!, [DESCRIPTION, r.token]);
+    expect(await sweep(T0 + 10 * H + 120_000)).toEqual([]);
+  });
+});
+
+describe("the reporter's unsubscribe link", () => {
+  it("shows a button, stops further e-mails about that report (one click from the mail provider too), and nothing else", async () => {
+    const p = await program({ responder: true });
+    const r = await report(p);
+    const receipt = (await mailOf(r.id)).find((m) => m.to === REPORTER)!;
+    const link = new URL(receipt.headers!["List-Unsubscribe"]!.slice(1, -1)).pathname;
+    const shown = await browse("GET", link);
+    expect(shown.status).toBe(200);
+    expect(shown.text).toContain(`<form method="post" action="${link}">`);
+    // Fetching it stops nothing.
+    await comment(p.org, r.id, "Thanks!", "reporter");
+    expect((await mailOf(r.id)).map((m) => m.to)).toEqual([REPORTER]);
+    // A forged link is not one.
+    expect(
+      (
+        await browse(
+          "POST",
+          link.replace(/.$/, (c) => (c === "a" ? "b" : "a")),
+          { body: "List-Unsubscribe=One-Click" },
+        )
+      ).status,
+    ).toBe(404);
+
+    // The mail provider's one-click POST, from its own site.
+    const clicked = await browse("POST", link, {
+      body: "List-Unsubscribe=One-Click",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site" },
+    });
+    expect(clicked.status).toBe(200);
+    expect(clicked.text).toContain("You will get no more e-mail about report");
+    await comment(p.org, r.id, "Fixed.", "reporter");
+    await patch(`/v1/vulns/${r.id}`, p.org.key, { data: { type: "vuln", id: r.id, attributes: { triage_state: "resolved" } } });
+    expect(await mailOf(r.id)).toEqual([]);
+    // The organization still hears the reporter.
+    await asReporter("POST", "/v1/p/report/comments", r.token, { body: { data: { type: "comment", attributes: { body: "Thanks" } } } });
+    expect((await mailOf(r.id)).map((m) => m.to)).toEqual([p.responder]);
+  });
+});
+
+describe("sending", () => {
+  it("retries a failed send on the webhooks' schedule and records each attempt; never sends twice", async () => {
+    const p = await program({ responder: true });
+    const r = await report(p, { contact_email: REPORTER, notify_me: false });
+    const failing = mailbox({ failures: 1 });
+    const runs = await runMail(failing, await unprocessed(r.id));
+    expect(failing.sent).toEqual([]);
+    const [row] = await outbox({ vulnId: r.id });
+    expect(row).toMatchObject({
+      kind: "report_received",
+      status: "pending",
+      attempt_count: 1,
+      last_error: "Email Service unavailable (simulated outage)",
+    });
+    // The queue message is retried after the first step (5 s, with jitter).
+    const delay = runs.at(-1)!.delays[0]!;
+    expect(delay).toBeGreaterThanOrEqual(4);
+    expect(delay).toBeLessThanOrEqual(6);
+
+    const ctx = { db: primaryDb(env.DB), email: failing.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    // Too early: nothing is sent, and the message comes back when it is due.
+    expect(await attemptNotification(ctx, String(row!.id), Date.now())).toEqual({ ack: false, delaySeconds: delay + 1 });
+    expect(failing.sent).toEqual([]);
+    expect(await attemptNotification(ctx, String(row!.id), Date.now() + 10_000)).toEqual({ ack: true });
+    expect(failing.sent.map((m) => m.to)).toEqual([p.responder]);
+    expect(await attemptNotification(ctx, String(row!.id), Date.now() + 20_000)).toEqual({ ack: true });
+    expect(failing.sent).toHaveLength(1);
+    const log = await api("GET", "/v1/notifications?q[status_eq]=sent", { key: p.org.key });
+    expect(log.body.data.find((n: any) => n.relationships.vuln.data?.id === r.id).attributes).toMatchObject({
+      status: "sent",
+      attempt_count: 2,
+      last_error: null,
+    });
+  });
+
+  it("makes e-mails wait past 20 an hour to one address, says so in the log, and sends them when the hour frees", async () => {
+    const p = await program({ responder: true });
+    const box = mailbox();
+    // The responder's confirmation is the hour's first e-mail to that address; 19 reports fill the hour.
+    const reports = [];
+    for (let i = 0; i < 20; i++) reports.push(await report(p, { contact_email: REPORTER, notify_me: false }));
+    for (const r of reports) await runMail(box, await unprocessed(r.id));
+    expect(box.to(p.responder)).toHaveLength(19);
+    const waiting = await api("GET", "/v1/notifications?q[status_eq]=delayed", { key: p.org.key });
+    expect(waiting.body.data.map((n: any) => [n.attributes.to, n.attributes.last_error])).toEqual([
+      [p.responder, "waiting: the recipient's limit of 20 e-mails an hour is reached"],
+    ]);
+    const id = waiting.body.data[0].id;
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    // Not before the hour of the first e-mail ends (the queue message comes back then).
+    const early = await attemptNotification(ctx, id, Date.now() + H - 60_000);
+    expect(early).toEqual({ ack: false, delaySeconds: expect.any(Number) });
+    expect(box.to(p.responder)).toHaveLength(19);
+    expect(await attemptNotification(ctx, id, Date.now() + H + 5_000)).toEqual({ ack: true });
+    expect(box.to(p.responder)).toHaveLength(20);
+    expect((await api("GET", "/v1/notifications?q[status_eq]=delayed", { key: p.org.key })).body.data).toEqual([]);
+  });
+});
