@@ -1,7 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { primaryDb } from "../../src/db";
-import { attemptNotification } from "../../src/notifications/send";
+import { attemptNotification, sweepNotifications } from "../../src/notifications/send";
+import { runQueue } from "../helpers/queue";
 import { PLATFORM_CALLER } from "../../src/services/context";
 import { sweepDeadlineAlerts } from "../../src/services/deadline-alerts";
 import { api, browse, patch } from "../helpers/api";
@@ -42,6 +43,9 @@ type Program = Awaited<ReturnType<typeof program>>;
 async function report(p: Program, attributes: Record<string, unknown> = { contact_email: REPORTER }) {
   return submitReport(p.org, { description: DESCRIPTION, ...attributes }, { briefId: p.briefId, shortcode: p.shortcode });
 }
+
+/** Processes events as the consumer does, its e-mails' messages lost (the queue it publishes to refuses them). */
+const runQueueWithoutMail = (eventIds: string[]) => runQueue(eventIds, { env: { EMAIL: mailbox().email } });
 
 const unprocessed = async (vulnId: string) =>
   (
@@ -226,6 +230,10 @@ describe("the reporter's unsubscribe link", () => {
       ).status,
     ).toBe(404);
 
+    // An answer whose e-mail is written but not yet sent when the reporter unsubscribes is not sent.
+    await comment(p.org, r.id, "One more question.", "reporter");
+    await runQueueWithoutMail(await unprocessed(r.id));
+    expect((await outbox({ vulnId: r.id })).filter((n) => n.status === "pending").map((n) => n.kind)).toEqual(["organization_commented"]);
     // The mail provider's one-click POST, from its own site.
     const clicked = await browse("POST", link, {
       body: "List-Unsubscribe=One-Click",
@@ -233,6 +241,12 @@ describe("the reporter's unsubscribe link", () => {
     });
     expect(clicked.status).toBe(200);
     expect(clicked.text).toContain("You will get no more e-mail about report");
+    expect(
+      (await outbox({ vulnId: r.id })).filter((n) => n.kind === "organization_commented").map((n) => [n.status, n.last_error]),
+    ).toEqual([
+      ["sent", null],
+      ["cancelled", "the reporter asked for no more e-mail"],
+    ]);
     await comment(p.org, r.id, "Fixed.", "reporter");
     await patch(`/v1/vulns/${r.id}`, p.org.key, { data: { type: "vuln", id: r.id, attributes: { triage_state: "resolved" } } });
     expect(await mailOf(r.id)).toEqual([]);
@@ -298,5 +312,49 @@ describe("sending", () => {
     expect(await attemptNotification(ctx, id, Date.now() + H + 5_000)).toEqual({ ack: true });
     expect(box.to(p.responder)).toHaveLength(20);
     expect((await api("GET", "/v1/notifications?q[status_eq]=delayed", { key: p.org.key })).body.data).toEqual([]);
+  });
+  it("makes e-mails wait past 500 an hour for one organization", async () => {
+    const p = await program({ responder: true });
+    // The hour's history: 499 more sent (with the confirmation, 500), written as the log keeps them.
+    const sentAt = new Date(T0 - 30 * 60_000).toISOString();
+    await env.DB.batch(
+      Array.from({ length: 499 }, (_, i) =>
+        env.DB.prepare(
+          `INSERT INTO notifications (id, organization_id, kind, recipient, "to", subject, params, status, attempt_count, sent_at, created_at, updated_at)
+           VALUES (?, ?, 'report_received', 'contact', ?, 's', '{}', 'sent', 1, ?, ?, ?)`,
+        ).bind(crypto.randomUUID(), p.org.id, `past-${i}@acme.example`, sentAt, sentAt, sentAt),
+      ),
+    );
+    const r = await report(p, { contact_email: REPORTER, notify_me: false });
+    const box = mailbox();
+    await runMail(box, await unprocessed(r.id));
+    expect(box.sent).toEqual([]);
+    const [row] = await outbox({ vulnId: r.id });
+    expect(row).toMatchObject({ status: "delayed", last_error: "waiting: the organization's limit of 500 e-mails an hour is reached" });
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    // The place frees an hour after the oldest of the hour's e-mails: the confirmation, sent at T0.
+    expect(await attemptNotification(ctx, String(row!.id), T0 + H + 2_000)).toEqual({ ack: true });
+    expect(box.sent.map((m) => m.to)).toEqual([p.responder]);
+  });
+
+  it("are handed to the queue again by the cron when their message was lost, and sent once", async () => {
+    const p = await program({ responder: true });
+    const r = await report(p, { contact_email: REPORTER, notify_me: false });
+    // The event is processed, but its e-mail's message never reaches the queue.
+    await runQueueWithoutMail(await unprocessed(r.id));
+    const [row] = await outbox({ vulnId: r.id });
+    expect(row).toMatchObject({ status: "pending" });
+    const queue = fakeQueue();
+    expect(await sweepNotifications(primaryDb(env.DB), queue.queue, Date.now() + 30_000)).toBe(0);
+    expect(await sweepNotifications(primaryDb(env.DB), queue.queue, Date.now() + 61_000)).toBe(1);
+    expect(queue.sent).toEqual([{ notification_id: row!.id }]);
+    // Taken: the next run leaves it to its message.
+    expect(await sweepNotifications(primaryDb(env.DB), queue.queue, Date.now() + 62_000)).toBe(0);
+    // Its message, and a late duplicate of the lost one: one e-mail.
+    const box = mailbox();
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    expect(await attemptNotification(ctx, String(row!.id), Date.now() + 63_000)).toEqual({ ack: true });
+    expect(await attemptNotification(ctx, String(row!.id), Date.now() + 64_000)).toEqual({ ack: true });
+    expect(box.sent.map((m) => m.to)).toEqual([p.responder]);
   });
 });
