@@ -28,6 +28,12 @@ function requiredSteps(): [string, string][] {
     if (header === "r2_buckets") steps.push([`npx wrangler r2 bucket create ${value("bucket_name")}`, `R2 ${value("binding")}`]);
     if (header === "ratelimits") steps.push([`\`${value("name")}\``, "rate limit namespace"]);
     if (header === "assets") steps.push(["[assets]", "static assets"]);
+    if (header === "send_email")
+      steps.push(["Onboard Domain", `Email Service sender domain for ${value("name")}`], ["`EMAIL_FROM`", "the sender address"]);
+    // The variables a deployment must set to its own domains.
+    if (header === "vars")
+      for (const name of ["PUBLIC_URL", "INBOUND_EMAIL_DOMAIN"])
+        if (value(name) !== undefined) steps.push([`\`${name}\``, "a deployment's own value"]);
     if (
       header &&
       ![
@@ -37,6 +43,7 @@ function requiredSteps(): [string, string][] {
         "r2_buckets",
         "ratelimits",
         "assets",
+        "send_email",
         "observability",
         "vars",
         "triggers",
@@ -61,6 +68,9 @@ describe("the README's Deploy section", () => {
     expect(deploy).toContain("namespace_id");
     expect(deploy.indexOf("npx wrangler login")).toBeLessThan(deploy.indexOf("npx wrangler d1 create"));
     expect(deploy).toContain("npm run --silent operator-key -- --remote");
+    // The email handler takes replies only if Email Routing sends them to the Worker.
+    expect(readFileSync(path.join(root, "src/index.ts"), "utf8")).toContain("email: async");
+    expect(deploy).toContain("Send to a Worker");
   });
 
   it("builds: npx wrangler deploy --dry-run", async () => {
