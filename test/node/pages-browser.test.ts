@@ -5,6 +5,7 @@ import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAGE_CSP, tooManyPage } from "../../src/templates/layout";
+import { keptMail, linkTo } from "./kept-mail";
 
 // The pages as a researcher uses them, in Debian's Chromium against the shared npm run dev: the demo
 // brief's page, the form, the reporter's page; the organization's side through its API. A machine
@@ -214,6 +215,48 @@ describe("a researcher in Chromium", () => {
       expect(await page.locator("h1").innerText()).toMatch(/Report a vulnerability/);
       await context.close();
     }
+  });
+
+  it("follows the links e-mails carry: a contact confirms its address, a reporter stops a report's e-mails", async () => {
+    const stamp = Date.now().toString(36);
+    const contact = await orgApi("POST", "/v1/contacts", {
+      data: { type: "contact", attributes: { name: "Dana Reyes", email: `dana-${stamp}@demo.example`, role: "responder" } },
+    });
+    expect(contact.status).toBe(201);
+    const confirm = linkTo((await keptMail(base, `dana-${stamp}@demo.example`, /^Confirm your address/)).text, "/c/");
+    const reporter = `finder-${stamp}@researcher.example`;
+    const submitted = await fetch(`${base}/v1/p/briefs/DEMX-0001/vulns`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "CF-Connecting-IP": "198.51.100.250" },
+      body: JSON.stringify({
+        data: { type: "vuln", attributes: { title: "Session fixation", description: "On /sso.", contact_email: reporter } },
+      }),
+    });
+    expect(submitted.status).toBe(201);
+    const receipt = await keptMail(base, reporter, /was received/);
+    const unsubscribe = linkTo(receipt.text, "/u/");
+    expect(receipt.headers?.["List-Unsubscribe"]).toMatch(new RegExp(`^<http://[^/]+${unsubscribe}>$`));
+    for (const width of [375, 1280]) {
+      const { context, page, foreign, problems } = await open(width);
+      await page.goto(`${base}${confirm}`);
+      await check(page, "contact-confirm", width);
+      await page.goto(`${base}${unsubscribe}`);
+      await check(page, "unsubscribe", width);
+      if (width === 1280) {
+        await page.goto(`${base}${confirm}`);
+        await Promise.all([page.waitForURL(`${base}${confirm}`), page.click("button[type=submit]")]);
+        expect(await page.locator("h1").textContent()).toBe("Address confirmed");
+        await check(page, "contact-confirmed", width);
+        await page.goto(`${base}${unsubscribe}`);
+        await Promise.all([page.waitForLoadState(), page.click("button[type=submit]")]);
+        await page.waitForSelector("text=No more e-mail about this report");
+        await check(page, "unsubscribed", width);
+      }
+      expect(foreign).toEqual([]);
+      expect(problems).toEqual([]);
+      await context.close();
+    }
+    expect((await orgApi("GET", `/v1/contacts/${contact.body.data.id}`)).body.data.attributes.confirmed_at).not.toBeNull();
   });
 
   it("every page passes axe with no serious or critical violation and fits at 375 and 1280 px", async () => {
