@@ -13,7 +13,7 @@ function onFirstUse<T>(load: () => Promise<T>): () => Promise<T> {
 const app = onFirstUse(() => import("./app").then((m) => m.app));
 const consumer = onFirstUse(() => import("./events/consumer"));
 const cron = onFirstUse(() => import("./scheduled"));
-const inbound = onFirstUse(() => import("./notifications/inbound"));
+const inbound = onFirstUse(() => import("./inbound-email"));
 
 export default {
   fetch: async (request, env, ctx) => (await publicReadFromCache(request, env)) ?? (await app()).fetch(request, env, ctx),

@@ -12,7 +12,6 @@ import {
   type NotificationRow,
 } from "../db/schema";
 import { sealLink } from "./links";
-import type { EventType } from "../events/types";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../db/queries";
 import { CRA_KINDS, type DeadlineKind } from "../lib/deadlines";
@@ -103,7 +102,7 @@ export function contactsFor(role: ContactRole, confirmed: readonly Recipient[]):
 const ESCALATED: readonly DeadlineKind[] = ["acknowledge", "triage", ...CRA_KINDS];
 
 /** The e-mails an event makes, given who is there to tell. Pure: the tests read it as a table. */
-export function emailsFor(event: { type: EventType | string; payload: string; vulnId: string | null }, audience: Audience): PlannedEmail[] {
+export function emailsFor(event: { type: string; payload: string; vulnId: string | null }, audience: Audience): PlannedEmail[] {
   const report = event.vulnId ? audience.reports.get(event.vulnId) : undefined;
   if (!report) return [];
   const { organizationId, contactEmail, notifyReporter, ...named } = report;

@@ -17,6 +17,8 @@ import { render, type Links, type NotificationParams } from "./templates";
 const LEASE_MS = 60_000;
 const DUE_SKEW_MS = 2_000;
 const HOUR_MS = 3_600_000;
+/** The longest last_error the log keeps, in characters. */
+export const ERROR_LENGTH = 500;
 
 /** What sending needs: the database, the Email Service binding and the settings the links are made from. */
 export interface EmailContext {
@@ -179,7 +181,7 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
     return { ack: true };
   } catch (err) {
     const delay = nextDelaySeconds(attempt, null);
-    const error = String((err as Error)?.message ?? err).slice(0, 500);
+    const error = String((err as Error)?.message ?? err).slice(0, ERROR_LENGTH);
     console.error(JSON.stringify({ level: "warn", message: "e-mail not sent", notification_id: id, attempt, ...loggable(err as Error) }));
     await record({
       status: delay === null ? "failed" : "pending",

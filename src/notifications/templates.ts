@@ -1,10 +1,9 @@
-import { html } from "hono/html";
 import type { TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
-import { TRIAGE_IN_WORDS } from "../templates/report";
+import { TRIAGE_IN_WORDS } from "../lib/in-words";
 
 // Every e-mail the platform sends, as a subject, a plain-text part and an HTML part that says the same
-// (escaped like the pages: every value is text, never markup). A template reads only its row's params,
+// (escaped like the pages: every value is text, never markup; tested against an HTML parser). A template reads only its row's params,
 // which name a report (title, shortcode, brief, organization) and never carry what the report says:
 // no description, no comment text, no file. Links are made when the e-mail is sent.
 
@@ -65,7 +64,24 @@ const at = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 const named = (r: ReportParams) => `${r.title} (${r.shortcode})`;
 const through = (r: ReportParams) => (r.brief ? `through the brief "${r.brief}"` : "entered by the organization");
 
+/** The longest subject line, in characters: a long title is cut, with an ellipsis. */
+export const SUBJECT_LENGTH = 200;
+
+/**
+ * A subject line is one line: a title may hold line breaks or control characters, which in a header
+ * would start another header. Every run of them is one space, and a subject longer than the bound is cut.
+ */
+export function oneLine(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
+  const flat = text.replace(/[\u0000-\u001f\u007f\u2028\u2029\s]+/g, " ").trim();
+  return flat.length > SUBJECT_LENGTH ? `${flat.slice(0, SUBJECT_LENGTH - 1)}…` : flat;
+}
+
 export function subjectOf(p: NotificationParams): string {
+  return oneLine(subjectText(p));
+}
+
+function subjectText(p: NotificationParams): string {
   switch (p.kind) {
     case "contact_confirmation":
       return `Confirm your address for ${p.organization}'s vulnerability reports`;
@@ -155,17 +171,24 @@ function footerOf(links: Links): Paragraph[] {
   ];
 }
 
+/** Text as HTML text or an attribute's value: every character that could start markup, escaped. */
+const escaped = (text: string) =>
+  text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+
 export function render(p: NotificationParams, links: Links): Rendered {
   const body = paragraphsOf(p, links);
   const footer = footerOf(links);
   const asText = (x: Paragraph) => (typeof x === "string" ? x : x.link);
   const text = [...body.map(asText), ...(footer.length ? ["--", ...footer.map(asText)] : [])].join("\n\n");
-  const asHtml = (x: Paragraph) => (typeof x === "string" ? html`<p>${x}</p>` : html`<p><a href="${x.link}">${x.label}</a></p>`);
-  const page = html`<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>${subjectOf(p)}</title></head>
-<body style="font-family: system-ui, sans-serif; line-height: 1.5; max-width: 40em">
-${body.map(asHtml)}
-${footer.length ? html`<hr><div style="color: #555; font-size: 0.9em">${footer.map(asHtml)}</div>` : ""}
-</body></html>`;
-  return { subject: subjectOf(p), text, html: page.toString() };
+  const asHtml = (x: Paragraph) =>
+    typeof x === "string" ? `<p>${escaped(x)}</p>` : `<p><a href="${escaped(x.link)}">${escaped(x.label)}</a></p>`;
+  const html = [
+    "<!doctype html>",
+    `<html lang="en"><head><meta charset="utf-8"><title>${escaped(subjectOf(p))}</title></head>`,
+    '<body style="font-family: system-ui, sans-serif; line-height: 1.5; max-width: 40em">',
+    ...body.map(asHtml),
+    ...(footer.length ? ['<hr><div style="color: #555; font-size: 0.9em">', ...footer.map(asHtml), "</div>"] : []),
+    "</body></html>",
+  ].join("\n");
+  return { subject: subjectOf(p), text, html };
 }

@@ -2,10 +2,10 @@ import { html } from "hono/html";
 import type { AttachmentRecord } from "../services/attachments";
 import type { CommentRecord } from "../services/comments";
 import type { Report } from "../services/reporter";
-import type { TriageState } from "../db/schema";
 import type { Deadline } from "../lib/deadlines";
 import { document, when, type Html } from "./layout";
 import { LIMITS, mib } from "../lib/limits";
+import { TRIAGE_IN_WORDS } from "../lib/in-words";
 
 export interface ReportView {
   report: Report;
@@ -25,19 +25,6 @@ const INBOX: Record<string, string> = {
   dispatching: "Sent; being delivered to the organization's inbox",
   received: "In the organization's inbox",
   stored: "In the organization's inbox, with a sealed record of what you sent",
-};
-
-/** Each triage state as the reporter reads it. */
-export const TRIAGE_IN_WORDS: Record<TriageState, string> = {
-  new: "Received, not reviewed yet",
-  triaged: "Confirmed by the organization, being worked on",
-  needs_more_info: "The organization needs more information from you: answer in the conversation below",
-  resolved: "Resolved (closed)",
-  duplicate: "Closed as a duplicate of an earlier report",
-  informative: "Closed as informative: no change planned",
-  not_applicable: "Closed as not applicable: out of scope or not a vulnerability",
-  spam: "Closed as spam",
-  accepted_risk: "Closed: the organization accepts the risk",
 };
 
 function sizeOf(bytes: number): string {

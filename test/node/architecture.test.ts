@@ -13,12 +13,12 @@ const doc = readFileSync(path.join(root, "docs", "architecture.md"), "utf8");
 
 /** The layers of src/, highest first: a file may import from its own layer and the ones below it. */
 const LAYERS: string[][] = [
-  ["index.ts", "app.ts", "scheduled.ts"],
+  ["index.ts", "app.ts", "scheduled.ts", "inbound-email.ts"],
   ["routes"],
   ["templates"],
   ["services"],
   ["events"],
-  ["webhooks", "intake"],
+  ["webhooks", "intake", "notifications"],
   ["http"],
   ["lib"],
   ["db"],

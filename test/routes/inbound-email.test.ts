@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { replyText } from "../../src/notifications/inbound";
+import { replyText } from "../../src/inbound-email";
 import { api } from "../helpers/api";
 import { brief, organization, PUBLISHED } from "../helpers/factories";
 import { confirmedContact, mailbox, runMail } from "../helpers/mail";

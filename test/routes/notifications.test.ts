@@ -114,6 +114,48 @@ describe("e-mail on a new report", () => {
     expect(again.sent).toEqual([]);
   });
 
+  it("say a title in one line: no line break of a report's title reaches a header", async () => {
+    const p = await program({ responder: true });
+    const r = await report(p, { title: "Redirect\r\nBcc: mallory@evil.example\u2028and more", contact_email: REPORTER });
+    const sent = await mailOf(r.id);
+    expect(sent.map((m) => m.subject).sort()).toEqual([
+      `New report ${r.shortcode}: Redirect Bcc: mallory@evil.example and more`,
+      `Your report to Acme Security was received: ${r.shortcode}`,
+    ]);
+    expect(
+      sent
+        .flatMap((m) => [m.to, m.cc, m.bcc])
+        .filter(Boolean)
+        .sort(),
+    ).toEqual([REPORTER, p.responder].sort());
+  });
+
+  it("escape the title in the HTML part: a parser finds text, never an element of the reporter's", async () => {
+    const p = await program({ responder: true });
+    const title = `<img src=x onerror="alert(1)"> & <a href='https://evil.example'>x</a>`;
+    const r = await report(p, { title, contact_email: REPORTER });
+    for (const mail of await mailOf(r.id)) {
+      // HTMLRewriter (workerd's own parser, not this project's code) lists the elements and the text.
+      const elements: string[] = [];
+      let text = "";
+      await new HTMLRewriter()
+        .on("*", { element: (e) => void elements.push(e.tagName) })
+        .on("p", { text: (t) => void (text += t.text) })
+        .transform(new Response(mail.html))
+        .text();
+      expect(elements).not.toContain("img");
+      expect(elements.filter((e) => e === "a")).toHaveLength(mail.to === REPORTER ? 2 : 1);
+      const decoded = text
+        .replaceAll("&lt;", "<")
+        .replaceAll("&gt;", ">")
+        .replaceAll("&quot;", '"')
+        .replaceAll("&#39;", "'")
+        .replaceAll("&amp;", "&");
+      expect(decoded).toContain(title);
+      expect(mail.text).toContain(title);
+    }
+  });
+
   it("go to the escalation contacts when no responder is confirmed, and to nobody unconfirmed", async () => {
     const p = await program({ escalation: true });
     await api("POST", "/v1/contacts", {

@@ -3,6 +3,7 @@ import { CONTACT_ROLES, type ContactRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
 import { Name, relationshipInput } from "../fields";
+import { LIMITS } from "../../../lib/limits";
 
 const ContactEmail = z
   .email("must be a valid e-mail address")
@@ -34,8 +35,8 @@ export const Contact = resourceSchema(
   "Contact",
   "contact",
   z.object({
-    name: z.string(),
-    email: z.string().openapi({ format: "email" }),
+    name: z.string().max(LIMITS.nameLength),
+    email: z.string().max(254).openapi({ format: "email" }),
     role: z.enum(CONTACT_ROLES),
     confirmed_at: Timestamp.nullable().openapi({
       description:

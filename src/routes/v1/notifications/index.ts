@@ -26,6 +26,8 @@ import { createRouter } from "../../../http/router";
 import { tenantFilter } from "../../../services/context";
 import { listPage } from "../../../services/list-pages";
 import { serviceContext } from "../handler-helpers";
+import { SUBJECT_LENGTH } from "../../../notifications/templates";
+import { ERROR_LENGTH } from "../../../notifications/send";
 
 // The e-mail log: every e-mail to the organization's contacts and its reporters, with when, to whom and
 // how it went. Never the body: the log is read by whoever holds a key, the body was for its recipient.
@@ -47,11 +49,11 @@ const Notification = resourceSchema(
     recipient: z
       .enum(NOTIFICATION_RECIPIENTS)
       .openapi({ description: "contact: one of the organization's contacts; reporter: a report's reporter." }),
-    to: z.string().openapi({ format: "email" }),
-    subject: z.string(),
+    to: z.string().max(254).openapi({ format: "email" }),
+    subject: z.string().max(SUBJECT_LENGTH),
     status: z.enum(NOTIFICATION_STATUSES),
     attempt_count: z.int().min(0),
-    last_error: z.string().nullable(),
+    last_error: z.string().max(ERROR_LENGTH).nullable(),
     next_attempt_at: Timestamp.nullable(),
     sent_at: Timestamp.nullable(),
     created_at: Timestamp,

@@ -1,15 +1,15 @@
 import PostalMime, { type Email } from "postal-mime";
 import { eq } from "drizzle-orm";
-import { primaryDb } from "../db";
-import { inboundEmails, vulns } from "../db/schema";
-import { isUniqueViolation } from "../db/queries";
-import { LIMITS, mib } from "../lib/limits";
-import { nowIso } from "../lib/ids";
-import type { QueueMessage } from "../lib/queue";
-import { cleanFilename } from "../lib/filenames";
-import { PLATFORM_CALLER, type ServiceContext } from "../services/context";
-import { addReporterFile, replyAsReporter } from "../services/reporter";
-import { parseReplyAddress, replyMatches } from "./links";
+import { primaryDb } from "./db";
+import { inboundEmails, vulns } from "./db/schema";
+import { isUniqueViolation } from "./db/queries";
+import { LIMITS, mib } from "./lib/limits";
+import { nowIso } from "./lib/ids";
+import type { QueueMessage } from "./lib/queue";
+import { cleanFilename } from "./lib/filenames";
+import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
+import { addReporterFile, replyAsReporter } from "./services/reporter";
+import { parseReplyAddress, replyMatches } from "./notifications/links";
 
 // Replies by e-mail (Cloudflare Email Routing hands every message for INBOUND_EMAIL_DOMAIN to the
 // Worker's email handler). A reporter's answer to a notice, sent to its Reply-To, becomes a reporter
