@@ -85,6 +85,14 @@ describe("the README's walkthroughs", () => {
     // The law's clock: pending once flagged, what the draft leaves to the organization, met once filed.
     expect(stdout).toMatch(/^pending\naffected_products, suspected_malicious, member_states\nmet$/m);
     expect(stdout).toMatch(/^scope,period_start,period_end,reports_received,/m);
+    // E-mail: the contact confirmed from its e-mail's link, the receipt's link, the reply by e-mail as the
+    // reporter's comment (its quote cut), the responder told of it, and the log.
+    expect(stdout).toMatch(/"confirmed": true/);
+    expect(stdout).toMatch(/^\/r\/vdpr_\.\.\.$/m);
+    expect(stdout).toMatch(
+      /^ok\norganization: Confirmed\. Does it need the SSO cookie\?\nreporter: Yes, only with the SSO cookie\.\nThe reporter commented on /m,
+    );
+    expect(stdout).toMatch(/^receipt -> finder@researcher\.example$/m);
   });
 
   it("would stop at the first error: a failing request fails the script", async () => {

@@ -8,6 +8,7 @@ import { sweepDeadlineAlerts } from "../../src/services/deadline-alerts";
 import { api, browse, patch } from "../helpers/api";
 import { testClock } from "../helpers/clock";
 import { fakeQueue } from "../helpers/events";
+import { expectedErrorLogs } from "../helpers/logs";
 import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { confirmedContact, mailbox, outbox, runMail, type Mailbox, type SentMail } from "../helpers/mail";
 import { asReporter, nextIp, submitReport } from "../helpers/reporter";
@@ -303,7 +304,11 @@ describe("sending", () => {
     const p = await program({ responder: true });
     const r = await report(p, { contact_email: REPORTER, notify_me: false });
     const failing = mailbox({ failures: 1 });
+    const logs = expectedErrorLogs();
     const runs = await runMail(failing, await unprocessed(r.id));
+    expect(logs.map((l) => [l.level, l.message, l.error])).toEqual([
+      ["warn", "e-mail not sent", "Error: Email Service unavailable (simulated outage)"],
+    ]);
     expect(failing.sent).toEqual([]);
     const [row] = await outbox({ vulnId: r.id });
     expect(row).toMatchObject({

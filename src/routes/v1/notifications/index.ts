@@ -26,6 +26,7 @@ import { createRouter } from "../../../http/router";
 import { tenantFilter } from "../../../services/context";
 import { listPage } from "../../../services/list-pages";
 import { serviceContext } from "../handler-helpers";
+import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
 import { SUBJECT_LENGTH } from "../../../notifications/templates";
 import { ERROR_LENGTH } from "../../../notifications/send";
 
@@ -52,7 +53,7 @@ const Notification = resourceSchema(
     to: z.string().max(254).openapi({ format: "email" }),
     subject: z.string().max(SUBJECT_LENGTH),
     status: z.enum(NOTIFICATION_STATUSES),
-    attempt_count: z.int().min(0),
+    attempt_count: z.int().min(0).max(MAX_ATTEMPTS),
     last_error: z.string().max(ERROR_LENGTH).nullable(),
     next_attempt_at: Timestamp.nullable(),
     sent_at: Timestamp.nullable(),
