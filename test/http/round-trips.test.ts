@@ -22,6 +22,13 @@ const doc = (type: string, attributes: Record<string, unknown> = {}, relationshi
 });
 const rel = (type: string, id: string) => ({ data: { type, id } });
 
+const contactDoc = () => doc("contact", { name: "Dana", email: `dana-${crypto.randomUUID()}@acme.example`, role: "responder" });
+async function contact(o: TestOrganization) {
+  const res = await api("POST", "/v1/contacts", { key: o.key, body: contactDoc() });
+  if (res.status !== 201) throw new Error(`contact: ${res.status} ${res.text}`);
+  return res.body.data as { id: string };
+}
+
 let org: TestOrganization;
 beforeAll(async () => {
   org = await organization();
@@ -270,6 +277,30 @@ const CASES: Case[] = [
     },
   },
   { name: "GET /v1/webhook_event_types (no query)", trips: 1, run: (o) => get("/v1/webhook_event_types", o.key) },
+  { name: "GET /v1/contacts", trips: 2, run: (o) => get("/v1/contacts", o.key) },
+  { name: "GET /v1/contacts/{id}", trips: 2, run: async (o) => get(`/v1/contacts/${(await contact(o)).id}`, o.key) },
+  { name: "POST /v1/contacts", trips: 3, run: (o) => api("POST", "/v1/contacts", { key: o.key, body: contactDoc() }) },
+  {
+    name: "PATCH /v1/contacts/{id}",
+    trips: 3,
+    run: async (o) => {
+      const id = (await contact(o)).id;
+      return api("PATCH", `/v1/contacts/${id}`, {
+        key: o.key,
+        body: { data: { type: "contact", id, attributes: { email: `new-${id}@acme.example` } } },
+      });
+    },
+  },
+  { name: "DELETE /v1/contacts/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/contacts/${(await contact(o)).id}`, { key: o.key }) },
+  { name: "GET /v1/notifications", trips: 2, run: (o) => get("/v1/notifications", o.key) },
+  {
+    name: "GET /v1/notifications/{id}",
+    trips: 2,
+    run: async (o) => {
+      await contact(o);
+      return get(`/v1/notifications/${(await get("/v1/notifications", o.key)).body.data[0].id}`, o.key);
+    },
+  },
   { name: "GET /v1/webhooks", trips: 2, run: (o) => get("/v1/webhooks", o.key) },
   { name: "GET /v1/webhooks/{id}", trips: 2, run: async (o) => get(`/v1/webhooks/${(await webhook(o)).id}`, o.key) },
   { name: "POST /v1/webhooks", trips: 2, run: (o) => api("POST", "/v1/webhooks", { key: o.key, body: webhookDoc() }) },

@@ -1,6 +1,7 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { primaryDb } from "../../src/db";
+import { createDb, primaryDb } from "../../src/db";
+import { countingD1 } from "../helpers/d1-counter";
 import { attemptNotification, sweepNotifications } from "../../src/notifications/send";
 import { runQueue } from "../helpers/queue";
 import { PLATFORM_CALLER } from "../../src/services/context";
@@ -360,6 +361,19 @@ describe("sending", () => {
     expect(box.to(p.responder)).toHaveLength(20);
     expect((await api("GET", "/v1/notifications?q[status_eq]=delayed", { key: p.org.key })).body.data).toEqual([]);
   });
+  it("costs two D1 round trips an e-mail: the lease with every read it needs, then the outcome", async () => {
+    const p = await program({ responder: true });
+    const r = await report(p, { contact_email: REPORTER, notify_me: false });
+    await runQueueWithoutMail(await unprocessed(r.id));
+    const [row] = await outbox({ vulnId: r.id });
+    const counter = countingD1(env.DB);
+    const box = mailbox();
+    const ctx = { db: createDb(counter.db), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    expect(await attemptNotification(ctx, String(row!.id))).toEqual({ ack: true });
+    expect(box.sent).toHaveLength(1);
+    expect(counter.count()).toBe(2);
+  });
+
   it("makes e-mails wait past 500 an hour for one organization", async () => {
     const p = await program({ responder: true });
     // The hour's history: 499 more sent (with the confirmation, 500), written as the log keeps them.
