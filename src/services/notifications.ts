@@ -1,8 +1,33 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db";
-import { notifications, organizations, vulns } from "../db/schema";
+import type { Page } from "../db/pagination";
+import { where } from "../db/queries";
+import { notifications, organizations, vulns, type NotificationRow, type NotificationStatus } from "../db/schema";
+import { NotFound } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { vulnOfUnsubscribeToken } from "../notifications/links";
+import { tenantFilter, type ServiceContext } from "./context";
+import { listPage, type Sort } from "./list-pages";
+
+// The e-mail log (the outbox's rows, never a body) and the reporter's way to stop e-mails.
+
+export function listNotifications(ctx: ServiceContext, page: Page, sort?: Sort, filters: { status?: NotificationStatus } = {}) {
+  const filter = where(
+    tenantFilter(ctx, notifications.organizationId),
+    filters.status ? eq(notifications.status, filters.status) : undefined,
+  );
+  return listPage(ctx.db, notifications, filter, sort, page);
+}
+
+export async function getNotification(ctx: ServiceContext, id: string): Promise<NotificationRow> {
+  const row = await ctx.db
+    .select()
+    .from(notifications)
+    .where(where(eq(notifications.id, id), tenantFilter(ctx, notifications.organizationId)))
+    .get();
+  if (!row) throw new NotFound("notification", "No e-mail of the log has that id.");
+  return row;
+}
 
 /** The report an unsubscribe link names, as its page shows it; null for a link that is not one (or a deleted report). */
 export async function findUnsubscribe(db: Db, token: string) {

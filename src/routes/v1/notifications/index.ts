@@ -1,15 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { eq } from "drizzle-orm";
-import {
-  NOTIFICATION_KINDS,
-  NOTIFICATION_RECIPIENTS,
-  NOTIFICATION_STATUSES,
-  notifications,
-  type NotificationRow,
-} from "../../../db/schema";
-import { where } from "../../../db/queries";
+import { NOTIFICATION_KINDS, NOTIFICATION_RECIPIENTS, NOTIFICATION_STATUSES, type NotificationRow } from "../../../db/schema";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
-import { NotFound } from "../../../lib/domain-errors";
 import { respond } from "../../../http/media-type";
 import {
   collectionDocument,
@@ -23,8 +14,7 @@ import {
   toOneSchema,
 } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import { tenantFilter } from "../../../services/context";
-import { listPage } from "../../../services/list-pages";
+import { getNotification, listNotifications } from "../../../services/notifications";
 import { serviceContext } from "../handler-helpers";
 import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
 import { SUBJECT_LENGTH } from "../../../notifications/templates";
@@ -110,10 +100,7 @@ export const notificationsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const ctx = serviceContext(c);
-      const status = query["q[status_eq]"];
-      const filter = where(tenantFilter(ctx, notifications.organizationId), status ? eq(notifications.status, status) : undefined);
-      const { rows, total } = await listPage(ctx.db, notifications, filter, query.sort, page);
+      const { rows, total } = await listNotifications(serviceContext(c), page, query.sort, { status: query["q[status_eq]"] });
       return respond(c, collection(c, rows.map(serializeNotification), page, total));
     },
   )
@@ -127,14 +114,5 @@ export const notificationsRouter = createRouter()
       request: { params: IdParam },
       responses: { 200: { description: "The e-mail", content: jsonApiContent(singleDocument(Notification)) }, ...errorResponses("read") },
     }),
-    async (c) => {
-      const ctx = serviceContext(c);
-      const row = await ctx.db
-        .select()
-        .from(notifications)
-        .where(where(eq(notifications.id, c.req.valid("param").id), tenantFilter(ctx, notifications.organizationId)))
-        .get();
-      if (!row) throw new NotFound("notification", "No e-mail of the log has that id.");
-      return respond(c, single(serializeNotification(row)));
-    },
+    async (c) => respond(c, single(serializeNotification(await getNotification(serviceContext(c), c.req.valid("param").id)))),
   );
