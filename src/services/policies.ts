@@ -18,6 +18,7 @@ import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
+import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 export interface PolicyInput {
@@ -214,6 +215,8 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const record: PolicyRecord = { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
   const p = new Plan(record).add(ctx.db.insert(policies).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
   for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
+  // Its terms as created are version 1.
+  p.add((await nextVersionStatement(ctx.db, row, now)).statement);
   // A published policy can change the organization's rating in the directories that list it.
   const listedIn = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, organizationId));
   const { results } = await whenRefused(
@@ -235,17 +238,24 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   if (!existing) throw notFound();
   assertOperatorMayChange(ctx, read.ownerClaimed, "policies");
   assertAssetsOwned(links.assetIds ?? [], read.assetRows, existing.organizationId);
-  const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: nowIso() };
+  const now = nowIso();
+  const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: now };
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
+  const { briefIds: _briefs, assetIds: _assets, ...existingRow } = existing;
+  // The next version is made from the row as this change leaves it, so the update must find the row
+  // as it was read (its updated_at): a change that landed in between makes this one a conflict.
+  const { statement: version } = await nextVersionStatement(ctx.db, { ...existingRow, ...changes }, now, { ifPreviousChanged: true });
   const results = await whenRefused(
     () =>
       ctx.db.batch([
         ctx.db
           .update(policies)
           .set(changes)
-          .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId)))
+          .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId), eq(policies.updatedAt, existing.updatedAt)))
           .returning(),
+        // Right after the update, chained on it: nothing is versioned unless the row changed.
+        version,
         ...linkStatements(ctx, id, links.assetIds),
         ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
         directorySlugsOf(ctx.db, existing.organizationId),
@@ -256,7 +266,11 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   const shortcodes = results.at(-2) as { shortcode: string }[];
   const slugs = results.at(-1) as { slug: string }[];
   const row = updated[0];
-  if (!row) throw notFound();
+  if (!row) {
+    const still = await ctx.db.select({ id: policies.id }).from(policies).where(eq(policies.id, id)).get();
+    if (still) throw new Conflict("The policy changed while this request ran; read it again and retry.");
+    throw notFound();
+  }
   const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
   await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug) });
   return record;

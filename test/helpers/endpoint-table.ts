@@ -91,6 +91,8 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/v1/policies" },
   { method: "POST", path: () => "/v1/policies", body: owned("policy", { name: "P" }), operator: "unclaimed" },
   { method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
+  { method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions`, owned: true },
+  { method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions/1`, owned: true },
   {
     method: "PATCH",
     path: (f) => `/v1/policies/${f.policyId}`,
@@ -330,4 +332,6 @@ export const label = (e: Endpoint) =>
   `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}", contactId: "{id}", notificationId: "{id}" } as never)}`
     // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
     .replace(/\?.*$/, "")
+    // A policy version is named by its number (the fixture's is 1).
+    .replace(/\/versions\/1$/, "/versions/{number}")
     .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");

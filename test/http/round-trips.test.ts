@@ -277,6 +277,21 @@ const CASES: Case[] = [
     },
   },
   { name: "GET /v1/webhook_event_types (no query)", trips: 1, run: (o) => get("/v1/webhook_event_types", o.key) },
+  {
+    name: "GET /v1/policies/{id}/versions",
+    trips: 2,
+    run: async (o) => get(`/v1/policies/${(await policy(o)).id}/versions`, o.key),
+  },
+  {
+    name: "GET /v1/policies/{id}/versions/{number}",
+    trips: 2,
+    run: async (o) => get(`/v1/policies/${(await policy(o)).id}/versions/1`, o.key),
+  },
+  {
+    name: "GET /v1/p/policies/{shortcode}/versions/{number}",
+    trips: 1,
+    run: async (o) => api("GET", `/v1/p/policies/${(await policy(o, { published_at: PUBLISHED })).attributes.shortcode}/versions/1`),
+  },
   { name: "GET /v1/contacts", trips: 2, run: (o) => get("/v1/contacts", o.key) },
   { name: "GET /v1/contacts/{id}", trips: 2, run: async (o) => get(`/v1/contacts/${(await contact(o)).id}`, o.key) },
   { name: "POST /v1/contacts", trips: 3, run: (o) => api("POST", "/v1/contacts", { key: o.key, body: contactDoc() }) },

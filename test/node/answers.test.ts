@@ -105,7 +105,7 @@ async function operatorKey(): Promise<string> {
 }
 
 /** The workerd tests' fixture, made here through HTTP: one organization with one of everything. */
-async function fixture(operator: string): Promise<Fixture & { shortcode: string; token: string }> {
+async function fixture(operator: string): Promise<Fixture & { shortcode: string; policyShortcode: string; token: string }> {
   const tag = crypto.randomUUID().slice(0, 8);
   const org = await call("POST", "/v1/organizations", {
     key: operator,
@@ -206,6 +206,7 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     listingId: listing.data.id,
     itemId: item.id,
     shortcode: brief.attributes.shortcode,
+    policyShortcode: policy.attributes.shortcode,
     token: receipt.data.attributes.follow_up_token,
   };
 }
@@ -234,6 +235,7 @@ beforeAll(async () => {
   await call("GET", "/v1");
   await call("GET", `/v1/p/briefs/${f.shortcode}`);
   await call("GET", "/v1/p/directories/demo-directory");
+  await call("GET", `/v1/p/policies/${f.policyShortcode}/versions/1`);
   const token = f.token;
   await call("GET", "/v1/p/report", { key: token });
   const said = await call("POST", "/v1/p/report/comments", {

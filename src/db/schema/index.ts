@@ -13,3 +13,4 @@ export * from "./comments";
 export * from "./regulatory-reports";
 export * from "./contacts";
 export * from "./notifications";
+export * from "./policy-versions";

@@ -1,6 +1,7 @@
 import { createRouter } from "../../http/router";
 import { publicBriefsRouter } from "./briefs";
 import { publicDirectoriesRouter } from "./directories";
+import { publicPoliciesRouter } from "./policies";
 import { reportRouter } from "./reporter-api";
 import { publicVulnsRouter } from "./vulns";
 
@@ -9,4 +10,5 @@ export const publicRouter = createRouter({ public: true });
 publicRouter.route("/", publicBriefsRouter);
 publicRouter.route("/", publicVulnsRouter);
 publicRouter.route("/", publicDirectoriesRouter);
+publicRouter.route("/", publicPoliciesRouter);
 publicRouter.route("/report", reportRouter);

@@ -6,7 +6,18 @@ import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
 import { createPolicy, deletePolicy, getPolicy, listPolicies, type PolicyRecord, updatePolicy } from "../../../services/policies";
 import { creation, noContent, serviceContext } from "../handler-helpers";
-import { CreatePolicyInput, ListPoliciesQuery, Policy, serializePolicy, UpdatePolicyInput } from "./schema";
+import {
+  CreatePolicyInput,
+  ListPoliciesQuery,
+  ListPolicyVersionsQuery,
+  Policy,
+  PolicyVersion,
+  serializePolicy,
+  serializePolicyVersion,
+  UpdatePolicyInput,
+  VersionNumberParam,
+} from "./schema";
+import { getPolicyVersion, listPolicyVersions } from "../../../services/policy-versions";
 
 const tags = ["Policies"];
 const PolicyDocument = singleDocument(Policy);
@@ -112,5 +123,54 @@ export const policiesRouter = createRouter()
     async (c) => {
       await deletePolicy(serviceContext(c), c.req.valid("param").id);
       return noContent(c);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/versions",
+      operationId: "listPolicyVersions",
+      tags,
+      summary: "List the versions of a policy's public terms: one for the terms as created, one more for each change of them",
+      request: { params: IdParam, query: ListPolicyVersionsQuery },
+      responses: {
+        200: { description: "Versions", content: jsonApiContent(collectionDocument(PolicyVersion)) },
+        ...errorResponses("read"),
+      },
+    }),
+    async (c) => {
+      const { id } = c.req.valid("param");
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const ctx = serviceContext(c);
+      const { rows, total } = await listPolicyVersions(ctx, id, page, query.sort);
+      // A policy the caller cannot see answers 404, not an empty list. Every policy has a version
+      // (those made before versions existed get theirs at their next change), so only then is it read.
+      if (total === 0) await getPolicy(ctx, id);
+      return respond(
+        c,
+        collection(
+          c,
+          rows.map((r) => serializePolicyVersion(r, `/v1/policies/${id}/versions/${r.number}`)),
+          page,
+          total,
+        ),
+      );
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/{id}/versions/{number}",
+      operationId: "showPolicyVersion",
+      tags,
+      summary: "Show one version of a policy's public terms, with the SHA-256 of their RFC 8785 canonical JSON",
+      request: { params: VersionNumberParam },
+      responses: { 200: { description: "The version", content: jsonApiContent(singleDocument(PolicyVersion)) }, ...errorResponses("read") },
+    }),
+    async (c) => {
+      const { id, number } = c.req.valid("param");
+      const row = await getPolicyVersion(serviceContext(c), id, Number(number));
+      return respond(c, single(serializePolicyVersion(row, `/v1/policies/${id}/versions/${row.number}`)));
     },
   );

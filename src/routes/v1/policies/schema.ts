@@ -7,7 +7,8 @@ import { resource, toMany, toOne } from "../../../http/jsonapi";
 import { listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { maturityRating } from "../../../lib/maturity";
-import type { PolicyRow } from "../../../db/schema";
+import type { PolicyRow, PolicyVersionRow } from "../../../db/schema";
+import { ASSET_KINDS } from "../../../lib/asset-values";
 import type { PolicyRecord } from "../../../services/policies";
 import {
   Color,
@@ -234,5 +235,74 @@ export function serializePolicy(row: PolicyRecord, now: string) {
       assets: toMany("asset", row.assetIds),
       briefs: toMany("brief", row.briefIds),
     },
+  );
+}
+
+// ---- Versions of the public terms --------------------------------------------------------------
+
+const VersionScopeEntry = z.object({
+  kind: z.string().openapi({ enum: [...ASSET_KINDS] }),
+  value: z.string().max(LIMITS.assetValueLength),
+  short_description: Out.shortDescription.nullable(),
+});
+
+/** The terms a version holds: what the policy promised researchers, every response target filled in. */
+const VersionTerms = PolicyAttributes.pick({
+  name: true,
+  short_description: true,
+  point_of_contact: true,
+  contact_url: true,
+  safe_harbor: true,
+  public_disclosure: true,
+  cvd_timeline: true,
+  offers_bounty: true,
+  offers_swag: true,
+  hall_of_fame: true,
+  response_targets: true,
+})
+  .extend({
+    in_scope_assets: z.array(VersionScopeEntry).max(LIMITS.scopeAssets),
+    out_of_scope_assets: z.array(VersionScopeEntry).max(LIMITS.scopeAssets),
+  })
+  .openapi("PolicyVersionTerms");
+
+const VersionAttributes = z.object({
+  number: z
+    .int()
+    .min(1)
+    .max(Number.MAX_SAFE_INTEGER)
+    .openapi({ description: "1 for the terms as created, then one more for each change of them" }),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/)
+    .openapi({ description: "SHA-256 (hex) of `terms` in their RFC 8785 canonical JSON: anyone can recompute it" }),
+  terms: VersionTerms,
+  created_at: Timestamp,
+});
+
+export const PolicyVersion = resourceSchema(
+  "PolicyVersion",
+  "policy_version",
+  VersionAttributes,
+  z.object({ policy: toOneSchema("policy") }),
+);
+
+export const VersionNumberParam = z.object({
+  id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
+  number: z
+    .string()
+    .regex(/^[1-9][0-9]{0,8}$/)
+    .openapi({ param: { name: "number", in: "path" }, example: "1" }),
+});
+
+export const ListPolicyVersionsQuery = listQuery();
+
+export function serializePolicyVersion(row: PolicyVersionRow, self: string) {
+  return resource(
+    "policy_version",
+    row.id,
+    { number: row.number, sha256: row.sha256, terms: JSON.parse(row.terms) as z.infer<typeof VersionTerms>, created_at: row.createdAt },
+    self,
+    { policy: toOne("policy", row.policyId) },
   );
 }

@@ -1,0 +1,109 @@
+import canonicalize from "canonicalize";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { api, get, patch } from "../helpers/api";
+import { organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+
+// A policy's public terms, versioned: each change of them is a version that never changes, hashed over
+// its RFC 8785 canonical JSON. The hash is checked with the canonicalize library and WebCrypto, never
+// with the project's own code.
+
+const sha256 = async (text: string) =>
+  [...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(text)))]
+    .map((b) => b.toString(16).padStart(2, "0"))
+    .join("");
+
+const versions = async (org: TestOrganization, id: string) =>
+  (await get(`/v1/policies/${id}/versions?sort=created_at&page[size]=100`, org.key)).body.data as any[];
+const change = (org: TestOrganization, id: string, attributes: Record<string, unknown>) =>
+  patch(`/v1/policies/${id}`, org.key, { data: { type: "policy", id, attributes } });
+
+describe("policy versions", () => {
+  it("start at 1 with the terms as created, hashed over their canonical JSON", async () => {
+    const org = await organization();
+    const p = await policy(org, {
+      name: "Web VDP",
+      safe_harbor: "full",
+      cvd_timeline: 90,
+      response_targets: { acknowledge_hours: 24 },
+      in_scope_assets: [{ kind: "domain", value: "shop.example.com", short_description: "The shop" }],
+    });
+    const [v1] = await versions(org, p.id);
+    expect(v1.attributes.number).toBe(1);
+    expect(v1.links.self).toBe(`/v1/policies/${p.id}/versions/1`);
+    expect(v1.relationships.policy.data).toEqual({ type: "policy", id: p.id });
+    expect(v1.attributes.terms).toMatchObject({
+      name: "Web VDP",
+      safe_harbor: "full",
+      cvd_timeline: 90,
+      // Every target, the defaults filled in: what a report is held to.
+      response_targets: { acknowledge_hours: 24, triage_hours: 240 },
+      in_scope_assets: [{ kind: "domain", value: "shop.example.com", short_description: "The shop" }],
+      out_of_scope_assets: [],
+    });
+    expect(v1.attributes.sha256).toBe(await sha256(canonicalize(v1.attributes.terms)!));
+    // The stored text is the canonical form itself.
+    const stored = (await env.DB.prepare("SELECT terms FROM policy_versions WHERE policy_id = ?").bind(p.id).first<{ terms: string }>())!;
+    expect(stored.terms).toBe(canonicalize(JSON.parse(stored.terms)));
+    const shown = await get(`/v1/policies/${p.id}/versions/1`, org.key);
+    expect(shown.body.data).toEqual(v1);
+  });
+
+  it("grow by one for each change of the terms, and by none for anything else", async () => {
+    const org = await organization();
+    const p = await policy(org, { name: "VDP", safe_harbor: "partial" });
+    expect((await change(org, p.id, { safe_harbor: "full" })).status).toBe(200);
+    expect((await change(org, p.id, { response_targets: { triage_hours: 120 } })).status).toBe(200);
+    // Not terms: publication, hosting, branding. And the same terms again.
+    expect(
+      (await change(org, p.id, { published_at: PUBLISHED, custom_domain: "vdp.example.com", branding: { primary_color: "#112233" } }))
+        .status,
+    ).toBe(200);
+    expect((await change(org, p.id, { safe_harbor: "full", name: "VDP" })).status).toBe(200);
+    const all = await versions(org, p.id);
+    expect(all.map((v) => [v.attributes.number, v.attributes.terms.safe_harbor, v.attributes.terms.response_targets.triage_hours])).toEqual(
+      [
+        [1, "partial", 240],
+        [2, "full", 240],
+        [3, "full", 120],
+      ],
+    );
+    for (const v of all) expect(v.attributes.sha256).toBe(await sha256(canonicalize(v.attributes.terms)!));
+    expect(new Set(all.map((v) => v.attributes.sha256)).size).toBe(3);
+  });
+
+  it("never change: the database refuses an update of one", async () => {
+    const org = await organization();
+    const p = await policy(org, { name: "VDP" });
+    await expect(env.DB.prepare("UPDATE policy_versions SET terms = '{}' WHERE policy_id = ?").bind(p.id).run()).rejects.toThrow(
+      /immutable/,
+    );
+    expect((await versions(org, p.id))[0].attributes.terms.name).toBe("VDP");
+  });
+
+  it("of a published policy are public by its shortcode; a draft's, another number or a bad one are 404", async () => {
+    const org = await organization();
+    const published = await policy(org, { name: "Open", published_at: PUBLISHED });
+    const draft = await policy(org, { name: "Draft" });
+    const res = await api("GET", `/v1/p/policies/${published.attributes.shortcode.toLowerCase()}/versions/1`);
+    expect(res.status).toBe(200);
+    expect(res.body.data.attributes.terms.name).toBe("Open");
+    expect(res.body.links.self).toBe(`/v1/p/policies/${published.attributes.shortcode}/versions/1`);
+    expect(res.body.data.attributes).toEqual((await get(`/v1/policies/${published.id}/versions/1`, org.key)).body.data.attributes);
+    for (const path of [
+      `/v1/p/policies/${draft.attributes.shortcode}/versions/1`,
+      `/v1/p/policies/${published.attributes.shortcode}/versions/2`,
+      `/v1/p/policies/${published.attributes.shortcode}/versions/0`,
+      `/v1/p/policies/${published.attributes.shortcode}/versions/x`,
+    ]) {
+      const miss = await api("GET", path);
+      expect([path, miss.status, miss.body.errors[0].code]).toEqual([path, 404, "not_found"]);
+    }
+    const other = await organization();
+    expect((await get(`/v1/policies/${published.id}/versions/1`, other.key)).status).toBe(404);
+    expect((await get(`/v1/policies/${published.id}/versions`, other.key)).status).toBe(404);
+    expect((await get(`/v1/policies/${published.id}/versions/9`, org.key)).body.errors[0].detail).toBe(
+      "The policy has no version with that number.",
+    );
+  });
+});
