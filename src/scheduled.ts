@@ -9,9 +9,11 @@ import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { closeUnansweredInfoRequests } from "./services/vulns";
 import { sweepDeadlineAlerts } from "./services/deadline-alerts";
 import { sweepNotifications } from "./notifications/send";
+import { versionUnversionedPolicies } from "./services/policy-versions";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
+ * give a first version to policies made before versions existed,
  * send the deadline alerts that are due,
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired, keep
  * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
@@ -27,6 +29,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     sweepOutbox: () => sweepOutbox(db, queue),
     sweepDeliveries: () => sweepDeliveries(db, queue),
     sweepNotifications: () => sweepNotifications(db, queue),
+    versionUnversionedPolicies: () => versionUnversionedPolicies(db),
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
     purgeDeliveries: () => purgeDeliveries(db),
     resealWebhookSecrets: () => resealWebhookSecrets(db),

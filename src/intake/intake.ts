@@ -66,6 +66,8 @@ export async function storeStatements(db: Db, vulnId: string, submission: Submis
               receivedAt: value(submission.received_at, "received_at"),
               sha256: value(sha256, "sha256"),
               storedAt: value(nowIso, "stored_at"),
+              policyVersionNumber: vulns.policyVersionNumber,
+              policyVersionSha256: vulns.policyVersionSha256,
             })
             .from(vulns)
             .where(and(eq(vulns.id, vulnId), eq(vulns.inboxState, "received"))),

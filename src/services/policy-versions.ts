@@ -1,7 +1,7 @@
 import { and, eq, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
-import { where } from "../db/queries";
+import { batchOf, where } from "../db/queries";
 import { policies, policyVersions, type PolicyRow, type PolicyVersionRow } from "../db/schema";
 import { canonicalJson } from "../lib/canonical-json";
 import { sha256Hex } from "../lib/crypto";
@@ -135,4 +135,28 @@ export async function getPublicPolicyVersion(db: Db, shortcode: string, number: 
     )
     .get();
   return row?.version ?? null;
+}
+
+/** Policies one cron run gives a first version, at most. */
+const BACKFILL_PAGE = 100;
+
+/**
+ * The cron: a policy made before versions existed has none until its terms change; this gives it its
+ * version 1 (its terms as they stand), a page a run, so reports sent under it record the terms too.
+ * Once every policy has one, a run costs one indexed read that finds nothing.
+ */
+export async function versionUnversionedPolicies(db: Db, now = new Date().toISOString()): Promise<number> {
+  const rows = await db
+    .select()
+    .from(policies)
+    .where(sql`NOT EXISTS (SELECT 1 FROM ${policyVersions} pv WHERE pv.policy_id = ${policies.id})`)
+    .limit(BACKFILL_PAGE);
+  if (rows.length === 0) return 0;
+  // (Wrapped until here: a statement returned from an async function would be awaited, and so run.)
+  const planned = await Promise.all(rows.map((row) => nextVersionStatement(db, row, now)));
+  await batchOf(
+    db,
+    planned.map((p) => p.statement),
+  );
+  return rows.length;
 }

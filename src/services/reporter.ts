@@ -57,6 +57,11 @@ export interface Report {
   briefId: string | null;
   /** The SHA-256 of the immutable as-received record; null until the intake has stored it. */
   recordSha256: string | null;
+  /**
+   * The terms in force when the report was sent: the policy version's number, the SHA-256 of its terms,
+   * when it was made and its policy's public shortcode (null once the policy is gone). Null without one.
+   */
+  policyVersion: { number: number; sha256: string; created_at: string | null; policy_shortcode: string | null } | null;
   createdAt: string;
   updatedAt: string;
   briefName: string | null;
@@ -96,6 +101,12 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         ),
         createdAt: vulns.createdAt,
         updatedAt: vulns.updatedAt,
+        policyVersionJson: sql<string | null>`CASE WHEN ${vulns.policyVersionNumber} IS NULL THEN NULL ELSE json_object(
+          'number', ${vulns.policyVersionNumber}, 'sha256', ${vulns.policyVersionSha256},
+          'created_at', (SELECT pv.created_at FROM policy_versions pv WHERE pv.id = ${vulns.policyVersionId}),
+          'policy_shortcode', (SELECT p.shortcode FROM policy_versions pv JOIN policies p ON p.id = pv.policy_id WHERE pv.id = ${vulns.policyVersionId})) END`.as(
+          "policy_version",
+        ),
         // Aliased: rows of a D1 batch are keyed by column name, and both tables call theirs "name".
         briefName: sql<string | null>`${briefs.name}`.as("brief_name"),
         organizationName: sql<string>`${organizations.name}`.as("organization_name"),
@@ -108,7 +119,9 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
   ]);
   const row = rows[0];
   if (!row) return deleted.length ? "gone" : null;
-  const { acknowledgeDueMs, triageDueMs, resolveDueMs, disclosureDueMs, acknowledgedAt, triagedAt, closedAt, ...report } = row;
+  const { acknowledgeDueMs, triageDueMs, resolveDueMs, disclosureDueMs, acknowledgedAt, triagedAt, closedAt, policyVersionJson, ...rest } =
+    row;
+  const report = { ...rest, policyVersion: policyVersionJson ? (JSON.parse(policyVersionJson) as Report["policyVersion"]) : null };
   const { acknowledge, triage } = deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now(), false);
   const disclosureDueAt = disclosureDueMs === null ? null : new Date(disclosureDueMs).toISOString();
   return { ...report, expectations: { acknowledge, triage }, disclosureDueAt };
@@ -131,8 +144,8 @@ function receiptClaims(report: Report, now: Date) {
     brief: { id: report.briefId, name: report.briefName },
     received_at: report.submission.received_at,
     record_sha256: report.recordSha256,
-    // Versions of a policy's terms are not kept yet.
-    policy_version: null,
+    // The policy's terms in force when the report was sent (their version and hash), if it had a policy.
+    policy_version: report.policyVersion && { number: report.policyVersion.number, sha256: report.policyVersion.sha256 },
     deadlines: {
       acknowledge: report.expectations.acknowledge.due_at,
       triage: report.expectations.triage.due_at,

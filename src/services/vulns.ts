@@ -297,6 +297,9 @@ export async function createVuln({
         // The promises of the brief's policy (none: the defaults, and no disclosure timeline).
         responseTargets: sql<string | null>`(SELECT response_targets FROM policies WHERE policies.id = ${briefs.policyId})`,
         cvdTimeline: sql<number | null>`(SELECT cvd_timeline FROM policies WHERE policies.id = ${briefs.policyId})`,
+        // The version of those promises in force now: the report keeps it.
+        policyVersion: sql<string | null>`(SELECT json_object('id', id, 'number', number, 'sha256', sha256) FROM policy_versions
+          WHERE policy_versions.policy_id = ${briefs.policyId} ORDER BY number DESC LIMIT 1)`,
       })
       .from(briefs)
       .where(byId ? where(eq(briefs.id, brief.id), tenantFilter(ctx, briefs.organizationId)) : eq(briefs.shortcode, brief.shortcode)),
@@ -308,6 +311,7 @@ export async function createVuln({
   }
   const domains = unique(input.domains);
   const triage = triageOf(input);
+  const version = row.policyVersion ? (JSON.parse(row.policyVersion) as { id: string; number: number; sha256: string }) : null;
   const targets: VulnTargets = {
     ...responseTargetsOf(row.responseTargets ? (JSON.parse(row.responseTargets) as TargetsInput) : null),
     disclosure_days: row.cvdTimeline ?? null,
@@ -329,6 +333,9 @@ export async function createVuln({
     // Only a reporter's own submission (with its token) e-mails the reporter.
     notifyReporter: Boolean(reportPage && input.contact_email && input.notify_me !== false),
     reporterUnsubscribedAt: null,
+    policyVersionId: version?.id ?? null,
+    policyVersionNumber: version?.number ?? null,
+    policyVersionSha256: version?.sha256 ?? null,
     tags: unique(input.tags),
     inboxState: "dispatching",
     processingState: "open",

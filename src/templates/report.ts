@@ -91,6 +91,15 @@ export function reportPage(v: ReportView): string {
 <dt>Acknowledgement</dt><dd>${expectation(r.expectations.acknowledge, "acknowledged")}</dd>
 <dt>Triage</dt><dd>${expectation(r.expectations.triage, "triaged")}</dd>
 <dt>Sent</dt><dd>${when(r.createdAt)}</dd>
+<dt>Terms</dt><dd>${
+      r.policyVersion
+        ? html`Version ${String(r.policyVersion.number)} of the policy${r.policyVersion.created_at ? `, of ${when(r.policyVersion.created_at)}` : ""}: the terms in force when you reported, which cannot change behind your report${
+            r.policyVersion.policy_shortcode
+              ? html` (<a href="/v1/p/policies/${r.policyVersion.policy_shortcode}/versions/${String(r.policyVersion.number)}">read them</a>)`
+              : ""
+          }. <span class="muted mono">SHA-256 ${r.policyVersion.sha256}</span>`
+        : html`<span class="muted">No policy terms were recorded with this report.</span>`
+    }</dd>
 <dt>Receipt</dt><dd>${
       r.inboxState === "stored"
         ? html`<a href="/r/${v.token}/receipt" download>Download your signed receipt</a> <span class="muted">Proof of what you sent, to whom and when, and what was promised: anyone can check its signature against this site's published keys.</span>`

@@ -1,6 +1,8 @@
 import canonicalize from "canonicalize";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
+import { primaryDb } from "../../src/db";
+import { versionUnversionedPolicies } from "../../src/services/policy-versions";
 import { api, get, patch } from "../helpers/api";
 import { organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
@@ -70,6 +72,20 @@ describe("policy versions", () => {
     );
     for (const v of all) expect(v.attributes.sha256).toBe(await sha256(canonicalize(v.attributes.terms)!));
     expect(new Set(all.map((v) => v.attributes.sha256)).size).toBe(3);
+  });
+
+  it("come to a policy made before versions existed by the cron, once, as its terms stand", async () => {
+    const org = await organization();
+    const p = await policy(org, { name: "Older", cvd_timeline: 45 });
+    // As a policy from before the migration: no version.
+    await env.DB.prepare("DELETE FROM policy_versions WHERE policy_id = ?").bind(p.id).run();
+    expect((await get(`/v1/policies/${p.id}/versions`, org.key)).body.data).toEqual([]);
+    expect(await versionUnversionedPolicies(primaryDb(env.DB))).toBeGreaterThanOrEqual(1);
+    const [v1] = await versions(org, p.id);
+    expect([v1.attributes.number, v1.attributes.terms.name, v1.attributes.terms.cvd_timeline]).toEqual([1, "Older", 45]);
+    expect(v1.attributes.sha256).toBe(await sha256(canonicalize(v1.attributes.terms)!));
+    expect(await versionUnversionedPolicies(primaryDb(env.DB))).toBe(0);
+    expect(await versions(org, p.id)).toHaveLength(1);
   });
 
   it("never change: the database refuses an update of one", async () => {

@@ -67,6 +67,46 @@ describe("GET /v1/p/report/receipt", () => {
     expect(Math.abs(claims.iat * 1000 - Date.now())).toBeLessThan(120_000);
   });
 
+  it("states the policy version in force when the report was sent, which a later change of the terms does not move", async () => {
+    const org = await organization();
+    const terms = await api("POST", "/v1/policies", {
+      key: org.key,
+      body: { data: { type: "policy", attributes: { name: "VDP", safe_harbor: "full", published_at: PUBLISHED } } },
+    });
+    const p = terms.body.data;
+    const b = await brief(org, { published_at: PUBLISHED }, p.id);
+    const first = await submitReport(org, {}, { briefId: b.id, shortcode: b.attributes.shortcode, realQueue: true });
+    await untilStored(first);
+    const v1 = (await api("GET", `/v1/policies/${p.id}/versions/1`, { key: org.key })).body.data.attributes;
+    // The terms change after the report: version 2, for the reports after it only.
+    await api("PATCH", `/v1/policies/${p.id}`, {
+      key: org.key,
+      body: { data: { type: "policy", id: p.id, attributes: { safe_harbor: "partial" } } },
+    });
+    const second = await submitReport(org, {}, { briefId: b.id, shortcode: b.attributes.shortcode, realQueue: true });
+    await untilStored(second);
+    const v2 = (await api("GET", `/v1/policies/${p.id}/versions/2`, { key: org.key })).body.data.attributes;
+    const jwks = await keysNow();
+    expect((await claimsOf(await receipt(first.token), jwks)).policy_version).toEqual({ number: 1, sha256: v1.sha256 });
+    expect((await claimsOf(await receipt(second.token), jwks)).policy_version).toEqual({ number: 2, sha256: v2.sha256 });
+    // The immutable record keeps it; the reporter reads it, with where to read the terms themselves.
+    const record = await env.DB.prepare("SELECT policy_version_number, policy_version_sha256 FROM vuln_records WHERE vuln_id = ?")
+      .bind(first.id)
+      .first();
+    expect(record).toEqual({ policy_version_number: 1, policy_version_sha256: v1.sha256 });
+    const seen = (await asReporter("GET", "/v1/p/report", first.token, { headers: { "CF-Connecting-IP": nextIp() } })).body.data.attributes;
+    expect(seen.policy_version).toEqual({
+      number: 1,
+      sha256: v1.sha256,
+      created_at: v1.created_at,
+      url: `/v1/p/policies/${p.attributes.shortcode}/versions/1`,
+    });
+    const page = await browse("GET", `/r/${first.token}`);
+    expect(page.text).toContain(`SHA-256 ${v1.sha256}`);
+    expect(page.text).toContain(`href="/v1/p/policies/${p.attributes.shortcode}/versions/1"`);
+    expect((await api("GET", seen.policy_version.url)).body.data.attributes.terms.safe_harbor).toBe("full");
+  });
+
   it("fails to verify once a claim is changed, even re-encoded cleanly", async () => {
     const report = await submitReport(undefined, {}, { realQueue: true });
     await untilStored(report);

@@ -85,6 +85,8 @@ describe("GET /v1/p/report", () => {
         updated_at: expect.any(String),
         brief_name: b.body.data.attributes.name,
         organization_name: expect.stringMatching(/^Org org-/),
+        // The factory's brief has no policy.
+        policy_version: null,
       },
       relationships: {},
       links: { self: "/v1/p/report" },

@@ -80,6 +80,11 @@ export const vulns = sqliteTable(
     // Whether the reporter is e-mailed about the report (notify_me with a contact_email), until they unsubscribe.
     notifyReporter: integer("notify_reporter", { mode: "boolean" }).notNull().default(false),
     reporterUnsubscribedAt: text("reporter_unsubscribed_at"),
+    // The version of the brief's policy in force when the report came in (null: no policy, or one not
+    // versioned yet), set once at creation; its number and hash stay if the policy goes.
+    policyVersionId: text("policy_version_id"),
+    policyVersionNumber: integer("policy_version_number"),
+    policyVersionSha256: text("policy_version_sha256"),
     tags: text("tags", { mode: "json" }).$type<string[]>().notNull(),
     inboxState: text("inbox_state", { enum: INBOX_STATES }).notNull(),
     // Written with triage_state, always as processingStateOf(triage_state) says (migration 0019 backfilled it).
@@ -264,6 +269,9 @@ export const vulnRecords = sqliteTable("vuln_records", {
   receivedAt: text("received_at").notNull(),
   sha256: text("sha256").notNull(),
   storedAt: text("stored_at").notNull(),
+  // The policy version in force when the report was sent (its number and the SHA-256 of its terms).
+  policyVersionNumber: integer("policy_version_number"),
+  policyVersionSha256: text("policy_version_sha256"),
 });
 
 /**

@@ -96,6 +96,20 @@ const ReportResource = z
       updated_at: Timestamp,
       brief_name: Out.name.nullable().openapi({ description: "null if the brief was deleted since." }),
       organization_name: Out.name,
+      policy_version: z
+        .object({
+          number: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
+          sha256: z.string().regex(/^[0-9a-f]{64}$/),
+          created_at: Timestamp.nullable(),
+          url: RecordLink.nullable().openapi({
+            description: "Where anyone reads these terms, while the policy is published; null once it is gone.",
+          }),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "The terms in force when you reported: the version of the brief's policy, the SHA-256 of its terms (RFC 8785 canonical JSON) and when it was made. null if the brief had no policy.",
+        }),
     }),
     relationships: z.object({}),
     links: z.object({ self: RecordLink }),
@@ -117,6 +131,14 @@ const CreateReporterCommentInput = requestDocument("comment", z.strictObject({ b
 const PageQuery = z.strictObject(pageQuery);
 const CommentParam = z.object({ comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }) });
 const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }) });
+/** The terms the report was sent under, with where to read them. */
+export function policyVersionOf(r: Report) {
+  const v = r.policyVersion;
+  if (!v) return null;
+  const url = v.policy_shortcode ? `/v1/p/policies/${v.policy_shortcode}/versions/${v.number}` : null;
+  return { number: v.number, sha256: v.sha256, created_at: v.created_at, url };
+}
+
 function serializeReport(r: Report) {
   const attributes = {
     shortcode: r.shortcode,
@@ -130,6 +152,7 @@ function serializeReport(r: Report) {
     updated_at: r.updatedAt,
     brief_name: r.briefName,
     organization_name: r.organizationName,
+    policy_version: policyVersionOf(r),
   };
   return { ...resource("report", r.id, attributes, "/v1/p/report"), type: "report" as const };
 }
