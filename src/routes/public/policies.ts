@@ -34,6 +34,7 @@ export const publicPoliciesRouter = createRouter().openapi(
         shortcode: ShortcodePathParam("7KQ2-M9XD"),
         number: z
           .string()
+          .max(9)
           .regex(/^[1-9][0-9]{0,8}$/)
           .openapi({ param: { name: "number", in: "path" }, example: "1" }),
       }),

@@ -99,7 +99,10 @@ const ReportResource = z
       policy_version: z
         .object({
           number: z.int().min(1).max(Number.MAX_SAFE_INTEGER),
-          sha256: z.string().regex(/^[0-9a-f]{64}$/),
+          sha256: z
+            .string()
+            .length(64)
+            .regex(/^[0-9a-f]{64}$/),
           created_at: Timestamp.nullable(),
           url: RecordLink.nullable().openapi({
             description: "Where anyone reads these terms, while the policy is published; null once it is gone.",

@@ -274,6 +274,7 @@ const VersionAttributes = z.object({
     .openapi({ description: "1 for the terms as created, then one more for each change of them" }),
   sha256: z
     .string()
+    .length(64)
     .regex(/^[0-9a-f]{64}$/)
     .openapi({ description: "SHA-256 (hex) of `terms` in their RFC 8785 canonical JSON: anyone can recompute it" }),
   terms: VersionTerms,
@@ -291,6 +292,7 @@ export const VersionNumberParam = z.object({
   id: z.string().openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
   number: z
     .string()
+    .max(9)
     .regex(/^[1-9][0-9]{0,8}$/)
     .openapi({ param: { name: "number", in: "path" }, example: "1" }),
 });
