@@ -1,7 +1,7 @@
 import PostalMime, { type Email } from "postal-mime";
-import { eq } from "drizzle-orm";
+import { eq, sql } from "drizzle-orm";
 import { primaryDb } from "./db";
-import { inboundEmails, vulns } from "./db/schema";
+import { attachments, inboundEmails, vulns } from "./db/schema";
 import { isUniqueViolation } from "./db/queries";
 import { LIMITS, mib } from "./lib/limits";
 import { nowIso } from "./lib/ids";
@@ -80,7 +80,15 @@ export async function receiveReply(
   if (!address) throw new Refused("No such recipient.");
   const db = primaryDb(env.DB);
   const vuln = await db
-    .select({ id: vulns.id, organizationId: vulns.organizationId, contactEmail: vulns.contactEmail })
+    .select({
+      id: vulns.id,
+      organizationId: vulns.organizationId,
+      contactEmail: vulns.contactEmail,
+      // What the report holds already, so files that would not fit refuse the message before it writes anything.
+      // (The outer row's id qualified: unqualified, it would name the attachment's own.)
+      files: sql<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${sql.raw(`"vulns"."id"`)})`,
+      bytes: sql<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${sql.raw(`"vulns"."id"`)})`,
+    })
     .from(vulns)
     .where(eq(vulns.shortcode, address.shortcode))
     .get();
@@ -106,11 +114,17 @@ export async function receiveReply(
   if (!body) throw new Refused("The reply has no text above the quoted message.");
   if (body.length > LIMITS.commentLength) throw new Refused(`The reply is longer than ${LIMITS.commentLength} characters.`);
   const files = (email.attachments ?? []).filter((a) => a.disposition !== "inline" || a.filename);
+  let bytes = vuln.bytes;
   for (const file of files) {
     const size = typeof file.content === "string" ? new TextEncoder().encode(file.content).byteLength : file.content.byteLength;
     if (size > LIMITS.fileBytes) throw new Refused(`An attachment is over ${mib(LIMITS.fileBytes)}; send it from your report's page.`);
     if (cleanFilename(file.filename ?? "") === null) throw new Refused("An attachment has no usable name.");
+    bytes += size;
   }
+  if (vuln.files + files.length > LIMITS.filesPerVuln || bytes > LIMITS.bytesPerVuln)
+    throw new Refused(
+      `The attachments would take the report past ${LIMITS.filesPerVuln} files or ${mib(LIMITS.bytesPerVuln)}; nothing was added. Send fewer, or only the text.`,
+    );
 
   const ctx: ServiceContext = { db, caller: PLATFORM_CALLER, queue: env.EVENTS as Queue<QueueMessage>, defer };
   const report = { id: vuln.id, organizationId: vuln.organizationId };
@@ -129,7 +143,8 @@ export async function receiveReply(
     if (isUniqueViolation(err, "inbound_emails.")) return { duplicate: true };
     throw err;
   }
-  // The files follow the comment, each within the limits of any upload; one refused there is logged.
+  // The files follow the comment, each within the limits of any upload (checked above, so only a race
+  // with an upload from the page can refuse one here: it is logged).
   for (const file of files) {
     const bytes = typeof file.content === "string" ? new TextEncoder().encode(file.content) : new Uint8Array(file.content);
     try {

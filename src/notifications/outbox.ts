@@ -69,11 +69,11 @@ export function audienceQueries(db: Db, eventIds: readonly string[]) {
         title: vulns.title,
         contactEmail: vulns.contactEmail,
         notifyReporter: vulns.notifyReporter,
-        brief: sql<string | null>`(SELECT ${briefs.name} FROM ${briefs} WHERE ${briefs.id} = ${vulns.briefId})`.as("brief_name"),
-        organization:
-          sql<string>`(SELECT ${organizations.name} FROM ${organizations} WHERE ${organizations.id} = ${vulns.organizationId})`.as(
-            "organization_name",
-          ),
+        // (The outer row's columns qualified, so they can never name the subquery's own.)
+        brief: sql<string | null>`(SELECT b.name FROM ${briefs} b WHERE b.id = ${sql.raw(`"vulns"."brief_id"`)})`.as("brief_name"),
+        organization: sql<string>`(SELECT o.name FROM ${organizations} o WHERE o.id = ${sql.raw(`"vulns"."organization_id"`)})`.as(
+          "organization_name",
+        ),
       })
       .from(vulns)
       .where(sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)})`),

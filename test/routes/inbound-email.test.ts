@@ -136,6 +136,23 @@ describe("a reply by e-mail", () => {
     ]);
   });
 
+  it("is refused whole, writing nothing, when its attachments would take the report past its limits", async () => {
+    const { org, r, replyTo } = await noticed();
+    for (let i = 0; i < 20; i++) {
+      const up = await api("POST", `/v1/vulns/${r.id}/attachments?filename=f${i}.txt`, {
+        key: org.key,
+        rawBody: "x",
+        contentType: "text/plain",
+      });
+      expect(up.status).toBe(201);
+    }
+    const { raw } = mime({ to: replyTo, text: "One more file.", attachment: { name: "more.txt", content: "y" } });
+    expect(await deliver({ from: REPORTER, to: replyTo }, raw)).toBe(
+      "The attachments would take the report past 20 files or 50 MiB; nothing was added. Send fewer, or only the text.",
+    );
+    expect(await thread(r.token)).toEqual([]);
+  });
+
   it("is refused with a reason, writing nothing, when forged, foreign, empty or too large", async () => {
     const { r, replyTo } = await noticed();
     const [local, domain] = replyTo.split("@") as [string, string];
