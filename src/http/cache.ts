@@ -17,7 +17,14 @@ export const PUBLIC_CACHE_CONTROL = `public, max-age=${PUBLIC_MAX_AGE}, s-maxage
 export const PUBLIC_READS = {
   briefs: { json: "/v1/p/briefs/", page: "/b/" },
   directories: { json: "/v1/p/directories/", page: "/d/" },
+  // A policy has its page only (its versions are read by number, never cached): the JSON path is the
+  // key writers name, as for the others.
+  policies: { json: "/v1/p/policies/", page: "/p/" },
 } as const;
+
+export function publicPolicyPath(shortcode: string): string {
+  return `${PUBLIC_READS.policies.json}${encodeURIComponent(shortcode)}`;
+}
 
 export function publicDirectoryPath(slug: string): string {
   return `${PUBLIC_READS.directories.json}${encodeURIComponent(slug)}`;

@@ -28,6 +28,8 @@ function cachePath(prefix: string, segment: string): string | null {
     return null;
   }
   if (prefix === PUBLIC_READS.directories.json) return publicDirectoryPath(decoded);
+  // No JSON read of a policy is cached (only its page): the app answers.
+  if (prefix === PUBLIC_READS.policies.json) return null;
   const shortcode = normalizeShortcode(decoded);
   return shortcode ? publicBriefPath(shortcode) : null;
 }

@@ -14,7 +14,7 @@ import {
   type ServiceContext,
 } from "./context";
 import { listPage, type Sort } from "./list-pages";
-import { where, whenRefused } from "../db/queries";
+import { inList, where, whenRefused } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
@@ -130,9 +130,11 @@ export async function createBrief(
     createdAt: now,
     updatedAt: now,
   };
-  await whenRefused(
-    () =>
-      commit(ctx, new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) })), respond),
+  const p = new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
+  // Its policy's page lists the policy's briefs.
+  const policyPages = p.track<{ shortcode: string }[]>(policyShortcodes(ctx, [row.policyId]));
+  const { results } = await whenRefused(
+    () => commit(ctx, p, respond),
     () =>
       refusedLinks(
         ctx,
@@ -140,7 +142,21 @@ export async function createBrief(
         organizationId,
       ),
   );
+  await evictStale(ctx, { policies: (policyPages.of(results) ?? []).map((s) => s.shortcode) });
   return row;
+}
+
+/** The shortcodes of the policies `ids` names (nulls skipped): their pages list their briefs. */
+function policyShortcodes(ctx: ServiceContext, ids: (string | null | undefined)[]) {
+  return ctx.db
+    .select({ shortcode: policies.shortcode })
+    .from(policies)
+    .where(
+      inList(
+        policies.id,
+        ids.filter((id): id is string => typeof id === "string"),
+      ),
+    );
 }
 
 export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks) {
@@ -156,7 +172,7 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   if (links.policyId !== undefined) changes.policyId = links.policyId;
-  const [rows, slugs] = await whenRefused(
+  const [rows, slugs, policyPages] = await whenRefused(
     () =>
       ctx.db.batch([
         ctx.db
@@ -165,12 +181,18 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
           .where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId)))
           .returning(),
         directorySlugsOf(ctx.db, existing.organizationId),
+        // The pages of the policy it leaves and the one it joins.
+        policyShortcodes(ctx, [existing.policyId, changes.policyId]),
       ]),
     () => refusedLinks(ctx, { policyId: links.policyId }, existing.organizationId),
   );
   const row = rows[0];
   if (!row) throw notFound();
-  await evictStale(ctx, { briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
+  await evictStale(ctx, {
+    briefs: [row.shortcode],
+    directories: slugs.map((s) => s.slug),
+    policies: policyPages.map((s) => s.shortcode),
+  });
   return row;
 }
 
@@ -181,13 +203,13 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
  */
 export async function deleteBrief(ctx: ServiceContext, id: string) {
   const existing = await ctx.db
-    .select({ organizationId: briefs.organizationId, claimed: ownerClaimed("briefs") })
+    .select({ organizationId: briefs.organizationId, policyId: briefs.policyId, claimed: ownerClaimed("briefs") })
     .from(briefs)
     .where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId)))
     .get();
   if (!existing) throw notFound();
   assertOperatorMayChange(ctx, existing.claimed, "briefs");
-  const [deleted, reports, slugs] = await ctx.db.batch([
+  const [deleted, reports, slugs, policyPages] = await ctx.db.batch([
     ctx.db
       .delete(briefs)
       .where(
@@ -200,10 +222,16 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
       .returning(),
     ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
+    policyShortcodes(ctx, [existing.policyId]),
     ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, sql`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
   ]);
   const row = deleted[0];
-  if (row) return evictStale(ctx, { briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
+  if (row)
+    return evictStale(ctx, {
+      briefs: [row.shortcode],
+      directories: slugs.map((s) => s.slug),
+      policies: policyPages.map((s) => s.shortcode),
+    });
   const n = reports[0]?.n ?? 0;
   throw new Unprocessable({
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,

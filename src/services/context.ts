@@ -22,10 +22,11 @@ export interface ServiceContext {
   evict?: (stale: Stale) => Promise<void>;
 }
 
-/** The public reads a change made stale: briefs by shortcode, directories by slug (with their pages). */
+/** The public reads a change made stale: briefs and policies by shortcode, directories by slug (with their pages). */
 export interface Stale {
   briefs?: readonly string[];
   directories?: readonly string[];
+  policies?: readonly string[];
 }
 
 /**

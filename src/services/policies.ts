@@ -272,13 +272,13 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
     throw notFound();
   }
   const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
-  await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug) });
+  await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug), policies: [row.shortcode] });
   return record;
 }
 
 export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
   const existing = await ctx.db
-    .select({ organizationId: policies.organizationId, claimed: ownerClaimed("policies") })
+    .select({ organizationId: policies.organizationId, shortcode: policies.shortcode, claimed: ownerClaimed("policies") })
     .from(policies)
     .where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId)))
     .get();
@@ -294,5 +294,9 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
     ...unlistStatements(ctx.db, "Policy", id, existing.organizationId),
   ]);
   if (deleted.length === 0) throw notFound();
-  await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug) });
+  await evictStale(ctx, {
+    briefs: shortcodes.map((s) => s.shortcode),
+    directories: slugs.map((s) => s.slug),
+    policies: [existing.shortcode],
+  });
 }

@@ -1,8 +1,19 @@
-import { and, eq, isNotNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
 import { batchOf, where } from "../db/queries";
-import { policies, policyVersions, type PolicyRow, type PolicyVersionRow } from "../db/schema";
+import {
+  briefs,
+  organizations,
+  policies,
+  policyVersions,
+  type BriefRow,
+  type OrganizationRow,
+  type PolicyRow,
+  type PolicyVersionRow,
+} from "../db/schema";
+import { LIMITS } from "../lib/limits";
+import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 import { canonicalJson } from "../lib/canonical-json";
 import { sha256Hex } from "../lib/crypto";
 import { responseTargetsOf, type ResponseTargets } from "../lib/deadlines";
@@ -159,4 +170,46 @@ export async function versionUnversionedPolicies(db: Db, now = new Date().toISOS
     planned.map((p) => p.statement),
   );
   return rows.length;
+}
+
+/** A published policy as its page shows it: the policy, its organization, its open briefs and its versions. */
+export interface PublishedPolicy {
+  policy: PolicyRow;
+  organization: OrganizationRow;
+  briefs: Pick<BriefRow, "name" | "shortDescription" | "shortcode">[];
+  versions: Pick<PolicyVersionRow, "number" | "sha256" | "createdAt">[];
+  responsiveness: Responsiveness | null;
+}
+
+/** The versions a page lists, newest first. */
+const PAGE_VERSIONS = 50;
+
+/** The published policy with that shortcode, for its public page, in one round trip; null if none is. */
+export async function findPublishedPolicy(db: Db, shortcode: string, now: string): Promise<PublishedPolicy | null> {
+  // Selects, not a join: D1 batch rows are keyed by column name, and these tables share some.
+  const policyId = sql`(SELECT id FROM policies WHERE shortcode = ${shortcode})`;
+  const [policyRows, organizationRows, briefRows, versionRows, counts, medians] = await db.batch([
+    db
+      .select()
+      .from(policies)
+      .where(and(eq(policies.shortcode, shortcode), isNotNull(policies.publishedAt), lte(policies.publishedAt, now))),
+    db.select().from(organizations).where(sql`${organizations.id} = (SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`),
+    db
+      .select({ name: briefs.name, shortDescription: briefs.shortDescription, shortcode: briefs.shortcode })
+      .from(briefs)
+      .where(and(sql`${briefs.policyId} = ${policyId}`, isNotNull(briefs.publishedAt), lte(briefs.publishedAt, now)))
+      .orderBy(asc(briefs.name))
+      .limit(LIMITS.pageSize),
+    db
+      .select({ number: policyVersions.number, sha256: policyVersions.sha256, createdAt: policyVersions.createdAt })
+      .from(policyVersions)
+      .where(sql`${policyVersions.policyId} = ${policyId}`)
+      .orderBy(desc(policyVersions.number))
+      .limit(PAGE_VERSIONS),
+    ...responsivenessStatements(db, policyId, new Date(now)),
+  ]);
+  const [policy, organization] = [policyRows[0], organizationRows[0]];
+  if (!policy || !organization) return null;
+  const responsiveness = responsivenessFrom({ counts, medians }).get(policy.id) ?? null;
+  return { policy, organization, briefs: briefRows, versions: versionRows, responsiveness };
 }

@@ -23,7 +23,9 @@ function served(): Set<string> {
       // robots.txt are not operations of the API.
       .routes.filter(
         (r) =>
-          r.method !== "ALL" && r.path !== "/v1/openapi.json" && !/^\/(docs|b|r|d|c|u|styles|favicon\.\w+|robots\.txt)(\/|$)/.test(r.path),
+          r.method !== "ALL" &&
+          r.path !== "/v1/openapi.json" &&
+          !/^\/(docs|b|r|d|c|u|p|styles|favicon\.\w+|robots\.txt)(\/|$)/.test(r.path),
       )
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );

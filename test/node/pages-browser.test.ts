@@ -276,6 +276,7 @@ describe("a researcher in Chromium", () => {
         ["brief", "/b/DEMX-0001"],
         ["report", reportPath],
         ["directory", directoryPath],
+        ["policy", "/p/DEMX-0002"],
         ["not-found", "/b/ZZZZ-ZZZZ"],
         ["too-many", "/__429"],
       ] as const) {

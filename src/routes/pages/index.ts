@@ -1,6 +1,9 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
-import { cachedPublicBody, publicDirectoryPath, publicPagePath } from "../../http/cache";
+import { cachedPublicBody, publicDirectoryPath, publicPagePath, publicPolicyPath } from "../../http/cache";
+import { normalizeShortcode } from "../../lib/ids";
+import { findPublishedPolicy } from "../../services/policy-versions";
+import { policyPage } from "../../templates/policy";
 import { database } from "../../http/middleware";
 import { nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
@@ -14,11 +17,11 @@ import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from 
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
- * directory), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * directory), /p (a policy), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
-for (const prefix of ["/b/*", "/r/*", "/d/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
+for (const prefix of ["/b/*", "/r/*", "/d/*", "/p/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
 // Browsers ask for /favicon.ico on every site; both names answer the pages' icon, cached a day.
 for (const path of [ICON_PATH, "/favicon.ico"]) {
   pagesRouter.get(path, (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=86400" }));
@@ -45,8 +48,21 @@ pagesRouter.get("/d/:slug", database(), async (c) => {
   });
   return response ?? page(c, notFoundPage("directory"), 404);
 });
+pagesRouter.get("/p/:shortcode", database(), async (c) => {
+  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+  const shortcode = normalizeShortcode(c.req.param("shortcode"));
+  const response =
+    shortcode &&
+    (await cachedPublicBody(c, publicPagePath(publicPolicyPath(shortcode))!, HTML, async () => {
+      const now = nowIso();
+      const found = await findPublishedPolicy(c.var.database.db, shortcode, now);
+      return found && policyPage(found, now);
+    }));
+  return response || page(c, notFoundPage("disclosure policy"), 404);
+});
 // Any other address under the pages' prefixes: the pages' 404, not the API's JSON one.
 pagesRouter.all("/b/*", (c) => page(c, notFoundPage(), 404));
 pagesRouter.all("/r/*", (c) => page(c, notFoundPage(), 404));
 pagesRouter.all("/d/*", (c) => page(c, notFoundPage(), 404));
+pagesRouter.all("/p/*", (c) => page(c, notFoundPage(), 404));
 pagesRouter.onError(pageError);

@@ -5,7 +5,7 @@ import { type ResourceObject, single } from "../../http/jsonapi";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../http/idempotency-key";
-import { evictPublic, publicBriefPath, publicDirectoryPath } from "../../http/cache";
+import { evictPublic, publicBriefPath, publicDirectoryPath, publicPolicyPath } from "../../http/cache";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
 type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & { var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> };
@@ -17,7 +17,12 @@ export function serviceContext(c: RequestOf): ServiceContext {
     queue: c.env.EVENTS as Queue<QueueMessage>,
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
-    evict: (stale) => evictPublic([...(stale.briefs ?? []).map(publicBriefPath), ...(stale.directories ?? []).map(publicDirectoryPath)]),
+    evict: (stale) =>
+      evictPublic([
+        ...(stale.briefs ?? []).map(publicBriefPath),
+        ...(stale.directories ?? []).map(publicDirectoryPath),
+        ...(stale.policies ?? []).map(publicPolicyPath),
+      ]),
   };
 }
 

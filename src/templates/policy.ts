@@ -1,0 +1,39 @@
+import { html } from "hono/html";
+import { maturityRating } from "../lib/maturity";
+import type { PublishedPolicy } from "../services/policy-versions";
+import { document, when } from "./layout";
+import { policyTerms } from "./terms";
+
+/** GET /p/{shortcode}: a published policy for people, its open programs, and every version of its terms. */
+export function policyPage({ policy, organization, briefs, versions, responsiveness }: PublishedPolicy, now: string): string {
+  const name = organization.name;
+  const title = policy.name ?? "Vulnerability disclosure policy";
+  return document(
+    `${title} · ${name}`,
+    html`<p class="muted">${name}${organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl) ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${organization.websiteUrl}</a>` : ""}</p>
+<h1>${title}</h1>
+${policyTerms({ ...policy, name: null }, maturityRating(policy, now), 2, { responsiveness })}
+<h2>Report through</h2>
+${
+  briefs.length
+    ? html`<ul class="scope">${briefs.map(
+        (b) => html`<li><a href="/b/${b.shortcode}">${b.name}</a>${b.shortDescription ? html`: ${b.shortDescription}` : ""}</li>`,
+      )}</ul>`
+    : html`<p>${name} has no open program under this policy right now.</p>`
+}
+<h2>Versions of these terms</h2>
+<p>Every change of the terms above makes a new version; none is ever changed. A report records the version in force when it was sent, and its receipt states it. Each version's SHA-256 is over its terms as RFC 8785 canonical JSON, so anyone can check it.</p>
+${
+  versions.length
+    ? html`<ul class="scope">${versions.map(
+        (v) =>
+          html`<li><a href="/v1/p/policies/${policy.shortcode}/versions/${String(v.number)}">Version ${String(v.number)}</a>, ${when(v.createdAt)} <span class="muted mono">SHA-256 ${v.sha256}</span></li>`,
+      )}</ul>`
+    : html`<p class="muted">The first version of these terms is being recorded.</p>`
+}`,
+    {
+      heading: `${name} · Vulnerability disclosure`,
+      description: `${name}'s vulnerability disclosure policy: its terms, where to report, and every version of the terms.`,
+    },
+  );
+}
