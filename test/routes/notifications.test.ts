@@ -1,4 +1,4 @@
-import { env } from "cloudflare:workers";
+import { env, withEnv } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { createDb, primaryDb } from "../../src/db";
 import { countingD1 } from "../helpers/d1-counter";
@@ -361,6 +361,32 @@ describe("sending", () => {
     expect(box.to(p.responder)).toHaveLength(20);
     expect((await api("GET", "/v1/notifications?q[status_eq]=delayed", { key: p.org.key })).body.data).toEqual([]);
   });
+  it("sends no receipt whose sealed link does not open (EMAIL_LINK_KEY lost its key): it waits, logged, nothing recorded", async () => {
+    const p = await program({ responder: true });
+    const r = await report(p);
+    await runQueueWithoutMail(await unprocessed(r.id));
+    const receipt = (await outbox({ vulnId: r.id })).find((n) => n.kind === "receipt")!;
+    expect(receipt).toMatchObject({ status: "pending", attempt_count: 0 });
+    const box = mailbox();
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const other = "k2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
+    await withEnv({ ...env, EMAIL_LINK_KEY: other }, async () => {
+      await expect(attemptNotification(ctx, String(receipt.id))).rejects.toThrow(
+        new RegExp(`notification ${receipt.id} cannot be composed: sealed with key "dev"`),
+      );
+    });
+    expect(box.sent).toEqual([]);
+    // Not counted as an attempt, the lease given back, the link still sealed: once the key is back, it goes.
+    expect((await outbox({ vulnId: r.id })).find((n) => n.kind === "receipt")).toMatchObject({
+      status: "pending",
+      attempt_count: 0,
+      sealed_link: receipt.sealed_link,
+    });
+    expect(await attemptNotification(ctx, String(receipt.id))).toEqual({ ack: true });
+    expect(box.sent.map((m) => m.to)).toEqual([REPORTER]);
+    expect(box.sent[0]!.text).toContain(`/r/${r.token}`);
+  });
+
   it("costs two D1 round trips an e-mail: the lease with every read it needs, then the outcome", async () => {
     const p = await program({ responder: true });
     const r = await report(p, { contact_email: REPORTER, notify_me: false });

@@ -135,7 +135,7 @@ const PageQuery = z.strictObject(pageQuery);
 const CommentParam = z.object({ comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }) });
 const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }) });
 /** The terms the report was sent under, with where to read them. */
-export function policyVersionOf(r: Report) {
+function policyVersionOf(r: Report) {
   const v = r.policyVersion;
   if (!v) return null;
   const url = v.policy_shortcode ? `/v1/p/policies/${v.policy_shortcode}/versions/${v.number}` : null;
