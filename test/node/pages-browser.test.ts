@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync } from "node:fs";
+import { mkdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type Page } from "playwright-core";
@@ -11,7 +11,14 @@ import { keptMail, linkTo } from "./kept-mail";
 // brief's page, the form, the reporter's page; the organization's side through its API. A machine
 // without Chromium fails here, it does not skip.
 const root = path.resolve(import.meta.dirname, "../..");
-const { base, banner } = inject("dev");
+const { base, banner, logFile } = inject("dev");
+/** The lines of `npm run dev`'s log where a page failed (the Worker logs why). */
+const pageFailures = () =>
+  readFileSync(logFile, "utf8")
+    .split("\n")
+    .filter((line) => /page failed|SQLITE|Error/.test(line))
+    .slice(-20)
+    .join("\n");
 const screens = path.join(root, "test-results", "screens");
 const key = /API key:\s+(vdp_\S+)/.exec(banner)![1]!;
 const directoryPath = new URL(/Directory page:\s+(\S+)/.exec(banner)![1]!).pathname;
@@ -96,7 +103,9 @@ describe("a researcher in Chromium", () => {
     await submit(page, 303);
     await page.waitForURL(/\/r\/vdpr_/);
     reportPath = new URL(page.url()).pathname;
-    expect(await page.locator("h1").innerText()).toBe(title);
+    const heading = await page.locator("h1").innerText();
+    // A page that failed says only "Something went wrong": the reason is in the server's log, shown here.
+    if (heading !== title) throw new Error(`the report page answered "${heading}"; the server logged:\n${pageFailures()}`);
     expect(await page.getByText("Keep this page's address.").count()).toBe(1);
     expect(await page.locator("table").innerText()).toContain("poc.html");
 
