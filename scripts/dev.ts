@@ -38,14 +38,14 @@ const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY"] 
   vars(".dev.vars")[name] ? [] : ["--var", `${name}:${vars(".dev.vars.example")[name]}`],
 );
 // Links in e-mails point at this server, on whatever port it was given (unless .dev.vars says otherwise).
-const publicUrl = vars(".dev.vars").PUBLIC_URL ? [] : ["--var", `PUBLIC_URL:${base}`];
+const publicOrigin = vars(".dev.vars").PUBLIC_ORIGIN ? [] : ["--var", `PUBLIC_ORIGIN:${base}`];
 const child = spawnWrangler([
   "dev",
   "--test-scheduled",
   "--var",
   "DEV_ALLOW_LOOPBACK_WEBHOOKS:true",
   ...devKey,
-  ...publicUrl,
+  ...publicOrigin,
   ...passthrough,
 ]);
 

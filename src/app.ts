@@ -31,6 +31,7 @@ import { contactsRouter } from "./routes/v1/contacts";
 import { notificationsRouter } from "./routes/v1/notifications";
 import { publicRouter } from "./routes/public";
 import { pagesRouter } from "./routes/pages";
+import { organizationFilesRouter } from "./routes/organization-files";
 
 export function createApp() {
   const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
@@ -40,7 +41,7 @@ export function createApp() {
   // The API's answers (the pages, made for people, say their limits in words when they refuse).
   for (const path of ["/", "/v1", "/v1/*", KEYS_PATH]) app.use(path, rateLimitHeader());
   // What needs no key may be read from any web page, its refusals too (so CORS comes before them).
-  for (const path of ["/", "/v1", "/v1/p/*", KEYS_PATH]) app.use(path, publicCors());
+  for (const path of ["/", "/v1", "/v1/p/*", KEYS_PATH, "/o/*", "/.well-known/security.txt"]) app.use(path, publicCors());
   // JSON answers need no content at all; the pages set their own policy (their stylesheet, forms).
   app.use(
     "*",
@@ -69,6 +70,7 @@ export function createApp() {
   );
   // The pages for people, outside /v1: their own policy, limits and error pages (src/routes/pages).
   app.route("/", pagesRouter);
+  app.route("/", organizationFilesRouter);
   app.route("/v1/organizations", organizationsRouter);
   app.route("/v1/organizations", organizationApiKeysRouter);
   app.route("/v1/api_keys", apiKeysRouter);

@@ -29,6 +29,8 @@ export default defineConfig(async () => {
                   WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY!,
                   RECEIPT_SIGNING_KEY: RECEIPT_SIGNING_KEY!,
                   EMAIL_LINK_KEY: EMAIL_LINK_KEY!,
+                  // The origin the tests' requests use: links and security.txt name it.
+                  PUBLIC_ORIGIN: "https://api.vdp.test",
                 },
               },
             }),

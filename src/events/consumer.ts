@@ -100,7 +100,7 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
     allowLoopback: env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true",
     record: groupCommit(db),
   };
-  const emailCtx: EmailContext = { db, email: env.EMAIL, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+  const emailCtx: EmailContext = { db, email: env.EMAIL, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
   const sending = limiter(MAX_CONCURRENT_DELIVERIES);
   const sends: Promise<void>[] = [];
   // The e-mails a step wrote go to the queue, each a message of its own (retried on its own schedule).

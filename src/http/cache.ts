@@ -34,6 +34,22 @@ export function publicBriefPath(shortcode: string): string {
   return `${PUBLIC_READS.briefs.json}${encodeURIComponent(shortcode)}`;
 }
 
+/**
+ * The files an organization publishes for machines (its security.txt), kept in the cache by its slug
+ * and evicted together; on a policy's custom domain the same file is kept per host.
+ */
+export const ORGANIZATION_FILES = ["security.txt"] as const;
+export type OrganizationFile = (typeof ORGANIZATION_FILES)[number];
+
+export function organizationFilePath(slug: string, file: OrganizationFile): string {
+  return `/o/${encodeURIComponent(slug)}/${file}`;
+}
+
+/** The cache's name for a well-known file served on a custom domain (a key only: no route answers it). */
+export function customDomainFilePath(host: string, file: OrganizationFile): string {
+  return `/_hosts/${encodeURIComponent(host)}/.well-known/${file}`;
+}
+
 /** The page's cache path beside a public JSON path (`/v1/p/briefs/X` → `/b/X`), or null. */
 export function publicPagePath(path: string): string | null {
   for (const { json, page } of Object.values(PUBLIC_READS)) if (path.startsWith(json)) return `${page}${path.slice(json.length)}`;

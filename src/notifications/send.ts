@@ -25,7 +25,7 @@ export interface EmailContext {
   db: Db;
   email: { send(builder: EmailMessageBuilder): Promise<EmailSendResult> };
   from: string;
-  publicUrl: string;
+  publicOrigin: string;
 }
 
 export type EmailOutcome = { ack: true } | { ack: false; delaySeconds: number };
@@ -52,7 +52,7 @@ interface Reporter {
 
 /** The headers and links of a reporter's e-mail: unsubscribe (RFC 8058 one-click too) and the reply address. */
 async function reporterExtras(ctx: EmailContext, report: Reporter) {
-  const unsubscribe = `${ctx.publicUrl}/u/${await unsubscribeToken(report.id)}`;
+  const unsubscribe = `${ctx.publicOrigin}/u/${await unsubscribeToken(report.id)}`;
   return {
     links: { unsubscribe },
     replyTo: await replyAddress(report.id, report.shortcode),
@@ -199,8 +199,8 @@ async function compose(ctx: EmailContext, row: NotificationRow, report: Reporter
   const params = row.params as unknown as NotificationParams;
   const links: Links = {};
   let extras: Awaited<ReturnType<typeof reporterExtras>> | undefined;
-  if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicUrl}/c/${await confirmationToken(row.contactId!, row.to)}`;
-  if (row.recipient === "contact" && row.vulnId) links.api = `${ctx.publicUrl}/v1/vulns/${row.vulnId}`;
+  if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicOrigin}/c/${await confirmationToken(row.contactId!, row.to)}`;
+  if (row.recipient === "contact" && row.vulnId) links.api = `${ctx.publicOrigin}/v1/vulns/${row.vulnId}`;
   if (row.recipient === "reporter" && report) {
     extras = await reporterExtras(ctx, report);
     Object.assign(links, extras.links);

@@ -24,7 +24,7 @@ export type NotificationParams =
   | { kind: "organization_commented"; report: ReportParams }
   | { kind: "triage_changed"; report: ReportParams; triage_state: TriageState; previous_triage_state: string };
 
-/** The links an e-mail may carry, made at send time from PUBLIC_URL and the MAC keys. */
+/** The links an e-mail may carry, made at send time from PUBLIC_ORIGIN and the MAC keys. */
 export interface Links {
   /** The contact's confirmation page. */
   confirm?: string;

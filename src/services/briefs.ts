@@ -18,6 +18,7 @@ import { inList, where, whenRefused } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
+import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 
@@ -131,8 +132,8 @@ export async function createBrief(
     updatedAt: now,
   };
   const p = new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
-  // Its policy's page lists the policy's briefs.
-  const policyPages = p.track<{ shortcode: string }[]>(policyShortcodes(ctx, [row.policyId]));
+  // Its policy's page lists the policy's briefs; its security.txt names the first.
+  const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [row.policyId]));
   const { results } = await whenRefused(
     () => commit(ctx, p, respond),
     () =>
@@ -142,21 +143,22 @@ export async function createBrief(
         organizationId,
       ),
   );
-  await evictStale(ctx, { policies: (policyPages.of(results) ?? []).map((s) => s.shortcode) });
+  await evictStale(ctx, staleOfPolicies(policyPages.of(results) ?? []));
   return row;
 }
 
-/** The shortcodes of the policies `ids` names (nulls skipped): their pages list their briefs. */
-function policyShortcodes(ctx: ServiceContext, ids: (string | null | undefined)[]) {
-  return ctx.db
-    .select({ shortcode: policies.shortcode })
-    .from(policies)
-    .where(
-      inList(
-        policies.id,
-        ids.filter((id): id is string => typeof id === "string"),
-      ),
-    );
+/**
+ * What the policies `ids` names (nulls skipped) publish about their briefs: their pages list them,
+ * their organizations' security.txt names the first.
+ */
+function policiesOfBriefs(ctx: ServiceContext, ids: (string | null | undefined)[]) {
+  return policyPublicKeys(
+    ctx.db,
+    inList(
+      policies.id,
+      ids.filter((id): id is string => typeof id === "string"),
+    ),
+  );
 }
 
 export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks) {
@@ -182,17 +184,13 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
           .returning(),
         directorySlugsOf(ctx.db, existing.organizationId),
         // The pages of the policy it leaves and the one it joins.
-        policyShortcodes(ctx, [existing.policyId, changes.policyId]),
+        policiesOfBriefs(ctx, [existing.policyId, changes.policyId]),
       ]),
     () => refusedLinks(ctx, { policyId: links.policyId }, existing.organizationId),
   );
   const row = rows[0];
   if (!row) throw notFound();
-  await evictStale(ctx, {
-    briefs: [row.shortcode],
-    directories: slugs.map((s) => s.slug),
-    policies: policyPages.map((s) => s.shortcode),
-  });
+  await evictStale(ctx, { ...staleOfPolicies(policyPages), briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
   return row;
 }
 
@@ -222,16 +220,11 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
       .returning(),
     ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
-    policyShortcodes(ctx, [existing.policyId]),
+    policiesOfBriefs(ctx, [existing.policyId]),
     ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, sql`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
   ]);
   const row = deleted[0];
-  if (row)
-    return evictStale(ctx, {
-      briefs: [row.shortcode],
-      directories: slugs.map((s) => s.slug),
-      policies: policyPages.map((s) => s.shortcode),
-    });
+  if (row) return evictStale(ctx, { ...staleOfPolicies(policyPages), briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
   const n = reports[0]?.n ?? 0;
   throw new Unprocessable({
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,

@@ -22,11 +22,16 @@ export interface ServiceContext {
   evict?: (stale: Stale) => Promise<void>;
 }
 
-/** The public reads a change made stale: briefs and policies by shortcode, directories by slug (with their pages). */
+/**
+ * The public reads a change made stale: briefs and policies by shortcode, directories by slug (with
+ * their pages), an organization's files by its slug, and the files served on custom domains by host.
+ */
 export interface Stale {
   briefs?: readonly string[];
   directories?: readonly string[];
   policies?: readonly string[];
+  organizations?: readonly string[];
+  hosts?: readonly string[];
 }
 
 /**

@@ -58,8 +58,10 @@ export async function createOrganization(
  * the same batch reads which, and their public reads are evicted.
  */
 export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
-  const [rows, shortcodes, slugs] = await slugGuard(() =>
+  const [before, rows, shortcodes, slugs] = await slugGuard(() =>
     ctx.db.batch([
+      // Its files are kept under its slug: the old one's go too.
+      ctx.db.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, id)),
       ctx.db
         .update(organizations)
         .set({
@@ -77,7 +79,11 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
   );
   const row = rows[0];
   if (!row) throw new NotFound("organization", "No organization has that id.");
-  await evictStale(ctx, { briefs: shortcodes.map((b) => b.shortcode), directories: slugs.map((d) => d.slug) });
+  await evictStale(ctx, {
+    briefs: shortcodes.map((b) => b.shortcode),
+    directories: slugs.map((d) => d.slug),
+    organizations: [...new Set([row.slug, ...before.map((b) => b.slug)])],
+  });
   return row;
 }
 

@@ -16,6 +16,7 @@ import {
 import { inList, insertChunks, where, whenRefused } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
+import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
@@ -219,11 +220,13 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   p.add((await nextVersionStatement(ctx.db, row, now)).statement);
   // A published policy can change the organization's rating in the directories that list it.
   const listedIn = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, organizationId));
+  // A published policy may become what its organization's security.txt speaks for.
+  const keys = p.track<PolicyPublicKeys[]>(policyPublicKeys(ctx.db, eq(policies.id, row.id)));
   const { results } = await whenRefused(
     () => commit(ctx, p, respond),
     () => refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
   );
-  await evictStale(ctx, { directories: listedIn.of(results).map((s) => s.slug) });
+  await evictStale(ctx, { ...staleOfPolicies(keys.of(results)), directories: listedIn.of(results).map((s) => s.slug) });
   return record;
 }
 
@@ -259,12 +262,14 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
         ...linkStatements(ctx, id, links.assetIds),
         ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
         directorySlugsOf(ctx.db, existing.organizationId),
+        policyPublicKeys(ctx.db, eq(policies.id, id)),
       ]),
     () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
   );
   const updated = results[0] as PolicyRow[];
-  const shortcodes = results.at(-2) as { shortcode: string }[];
-  const slugs = results.at(-1) as { slug: string }[];
+  const shortcodes = results.at(-3) as { shortcode: string }[];
+  const slugs = results.at(-2) as { slug: string }[];
+  const keys = results.at(-1) as PolicyPublicKeys[];
   const row = updated[0];
   if (!row) {
     const still = await ctx.db.select({ id: policies.id }).from(policies).where(eq(policies.id, id)).get();
@@ -272,7 +277,12 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
     throw notFound();
   }
   const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
-  await evictStale(ctx, { briefs: shortcodes.map((s) => s.shortcode), directories: slugs.map((s) => s.slug), policies: [row.shortcode] });
+  await evictStale(ctx, {
+    // The custom domain it had answers no more (or for another policy).
+    ...staleOfPolicies(keys, [existing.customDomain]),
+    briefs: shortcodes.map((s) => s.shortcode),
+    directories: slugs.map((s) => s.slug),
+  });
   return record;
 }
 
@@ -284,8 +294,9 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
     .get();
   if (!existing) throw notFound();
   assertOperatorMayChange(ctx, existing.claimed, "policies");
-  const [shortcodes, slugs, deleted] = await ctx.db.batch([
+  const [shortcodes, keys, slugs, deleted] = await ctx.db.batch([
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+    policyPublicKeys(ctx.db, eq(policies.id, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
     ctx.db
       .delete(policies)
@@ -295,8 +306,8 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
   ]);
   if (deleted.length === 0) throw notFound();
   await evictStale(ctx, {
+    ...staleOfPolicies(keys),
     briefs: shortcodes.map((s) => s.shortcode),
     directories: slugs.map((s) => s.slug),
-    policies: [existing.shortcode],
   });
 }

@@ -277,7 +277,7 @@ export async function submitReport({
     brief: { shortcode: submission.shortcode },
     respond,
     followUpTokenHash: await sha256Hex(token),
-    reportPage: `${env.PUBLIC_URL}/r/${token}`,
+    reportPage: `${env.PUBLIC_ORIGIN}/r/${token}`,
   });
   return { record, token };
 }

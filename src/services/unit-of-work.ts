@@ -60,7 +60,7 @@ export type Responder<R> = (record: R) => StoredResponse;
  * read of them is fresh. Every write of public data ends here; no route evicts anything itself.
  */
 export async function evictStale(ctx: ServiceContext, stale: Stale): Promise<void> {
-  if ((stale.briefs?.length || stale.directories?.length || stale.policies?.length) && ctx.evict) await ctx.evict(stale);
+  if (Object.values(stale).some((keys) => keys?.length) && ctx.evict) await ctx.evict(stale);
 }
 
 /**

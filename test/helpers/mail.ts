@@ -77,7 +77,7 @@ export const createContact = (org: TestOrganization, attributes: Record<string, 
   api("POST", "/v1/contacts", { key, body: { data: { type: "contact", attributes } } });
 
 export const linkIn = (text: string | undefined, path: "c" | "u" | "r") => {
-  const m = new RegExp(`${env.PUBLIC_URL}/${path}/(\\S+)`).exec(text ?? "");
+  const m = new RegExp(`${env.PUBLIC_ORIGIN}/${path}/(\\S+)`).exec(text ?? "");
   if (!m) throw new Error(`no /${path}/ link in: ${text}`);
   return `/${path}/${m[1]}`;
 };

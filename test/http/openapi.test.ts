@@ -19,13 +19,13 @@ async function documented(): Promise<Set<string>> {
 function served(): Set<string> {
   return new Set(
     createApp()
-      // Pages for people (/docs, the brief, report and directory pages, their stylesheet and icon) and
-      // robots.txt are not operations of the API.
+      // Pages for people (/docs, the brief, report and directory pages, their stylesheet and icon),
+      // robots.txt and the organizations' files for machines (security.txt) are not operations of the API.
       .routes.filter(
         (r) =>
           r.method !== "ALL" &&
           r.path !== "/v1/openapi.json" &&
-          !/^\/(docs|b|r|d|c|u|p|styles|favicon\.\w+|robots\.txt)(\/|$)/.test(r.path),
+          !/^\/(docs|b|r|d|c|u|p|o|styles|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
       )
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );

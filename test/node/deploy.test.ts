@@ -32,7 +32,7 @@ function requiredSteps(): [string, string][] {
       steps.push(["Onboard Domain", `Email Service sender domain for ${value("name")}`], ["`EMAIL_FROM`", "the sender address"]);
     // The variables a deployment must set to its own domains.
     if (header === "vars")
-      for (const name of ["PUBLIC_URL", "INBOUND_EMAIL_DOMAIN"])
+      for (const name of ["PUBLIC_ORIGIN", "INBOUND_EMAIL_DOMAIN"])
         if (value(name) !== undefined) steps.push([`\`${name}\``, "a deployment's own value"]);
     if (
       header &&

@@ -87,6 +87,9 @@ describe("the README's walkthroughs", () => {
     expect(stdout).toMatch(/^scope,period_start,period_end,reports_received,/m);
     // Policy versions: the terms as created, then the timeline's change, each with its hash.
     expect(stdout).toMatch(/^1 cvd_timeline=null [0-9a-f]{64}\n2 cvd_timeline=90 [0-9a-f]{64}$/m);
+    // The demo organization's security.txt, its contact first.
+    expect(stdout).toMatch(/^Contact: mailto:security@demo\.example$/m);
+    expect(stdout).toMatch(/^Policy: http:\/\/localhost:\d+\/p\/DEMX-0002$/m);
     // E-mail: the contact confirmed from its e-mail's link, the receipt's link, the reply by e-mail as the
     // reporter's comment (its quote cut), the responder told of it, and the log.
     expect(stdout).toMatch(/"confirmed": true/);

@@ -83,18 +83,18 @@ describe("e-mail on a new report", () => {
     expect(sent.map((m) => m.to).sort()).toEqual([REPORTER, p.responder].sort());
     const toResponder = sent.find((m) => m.to === p.responder)!;
     expect(toResponder.subject).toBe(`New report ${r.shortcode}: Stored XSS in the profile name`);
-    expect(toResponder.text).toContain(`${env.PUBLIC_URL}/v1/vulns/${r.id}`);
+    expect(toResponder.text).toContain(`${env.PUBLIC_ORIGIN}/v1/vulns/${r.id}`);
     expect(toResponder.text).toContain('through the brief "Acme web"');
     expectNothingPrivate(toResponder, [DESCRIPTION, r.token]);
     expect(toResponder.replyTo).toBeUndefined();
 
     const receipt = sent.find((m) => m.to === REPORTER)!;
     expect(receipt.subject).toBe(`Your report to Acme Security was received: ${r.shortcode}`);
-    expect(receipt.text).toContain(`${env.PUBLIC_URL}/r/${r.token}`);
-    expect(receipt.html).toContain(`href="${env.PUBLIC_URL}/r/${r.token}"`);
+    expect(receipt.text).toContain(`${env.PUBLIC_ORIGIN}/r/${r.token}`);
+    expect(receipt.html).toContain(`href="${env.PUBLIC_ORIGIN}/r/${r.token}"`);
     expect(receipt.text).toContain(`acknowledge it by ${new Date(T0 + 10 * H).toISOString().slice(0, 10)}`);
     expectNothingPrivate(receipt, [DESCRIPTION]);
-    const unsubscribe = new RegExp(`^<${env.PUBLIC_URL}/u/${r.id}\\.[a-z2-7]{24}>$`);
+    const unsubscribe = new RegExp(`^<${env.PUBLIC_ORIGIN}/u/${r.id}\\.[a-z2-7]{24}>$`);
     expect(receipt.headers).toEqual({
       "List-Unsubscribe": expect.stringMatching(unsubscribe),
       "List-Unsubscribe-Post": "List-Unsubscribe=One-Click",
@@ -323,7 +323,7 @@ describe("sending", () => {
     expect(delay).toBeGreaterThanOrEqual(4);
     expect(delay).toBeLessThanOrEqual(6);
 
-    const ctx = { db: primaryDb(env.DB), email: failing.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const ctx = { db: primaryDb(env.DB), email: failing.email, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
     // Too early: nothing is sent, and the message comes back when it is due.
     expect(await attemptNotification(ctx, String(row!.id), Date.now())).toEqual({ ack: false, delaySeconds: delay + 1 });
     expect(failing.sent).toEqual([]);
@@ -352,7 +352,7 @@ describe("sending", () => {
       [p.responder, "waiting: the recipient's limit of 20 e-mails an hour is reached"],
     ]);
     const id = waiting.body.data[0].id;
-    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
     // Not before the hour of the first e-mail ends (the queue message comes back then).
     const early = await attemptNotification(ctx, id, Date.now() + H - 60_000);
     expect(early).toEqual({ ack: false, delaySeconds: expect.any(Number) });
@@ -368,7 +368,7 @@ describe("sending", () => {
     const receipt = (await outbox({ vulnId: r.id })).find((n) => n.kind === "receipt")!;
     expect(receipt).toMatchObject({ status: "pending", attempt_count: 0 });
     const box = mailbox();
-    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
     const other = "k2:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=";
     await withEnv({ ...env, EMAIL_LINK_KEY: other }, async () => {
       await expect(attemptNotification(ctx, String(receipt.id))).rejects.toThrow(
@@ -394,7 +394,7 @@ describe("sending", () => {
     const [row] = await outbox({ vulnId: r.id });
     const counter = countingD1(env.DB);
     const box = mailbox();
-    const ctx = { db: createDb(counter.db), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const ctx = { db: createDb(counter.db), email: box.email, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
     expect(await attemptNotification(ctx, String(row!.id))).toEqual({ ack: true });
     expect(box.sent).toHaveLength(1);
     expect(counter.count()).toBe(2);
@@ -418,7 +418,7 @@ describe("sending", () => {
     expect(box.sent).toEqual([]);
     const [row] = await outbox({ vulnId: r.id });
     expect(row).toMatchObject({ status: "delayed", last_error: "waiting: the organization's limit of 500 e-mails an hour is reached" });
-    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
     // The place frees an hour after the oldest of the hour's e-mails: the confirmation, sent at T0.
     expect(await attemptNotification(ctx, String(row!.id), T0 + H + 2_000)).toEqual({ ack: true });
     expect(box.sent.map((m) => m.to)).toEqual([p.responder]);
@@ -439,7 +439,7 @@ describe("sending", () => {
     expect(await sweepNotifications(primaryDb(env.DB), queue.queue, Date.now() + 62_000)).toBe(0);
     // Its message, and a late duplicate of the lost one: one e-mail.
     const box = mailbox();
-    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicUrl: env.PUBLIC_URL };
+    const ctx = { db: primaryDb(env.DB), email: box.email, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
     expect(await attemptNotification(ctx, String(row!.id), Date.now() + 63_000)).toEqual({ ack: true });
     expect(await attemptNotification(ctx, String(row!.id), Date.now() + 64_000)).toEqual({ ack: true });
     expect(box.sent.map((m) => m.to)).toEqual([p.responder]);

@@ -52,6 +52,8 @@ export const policies = sqliteTable(
   (t) => [
     index("policies_organization_created_at_idx").on(t.organizationId, t.createdAt),
     index("policies_organization_updated_at_idx").on(t.organizationId, t.updatedAt),
+    // security.txt on a custom domain finds its policy by the request's host.
+    index("policies_custom_domain_idx").on(t.customDomain),
   ],
 );
 

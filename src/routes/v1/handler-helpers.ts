@@ -5,7 +5,15 @@ import { type ResourceObject, single } from "../../http/jsonapi";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../http/idempotency-key";
-import { evictPublic, publicBriefPath, publicDirectoryPath, publicPolicyPath } from "../../http/cache";
+import {
+  customDomainFilePath,
+  evictPublic,
+  ORGANIZATION_FILES,
+  organizationFilePath,
+  publicBriefPath,
+  publicDirectoryPath,
+  publicPolicyPath,
+} from "../../http/cache";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
 type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & { var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> };
@@ -22,6 +30,8 @@ export function serviceContext(c: RequestOf): ServiceContext {
         ...(stale.briefs ?? []).map(publicBriefPath),
         ...(stale.directories ?? []).map(publicDirectoryPath),
         ...(stale.policies ?? []).map(publicPolicyPath),
+        ...(stale.organizations ?? []).flatMap((slug) => ORGANIZATION_FILES.map((file) => organizationFilePath(slug, file))),
+        ...(stale.hosts ?? []).flatMap((host) => ORGANIZATION_FILES.map((file) => customDomainFilePath(host, file))),
       ]),
   };
 }

@@ -1,0 +1,1 @@
+CREATE INDEX `policies_custom_domain_idx` ON `policies` (`custom_domain`);

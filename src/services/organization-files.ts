@@ -1,0 +1,81 @@
+import { and, desc, eq, isNotNull, lte, type SQL, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { briefs, organizations, policies, type PolicyRow } from "../db/schema";
+import type { Stale } from "./context";
+
+// The files an organization publishes for machines, made from its published policy: security.txt at
+// /o/{slug}/security.txt, and the same file at /.well-known/security.txt on a published policy's custom
+// domain. An organization with several published policies speaks through the one published last.
+
+/** What security.txt is made from. */
+export interface SecurityTxtSource {
+  organization: { slug: string };
+  policy: PolicyRow;
+  /** The first of the policy's published briefs by name: where a report goes. */
+  briefShortcode: string | null;
+}
+
+/**
+ * The published policy an organization's files speak for, found by the organization's slug or by a
+ * custom domain, with its organization and first brief: one round trip.
+ */
+export async function findSecurityTxtSource(
+  db: Db,
+  by: { slug: string } | { host: string },
+  now: string,
+): Promise<SecurityTxtSource | null> {
+  const published = and(isNotNull(policies.publishedAt), lte(policies.publishedAt, now));
+  const which =
+    "slug" in by
+      ? sql`${policies.organizationId} = (SELECT id FROM organizations WHERE slug = ${by.slug})`
+      : eq(policies.customDomain, by.host);
+  const chosen = db
+    .select({ id: policies.id })
+    .from(policies)
+    .where(and(which, published))
+    .orderBy(desc(policies.publishedAt), desc(policies.id))
+    .limit(1);
+  const [policyRows, organizationRows, briefRows] = await db.batch([
+    db.select().from(policies).where(sql`${policies.id} = (${chosen})`),
+    db
+      .select({ slug: organizations.slug })
+      .from(organizations)
+      .where(sql`${organizations.id} = (SELECT organization_id FROM policies WHERE id = (${chosen}))`),
+    db
+      .select({ shortcode: briefs.shortcode })
+      .from(briefs)
+      .where(and(sql`${briefs.policyId} = (${chosen})`, isNotNull(briefs.publishedAt), lte(briefs.publishedAt, now)))
+      .orderBy(briefs.name, briefs.shortcode)
+      .limit(1),
+  ]);
+  const [policy, organization] = [policyRows[0], organizationRows[0]];
+  if (!policy || !organization) return null;
+  return { policy, organization, briefShortcode: briefRows[0]?.shortcode ?? null };
+}
+
+/** A read, for a write's batch, of what the policies `condition` names make stale when they change. */
+export function policyPublicKeys(db: Db, condition: SQL | undefined) {
+  return db
+    .select({
+      shortcode: policies.shortcode,
+      slug: sql<string>`(SELECT slug FROM organizations WHERE organizations.id = ${sql.raw('"policies"."organization_id"')})`,
+      customDomain: policies.customDomain,
+    })
+    .from(policies)
+    .where(condition);
+}
+
+export type PolicyPublicKeys = { shortcode: string; slug: string; customDomain: string | null };
+
+/**
+ * What a change of these policies made stale: their pages, their organizations' files, and the files on
+ * their custom domains (`hosts` adds domains the change took away).
+ */
+export function staleOfPolicies(rows: readonly PolicyPublicKeys[], hosts: readonly (string | null | undefined)[] = []): Stale {
+  const unique = (values: readonly (string | null | undefined)[]) => [...new Set(values.filter((v): v is string => !!v))];
+  return {
+    policies: unique(rows.map((r) => r.shortcode)),
+    organizations: unique(rows.map((r) => r.slug)),
+    hosts: unique([...rows.map((r) => r.customDomain), ...hosts]),
+  };
+}
