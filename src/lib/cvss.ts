@@ -95,3 +95,23 @@ export function severityOf(score: number): Severity {
   if (score < 9) return "high";
   return "critical";
 }
+
+/**
+ * The base vector of a valid vector: its base metrics alone, in the specification's order (the form
+ * advisories publish, which every format can carry and score alike), with its base score; null for a
+ * vector that is not valid.
+ */
+export function baseCvss(input: string): CvssRating | null {
+  const rated = rateCvss(input);
+  if (!rated.ok) return null;
+  const { version, vector } = rated.rating;
+  const metrics = new Map(
+    vector
+      .split("/")
+      .slice(1)
+      .map((part) => part.split(":") as [string, string]),
+  );
+  const base = `CVSS:${version}/${BASE_METRICS[version].map((m) => `${m}:${metrics.get(m)}`).join("/")}`;
+  const again = rateCvss(base);
+  return again.ok ? again.rating : null;
+}
