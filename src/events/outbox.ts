@@ -123,6 +123,29 @@ export function commentEvent(db: Db, commentId: string, now: string) {
   return { event, statement };
 }
 
+/** What Advisory::Published says: the advisory's revision just frozen, and the reports it discloses. */
+export interface AdvisoryPublished {
+  advisory: { id: string; title: string; cve_id: string | null; revision: number; published_at: string; vuln_ids: string[] };
+}
+
+/** Advisory::Published, for the batch that freezes the revision (an event of no vuln). */
+export function advisoryEvent(db: Db, organizationId: string, body: AdvisoryPublished, now: string) {
+  const event: PlannedEvent = { id: uuidv7(), type: "Advisory::Published" };
+  const statement = db.insert(events).values({
+    id: event.id,
+    organizationId,
+    vulnId: null,
+    type: event.type,
+    payload: JSON.stringify(body),
+    createdAt: now,
+    processedAt: null,
+    lastSentAt: null,
+    nextSendAt: null,
+    sendCount: 0,
+  });
+  return { event, statement };
+}
+
 /** The events of a batch that were written (a conditional event may not have been). */
 export function writtenEvents(planned: { event: PlannedEvent; index: number }[], results: unknown[]): PlannedEvent[] {
   return planned.filter(({ index }) => ((results[index] as D1Result | undefined)?.meta?.changes ?? 0) > 0).map(({ event }) => event);

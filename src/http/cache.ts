@@ -20,7 +20,17 @@ export const PUBLIC_READS = {
   // A policy has its page only (its versions are read by number, never cached): the JSON path is the
   // key writers name, as for the others.
   policies: { json: "/v1/p/policies/", page: "/p/" },
+  // A published advisory: its JSON:API read and page, and its renderings beside the read (ADVISORY_FORMATS).
+  advisories: { json: "/v1/p/advisories/", page: "/a/" },
 } as const;
+
+/** The renderings of a published advisory, each at its read's path and one of these, cached and evicted with it. */
+export const ADVISORY_FORMATS = ["csaf", "osv", "cve"] as const;
+export type AdvisoryFormat = (typeof ADVISORY_FORMATS)[number];
+
+export function publicAdvisoryPath(id: string, format?: AdvisoryFormat): string {
+  return `${PUBLIC_READS.advisories.json}${encodeURIComponent(id)}${format ? `/${format}` : ""}`;
+}
 
 export function publicPolicyPath(shortcode: string): string {
   return `${PUBLIC_READS.policies.json}${encodeURIComponent(shortcode)}`;

@@ -50,6 +50,11 @@ export const TAGS = [
       "The organization's people the platform e-mails (responders and escalation contacts, each confirmed by a link), and the log of every e-mail sent to them and to reporters (never its body).",
   },
   {
+    name: "Advisories",
+    description:
+      "What the organization tells the world about vulnerabilities it fixed: drafts, publication (revision 1, the disclosure deadline of its reports met, Advisory::Published), revisions that never rewrite the past, withdrawal; credits of reporters by their consent. Published ones are public as JSON:API, CSAF 2.0, OSV and CVE JSON 5.1.",
+  },
+  {
     name: "Metrics",
     description:
       "What a programme is judged on: BOD 20-01's seven figures and the share of deadlines met, per organization or for the platform.",

@@ -102,7 +102,7 @@ export function toManySchema(type: string, max: number = LIMITS.relatedPerRelati
 }
 
 const SelfLinks = z.object({ self: RecordLink });
-const JsonApiObject = z.object({ version: z.literal("1.1") });
+export const JsonApiObject = z.object({ version: z.literal("1.1") });
 
 /** The resource object of a response: `attributes` and `relationships` as the resource declares them. */
 /**

@@ -1,5 +1,5 @@
 import { CLIENT_REQUEST_ID, normalizeShortcode } from "../lib/ids";
-import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
+import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicAdvisoryPath, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
 import { allowAddress, clientIp, counted, PUBLIC_READS_PER_MINUTE, RATE_LIMIT_HEADER } from "./rate-limit";
 
 // The public brief and directory reads, answered from the edge cache before the app is built or a
@@ -14,6 +14,8 @@ const PUBLIC_READ = new RegExp(
     .map((r) => r.json)
     .join("|")})([^/?#]+)$`,
 );
+
+const ADVISORY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The path and query of a request's URL, which the runtime hands over absolute and normalized. */
 function pathOf(url: string): string {
@@ -30,6 +32,7 @@ function cachePath(prefix: string, segment: string): string | null {
   if (prefix === PUBLIC_READS.directories.json) return publicDirectoryPath(decoded);
   // No JSON read of a policy is cached (only its page): the app answers.
   if (prefix === PUBLIC_READS.policies.json) return null;
+  if (prefix === PUBLIC_READS.advisories.json) return ADVISORY_ID.test(decoded) ? publicAdvisoryPath(decoded.toLowerCase()) : null;
   const shortcode = normalizeShortcode(decoded);
   return shortcode ? publicBriefPath(shortcode) : null;
 }

@@ -125,6 +125,7 @@ export interface DeadlineColumns {
   acknowledgedAt: string | null;
   triagedAt: string | null;
   closedAt: string | null;
+  disclosedAt?: string | null;
   craEarlyWarningMetAt?: string | null;
   craNotificationMetAt?: string | null;
   craFinalReportMetAt?: string | null;
@@ -151,12 +152,12 @@ export const dueColumns = (due: DueTimes) => ({
   craFinalReportDueMs: due.cra_final_report,
 });
 
-/** What met each deadline; no advisory is published yet, so nothing meets disclosure. */
+/** What met each deadline; the first published advisory naming the report meets disclosure. */
 export const metOf = (v: DeadlineColumns): MetTimes => ({
   acknowledgedAt: v.acknowledgedAt,
   triagedAt: v.triagedAt,
   closedAt: v.closedAt,
-  disclosedAt: null,
+  disclosedAt: v.disclosedAt ?? null,
   filed: {
     cra_early_warning: v.craEarlyWarningMetAt ?? null,
     cra_notification: v.craNotificationMetAt ?? null,

@@ -90,6 +90,19 @@ export const LIMITS = {
   /** E-mails sent in an hour, per organization and per address; past them e-mails wait, never dropped. */
   emailsPerOrganizationHour: 500,
   emailsPerRecipientHour: 20,
+  /** An advisory: its summary and description, in characters; products, versions of each, references, credits, vulns. */
+  advisorySummaryLength: 1000,
+  advisoryDescriptionLength: 100_000,
+  advisoryRemediationLength: 10_000,
+  productsPerAdvisory: 50,
+  versionsPerProduct: 100,
+  versionLength: 100,
+  purlLength: 1000,
+  referencesPerAdvisory: 50,
+  creditsPerAdvisory: 50,
+  vulnsPerAdvisory: 20,
+  /** Why a published advisory changed (its revision's note), in characters. */
+  revisionNoteLength: 1000,
   /** An e-mail that comes in (a reporter's reply), in bytes. */
   inboundEmailBytes: 10 * MiB,
 } as const;

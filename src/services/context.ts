@@ -32,6 +32,8 @@ export interface Stale {
   policies?: readonly string[];
   organizations?: readonly string[];
   hosts?: readonly string[];
+  /** Published advisories by id: their read, page and renderings. */
+  advisories?: readonly string[];
 }
 
 /**

@@ -38,8 +38,8 @@ const MET: Record<DeadlineKind, { due: SQL; met: SQL | null }> = {
   acknowledge: { due: sql`${vulns.acknowledgeDueMs}`, met: sql`${vulns.acknowledgedAt}` },
   triage: { due: sql`${vulns.triageDueMs}`, met: sql`coalesce(${vulns.triagedAt}, ${vulns.closedAt})` },
   resolve: { due: sql`${vulns.resolveDueMs}`, met: sql`${vulns.closedAt}` },
-  // Met by a published advisory, which reports do not have yet: decided only by passing its due time.
-  disclosure: { due: sql`${vulns.disclosureDueMs}`, met: null },
+  // Met by the first published advisory naming the report.
+  disclosure: { due: sql`${vulns.disclosureDueMs}`, met: sql`${vulns.disclosedAt}` },
   // The law's, met by the first filing of their kind.
   cra_early_warning: { due: sql`${vulns.craEarlyWarningDueMs}`, met: sql`${vulns.craEarlyWarningMetAt}` },
   cra_notification: { due: sql`${vulns.craNotificationDueMs}`, met: sql`${vulns.craNotificationMetAt}` },

@@ -14,7 +14,7 @@ import {
 import { IdempotencyUnit } from "../http/idempotency-key";
 import { type Deadline, deadlinesAt, dueOf, metOf } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
-import { Conflict, IdempotentReplay } from "../lib/domain-errors";
+import { Conflict, IdempotentReplay, Invalid } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { parseSigningKeys, signCompact } from "../lib/jws";
 import type { Page } from "../db/pagination";
@@ -68,6 +68,11 @@ export interface Report {
   organizationName: string;
   /** What the reporter sent, exactly as received (before trimming and normalizing). */
   submission: Submission;
+  /** The name the reporter asks to be credited by, and whether they consent to be credited. */
+  creditName: string | null;
+  creditConsent: boolean;
+  /** The organization's published (or withdrawn) advisories that credit this report's reporter. */
+  creditedIn: { id: string; title: string }[];
 }
 
 /**
@@ -109,6 +114,14 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         ),
         // Aliased: rows of a D1 batch are keyed by column name, and both tables call theirs "name".
         briefName: sql<string | null>`${briefs.name}`.as("brief_name"),
+        creditName: vulns.creditName,
+        creditConsent: vulns.creditConsent,
+        creditedInJson: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'title', a.title)) FROM advisories a
+          JOIN advisory_vulns av ON av.advisory_id = a.id
+          WHERE av.vuln_id = ${sql.raw('"vulns"."id"')} AND a.state <> 'draft'
+            AND EXISTS (SELECT 1 FROM json_each(a.credits) c WHERE json_extract(c.value, '$.reporter_of') = ${sql.raw('"vulns"."id"')}))`.as(
+          "credited_in",
+        ),
         organizationName: sql<string>`${organizations.name}`.as("organization_name"),
       })
       .from(vulns)
@@ -119,9 +132,23 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
   ]);
   const row = rows[0];
   if (!row) return deleted.length ? "gone" : null;
-  const { acknowledgeDueMs, triageDueMs, resolveDueMs, disclosureDueMs, acknowledgedAt, triagedAt, closedAt, policyVersionJson, ...rest } =
-    row;
-  const report = { ...rest, policyVersion: policyVersionJson ? (JSON.parse(policyVersionJson) as Report["policyVersion"]) : null };
+  const {
+    acknowledgeDueMs,
+    triageDueMs,
+    resolveDueMs,
+    disclosureDueMs,
+    acknowledgedAt,
+    triagedAt,
+    closedAt,
+    policyVersionJson,
+    creditedInJson,
+    ...rest
+  } = row;
+  const report = {
+    ...rest,
+    policyVersion: policyVersionJson ? (JSON.parse(policyVersionJson) as Report["policyVersion"]) : null,
+    creditedIn: JSON.parse(creditedInJson) as Report["creditedIn"],
+  };
   const { acknowledge, triage } = deadlinesAt(dueOf(row), metOf(row), row.triageState, Date.now(), false);
   const disclosureDueAt = disclosureDueMs === null ? null : new Date(disclosureDueMs).toISOString();
   return { ...report, expectations: { acknowledge, triage }, disclosureDueAt };
@@ -192,6 +219,23 @@ export function readThread({ ctx, report, page }: ReporterArgs & { page: Page })
 /** One comment of the reporter's conversation; an internal note answers as no comment does. */
 export function readThreadComment({ ctx, report, commentId }: ReporterArgs & { commentId: string }): Promise<CommentRecord> {
   return getReporterComment(asReporter(ctx, report), report.id, commentId);
+}
+
+/**
+ * The reporter's credit: the name they ask to be credited by and their consent. An advisory credits
+ * them only while both hold; what an advisory already published keeps what it said.
+ */
+export async function setReporterCredit(
+  ctx: ServiceContext,
+  report: Report,
+  input: { credit_name?: string | null; credit_consent?: boolean },
+): Promise<Report> {
+  const creditName = input.credit_name === undefined ? report.creditName : input.credit_name;
+  const creditConsent = input.credit_consent ?? report.creditConsent;
+  if (creditConsent && !creditName)
+    throw Invalid.at("/data/attributes/credit_name", "Consent to be credited needs the name to credit you by.");
+  await ctx.db.update(vulns).set({ creditName, creditConsent }).where(eq(vulns.id, report.id));
+  return { ...report, creditName, creditConsent };
 }
 
 /** The reporter answers the organization (a closed report too); the organization's webhooks get Vuln::Comment::Created. */

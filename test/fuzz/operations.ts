@@ -44,6 +44,7 @@ const COLLECTIONS: Record<string, string> = {
   webhook_event_types: "trigger_event_type",
   contacts: "contact",
   notifications: "notification",
+  advisories: "advisory",
   directories: "directory",
   directory_listings: "directory_listing",
   items: "directory_listing_item",

@@ -33,7 +33,7 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
   if (write && owners.size > 1) out.push("names two organizations' records in one write");
   if (pathOwners(c).size > 1) out.push("the path names two organizations' records");
   if (key === "operator" && write) {
-    if (NEVER_BY_OPERATOR.test(c.op.template)) out.push("operator write to vulns, webhooks or contacts");
+    if (NEVER_BY_OPERATOR.test(c.op.template)) out.push("operator write to vulns, webhooks, contacts or advisories");
     const target = named.find((n) => n.type !== "organization")?.owner ?? named.find((n) => n.type === "organization")?.owner;
     if (UNCLAIMED_ONLY.test(c.op.template) && target && pool.claimed[target as Owner])
       out.push("operator write to a claimed organization's records");

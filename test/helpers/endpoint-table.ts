@@ -30,6 +30,9 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   /** A contact, and the e-mail that asked it to confirm its address (the notification log's). */
   contactId: string;
   notificationId: string;
+  /** A published advisory about the vuln (it has revision 1), and a draft one, which may be deleted. */
+  advisoryId: string;
+  draftAdvisoryId: string;
   directoryId: string;
   /** A directory the organization is not listed in. */
   spareDirectoryId: string;
@@ -211,6 +214,35 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
   },
   { method: "DELETE", path: (f) => `/v1/contacts/${f.contactId}`, owned: true, operator: "never" },
+  { method: "GET", path: () => "/v1/advisories" },
+  {
+    method: "POST",
+    path: () => "/v1/advisories",
+    body: (f) => ({
+      data: {
+        type: "advisory",
+        attributes: {
+          title: "Another advisory",
+          affected: [{ vendor: "Acme", product: "Widget", versions: [{ version: "1.0.0", status: "affected" }] }],
+        },
+        relationships: { vulns: { data: [{ type: "vuln", id: f.vulnId }] } },
+      },
+    }),
+    operator: "never",
+  },
+  { method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}`, owned: true },
+  {
+    method: "PATCH",
+    path: (f) => `/v1/advisories/${f.advisoryId}`,
+    body: () => ({
+      data: { type: "advisory", attributes: { title: `Retitled ${Math.random().toString(36).slice(2)}`, revision_note: "Clearer title" } },
+    }),
+    owned: true,
+    operator: "never",
+  },
+  { method: "DELETE", path: (f) => `/v1/advisories/${f.draftAdvisoryId}`, owned: true, operator: "never" },
+  { method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions`, owned: true },
+  { method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`, owned: true },
   { method: "GET", path: () => "/v1/notifications" },
   { method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
   { method: "GET", path: () => "/v1/webhooks" },
@@ -329,9 +361,10 @@ function vulnDoc(briefId: string) {
 }
 
 export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}", contactId: "{id}", notificationId: "{id}" } as never)}`
+  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}", contactId: "{id}", notificationId: "{id}", advisoryId: "{id}", draftAdvisoryId: "{id}" } as never)}`
     // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
     .replace(/\?.*$/, "")
     // A policy version is named by its number (the fixture's is 1).
     .replace(/\/versions\/1$/, "/versions/{number}")
+    .replace(/\/revisions\/1$/, "/revisions/{number}")
     .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");

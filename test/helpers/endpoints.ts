@@ -29,6 +29,21 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
     data: { type: "contact", attributes: { name: "Ana", email: `ana-${org.slug}@acme.example`, role: "responder" } },
   });
   const log = await api("GET", "/v1/notifications", { key: org.key });
+  const advisory = (status: string) =>
+    post("/v1/advisories", org.key, {
+      data: {
+        type: "advisory",
+        attributes: {
+          title: "Open redirect",
+          summary: "Redirects anywhere.",
+          state: status,
+          affected: [{ vendor: "Acme", product: "Widget", versions: [{ version: "1.0.0", status: "affected" }] }],
+        },
+        relationships: { vulns: { data: [{ type: "vuln", id: v.id }] } },
+      },
+    });
+  const published = await advisory("published");
+  const draftAdvisory = await advisory("draft");
   const w = await webhook(org);
   const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
   const dir = await directory(org.operatorKey);
@@ -52,6 +67,8 @@ export async function fixture(attributes: Record<string, unknown> = {}): Promise
     deliveryId: d.body.data.id,
     contactId: contact.body.data.id,
     notificationId: log.body.data[0].id,
+    advisoryId: published.body.data.id,
+    draftAdvisoryId: draftAdvisory.body.data.id,
     directoryId: dir.id,
     spareDirectoryId: spareDir.id,
     listingId: l.id,

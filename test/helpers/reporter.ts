@@ -83,8 +83,18 @@ export interface ReporterFixture {
  * without a token, with a malformed one, with a well-formed unknown one, with an API key, and with the
  * token of another report; the OpenAPI test checks this list against the document.
  */
-export const REPORTER_ENDPOINTS: { method: "GET" | "POST"; path: (f: ReporterFixture) => string; body?: () => unknown; raw?: boolean }[] = [
+export const REPORTER_ENDPOINTS: {
+  method: "GET" | "POST" | "PATCH";
+  path: (f: ReporterFixture) => string;
+  body?: () => unknown;
+  raw?: boolean;
+}[] = [
   { method: "GET", path: () => "/v1/p/report" },
+  {
+    method: "PATCH",
+    path: () => "/v1/p/report",
+    body: () => ({ data: { type: "report", attributes: { credit_name: "Jane Finder", credit_consent: true } } }),
+  },
   { method: "GET", path: () => "/v1/p/report/comments" },
   { method: "POST", path: () => "/v1/p/report/comments", body: () => ({ data: { type: "comment", attributes: { body: "Any news?" } } }) },
   { method: "GET", path: (f) => `/v1/p/report/comments/${f.commentId}` },

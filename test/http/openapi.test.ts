@@ -148,6 +148,8 @@ describe("GET /v1/openapi.json", () => {
           ...(write ? ["409", "413", ...(RAW_UPLOADS.has(where) ? [] : ["415"]), "422"] : []),
           // A brief that reports came through is not deleted: unpublish it instead.
           ...(where === "DELETE /v1/briefs/{id}" ? ["422"] : []),
+          // A published advisory is not deleted: withdraw it instead.
+          ...(where === "DELETE /v1/advisories/{id}" ? ["422"] : []),
           // A receipt waits for the report to be stored.
           ...(where === "GET /v1/p/report/receipt" ? ["409"] : []),
           "429",
@@ -277,6 +279,18 @@ const OPERATION_IDS = [
   "createReportAttachment",
   "showReportAttachment",
   "downloadReportAttachment",
+  "updateReport",
+  "listAdvisories",
+  "createAdvisory",
+  "showAdvisory",
+  "updateAdvisory",
+  "deleteAdvisory",
+  "listAdvisoryRevisions",
+  "showAdvisoryRevision",
+  "showPublicAdvisory",
+  "showPublicAdvisoryCsaf",
+  "showPublicAdvisoryOsv",
+  "showPublicAdvisoryCve",
 ];
 
 describe("operationIds", () => {

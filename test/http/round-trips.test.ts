@@ -567,8 +567,87 @@ const CASES: Case[] = [
       return asReporter("GET", `/v1/p/report/attachments/${f.attachmentId}/content`, f.report.token);
     },
   },
+  {
+    name: "PATCH /v1/p/report",
+    trips: 2,
+    run: async (o) =>
+      asReporter("PATCH", "/v1/p/report", (await submitReport(o)).token, {
+        body: doc("report", { credit_name: "Jane", credit_consent: true }),
+      }),
+  },
+  { name: "GET /v1/advisories", trips: 2, run: (o) => get("/v1/advisories", o.key) },
+  { name: "GET /v1/advisories/{id}", trips: 2, run: async (o) => get(`/v1/advisories/${await advisory(o, "draft")}`, o.key) },
+  {
+    name: "POST /v1/advisories (a draft)",
+    trips: 3,
+    run: async (o) => api("POST", "/v1/advisories", { key: o.key, body: advisoryDoc((await newVuln(o)).id, "draft"), env: quiet }),
+  },
+  {
+    name: "POST /v1/advisories (published at once)",
+    trips: 3,
+    run: async (o) => api("POST", "/v1/advisories", { key: o.key, body: advisoryDoc((await newVuln(o)).id, "published"), env: quiet }),
+  },
+  {
+    name: "PATCH /v1/advisories/{id} (a new revision)",
+    trips: 3,
+    run: async (o) => {
+      const id = await advisory(o, "published");
+      return api("PATCH", `/v1/advisories/${id}`, {
+        key: o.key,
+        body: doc("advisory", { title: "New", revision_note: "Retitled" }),
+        env: quiet,
+      });
+    },
+  },
+  {
+    name: "DELETE /v1/advisories/{id}",
+    trips: 2,
+    run: async (o) => api("DELETE", `/v1/advisories/${await advisory(o, "draft")}`, { key: o.key }),
+  },
+  {
+    name: "GET /v1/advisories/{id}/revisions",
+    trips: 2,
+    run: async (o) => get(`/v1/advisories/${await advisory(o, "published")}/revisions`, o.key),
+  },
+  {
+    name: "GET /v1/advisories/{id}/revisions/{number}",
+    trips: 2,
+    run: async (o) => get(`/v1/advisories/${await advisory(o, "published")}/revisions/1`, o.key),
+  },
+  { name: "GET /v1/p/advisories/{id} (miss)", trips: 1, run: async (o) => get(`/v1/p/advisories/${await advisory(o, "published")}`) },
+  {
+    name: "GET /v1/p/advisories/{id} (hit)",
+    trips: 0,
+    run: async (o) => {
+      const path = `/v1/p/advisories/${await advisory(o, "published")}`;
+      await get(path);
+      return get(path);
+    },
+  },
+  {
+    name: "GET /v1/p/advisories/{id}/csaf (miss)",
+    trips: 1,
+    run: async (o) => get(`/v1/p/advisories/${await advisory(o, "published")}/csaf`),
+  },
   { name: "GET /v1/openapi.json", trips: 0, run: () => get("/v1/openapi.json") },
 ];
+
+const advisoryDoc = (vulnId: string, state: string) =>
+  doc(
+    "advisory",
+    {
+      title: "Open redirect",
+      summary: "Redirects anywhere.",
+      state,
+      affected: [{ vendor: "Acme", product: "Widget", versions: [{ version: "1.0.0", status: "affected" }] }],
+    },
+    { vulns: { data: [{ type: "vuln", id: vulnId }] } },
+  );
+async function advisory(o: TestOrganization, state: "draft" | "published"): Promise<string> {
+  const res = await api("POST", "/v1/advisories", { key: o.key, body: advisoryDoc((await newVuln(o)).id, state), env: quiet });
+  if (res.status !== 201) throw new Error(`advisory: ${res.status} ${res.text}`);
+  return res.body.data.id;
+}
 
 async function commented(o: TestOrganization) {
   const vulnId = (await newVuln(o)).id;

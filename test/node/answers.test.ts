@@ -4,6 +4,7 @@ import { promisify } from "node:util";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { beforeAll, describe, expect, inject, it } from "vitest";
+import { csafProblems, cveProblems, osvProblems } from "./advisory-validators";
 import { ENDPOINTS, EVENT_TYPE_ID, type Fixture } from "../helpers/endpoint-table";
 import { jsonApiValidator } from "./jsonapi-schema";
 import { waitFor } from "../helpers/wait";
@@ -39,6 +40,8 @@ let doc: { paths: Record<string, Record<string, { responses: Record<string, { co
 let ajv: Ajv;
 let operations: Operation[];
 const answers: Answer[] = [];
+/** The fixture's published advisory as served: its JSON:API read and each rendering. */
+const served: Record<string, any> = {};
 const jsonApi = jsonApiValidator();
 
 const pointer = (...parts: string[]) => parts.map((p) => p.replaceAll("~", "~0").replaceAll("/", "~1")).join("/");
@@ -161,6 +164,20 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
   const delivery = await call("POST", `/v1/webhooks/${hook.id}/ping`, { key });
   const contact = await create("/v1/contacts", "contact", { name: "Ana", email: `ana-${tag}@acme.example`, role: "responder" });
   const log = await call("GET", "/v1/notifications", { key });
+  const advisory = (state: string) =>
+    create(
+      "/v1/advisories",
+      "advisory",
+      {
+        title: `Advisory ${tag}`,
+        summary: "Redirects anywhere.",
+        state,
+        affected: [{ vendor: "Acme", product: "Widget", purl: "pkg:npm/widget", versions: [{ version: "1.0.0", status: "affected" }] }],
+      },
+      { vulns: { data: [{ type: "vuln", id: vuln.id }] } },
+    );
+  const publishedAdvisory = await advisory("published");
+  const draftAdvisory = await advisory("draft");
   const directory = async (name: string) =>
     (
       await call("POST", "/v1/directories", {
@@ -201,6 +218,8 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     deliveryId: delivery.data.id,
     contactId: contact.id,
     notificationId: log.data[0].id,
+    advisoryId: publishedAdvisory.id,
+    draftAdvisoryId: draftAdvisory.id,
     directoryId: dir.id,
     spareDirectoryId: spareDir.id,
     listingId: listing.data.id,
@@ -238,6 +257,11 @@ beforeAll(async () => {
   await call("GET", `/v1/p/policies/${f.policyShortcode}/versions/1`);
   const token = f.token;
   await call("GET", "/v1/p/report", { key: token });
+  await call("PATCH", "/v1/p/report", {
+    key: token,
+    body: { data: { type: "report", attributes: { credit_name: "R", credit_consent: true } } },
+  });
+  for (const format of ["", "/csaf", "/osv", "/cve"]) served[format] = await call("GET", `/v1/p/advisories/${f.advisoryId}${format}`);
   const said = await call("POST", "/v1/p/report/comments", {
     key: token,
     body: { data: { type: "comment", attributes: { body: "More" } } },
@@ -271,6 +295,18 @@ beforeAll(async () => {
   };
   for (const method of ["GET", "PATCH", "POST"]) for (const e of ENDPOINTS.filter((e) => e.method === method)) await send(e);
   for (const e of ENDPOINTS.filter((e) => e.method === "DELETE").reverse()) await send(e);
+});
+
+describe("a published advisory as the server renders it", () => {
+  it("is valid CSAF (BSI validator, mandatory tests), OSV and CVE JSON (their schemas), saying the same", async () => {
+    expect(await csafProblems(served["/csaf"])).toEqual([]);
+    expect(osvProblems(served["/osv"])).toEqual([]);
+    expect(cveProblems(served["/cve"])).toEqual([]);
+    const id = served[""].data.id;
+    expect(served["/csaf"].document.tracking.id).toBe(`vdp-${id}`);
+    expect(served["/osv"].id).toBe(`x_VDP-${id}`);
+    expect(served["/cve"].affected[0]).toMatchObject({ vendor: "Acme", product: "Widget" });
+  });
 });
 
 describe("every operation's success answer, judged by Ajv against the schema the document gives it", () => {

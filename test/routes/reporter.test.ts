@@ -87,6 +87,10 @@ describe("GET /v1/p/report", () => {
         organization_name: expect.stringMatching(/^Org org-/),
         // The factory's brief has no policy.
         policy_version: null,
+        // Not credited until the reporter says how.
+        credit_name: null,
+        credit_consent: false,
+        credited_in: [],
       },
       relationships: {},
       links: { self: "/v1/p/report" },

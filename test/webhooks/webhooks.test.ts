@@ -12,7 +12,7 @@ beforeAll(async () => {
 const ids = (names: string[]) => names.map((n) => ({ type: "trigger_event_type", id: EVENT_TYPES.find((t) => t.short_name === n)!.id }));
 
 describe("GET /v1/webhook_event_types", () => {
-  it("lists the spec's eight types, then Vuln::Comment::Created, Vuln::Triage::Changed and the two deadline alerts, with constant ids, in a fixed order, paginated", async () => {
+  it("lists the spec's eight types, then Vuln::Comment::Created, Vuln::Triage::Changed, the two deadline alerts and Advisory::Published, with constant ids, in a fixed order, paginated", async () => {
     const res = await get("/v1/webhook_event_types", org.key);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
     expect(res.body.data.map((t: { attributes: { short_name: string } }) => t.attributes.short_name)).toEqual([
@@ -28,6 +28,7 @@ describe("GET /v1/webhook_event_types", () => {
       "Vuln::Triage::Changed",
       "Vuln::Deadline::Approaching",
       "Vuln::Deadline::Breached",
+      "Advisory::Published",
     ]);
     expect(res.body.data[8]).toMatchObject({
       id: "0b1e7f1a-5c52-5d7e-9a01-000000000009",
@@ -40,6 +41,7 @@ describe("GET /v1/webhook_event_types", () => {
     expect(res.body.data.slice(10).map((t: { id: string; attributes: { name: string } }) => [t.id, t.attributes.name])).toEqual([
       ["0b1e7f1a-5c52-5d7e-9a01-000000000011", "Events::Vuln::Deadline::Approaching"],
       ["0b1e7f1a-5c52-5d7e-9a01-000000000012", "Events::Vuln::Deadline::Breached"],
+      ["0b1e7f1a-5c52-5d7e-9a01-000000000013", "Events::Advisory::Published"],
     ]);
     expect(res.body.data[0]).toMatchObject({
       type: "trigger_event_type",
@@ -52,7 +54,7 @@ describe("GET /v1/webhook_event_types", () => {
       "Vuln::Inbox::Received",
       "Vuln::Inbox::Stored",
     ]);
-    expect(page2.body.meta.page).toEqual({ number: 2, size: 3, total: 12, total_pages: 4 });
+    expect(page2.body.meta.page).toEqual({ number: 2, size: 3, total: 13, total_pages: 5 });
     const one = await get(`/v1/webhook_event_types/${EVENT_TYPE_ID}`, org.key);
     expect(one.body.data.attributes.short_name).toBe("Vuln::Created");
     expect((await get("/v1/webhook_event_types?sort=created_at", org.key)).status).toBe(400);

@@ -14,3 +14,4 @@ export * from "./regulatory-reports";
 export * from "./contacts";
 export * from "./notifications";
 export * from "./policy-versions";
+export * from "./advisories";

@@ -47,7 +47,7 @@ const NEXT_DUE = sql.raw(
     running("acknowledge_due_ms", "acknowledged_at IS NOT NULL"),
     running("triage_due_ms", "triaged_at IS NOT NULL OR closed_at IS NOT NULL"),
     running("resolve_due_ms", "closed_at IS NOT NULL"),
-    running("disclosure_due_ms", "0"),
+    running("disclosure_due_ms", "disclosed_at IS NOT NULL"),
   ].join(", ")}) END, ${[
     running("cra_early_warning_due_ms", "cra_early_warning_met_at IS NOT NULL"),
     running("cra_notification_due_ms", "cra_notification_met_at IS NOT NULL"),
@@ -80,6 +80,10 @@ export const vulns = sqliteTable(
     // Whether the reporter is e-mailed about the report (notify_me with a contact_email), until they unsubscribe.
     notifyReporter: integer("notify_reporter", { mode: "boolean" }).notNull().default(false),
     reporterUnsubscribedAt: text("reporter_unsubscribed_at"),
+    // The name the reporter asks to be credited by, and whether they consent to it: an advisory may
+    // credit them only while both hold.
+    creditName: text("credit_name"),
+    creditConsent: integer("credit_consent", { mode: "boolean" }).notNull().default(false),
     // The version of the brief's policy in force when the report came in (null: no policy, or one not
     // versioned yet), set once at creation; its number and hash stay if the policy goes.
     policyVersionId: text("policy_version_id"),
@@ -103,6 +107,8 @@ export const vulns = sqliteTable(
     triagedAt: text("triaged_at"),
     closedAt: text("closed_at"),
     closedBy: text("closed_by", { enum: CLOSERS }),
+    // The first publication of an advisory naming this report: it meets the disclosure deadline.
+    disclosedAt: text("disclosed_at"),
     // The promises kept from the policy in force when the report came in (lib/deadlines.ts), and the
     // due times they give, in epoch milliseconds (null: none), moved later by every pause in
     // needs_more_info (paused_ms is the total so far).

@@ -1,4 +1,5 @@
 import { createRouter } from "../../http/router";
+import { publicAdvisoriesRouter } from "./advisories";
 import { publicBriefsRouter } from "./briefs";
 import { publicDirectoriesRouter } from "./directories";
 import { publicPoliciesRouter } from "./policies";
@@ -11,4 +12,5 @@ publicRouter.route("/", publicBriefsRouter);
 publicRouter.route("/", publicVulnsRouter);
 publicRouter.route("/", publicDirectoriesRouter);
 publicRouter.route("/", publicPoliciesRouter);
+publicRouter.route("/", publicAdvisoriesRouter);
 publicRouter.route("/report", reportRouter);

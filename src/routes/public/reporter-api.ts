@@ -22,7 +22,9 @@ import {
   Timestamp,
   toOneSchema,
   RecordLink,
+  updateDocument,
 } from "../../http/openapi";
+import { Name } from "../v1/fields";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
 import { MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, type AttachmentRecord } from "../../services/attachments";
@@ -37,6 +39,7 @@ import {
   reporterCaller,
   reporterFile,
   reporterFiles,
+  setReporterCredit,
   signReceipt,
   type Report,
 } from "../../services/reporter";
@@ -113,6 +116,19 @@ const ReportResource = z
           description:
             "The terms in force when you reported: the version of the brief's policy, the SHA-256 of its terms (RFC 8785 canonical JSON) and when it was made. null if the brief had no policy.",
         }),
+      credit_name: z
+        .string()
+        .max(LIMITS.nameLength)
+        .nullable()
+        .openapi({ description: "The name you ask to be credited by in advisories." }),
+      credit_consent: z.boolean().openapi({
+        description:
+          "Whether the organization may credit you (by credit_name) in its advisories about this report. Withdrawn before an advisory is published, that advisory does not name you; one already published keeps what it said.",
+      }),
+      credited_in: z
+        .array(z.object({ id: Uuid, title: z.string().max(LIMITS.titleLength), url: RecordLink }))
+        .max(100)
+        .openapi({ description: "The organization's published advisories that credit you for this report." }),
     }),
     relationships: z.object({}),
     links: z.object({ self: RecordLink }),
@@ -131,6 +147,14 @@ const ReporterAttachment = resourceSchemaWithMeta(
 const CreateReporterCommentInput = requestDocument("comment", z.strictObject({ body: CommentBody }), z.strictObject({}).optional()).openapi(
   "CreateReporterCommentInput",
 );
+const UpdateReportInput = updateDocument(
+  "report",
+  z.strictObject({
+    credit_name: Name.nullable().optional(),
+    credit_consent: z.boolean().optional(),
+  }),
+  z.strictObject({}).optional(),
+).openapi("UpdateReportInput");
 const PageQuery = z.strictObject(pageQuery);
 const CommentParam = z.object({ comment_id: z.string().openapi({ param: { name: "comment_id", in: "path" }, format: "uuid" }) });
 const AttachmentParam = z.object({ attachment_id: z.string().openapi({ param: { name: "attachment_id", in: "path" }, format: "uuid" }) });
@@ -156,6 +180,9 @@ function serializeReport(r: Report) {
     brief_name: r.briefName,
     organization_name: r.organizationName,
     policy_version: policyVersionOf(r),
+    credit_name: r.creditName,
+    credit_consent: r.creditConsent,
+    credited_in: r.creditedIn.map((a) => ({ ...a, url: `/v1/p/advisories/${a.id}` })),
   };
   return { ...resource("report", r.id, attributes, "/v1/p/report"), type: "report" as const };
 }
@@ -190,6 +217,22 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       responses: { 200: { description: "The report", content: jsonApiContent(singleDocument(ReportResource)) }, ...readErrors },
     }),
     (c) => respond(c, single(serializeReport(c.var.report))),
+  )
+  .openapi(
+    route({
+      method: "patch",
+      path: "/",
+      operationId: "updateReport",
+      summary: `Set how you are credited: credit_name and credit_consent (consent needs a name). The organization may then credit you in an advisory about this report (${limits})`,
+      request: { body: jsonApiBody(UpdateReportInput) },
+      responses: { 200: { description: "The report", content: jsonApiContent(singleDocument(ReportResource)) }, ...writeErrors },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "report", c.var.report.id);
+      const updated = await setReporterCredit(serviceContext(c), c.var.report, data.attributes ?? {});
+      return respond(c, single(serializeReport(updated)));
+    },
   )
   .openapi(
     route({

@@ -2,6 +2,7 @@ import { Out, Uuid } from "../../http/openapi";
 import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 import { LIMITS } from "../../lib/limits";
+import { CVSS_VECTOR_INPUT_PATTERN, rateCvss } from "../../lib/cvss";
 
 // Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
@@ -48,7 +49,7 @@ export const AssetKind = z.enum(ASSET_KINDS);
 export const AssetValue = z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
 
 /** A related resource's id: a UUID (an id that names nothing is refused like any other). */
-const RelatedId = Uuid;
+export const RelatedId = Uuid;
 
 /** A value checked against its kind and stored in canonical form (lowercased host, normalized URL). */
 export function checkedKindValue<T extends { kind: (typeof ASSET_KINDS)[number]; value: string }>(v: T, ctx: z.RefinementCtx): T {
@@ -93,3 +94,32 @@ export function nullableRelationshipInput(type: string) {
 export function toManyInput(type: string) {
   return z.strictObject({ data: z.array(z.strictObject({ type: z.literal(type), id: RelatedId })).max(LIMITS.relatedPerRelationship) });
 }
+
+/** A CVSS 3.0, 3.1 or 4.0 vector in, rated (its version and score) out. */
+export const CvssVector = z
+  .string()
+  .max(LIMITS.cvssVectorLength, `must be at most ${LIMITS.cvssVectorLength} characters`)
+  .transform((v, ctx) => {
+    const rated = rateCvss(v);
+    if (rated.ok) return rated.rating;
+    ctx.addIssue({ code: "custom", message: rated.reason });
+    return z.NEVER;
+  })
+  .openapi({
+    type: "string",
+    maxLength: LIMITS.cvssVectorLength,
+    // The form every vector takes; which metrics and values a version knows is checked beyond it.
+    pattern: CVSS_VECTOR_INPUT_PATTERN,
+    example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
+    description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric.",
+  });
+export const CweIds = z
+  .array(
+    z
+      .string()
+      .max(10, "must be a CWE id such as CWE-79")
+      // Any case in ("cwe-79"), upper case out; no regex flag, so the pattern reads the same in OpenAPI.
+      .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
+      .transform((v) => v.toUpperCase()),
+  )
+  .max(LIMITS.cweIdsPerVuln, `at most ${LIMITS.cweIdsPerVuln} CWE ids`);

@@ -6,7 +6,9 @@ import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../http/idempotency-key";
 import {
+  ADVISORY_FORMATS,
   customDomainFilePath,
+  publicAdvisoryPath,
   evictPublic,
   ORGANIZATION_FILES,
   organizationFilePath,
@@ -32,6 +34,7 @@ export function serviceContext(c: RequestOf): ServiceContext {
         ...(stale.policies ?? []).map(publicPolicyPath),
         ...(stale.organizations ?? []).flatMap((slug) => ORGANIZATION_FILES.map((file) => organizationFilePath(slug, file))),
         ...(stale.hosts ?? []).flatMap((host) => ORGANIZATION_FILES.map((file) => customDomainFilePath(host, file))),
+        ...(stale.advisories ?? []).flatMap((id) => [publicAdvisoryPath(id), ...ADVISORY_FORMATS.map((f) => publicAdvisoryPath(id, f))]),
       ]),
   };
 }

@@ -27,9 +27,9 @@ import {
 } from "../../../http/openapi";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { DEADLINE_STATES, deadlinesAt, dueOf, metOf } from "../../../lib/deadlines";
-import { CVSS_VECTOR_INPUT_PATTERN, CVSS_VECTOR_PATTERN, rateCvss } from "../../../lib/cvss";
+import { CVSS_VECTOR_PATTERN } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
-import { DateTimeInput, nullableRelationshipInput, relationshipInput } from "../fields";
+import { CvssVector, CweIds, DateTimeInput, nullableRelationshipInput, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
 import { ftsQuery, SEARCH_MAX_LENGTH, SEARCH_MAX_TERMS } from "../../../lib/search-query";
@@ -80,33 +80,6 @@ export const PublicSubmissionAttributes = SubmissionAttributes.extend({
 
 // Triage (the organization's, never the public submission's): parsed and scored as they come in.
 const Severity = z.enum(SEVERITIES);
-const CvssVector = z
-  .string()
-  .max(LIMITS.cvssVectorLength, `must be at most ${LIMITS.cvssVectorLength} characters`)
-  .transform((v, ctx) => {
-    const rated = rateCvss(v);
-    if (rated.ok) return rated.rating;
-    ctx.addIssue({ code: "custom", message: rated.reason });
-    return z.NEVER;
-  })
-  .openapi({
-    type: "string",
-    maxLength: LIMITS.cvssVectorLength,
-    // The form every vector takes; which metrics and values a version knows is checked beyond it.
-    pattern: CVSS_VECTOR_INPUT_PATTERN,
-    example: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
-    description: "A CVSS 3.0, 3.1 or 4.0 vector with every base metric.",
-  });
-const CweIds = z
-  .array(
-    z
-      .string()
-      .max(10, "must be a CWE id such as CWE-79")
-      // Any case in ("cwe-79"), upper case out; no regex flag, so the pattern reads the same in OpenAPI.
-      .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
-      .transform((v) => v.toUpperCase()),
-  )
-  .max(LIMITS.cweIdsPerVuln, `at most ${LIMITS.cweIdsPerVuln} CWE ids`);
 const TriageAttributes = {
   severity: Severity.nullable().optional().openapi({
     description: "Left out with a cvss_vector: the score's rating (0 none, 0.1-3.9 low, 4-6.9 medium, 7-8.9 high, 9-10 critical).",

@@ -1,0 +1,159 @@
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import type { AppEnv } from "../../http/app-env";
+import { type AdvisoryFormat, cachedPublicDocument, publicAdvisoryPath } from "../../http/cache";
+import { ApiError } from "../../http/errors";
+import { JSONAPI_VERSION } from "../../http/jsonapi";
+import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
+import { errorResponses, jsonApiContent, NoQuery, RecordLink, Timestamp } from "../../http/openapi";
+import { publicRateLimit } from "../../http/rate-limit";
+import { createRouter } from "../../http/router";
+import { type AdvisoryDocument, advisoryLinks, CREDIT_TYPES, cweName } from "../../lib/advisory";
+import { csafDocument } from "../../lib/advisory-csaf";
+import { cveContainer } from "../../lib/advisory-cve";
+import { osvDocument } from "../../lib/advisory-osv";
+import { RATES } from "../../lib/limits";
+import { findPublicAdvisory } from "../../services/advisories";
+
+// A published advisory, for anyone: as JSON:API, and as the documents the world's tools read (CSAF 2.0,
+// OSV, a CVE JSON 5.1 CNA container), all made from its latest revision. Drafts are not found (and
+// nothing about them is cached); a withdrawn advisory stays readable, marked withdrawn.
+
+const advisoryNotFound = () => new ApiError("not_found", { detail: "No published advisory has that id." });
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const AdvisoryIdParam = z.object({
+  id: z
+    .string()
+    .max(36)
+    .openapi({ param: { name: "id", in: "path" }, format: "uuid" }),
+});
+
+const PublicAdvisory = z
+  .object({
+    type: z.literal("advisory"),
+    id: z.string().max(36),
+    attributes: z.object({
+      title: z.string().max(300),
+      summary: z.string().max(1000),
+      description: z.string().max(100_000).nullable(),
+      publisher: z.object({ name: z.string().max(200), slug: z.string().max(64) }),
+      affected: z.array(z.record(z.string(), z.unknown())).max(50),
+      remediation: z.string().max(10_000).nullable(),
+      references: z.array(z.string().max(2048)).max(50),
+      cve_id: z.string().max(30).nullable(),
+      cvss: z
+        .object({ vector: z.string().max(300), version: z.string().max(3), score: z.number(), severity: z.string().max(8) })
+        .nullable(),
+      cwes: z.array(z.object({ id: z.string().max(10), name: z.string().max(300).nullable() })).max(10),
+      credits: z.array(z.object({ name: z.string().max(200), type: z.enum(CREDIT_TYPES) })).max(50),
+      state: z.enum(["published", "withdrawn"]),
+      revision: z.number().int().min(1),
+      published_at: Timestamp,
+      updated_at: Timestamp,
+      withdrawn_at: Timestamp.nullable(),
+      revision_history: z.array(z.object({ number: z.number().int(), date: Timestamp, note: z.string().max(1000) })),
+    }),
+    links: z.object({ self: RecordLink, page: RecordLink, csaf: RecordLink, osv: RecordLink, cve: RecordLink }),
+  })
+  .openapi("PublicAdvisory");
+
+const PublicAdvisoryDocument = z.object({
+  jsonapi: z.object({ version: z.literal("1.1") }),
+  data: PublicAdvisory,
+  links: z.object({ self: RecordLink }),
+});
+
+function publicAdvisoryDocument(doc: AdvisoryDocument) {
+  const self = publicAdvisoryPath(doc.id);
+  const { id: _, publisher, cwe_ids, history, ...rest } = doc;
+  return {
+    jsonapi: JSONAPI_VERSION,
+    data: {
+      type: "advisory",
+      id: doc.id,
+      attributes: {
+        ...rest,
+        publisher: { name: publisher.name, slug: publisher.slug },
+        cwes: cwe_ids.map((id) => ({ id, name: cweName(id) })),
+        revision_history: history,
+      },
+      links: { self, page: `/a/${doc.id}`, csaf: `${self}/csaf`, osv: `${self}/osv`, cve: `${self}/cve` },
+    },
+    links: { self },
+  };
+}
+
+const FORMATS: Record<AdvisoryFormat, { summary: string; description: string }> = {
+  csaf: {
+    summary: "A published advisory as a CSAF 2.0 document (profile csaf_security_advisory, TLP WHITE)",
+    description: "Valid under the OASIS CSAF 2.0 schema and its mandatory tests; the tracking id is vdp-{id}.",
+  },
+  osv: {
+    summary: "A published advisory in the OSV format (schema 1.6)",
+    description: "Its id is x_VDP-{id}; a product with a package URL of an OSV ecosystem is a package.",
+  },
+  cve: {
+    summary: "A published advisory as a CVE JSON 5.1 CNA container, for CVE Services",
+    description: "providerMetadata.orgId is a UUID derived from the organization; CVE Services sets the CNA's own on submission.",
+  },
+};
+
+const cacheHeaders = {
+  ETag: { schema: { type: "string" as const } },
+  "X-Cache": { schema: { type: "string" as const, enum: ["HIT", "MISS"] } },
+  "Cache-Control": { schema: { type: "string" as const, example: "public, max-age=60, s-maxage=60" } },
+};
+
+const read = (format?: AdvisoryFormat) =>
+  createRoute({
+    method: "get",
+    path: `/advisories/{id}${format ? `/${format}` : ""}`,
+    operationId: format ? `showPublicAdvisory${format === "csaf" ? "Csaf" : format === "osv" ? "Osv" : "Cve"}` : "showPublicAdvisory",
+    tags: ["Public"],
+    summary: `${format ? FORMATS[format].summary : "Read a published advisory"} (no key; ${RATES.publicReads} reads a minute per client IP). Served from the edge cache; ETag and If-None-Match supported`,
+    ...(format ? { description: FORMATS[format].description } : {}),
+    security: [],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", RATES.publicReads)],
+    request: { params: AdvisoryIdParam, query: NoQuery },
+    responses: {
+      200: format
+        ? {
+            description: "The document",
+            content: { "application/json": { schema: z.record(z.string(), z.unknown()) } },
+            headers: cacheHeaders,
+          }
+        : { description: "The advisory's latest revision", content: jsonApiContent(PublicAdvisoryDocument), headers: cacheHeaders },
+      304: { description: "Not modified (If-None-Match matched the ETag)" },
+      ...errorResponses("read", { public: true, notFound: "No published advisory with that id (a draft is not found)" }),
+    },
+  });
+
+export const publicAdvisoriesRouter = createRouter()
+  .openapi(read(), async (c) => {
+    const id = c.req.valid("param").id.toLowerCase();
+    if (!UUID.test(id)) throw advisoryNotFound();
+    const response = await cachedPublicDocument(c, publicAdvisoryPath(id), JSONAPI_MEDIA_TYPE, async () => {
+      const doc = await findPublicAdvisory(c.var.database.db, id);
+      return doc && publicAdvisoryDocument(doc);
+    });
+    if (!response) throw advisoryNotFound();
+    return response;
+  })
+  .openapi(read("csaf"), (c) => rendering(c, "csaf"))
+  .openapi(read("osv"), (c) => rendering(c, "osv"))
+  .openapi(read("cve"), (c) => rendering(c, "cve"));
+
+async function rendering(c: Context<AppEnv>, format: AdvisoryFormat): Promise<Response> {
+  const id = (c.req.param("id") ?? "").toLowerCase();
+  if (!UUID.test(id)) throw advisoryNotFound();
+  const response = await cachedPublicDocument(c, publicAdvisoryPath(id, format), "application/json", async () => {
+    const doc = await findPublicAdvisory(c.var.database.db, id);
+    if (!doc) return null;
+    const links = advisoryLinks(c.env.PUBLIC_ORIGIN, id);
+    if (format === "csaf") return csafDocument(doc, links, c.env.SERVICE_NAME);
+    if (format === "osv") return osvDocument(doc, links);
+    return cveContainer(doc, links);
+  });
+  if (!response) throw advisoryNotFound();
+  return response;
+}

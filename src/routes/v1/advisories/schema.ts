@@ -1,0 +1,278 @@
+import { z } from "@hono/zod-openapi";
+import { PackageURL } from "packageurl-js";
+import { ADVISORY_STATES, type AdvisoryRevisionRow } from "../../../db/schema";
+import { resource, toMany, toOne } from "../../../http/jsonapi";
+import {
+  listQuery,
+  Out,
+  resourceSchema,
+  Timestamp,
+  toManySchema,
+  toOneSchema,
+  updateDocument,
+  requestDocument,
+} from "../../../http/openapi";
+import { CREDIT_TYPES, cweName, VERSION_STATUSES } from "../../../lib/advisory";
+import { LIMITS } from "../../../lib/limits";
+import type { AdvisoryRecord } from "../../../services/advisories";
+import { CvssVector, CweIds, Name, RelatedId } from "../fields";
+
+// An advisory's request and response schemas. The renderings of a published advisory (CSAF, OSV,
+// CVE) are made from its frozen revision: src/lib/advisory*.ts.
+
+const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+const Version = text(LIMITS.versionLength);
+
+/** A package URL, checked and normalized by the purl project's own library. */
+const Purl = z
+  .string()
+  .max(LIMITS.purlLength, `must be at most ${LIMITS.purlLength} characters`)
+  .transform((v, ctx) => {
+    try {
+      return PackageURL.fromString(v.trim()).toString();
+    } catch (err) {
+      ctx.addIssue({ code: "custom", message: `must be a package URL such as pkg:npm/%40acme/widget (${(err as Error).message})` });
+      return z.NEVER;
+    }
+  })
+  .openapi({
+    type: "string",
+    maxLength: LIMITS.purlLength,
+    example: "pkg:npm/%40acme/widget",
+    description: "A package URL (purl), normalized.",
+  });
+
+const VersionEntry = z.union([
+  z.strictObject({ version: Version, status: z.enum(VERSION_STATUSES) }),
+  z.strictObject({
+    range: z.strictObject({ introduced: Version, fixed: Version.nullable().optional().default(null) }),
+    status: z.enum(VERSION_STATUSES),
+  }),
+]);
+
+const Product = z.strictObject({
+  vendor: Name,
+  product: Name,
+  purl: Purl.nullable().optional().default(null),
+  versions: z
+    .array(VersionEntry)
+    .min(1, "must name at least one version or range")
+    .max(LIMITS.versionsPerProduct)
+    .refine(
+      (vs) => new Set(vs.map((v) => ("version" in v ? `v:${v.version}` : `r:${v.range.introduced}-${v.range.fixed}`))).size === vs.length,
+      "names a version or range twice",
+    ),
+});
+
+const References = z
+  .array(
+    z
+      .string()
+      .max(LIMITS.urlLength)
+      .refine((v) => {
+        try {
+          return new URL(v).protocol === "https:";
+        } catch {
+          return false;
+        }
+      }, "must be an https URL")
+      .openapi({ format: "uri" }),
+  )
+  .max(LIMITS.referencesPerAdvisory)
+  .refine((refs) => new Set(refs).size === refs.length, "names a reference twice");
+
+const CveId = z
+  .string()
+  .max(30)
+  .regex(/^CVE-\d{4}-\d{4,19}$/, "must be a CVE id such as CVE-2026-12345");
+
+const Credit = z.union([
+  z.strictObject({ name: Name, type: z.enum(CREDIT_TYPES) }),
+  z.strictObject({
+    reporter_of: RelatedId.openapi({
+      description: "A vuln of the advisory whose reporter consented to be credited: their chosen name is shown.",
+    }),
+    type: z.enum(CREDIT_TYPES),
+  }),
+]);
+
+/** Known CWE ids only: CSAF and CVE records carry each with MITRE's name for it. */
+const KnownCweIds = CweIds.refine((ids) => ids.every((id) => cweName(id) !== null), "names a CWE id MITRE's list does not have");
+
+const attributes = {
+  summary: text(LIMITS.advisorySummaryLength).nullable(),
+  description: text(LIMITS.advisoryDescriptionLength).nullable(),
+  affected: z.array(Product).min(1).max(LIMITS.productsPerAdvisory),
+  remediation: text(LIMITS.advisoryRemediationLength).nullable(),
+  references: References,
+  cve_id: CveId.nullable(),
+  cvss_vector: CvssVector.nullable(),
+  cwe_ids: KnownCweIds,
+  credits: z.array(Credit).max(LIMITS.creditsPerAdvisory),
+  state: z.enum(ADVISORY_STATES),
+  revision_note: text(LIMITS.revisionNoteLength).openapi({
+    description:
+      'Why a published advisory changed (or was withdrawn): required with such a change, kept in its revision history. At publication, optional (default "Initial publication").',
+  }),
+};
+
+const VulnsInput = z.strictObject({
+  data: z
+    .array(z.strictObject({ type: z.literal("vuln"), id: RelatedId }))
+    .min(1, "an advisory names at least one vuln")
+    .max(LIMITS.vulnsPerAdvisory),
+});
+
+export const CreateAdvisoryInput = requestDocument(
+  "advisory",
+  z.strictObject({
+    title: text(LIMITS.titleLength),
+    summary: attributes.summary.optional(),
+    description: attributes.description.optional(),
+    affected: attributes.affected,
+    remediation: attributes.remediation.optional(),
+    references: attributes.references.optional(),
+    cve_id: attributes.cve_id.optional(),
+    cvss_vector: attributes.cvss_vector.optional(),
+    cwe_ids: attributes.cwe_ids.optional(),
+    credits: attributes.credits.optional(),
+    state: z.enum(["draft", "published"]).optional(),
+    revision_note: attributes.revision_note.optional(),
+  }),
+  z.strictObject({ vulns: VulnsInput }),
+).openapi("CreateAdvisoryInput");
+
+export const UpdateAdvisoryInput = updateDocument(
+  "advisory",
+  z
+    .strictObject({
+      title: text(LIMITS.titleLength).optional(),
+      summary: attributes.summary.optional(),
+      description: attributes.description.optional(),
+      affected: attributes.affected.optional(),
+      remediation: attributes.remediation.optional(),
+      references: attributes.references.optional(),
+      cve_id: attributes.cve_id.optional(),
+      cvss_vector: attributes.cvss_vector.optional(),
+      cwe_ids: attributes.cwe_ids.optional(),
+      credits: attributes.credits.optional(),
+      state: attributes.state.optional(),
+      revision_note: attributes.revision_note.optional(),
+    })
+    .optional()
+    .default({}),
+  z.strictObject({ vulns: VulnsInput.optional() }).optional(),
+).openapi("UpdateAdvisoryInput");
+
+export const ListAdvisoriesQuery = listQuery({
+  "q[state_eq]": z
+    .enum(ADVISORY_STATES)
+    .optional()
+    .openapi({ param: { name: "q[state_eq]", in: "query" } }),
+});
+
+const ProductOut = z.object({
+  vendor: Out.name,
+  product: Out.name,
+  purl: z.string().max(LIMITS.purlLength).nullable(),
+  versions: z
+    .array(
+      z.union([
+        z.object({ version: z.string().max(LIMITS.versionLength), status: z.enum(VERSION_STATUSES) }),
+        z.object({
+          range: z.object({ introduced: z.string().max(LIMITS.versionLength), fixed: z.string().max(LIMITS.versionLength).nullable() }),
+          status: z.enum(VERSION_STATUSES),
+        }),
+      ]),
+    )
+    .max(LIMITS.versionsPerProduct),
+});
+const CreditOut = z.union([
+  z.object({ name: Out.name, type: z.enum(CREDIT_TYPES) }),
+  z.object({ reporter_of: z.string().max(36), type: z.enum(CREDIT_TYPES) }),
+]);
+
+export const Advisory = resourceSchema(
+  "Advisory",
+  "advisory",
+  z.object({
+    title: z.string().max(LIMITS.titleLength),
+    summary: z.string().max(LIMITS.advisorySummaryLength).nullable(),
+    description: z.string().max(LIMITS.advisoryDescriptionLength).nullable(),
+    affected: z.array(ProductOut).max(LIMITS.productsPerAdvisory),
+    remediation: z.string().max(LIMITS.advisoryRemediationLength).nullable(),
+    references: z.array(z.string().max(LIMITS.urlLength)).max(LIMITS.referencesPerAdvisory),
+    cve_id: z.string().max(30).nullable(),
+    cvss_vector: z.string().max(LIMITS.cvssVectorLength).nullable().openapi({
+      description:
+        "The base vector (its base metrics, in the specification's order). Left out at creation: the highest-scoring vector of its vulns, reduced to its base.",
+    }),
+    cwe_ids: z
+      .array(z.string().max(10))
+      .max(LIMITS.cweIdsPerVuln)
+      .openapi({ description: "Left out at creation: its vulns' CWE ids together." }),
+    credits: z.array(CreditOut).max(LIMITS.creditsPerAdvisory),
+    state: z.enum(ADVISORY_STATES).openapi({
+      description:
+        "draft: the organization's alone. published: public; each change makes a revision. withdrawn: public, marked withdrawn, final.",
+    }),
+    revision: z.number().int().min(0).openapi({ description: "The last revision published; 0 for a draft never published." }),
+    published_at: Timestamp.nullable(),
+    withdrawn_at: Timestamp.nullable(),
+    created_at: Timestamp,
+    updated_at: Timestamp,
+  }),
+  z.object({ organization: toOneSchema("organization"), vulns: toManySchema("vuln", LIMITS.vulnsPerAdvisory) }),
+);
+
+export function serializeAdvisory(row: AdvisoryRecord) {
+  return resource(
+    "advisory",
+    row.id,
+    {
+      title: row.title,
+      summary: row.summary,
+      description: row.description,
+      affected: row.affected,
+      remediation: row.remediation,
+      references: row.references,
+      cve_id: row.cveId,
+      cvss_vector: row.cvssVector,
+      cwe_ids: row.cweIds,
+      credits: row.credits,
+      state: row.state,
+      revision: row.revision,
+      published_at: row.publishedAt,
+      withdrawn_at: row.withdrawnAt,
+      created_at: row.createdAt,
+      updated_at: row.updatedAt,
+    },
+    `/v1/advisories/${row.id}`,
+    { organization: toOne("organization", row.organizationId), vulns: toMany("vuln", row.vulnIds) },
+  );
+}
+
+/** A frozen revision, whole: what was published, when and why. */
+export const AdvisoryRevision = resourceSchema(
+  "AdvisoryRevision",
+  "advisory_revision",
+  z.object({
+    number: z.number().int().min(1),
+    note: z.string().max(LIMITS.revisionNoteLength),
+    created_at: Timestamp,
+    document: z
+      .record(z.string(), z.unknown())
+      .openapi({ description: "The advisory as this revision published it (the model every rendering is made from)." }),
+  }),
+  z.object({ advisory: toOneSchema("advisory") }),
+);
+
+export function serializeAdvisoryRevision(row: AdvisoryRevisionRow) {
+  return resource(
+    "advisory_revision",
+    `${row.advisoryId}.${row.number}`,
+    { number: row.number, note: row.note, created_at: row.createdAt, document: row.document as unknown as Record<string, unknown> },
+    `/v1/advisories/${row.advisoryId}/revisions/${row.number}`,
+    { advisory: toOne("advisory", row.advisoryId) },
+  );
+}

@@ -1,0 +1,526 @@
+import { and, desc, eq, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import type { Page } from "../db/pagination";
+import { inList, isUniqueViolation, where } from "../db/queries";
+import {
+  type AdvisoryRevisionRow,
+  type AdvisoryRow,
+  type AdvisoryState,
+  advisories,
+  advisoryRevisions,
+  advisoryVulns,
+  type CreditInput,
+  organizations,
+  vulns,
+} from "../db/schema";
+import { advisoryEvent } from "../events/outbox";
+import type { AdvisoryDocument, AffectedProduct, Credit, RevisionEntry } from "../lib/advisory";
+import { baseCvss, type CvssRating, severityOf } from "../lib/cvss";
+import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { LIMITS } from "../lib/limits";
+import { tenantFilter, type ServiceContext } from "./context";
+import { listPage, type Sort } from "./list-pages";
+import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+
+// Advisories: what an organization tells the world about vulnerabilities it fixed. A draft changes
+// freely and is the organization's alone. Publishing freezes revision 1; every later change of a
+// published advisory, and its withdrawal, freezes the next with its reason (revision_note), and every
+// revision stays readable. A frozen revision is the whole advisory as published (AdvisoryDocument), from
+// which the public renderings are made. The organization's own key writes; operators read.
+
+export interface AdvisoryInput {
+  title?: string;
+  summary?: string | null;
+  description?: string | null;
+  affected?: AffectedProduct[];
+  remediation?: string | null;
+  references?: string[];
+  cve_id?: string | null;
+  cvss_vector?: CvssRating | null;
+  cwe_ids?: string[];
+  credits?: CreditInput[];
+  state?: AdvisoryState;
+  revision_note?: string;
+}
+
+export type AdvisoryRecord = AdvisoryRow & { vulnIds: string[] };
+
+const notFound = () => new NotFound("advisory", "No advisory has that id.");
+const vulnIdsColumn = {
+  vulnIdsJson:
+    sql<string>`(SELECT json_group_array(vuln_id) FROM (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${sql.raw('"advisories"."id"')} ORDER BY vuln_id))`.as(
+      "vuln_ids",
+    ),
+};
+const toRecord = ({ vulnIdsJson, ...row }: AdvisoryRow & { vulnIdsJson: unknown }): AdvisoryRecord => ({
+  ...row,
+  vulnIds: JSON.parse(vulnIdsJson as string) as string[],
+});
+
+async function cveGuard<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (err) {
+    if (isUniqueViolation(err, "advisories."))
+      throw Invalid.at("/data/attributes/cve_id", "The organization already has an advisory for this CVE id.");
+    throw err;
+  }
+}
+
+export async function listAdvisories(ctx: ServiceContext, page: Page, sort?: Sort, filters: { state?: AdvisoryState } = {}) {
+  const filter = where(tenantFilter(ctx, advisories.organizationId), filters.state ? eq(advisories.state, filters.state) : undefined);
+  const { rows, total } = await listPage(ctx.db, advisories, filter, sort, page, vulnIdsColumn);
+  return { rows: rows.map(toRecord), total };
+}
+
+const advisoryRead = (ctx: ServiceContext, id: string) =>
+  ctx.db
+    .select({ ...advisoryColumns(), ...vulnIdsColumn })
+    .from(advisories)
+    .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId)));
+
+function advisoryColumns() {
+  const {
+    id,
+    organizationId,
+    state,
+    revision,
+    title,
+    summary,
+    description,
+    affected,
+    remediation,
+    references,
+    cveId,
+    cvssVector,
+    cweIds,
+    credits,
+    publishedAt,
+    withdrawnAt,
+    createdAt,
+    updatedAt,
+  } = advisories;
+  return {
+    id,
+    organizationId,
+    state,
+    revision,
+    title,
+    summary,
+    description,
+    affected,
+    remediation,
+    references,
+    cveId,
+    cvssVector,
+    cweIds,
+    credits,
+    publishedAt,
+    withdrawnAt,
+    createdAt,
+    updatedAt,
+  };
+}
+
+export async function getAdvisory(ctx: ServiceContext, id: string): Promise<AdvisoryRecord> {
+  const [rows] = await readBatch(ctx, [advisoryRead(ctx, id)]);
+  if (!rows[0]) throw notFound();
+  return toRecord(rows[0]);
+}
+
+/** What a change reads besides the advisory: the vulns it names (tenancy applied) and the organization. */
+const VULN_FACTS = {
+  id: vulns.id,
+  cvssVector: vulns.cvssVector,
+  cvssScore: vulns.cvssScore,
+  cweIds: vulns.cweIds,
+  creditName: vulns.creditName,
+  creditConsent: vulns.creditConsent,
+};
+function vulnsRead(ctx: ServiceContext, organizationId: string, ids: readonly string[]) {
+  return ctx.db
+    .select(VULN_FACTS)
+    .from(vulns)
+    .where(and(inList(vulns.id, ids), eq(vulns.organizationId, organizationId)));
+}
+type VulnFacts = {
+  id: string;
+  cvssVector: string | null;
+  cvssScore: number | null;
+  cweIds: string[];
+  creditName: string | null;
+  creditConsent: boolean;
+};
+
+const ORGANIZATION_FACTS = {
+  id: organizations.id,
+  name: organizations.name,
+  slug: organizations.slug,
+  websiteUrl: organizations.websiteUrl,
+};
+const organizationRead = (ctx: ServiceContext, organizationId: string) =>
+  ctx.db.select(ORGANIZATION_FACTS).from(organizations).where(eq(organizations.id, organizationId));
+type OrganizationFacts = { id: string; name: string; slug: string; websiteUrl: string | null };
+
+function assertVulnsOwned(ids: readonly string[], found: readonly VulnFacts[]) {
+  const known = new Set(found.map((v) => v.id));
+  const missing = ids.findIndex((id) => !known.has(id));
+  if (missing >= 0) throw Invalid.at(`/data/relationships/vulns/data/${missing}/id`, "vuln does not exist.");
+}
+
+/** A credit of a reporter must name one of the advisory's vulns whose reporter consented, with a name. */
+function assertCredits(credits: readonly CreditInput[], facts: readonly VulnFacts[], vulnIds: readonly string[]) {
+  credits.forEach((credit, i) => {
+    if (!("reporter_of" in credit)) return;
+    const pointer = `/data/attributes/credits/${i}/reporter_of`;
+    if (!vulnIds.includes(credit.reporter_of)) throw Invalid.at(pointer, "must be one of the advisory's vulns.");
+    const vuln = facts.find((v) => v.id === credit.reporter_of);
+    if (!vuln?.creditConsent || !vuln.creditName)
+      throw Invalid.at(
+        pointer,
+        "The reporter of this vuln has not consented to be credited (they set credit_name and credit_consent on their report).",
+      );
+  });
+}
+
+/** The credits as published: names given, and each consenting reporter's chosen name (one who withdrew consent is left out). */
+function resolvedCredits(credits: readonly CreditInput[], facts: readonly VulnFacts[]): Credit[] {
+  const out = credits.flatMap((c): Credit[] => {
+    if ("name" in c) return [{ name: c.name, type: c.type }];
+    const vuln = facts.find((v) => v.id === c.reporter_of);
+    return vuln?.creditConsent && vuln.creditName ? [{ name: vuln.creditName, type: c.type }] : [];
+  });
+  return out.filter((c, i) => out.findIndex((d) => d.name === c.name && d.type === c.type) === i);
+}
+
+/** Defaults from the vulns: the highest-scoring vector's base, and their CWE ids together. */
+function defaultsFrom(facts: readonly VulnFacts[]) {
+  const scored = facts.filter((v) => v.cvssVector).sort((a, b) => (b.cvssScore ?? 0) - (a.cvssScore ?? 0))[0];
+  const cwes = [...new Set(facts.flatMap((v) => v.cweIds))].slice(0, LIMITS.cweIdsPerVuln);
+  return { cvssVector: scored?.cvssVector ? (baseCvss(scored.cvssVector)?.vector ?? null) : null, cweIds: cwes };
+}
+
+/** Refuses an advisory that could not be published as it stands. */
+function assertPublishable(row: AdvisoryRow) {
+  const problems: { detail: string; source: { pointer: string } }[] = [];
+  if (!row.summary) problems.push({ detail: "A published advisory needs a summary.", source: { pointer: "/data/attributes/summary" } });
+  if (!row.affected.some((p) => p.versions.some((v) => v.status === "affected")))
+    problems.push({
+      detail: "A published advisory names at least one affected version.",
+      source: { pointer: "/data/attributes/affected" },
+    });
+  if (problems.length) throw new Invalid(problems);
+}
+
+/** The advisory as a revision freezes it. */
+function documentOf(row: AdvisoryRow, organization: OrganizationFacts, credits: Credit[], history: RevisionEntry[]): AdvisoryDocument {
+  const rated = row.cvssVector ? baseCvss(row.cvssVector) : null;
+  return {
+    id: row.id,
+    publisher: { name: organization.name, slug: organization.slug, website_url: organization.websiteUrl, organization_id: organization.id },
+    title: row.title,
+    summary: row.summary ?? "",
+    description: row.description,
+    affected: row.affected,
+    remediation: row.remediation,
+    references: row.references,
+    cve_id: row.cveId,
+    cvss: rated && { vector: rated.vector, version: rated.version, score: rated.score, severity: severityOf(rated.score) },
+    cwe_ids: row.cweIds,
+    credits,
+    state: row.state === "withdrawn" ? "withdrawn" : "published",
+    revision: row.revision,
+    published_at: row.publishedAt!,
+    updated_at: history.at(-1)!.date,
+    withdrawn_at: row.withdrawnAt,
+    history,
+  };
+}
+
+/**
+ * The statements that freeze `row`'s revision: the revision itself, the disclosure its publication
+ * makes (the vulns' disclosure deadline is met by the first), and Advisory::Published.
+ */
+function freeze(
+  ctx: ServiceContext,
+  p: Plan<unknown>,
+  args: {
+    row: AdvisoryRow;
+    vulnIds: string[];
+    facts: VulnFacts[];
+    organization: OrganizationFacts;
+    history: RevisionEntry[];
+    note: string;
+    now: string;
+  },
+) {
+  const { row, vulnIds, facts, organization, now } = args;
+  const history = [...args.history, { number: row.revision, date: now, note: args.note }];
+  const document = documentOf(row, organization, resolvedCredits(row.credits, facts), history);
+  p.add(ctx.db.insert(advisoryRevisions).values({ advisoryId: row.id, number: row.revision, note: args.note, document, createdAt: now }));
+  if (row.state !== "published") return;
+  p.add(
+    ctx.db
+      .update(vulns)
+      .set({ disclosedAt: sql`coalesce(${vulns.disclosedAt}, ${now})` })
+      .where(and(inList(vulns.id, vulnIds), eq(vulns.organizationId, row.organizationId))),
+  );
+  const body = {
+    advisory: {
+      id: row.id,
+      title: row.title,
+      cve_id: row.cveId,
+      revision: row.revision,
+      published_at: row.publishedAt!,
+      vuln_ids: vulnIds,
+    },
+  };
+  const published = advisoryEvent(ctx.db, row.organizationId, body, now);
+  p.add(published.statement, published.event);
+}
+
+export async function createAdvisory(
+  ctx: ServiceContext,
+  input: AdvisoryInput & { title: string },
+  vulnIds: string[],
+  respond: Responder<AdvisoryRecord>,
+): Promise<AdvisoryRecord> {
+  const organizationId = ctx.caller.organizationId!;
+  const ids = [...new Set(vulnIds)].sort();
+  const [facts, orgs] = await readBatch(ctx, [vulnsRead(ctx, organizationId, ids), organizationRead(ctx, organizationId)]);
+  assertVulnsOwned(vulnIds, facts);
+  const credits = input.credits ?? [];
+  assertCredits(credits, facts, ids);
+  if (input.state === "withdrawn") throw Invalid.at("/data/attributes/state", "Only a published advisory may be withdrawn.");
+  const defaults = defaultsFrom(facts);
+  const now = nowIso();
+  const publishing = input.state === "published";
+  const row: AdvisoryRow = {
+    id: uuidv7(),
+    organizationId,
+    state: publishing ? "published" : "draft",
+    revision: publishing ? 1 : 0,
+    title: input.title,
+    summary: input.summary ?? null,
+    description: input.description ?? null,
+    affected: input.affected ?? [],
+    remediation: input.remediation ?? null,
+    references: input.references ?? [],
+    cveId: input.cve_id ?? null,
+    cvssVector: input.cvss_vector === undefined ? defaults.cvssVector : (input.cvss_vector?.vector ?? null),
+    cweIds: input.cwe_ids ?? defaults.cweIds,
+    credits,
+    publishedAt: publishing ? now : null,
+    withdrawnAt: null,
+    createdAt: now,
+    updatedAt: now,
+  };
+  if (publishing) assertPublishable(row);
+  else if (input.revision_note !== undefined) throw noRevision();
+  const record: AdvisoryRecord = { ...row, vulnIds: ids };
+  const p = new Plan(record).add(ctx.db.insert(advisories).values(row));
+  for (const vulnId of ids) p.add(ctx.db.insert(advisoryVulns).values({ advisoryId: row.id, vulnId }));
+  if (publishing)
+    freeze(ctx, p, {
+      row,
+      vulnIds: ids,
+      facts,
+      organization: orgs[0]!,
+      history: [],
+      note: input.revision_note ?? "Initial publication",
+      now,
+    });
+  await cveGuard(() => commit(ctx, p, respond));
+  if (publishing) await evictStale(ctx, { advisories: [row.id], organizations: [orgs[0]!.slug] });
+  return record;
+}
+
+const noRevision = () =>
+  Invalid.at(
+    "/data/attributes/revision_note",
+    "revision_note goes with a publication or a change of a published advisory: nothing is frozen here.",
+  );
+
+/** The fields a change may set, from the input over the row as it is. */
+function changed(existing: AdvisoryRow, input: AdvisoryInput): AdvisoryRow {
+  return {
+    ...existing,
+    ...(input.title !== undefined && { title: input.title }),
+    ...(input.summary !== undefined && { summary: input.summary }),
+    ...(input.description !== undefined && { description: input.description }),
+    ...(input.affected !== undefined && { affected: input.affected }),
+    ...(input.remediation !== undefined && { remediation: input.remediation }),
+    ...(input.references !== undefined && { references: input.references }),
+    ...(input.cve_id !== undefined && { cveId: input.cve_id }),
+    ...(input.cvss_vector !== undefined && { cvssVector: input.cvss_vector?.vector ?? null }),
+    ...(input.cwe_ids !== undefined && { cweIds: input.cwe_ids }),
+    ...(input.credits !== undefined && { credits: input.credits }),
+  };
+}
+
+const CONTENT: (keyof AdvisoryRow)[] = [
+  "title",
+  "summary",
+  "description",
+  "affected",
+  "remediation",
+  "references",
+  "cveId",
+  "cvssVector",
+  "cweIds",
+  "credits",
+];
+
+/**
+ * Changes an advisory. A draft changes in place (and publishes with state: published); a published
+ * one freezes the next revision with its revision_note (withdrawal too); a withdrawn one is final.
+ */
+export async function updateAdvisory(
+  ctx: ServiceContext,
+  id: string,
+  input: AdvisoryInput,
+  vulnIds: string[] | undefined,
+): Promise<AdvisoryRecord> {
+  const seen = sql`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
+  // One read: the advisory, its latest revision's history, the vulns it will name (those given, or its
+  // own) and its organization.
+  const [found, latest, facts, orgs] = await readBatch(ctx, [
+    advisoryRead(ctx, id),
+    ctx.db
+      .select({ document: advisoryRevisions.document })
+      .from(advisoryRevisions)
+      .where(eq(advisoryRevisions.advisoryId, seen))
+      .orderBy(desc(advisoryRevisions.number))
+      .limit(1),
+    ctx.db
+      .select(VULN_FACTS)
+      .from(vulns)
+      .where(
+        and(
+          vulnIds === undefined
+            ? sql`${vulns.id} IN (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${seen})`
+            : inList(vulns.id, vulnIds),
+          sql`${vulns.organizationId} = (SELECT organization_id FROM advisories WHERE id = ${seen})`,
+        ),
+      ),
+    ctx.db
+      .select(ORGANIZATION_FACTS)
+      .from(organizations)
+      .where(sql`${organizations.id} = (SELECT organization_id FROM advisories WHERE id = ${seen})`),
+  ]);
+  if (!found[0]) throw notFound();
+  const existing = toRecord(found[0]);
+  if (existing.state === "withdrawn") throw new Unprocessable({ detail: "A withdrawn advisory is final: it does not change." });
+  if (input.state === "draft" && existing.state !== "draft")
+    throw Invalid.at("/data/attributes/state", "A published advisory does not return to draft: change it (a new revision) or withdraw it.");
+  if (input.state === "withdrawn" && existing.state === "draft")
+    throw Invalid.at("/data/attributes/state", "Only a published advisory may be withdrawn; delete the draft instead.");
+  const ids = vulnIds === undefined ? existing.vulnIds : [...new Set(vulnIds)].sort();
+  if (vulnIds) assertVulnsOwned(vulnIds, facts);
+  const { vulnIds: _, ...existingRow } = existing;
+  const next = changed(existingRow, input);
+  if (input.credits !== undefined || vulnIds !== undefined) assertCredits(next.credits, facts, ids);
+  const now = nowIso();
+  const contentChanged =
+    CONTENT.some((k) => JSON.stringify(next[k]) !== JSON.stringify(existingRow[k])) || ids.join() !== existing.vulnIds.join();
+  let note: string | null = null;
+  if (existing.state === "draft" && input.state === "published") {
+    Object.assign(next, { state: "published", revision: 1, publishedAt: now });
+    note = input.revision_note ?? "Initial publication";
+  } else if (existing.state === "published" && (contentChanged || input.state === "withdrawn")) {
+    if (input.revision_note === undefined)
+      throw Invalid.at(
+        "/data/attributes/revision_note",
+        "A change of a published advisory makes a new revision: say why in revision_note.",
+      );
+    note = input.revision_note;
+    Object.assign(next, { revision: existing.revision + 1, ...(input.state === "withdrawn" && { state: "withdrawn", withdrawnAt: now }) });
+  } else if (input.revision_note !== undefined) throw noRevision();
+  if (note !== null && next.state === "published") assertPublishable(next);
+  if (note === null && !contentChanged) return existing;
+  next.updatedAt = now;
+  const record: AdvisoryRecord = { ...next, vulnIds: ids };
+  const p = new Plan(record).add(
+    ctx.db
+      .update(advisories)
+      .set({ ...next, id: undefined, organizationId: undefined, createdAt: undefined })
+      .where(and(eq(advisories.id, id), eq(advisories.updatedAt, existing.updatedAt))),
+  );
+  if (vulnIds !== undefined) {
+    p.add(ctx.db.delete(advisoryVulns).where(eq(advisoryVulns.advisoryId, id)));
+    for (const vulnId of ids) p.add(ctx.db.insert(advisoryVulns).values({ advisoryId: id, vulnId }));
+  }
+  if (note !== null) {
+    const history = latest[0]?.document.history ?? [];
+    freeze(ctx, p, { row: next, vulnIds: ids, facts, organization: orgs[0]!, history, note, now });
+  }
+  const { results } = await cveGuard(() => commit(ctx, p));
+  if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0)
+    throw new Conflict("The advisory changed while this request ran; read it again and retry.");
+  if (note !== null) await evictStale(ctx, { advisories: [id], organizations: [orgs[0]!.slug] });
+  return record;
+}
+
+/** Deletes a draft; what was published stays (withdraw it instead). */
+export async function deleteAdvisory(ctx: ServiceContext, id: string): Promise<void> {
+  const [deleted, seen] = await ctx.db.batch([
+    ctx.db
+      .delete(advisories)
+      .where(and(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId)), eq(advisories.state, "draft")))
+      .returning({ id: advisories.id }),
+    ctx.db
+      .select({ state: advisories.state })
+      .from(advisories)
+      .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
+  ]);
+  if (deleted.length) return;
+  if (!seen[0]) throw notFound();
+  throw new Unprocessable({
+    detail: "A published advisory is not deleted: what was published stays readable. Withdraw it (state: withdrawn) instead.",
+  });
+}
+
+/** An advisory's frozen revisions, oldest first (the caller's tenancy, through the advisory). */
+export async function listAdvisoryRevisions(ctx: ServiceContext, id: string): Promise<AdvisoryRevisionRow[]> {
+  const [seen, rows] = await readBatch(ctx, [
+    ctx.db
+      .select({ id: advisories.id })
+      .from(advisories)
+      .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
+    ctx.db
+      .select()
+      .from(advisoryRevisions)
+      .where(
+        and(
+          eq(advisoryRevisions.advisoryId, id),
+          sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`,
+        ),
+      )
+      .orderBy(advisoryRevisions.number),
+  ]);
+  if (!seen[0]) throw notFound();
+  return rows;
+}
+
+/** A published (or withdrawn) advisory's latest revision, for anyone; null for a draft or no advisory. */
+export async function findPublicAdvisory(db: Db, id: string): Promise<AdvisoryDocument | null> {
+  const row = await db
+    .select({ document: advisoryRevisions.document })
+    .from(advisoryRevisions)
+    .where(eq(advisoryRevisions.advisoryId, id))
+    .orderBy(desc(advisoryRevisions.number))
+    .limit(1)
+    .get();
+  return row?.document ?? null;
+}
+
+/** A published advisory's revision by number, for anyone. */
+export async function findPublicAdvisoryRevision(db: Db, id: string, number: number): Promise<AdvisoryDocument | null> {
+  const row = await db
+    .select({ document: advisoryRevisions.document })
+    .from(advisoryRevisions)
+    .where(and(eq(advisoryRevisions.advisoryId, id), eq(advisoryRevisions.number, number)))
+    .get();
+  return row?.document ?? null;
+}

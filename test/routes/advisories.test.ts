@@ -1,0 +1,228 @@
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import { api, del, get, patch, post } from "../helpers/api";
+import { organization, type TestOrganization } from "../helpers/factories";
+import { asReporter, submitReport } from "../helpers/reporter";
+
+// Advisories: drafts, publication (revision 1, the disclosure deadline met, Advisory::Published),
+// revisions that never rewrite the past, withdrawal, credits by the reporter's consent, and the public
+// reads (drafts never public, nothing of them cached; each publication evicts what was cached).
+
+const AFFECTED = [
+  {
+    vendor: "Acme",
+    product: "Widget",
+    purl: "pkg:npm/%40acme/widget",
+    versions: [
+      { range: { introduced: "1.0.0", fixed: "1.4.2" }, status: "affected" },
+      { version: "1.4.2", status: "fixed" },
+    ],
+  },
+];
+
+function draft(vulnIds: string[], attributes: Record<string, unknown> = {}) {
+  return {
+    data: {
+      type: "advisory",
+      attributes: { title: "Open redirect in login", summary: "The login page redirects anywhere.", affected: AFFECTED, ...attributes },
+      relationships: { vulns: { data: vulnIds.map((id) => ({ type: "vuln", id })) } },
+    },
+  };
+}
+
+const change = (id: string, attributes: Record<string, unknown>) => ({ data: { type: "advisory", id, attributes } });
+
+async function triaged(org: TestOrganization, attributes: Record<string, unknown> = {}) {
+  const r = await submitReport(org, { contact_email: "finder@researcher.example" });
+  const res = await patch(`/v1/vulns/${r.id}`, org.key, {
+    data: {
+      type: "vuln",
+      id: r.id,
+      attributes: { cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N/E:P", cwe_ids: ["CWE-601"], ...attributes },
+    },
+  });
+  expect(res.status).toBe(200);
+  return r;
+}
+
+describe("advisories", () => {
+  it("are drafts first, take their CVSS base vector and CWE from their vulns, and stay private until published", async () => {
+    const org = await organization();
+    const r = await triaged(org);
+    const made = await post("/v1/advisories", org.key, draft([r.id]));
+    expect(made.status).toBe(201);
+    const a = made.body.data;
+    expect(a.attributes).toMatchObject({
+      state: "draft",
+      revision: 0,
+      published_at: null,
+      // The base of the vuln's vector: its temporal metric left out.
+      cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
+      cwe_ids: ["CWE-601"],
+    });
+    expect(a.relationships.vulns.data).toEqual([{ type: "vuln", id: r.id }]);
+    // Not public, and nothing of it is cached: publishing answers at once.
+    for (const path of [
+      `/v1/p/advisories/${a.id}`,
+      `/v1/p/advisories/${a.id}/csaf`,
+      `/v1/p/advisories/${a.id}/osv`,
+      `/v1/p/advisories/${a.id}/cve`,
+    ])
+      expect([path, (await api("GET", path)).status]).toEqual([path, 404]);
+    // A draft changes in place, and may be deleted.
+    expect((await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { title: "Open redirect" }))).body.data.attributes.revision).toBe(
+      0,
+    );
+    const other = await post("/v1/advisories", org.key, draft([r.id], { cve_id: null }));
+    expect((await del(`/v1/advisories/${other.body.data.id}`, org.key)).status).toBe(204);
+  });
+
+  it("publish as revision 1, meet the disclosure deadline, fire Advisory::Published, then revise without rewriting the past", async () => {
+    const org = await organization();
+    const r = await triaged(org);
+    const a = (await post("/v1/advisories", org.key, draft([r.id], { cve_id: "CVE-2026-40001" }))).body.data;
+    const published = await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { state: "published" }));
+    expect(published.status).toBe(200);
+    expect(published.body.data.attributes).toMatchObject({ state: "published", revision: 1 });
+    const at = published.body.data.attributes.published_at as string;
+
+    const vuln = (await get(`/v1/vulns/${r.id}`, org.key)).body.data.attributes;
+    expect(vuln.deadlines.disclosure.met_at).toBe(at);
+    const event = await env.DB.prepare(
+      "SELECT type, payload, vuln_id FROM events WHERE organization_id = ? AND type = 'Advisory::Published'",
+    )
+      .bind(org.id)
+      .first<{ type: string; payload: string; vuln_id: string | null }>();
+    expect(JSON.parse(event!.payload)).toEqual({
+      advisory: { id: a.id, title: "Open redirect in login", cve_id: "CVE-2026-40001", revision: 1, published_at: at, vuln_ids: [r.id] },
+    });
+
+    const first = await api("GET", `/v1/p/advisories/${a.id}`);
+    expect(first.status).toBe(200);
+    expect(first.headers.get("X-Cache")).toBe("MISS");
+    expect(first.body.data.attributes).toMatchObject({
+      state: "published",
+      revision: 1,
+      cve_id: "CVE-2026-40001",
+      cvss: { score: 6.1, severity: "medium" },
+    });
+    expect((await api("GET", `/v1/p/advisories/${a.id}`)).headers.get("X-Cache")).toBe("HIT");
+    const csaf = await api("GET", `/v1/p/advisories/${a.id}/csaf`);
+    expect(csaf.headers.get("Content-Type")).toBe("application/json");
+    expect(csaf.body.document.tracking).toMatchObject({ id: `vdp-${a.id}`, version: "1" });
+
+    // A change of a published advisory needs its reason, and makes revision 2.
+    const silent = await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { remediation: "Upgrade to 1.4.2." }));
+    expect(silent.status).toBe(422);
+    expect(silent.body.errors[0].source.pointer).toBe("/data/attributes/revision_note");
+    const revised = await patch(
+      `/v1/advisories/${a.id}`,
+      org.key,
+      change(a.id, { remediation: "Upgrade to 1.4.2.", revision_note: "Remediation added" }),
+    );
+    expect(revised.body.data.attributes.revision).toBe(2);
+    // Evicted: the public read shows revision 2 at once, with both in its history.
+    const after = await api("GET", `/v1/p/advisories/${a.id}`);
+    expect(after.headers.get("X-Cache")).toBe("MISS");
+    expect(after.body.data.attributes.revision_history.map((h: { note: string }) => h.note)).toEqual([
+      "Initial publication",
+      "Remediation added",
+    ]);
+    expect((await api("GET", `/v1/p/advisories/${a.id}/csaf`)).body.document.tracking.version).toBe("2");
+    // Every revision stays readable, as it was; the database refuses to change one.
+    const revisions = (await get(`/v1/advisories/${a.id}/revisions`, org.key)).body.data;
+    expect(revisions.map((v: any) => [v.attributes.number, v.attributes.document.remediation])).toEqual([
+      [1, null],
+      [2, "Upgrade to 1.4.2."],
+    ]);
+    await expect(env.DB.prepare("UPDATE advisory_revisions SET note = 'x' WHERE advisory_id = ?").bind(a.id).run()).rejects.toThrow(
+      /immutable/,
+    );
+    // The disclosure deadline keeps its first meeting.
+    expect((await get(`/v1/vulns/${r.id}`, org.key)).body.data.attributes.deadlines.disclosure.met_at).toBe(at);
+
+    // Published: never deleted, never a draft again. Withdrawn: still public, final.
+    expect((await del(`/v1/advisories/${a.id}`, org.key)).status).toBe(422);
+    expect((await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { state: "draft" }))).status).toBe(422);
+    const withdrawn = await patch(
+      `/v1/advisories/${a.id}`,
+      org.key,
+      change(a.id, { state: "withdrawn", revision_note: "Not a vulnerability after all" }),
+    );
+    expect(withdrawn.body.data.attributes).toMatchObject({ state: "withdrawn", revision: 3 });
+    const osv = (await api("GET", `/v1/p/advisories/${a.id}/osv`)).body;
+    expect(osv.withdrawn).toBe(withdrawn.body.data.attributes.withdrawn_at);
+    expect((await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { title: "x", revision_note: "y" }))).status).toBe(422);
+  });
+
+  it("credit a reporter only by their consent, with the name they chose", async () => {
+    const org = await organization();
+    const r = await triaged(org);
+    const credit = [{ reporter_of: r.id, type: "finder" }];
+    // Without consent, the credit is refused.
+    const refused = await post("/v1/advisories", org.key, draft([r.id], { credits: credit }));
+    expect(refused.status).toBe(422);
+    expect(refused.body.errors[0].source.pointer).toBe("/data/attributes/credits/0/reporter_of");
+    // Consent needs a name; then the credit is taken.
+    expect(
+      (await asReporter("PATCH", "/v1/p/report", r.token, { body: { data: { type: "report", attributes: { credit_consent: true } } } }))
+        .status,
+    ).toBe(422);
+    const consented = await asReporter("PATCH", "/v1/p/report", r.token, {
+      body: { data: { type: "report", attributes: { credit_name: "Jane Finder", credit_consent: true } } },
+    });
+    expect(consented.status).toBe(200);
+    expect(consented.body.data.attributes).toMatchObject({ credit_name: "Jane Finder", credit_consent: true, credited_in: [] });
+    const a = (await post("/v1/advisories", org.key, draft([r.id], { credits: [...credit, { name: "Acme PSIRT", type: "coordinator" }] })))
+      .body.data;
+    // Consent withdrawn before publication: the published advisory does not name them.
+    await asReporter("PATCH", "/v1/p/report", r.token, { body: { data: { type: "report", attributes: { credit_consent: false } } } });
+    await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { state: "published" }));
+    expect((await api("GET", `/v1/p/advisories/${a.id}`)).body.data.attributes.credits).toEqual([
+      { name: "Acme PSIRT", type: "coordinator" },
+    ]);
+    // Given again, the next revision names them; the report lists the advisory.
+    await asReporter("PATCH", "/v1/p/report", r.token, { body: { data: { type: "report", attributes: { credit_consent: true } } } });
+    await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { title: "Open redirect in the login page", revision_note: "Title" }));
+    const pub = (await api("GET", `/v1/p/advisories/${a.id}`)).body.data.attributes;
+    expect(pub.credits).toEqual([
+      { name: "Jane Finder", type: "finder" },
+      { name: "Acme PSIRT", type: "coordinator" },
+    ]);
+    expect((await api("GET", `/v1/p/advisories/${a.id}/cve`)).body.credits).toEqual([
+      { lang: "en", value: "Jane Finder", type: "finder" },
+      { lang: "en", value: "Acme PSIRT", type: "coordinator" },
+    ]);
+    const report = (await asReporter("GET", "/v1/p/report", r.token)).body.data.attributes;
+    expect(report.credited_in).toEqual([{ id: a.id, title: "Open redirect in the login page", url: `/v1/p/advisories/${a.id}` }]);
+  });
+
+  it("refuse what cannot be published or named, and change nothing", async () => {
+    const org = await organization();
+    const r = await triaged(org);
+    const stranger = await triaged(await organization());
+    const cases: [Record<string, unknown>, string, string[]?][] = [
+      [{ affected: [{ ...AFFECTED[0], purl: "npm/widget" }] }, "/data/attributes/affected/0/purl"],
+      [{ cve_id: "CVE-26-1" }, "/data/attributes/cve_id"],
+      [{ cwe_ids: ["CWE-999999"] }, "/data/attributes/cwe_ids"],
+      [{ references: ["http://acme.example/x"] }, "/data/attributes/references/0"],
+      [{ state: "published", summary: null }, "/data/attributes/summary"],
+      [
+        { state: "published", affected: [{ ...AFFECTED[0], versions: [{ version: "2.0.0", status: "fixed" }] }] },
+        "/data/attributes/affected",
+      ],
+      [{ revision_note: "why" }, "/data/attributes/revision_note"],
+      [{}, "/data/relationships/vulns/data/0/id", [stranger.id]],
+    ];
+    const before = (await get("/v1/advisories", org.key)).body.meta.total;
+    for (const [attributes, pointer, vulns] of cases) {
+      const res = await post("/v1/advisories", org.key, draft(vulns ?? [r.id], attributes));
+      expect([pointer, res.status, res.body.errors?.[0]?.source?.pointer]).toEqual([pointer, 422, pointer]);
+    }
+    expect((await get("/v1/advisories", org.key)).body.meta.total).toBe(before);
+    // One advisory per CVE id.
+    expect((await post("/v1/advisories", org.key, draft([r.id], { cve_id: "CVE-2026-40002" }))).status).toBe(201);
+    const twice = await post("/v1/advisories", org.key, draft([r.id], { cve_id: "CVE-2026-40002" }));
+    expect([twice.status, twice.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/cve_id"]);
+  });
+});
