@@ -24,15 +24,16 @@ CREATE INDEX `advisories_organization_created_at_idx` ON `advisories` (`organiza
 CREATE INDEX `advisories_organization_updated_at_idx` ON `advisories` (`organization_id`,`updated_at`,`id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `advisories_organization_cve_idx` ON `advisories` (`organization_id`,`cve_id`);--> statement-breakpoint
 CREATE TABLE `advisory_revisions` (
+	`id` text PRIMARY KEY NOT NULL,
 	`advisory_id` text NOT NULL,
 	`number` integer NOT NULL,
 	`note` text NOT NULL,
 	`document` text NOT NULL,
 	`created_at` text NOT NULL,
-	PRIMARY KEY(`advisory_id`, `number`),
 	FOREIGN KEY (`advisory_id`) REFERENCES `advisories`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
+CREATE UNIQUE INDEX `advisory_revisions_advisory_number_idx` ON `advisory_revisions` (`advisory_id`,`number`);--> statement-breakpoint
 CREATE TABLE `advisory_vulns` (
 	`advisory_id` text NOT NULL,
 	`vuln_id` text NOT NULL,

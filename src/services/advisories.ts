@@ -258,7 +258,11 @@ function freeze(
   const { row, vulnIds, facts, organization, now } = args;
   const history = [...args.history, { number: row.revision, date: now, note: args.note }];
   const document = documentOf(row, organization, resolvedCredits(row.credits, facts), history);
-  p.add(ctx.db.insert(advisoryRevisions).values({ advisoryId: row.id, number: row.revision, note: args.note, document, createdAt: now }));
+  p.add(
+    ctx.db
+      .insert(advisoryRevisions)
+      .values({ id: uuidv7(), advisoryId: row.id, number: row.revision, note: args.note, document, createdAt: now }),
+  );
   if (row.state !== "published") return;
   p.add(
     ctx.db

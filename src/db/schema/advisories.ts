@@ -139,6 +139,7 @@ export const advisoryVulns = sqliteTable(
 export const advisoryRevisions = sqliteTable(
   "advisory_revisions",
   {
+    id: text("id").primaryKey(),
     advisoryId: text("advisory_id")
       .notNull()
       .references(() => advisories.id, { onDelete: "cascade" }),
@@ -147,7 +148,7 @@ export const advisoryRevisions = sqliteTable(
     document: text("document", { mode: "json" }).$type<AdvisoryDocument>().notNull(),
     createdAt: text("created_at").notNull(),
   },
-  (t) => [primaryKey({ columns: [t.advisoryId, t.number] })],
+  (t) => [uniqueIndex("advisory_revisions_advisory_number_idx").on(t.advisoryId, t.number)],
 );
 
 export type AdvisoryRow = typeof advisories.$inferSelect;

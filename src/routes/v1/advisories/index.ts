@@ -40,7 +40,11 @@ const tags = ["Advisories"];
 const organizationOnly = [requireOrganizationKey("advisories")];
 const writeErrors = errorResponses("write", { access: "organization" });
 const AdvisoryDocument = singleDocument(Advisory);
-const RevisionsDocument = z.object({ jsonapi: JsonApiObject, data: z.array(AdvisoryRevision), links: z.object({ self: RecordLink }) });
+const RevisionsDocument = z.object({
+  jsonapi: JsonApiObject,
+  data: z.array(AdvisoryRevision).max(1_000_000),
+  links: z.object({ self: RecordLink }),
+});
 
 export const advisoriesRouter = createRouter()
   .openapi(

@@ -1,6 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { PackageURL } from "packageurl-js";
-import { ADVISORY_STATES, type AdvisoryRevisionRow } from "../../../db/schema";
+import { CVSS_VECTOR_PATTERN } from "../../../lib/cvss";
+import { ADVISORY_STATES, type AdvisoryDocument, type AdvisoryRevisionRow, CVSS_VERSIONS, SEVERITIES } from "../../../db/schema";
 import { resource, toMany, toOne } from "../../../http/jsonapi";
 import {
   listQuery,
@@ -10,6 +11,7 @@ import {
   toManySchema,
   toOneSchema,
   updateDocument,
+  Uuid,
   requestDocument,
 } from "../../../http/openapi";
 import { CREDIT_TYPES, cweName, VERSION_STATUSES } from "../../../lib/advisory";
@@ -27,6 +29,7 @@ const Version = text(LIMITS.versionLength);
 const Purl = z
   .string()
   .max(LIMITS.purlLength, `must be at most ${LIMITS.purlLength} characters`)
+  .regex(/^\s*pkg:/i, "must be a package URL such as pkg:npm/%40acme/widget")
   .transform((v, ctx) => {
     try {
       return PackageURL.fromString(v.trim()).toString();
@@ -38,8 +41,9 @@ const Purl = z
   .openapi({
     type: "string",
     maxLength: LIMITS.purlLength,
+    pattern: "^\\s*[Pp][Kk][Gg]:",
     example: "pkg:npm/%40acme/widget",
-    description: "A package URL (purl), normalized.",
+    description: "A package URL (purl), checked and normalized by the purl project's library.",
   });
 
 const VersionEntry = z.union([
@@ -81,10 +85,12 @@ const References = z
   .max(LIMITS.referencesPerAdvisory)
   .refine((refs) => new Set(refs).size === refs.length, "names a reference twice");
 
-const CveId = z
+const CVE_ID_PATTERN = /^CVE-\d{4}-\d{4,19}$/;
+const CveId = z.string().max(30).regex(CVE_ID_PATTERN, "must be a CVE id such as CVE-2026-12345");
+export const CweOut = z
   .string()
-  .max(30)
-  .regex(/^CVE-\d{4}-\d{4,19}$/, "must be a CVE id such as CVE-2026-12345");
+  .max(10)
+  .regex(/^CWE-[1-9]\d{0,5}$/);
 
 const Credit = z.union([
   z.strictObject({ name: Name, type: z.enum(CREDIT_TYPES) }),
@@ -171,10 +177,10 @@ export const ListAdvisoriesQuery = listQuery({
     .openapi({ param: { name: "q[state_eq]", in: "query" } }),
 });
 
-const ProductOut = z.object({
+export const ProductOut = z.object({
   vendor: Out.name,
   product: Out.name,
-  purl: z.string().max(LIMITS.purlLength).nullable(),
+  purl: z.string().max(LIMITS.purlLength).regex(/^pkg:/).nullable(),
   versions: z
     .array(
       z.union([
@@ -189,7 +195,7 @@ const ProductOut = z.object({
 });
 const CreditOut = z.union([
   z.object({ name: Out.name, type: z.enum(CREDIT_TYPES) }),
-  z.object({ reporter_of: z.string().max(36), type: z.enum(CREDIT_TYPES) }),
+  z.object({ reporter_of: Uuid, type: z.enum(CREDIT_TYPES) }),
 ]);
 
 export const Advisory = resourceSchema(
@@ -201,22 +207,19 @@ export const Advisory = resourceSchema(
     description: z.string().max(LIMITS.advisoryDescriptionLength).nullable(),
     affected: z.array(ProductOut).max(LIMITS.productsPerAdvisory),
     remediation: z.string().max(LIMITS.advisoryRemediationLength).nullable(),
-    references: z.array(z.string().max(LIMITS.urlLength)).max(LIMITS.referencesPerAdvisory),
-    cve_id: z.string().max(30).nullable(),
-    cvss_vector: z.string().max(LIMITS.cvssVectorLength).nullable().openapi({
+    references: z.array(Out.url).max(LIMITS.referencesPerAdvisory),
+    cve_id: z.string().max(30).regex(CVE_ID_PATTERN).nullable(),
+    cvss_vector: z.string().max(LIMITS.cvssVectorLength).regex(CVSS_VECTOR_PATTERN).nullable().openapi({
       description:
         "The base vector (its base metrics, in the specification's order). Left out at creation: the highest-scoring vector of its vulns, reduced to its base.",
     }),
-    cwe_ids: z
-      .array(z.string().max(10))
-      .max(LIMITS.cweIdsPerVuln)
-      .openapi({ description: "Left out at creation: its vulns' CWE ids together." }),
+    cwe_ids: z.array(CweOut).max(LIMITS.cweIdsPerVuln).openapi({ description: "Left out at creation: its vulns' CWE ids together." }),
     credits: z.array(CreditOut).max(LIMITS.creditsPerAdvisory),
     state: z.enum(ADVISORY_STATES).openapi({
       description:
         "draft: the organization's alone. published: public; each change makes a revision. withdrawn: public, marked withdrawn, final.",
     }),
-    revision: z.number().int().min(0).openapi({ description: "The last revision published; 0 for a draft never published." }),
+    revision: z.int().min(0).max(1_000_000).openapi({ description: "The last revision published; 0 for a draft never published." }),
     published_at: Timestamp.nullable(),
     withdrawn_at: Timestamp.nullable(),
     created_at: Timestamp,
@@ -252,17 +255,57 @@ export function serializeAdvisory(row: AdvisoryRecord) {
   );
 }
 
+/** A published advisory's members, as anyone reads them (one revision's whole). */
+export const PublicAdvisoryAttributes = z
+  .object({
+    title: z.string().max(LIMITS.titleLength),
+    summary: z.string().max(LIMITS.advisorySummaryLength),
+    description: z.string().max(LIMITS.advisoryDescriptionLength).nullable(),
+    publisher: z.object({ name: Out.name, slug: Out.slug }),
+    affected: z.array(ProductOut).max(LIMITS.productsPerAdvisory),
+    remediation: z.string().max(LIMITS.advisoryRemediationLength).nullable(),
+    references: z.array(Out.url).max(LIMITS.referencesPerAdvisory),
+    cve_id: z.string().max(30).regex(CVE_ID_PATTERN).nullable(),
+    cvss: z
+      .object({
+        vector: z.string().max(LIMITS.cvssVectorLength).regex(CVSS_VECTOR_PATTERN),
+        version: z.enum(CVSS_VERSIONS),
+        score: z.number().min(0).max(10),
+        severity: z.enum(SEVERITIES),
+      })
+      .nullable(),
+    cwes: z.array(z.object({ id: CweOut, name: z.string().max(300).nullable() })).max(LIMITS.cweIdsPerVuln),
+    credits: z.array(z.object({ name: Out.name, type: z.enum(CREDIT_TYPES) })).max(LIMITS.creditsPerAdvisory),
+    state: z.enum(["published", "withdrawn"]),
+    revision: z.int().min(1).max(1_000_000),
+    published_at: Timestamp,
+    updated_at: Timestamp,
+    withdrawn_at: Timestamp.nullable(),
+    revision_history: z
+      .array(z.object({ number: z.int().min(1).max(1_000_000), date: Timestamp, note: z.string().max(LIMITS.revisionNoteLength) }))
+      .max(1_000_000),
+  })
+  .openapi("PublicAdvisoryAttributes");
+
+export function publicAdvisoryAttributes(doc: AdvisoryDocument) {
+  const { id: _, publisher, cwe_ids, history, ...rest } = doc;
+  return {
+    ...rest,
+    publisher: { name: publisher.name, slug: publisher.slug },
+    cwes: cwe_ids.map((id) => ({ id, name: cweName(id) })),
+    revision_history: history,
+  };
+}
+
 /** A frozen revision, whole: what was published, when and why. */
 export const AdvisoryRevision = resourceSchema(
   "AdvisoryRevision",
   "advisory_revision",
   z.object({
-    number: z.number().int().min(1),
+    number: z.int().min(1).max(1_000_000),
     note: z.string().max(LIMITS.revisionNoteLength),
     created_at: Timestamp,
-    document: z
-      .record(z.string(), z.unknown())
-      .openapi({ description: "The advisory as this revision published it (the model every rendering is made from)." }),
+    document: PublicAdvisoryAttributes,
   }),
   z.object({ advisory: toOneSchema("advisory") }),
 );
@@ -270,8 +313,8 @@ export const AdvisoryRevision = resourceSchema(
 export function serializeAdvisoryRevision(row: AdvisoryRevisionRow) {
   return resource(
     "advisory_revision",
-    `${row.advisoryId}.${row.number}`,
-    { number: row.number, note: row.note, created_at: row.createdAt, document: row.document as unknown as Record<string, unknown> },
+    row.id,
+    { number: row.number, note: row.note, created_at: row.createdAt, document: publicAdvisoryAttributes(row.document) },
     `/v1/advisories/${row.advisoryId}/revisions/${row.number}`,
     { advisory: toOne("advisory", row.advisoryId) },
   );
