@@ -18,6 +18,8 @@ export interface ReportView {
   /** A reply kept after a refusal, with its message. */
   reply?: { body: string; error?: string };
   fileError?: string;
+  /** The credit form kept after a refusal, with its message. */
+  credit?: { name: string; error?: string };
   notice?: string;
 }
 
@@ -73,6 +75,29 @@ function sentReport(r: ReportView["report"]): Html {
 }
 
 /** GET /r/{token}: the reporter's page. Never cached: the address is the key to the report. */
+/** How the reporter is credited in the organization's advisories: their name, their consent, and where they are. */
+function creditSection(v: ReportView) {
+  const r = v.report;
+  const error = v.credit?.error;
+  return html`<h2 id="credit">Credit</h2>
+<p>If ${r.organizationName} publishes an advisory about this report, it may credit you, only if you agree here and only by the name you give. Withdraw your consent before an advisory is published and it will not name you; an advisory already published keeps what it said.</p>
+${
+  r.creditedIn.length
+    ? html`<p>Advisories that credit you:</p><ul class="scope">${r.creditedIn.map((a) => html`<li><a href="/a/${a.id}">${a.title}</a></li>`)}</ul>`
+    : ""
+}
+<form method="post" action="/r/${v.token}/credit">
+<div class="field">
+<label for="credit_name">Credit me as</label>
+<span class="hint" id="credit-hint">Your name, handle or team, as you want it published; at most 200 characters.</span>
+${error ? html`<span class="message" id="credit-error">${error}</span>` : ""}
+<input type="text" id="credit_name" name="credit_name" maxlength="200" value="${v.credit?.name ?? r.creditName ?? ""}" aria-describedby="${error ? "credit-error credit-hint" : "credit-hint"}"${error ? html` aria-invalid="true"` : ""}>
+</div>
+<div class="field check"><label><input type="checkbox" id="credit_consent" name="credit_consent" value="yes"${r.creditConsent ? " checked" : ""}> ${r.organizationName} may credit me by this name in its advisories about this report</label></div>
+<button type="submit">Save</button>
+</form>`;
+}
+
 export function reportPage(v: ReportView): string {
   const r = v.report;
   const replyError = v.reply?.error;
@@ -133,7 +158,8 @@ ${v.fileError ? html`<span class="message" id="file-error">${v.fileError}</span>
 <input type="file" id="file" name="file" required aria-describedby="${v.fileError ? "file-error file-hint" : "file-hint"}"${v.fileError ? html` aria-invalid="true"` : ""}>
 </div>
 <button type="submit">Upload the file</button>
-</form>`,
+</form>
+${creditSection(v)}`,
     { heading: `${r.organizationName} · Your report` },
   );
 }

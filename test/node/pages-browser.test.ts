@@ -270,6 +270,41 @@ describe("a researcher in Chromium", () => {
 
   it("every page passes axe with no serious or critical violation and fits at 375 and 1280 px", async () => {
     expect(reportPath).toMatch(/^\/r\/vdpr_/);
+    // An advisory about the report sent above, published, with every section its page has.
+    const report = (await (
+      await fetch(`${base}/v1/p/report`, { headers: { Authorization: `Bearer ${reportPath.slice(3)}` } })
+    ).json()) as any;
+    const advisory = await orgApi("POST", "/v1/advisories", {
+      data: {
+        type: "advisory",
+        attributes: {
+          title: "Open redirect on the login page of demo.example, reachable without signing in",
+          summary: "The login page sends a signed-in user to any address given in its next parameter.",
+          description:
+            "An attacker sends a link to demo.example/login?next=https://evil.example; after signing in, the victim lands on the attacker's page.",
+          state: "published",
+          cve_id: "CVE-2026-40999",
+          cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
+          cwe_ids: ["CWE-601"],
+          remediation: "Fixed on the server on 2026-11-20; nothing to do.",
+          references: ["https://demo.example/security/advisories/redirect-with-a-long-address-that-must-wrap"],
+          affected: [
+            {
+              vendor: "Demo Security Co",
+              product: "demo.example login",
+              purl: "pkg:npm/%40demo/login",
+              versions: [
+                { range: { introduced: "2025.1", fixed: "2026.11" }, status: "affected" },
+                { version: "2026.11", status: "fixed" },
+              ],
+            },
+          ],
+          credits: [{ name: "Demo PSIRT", type: "coordinator" }],
+        },
+        relationships: { vulns: { data: [{ type: "vuln", id: report.data.id }] } },
+      },
+    });
+    expect(advisory.status).toBe(201);
     for (const width of [375, 1280]) {
       const { context, page, foreign } = await open(width);
       // The 429 page exactly as the Worker renders it (the shared server's limits are not spent for a picture).
@@ -286,6 +321,7 @@ describe("a researcher in Chromium", () => {
         ["report", reportPath],
         ["directory", directoryPath],
         ["policy", "/p/DEMX-0002"],
+        ["advisory", `/a/${advisory.body.data.id}`],
         ["not-found", "/b/ZZZZ-ZZZZ"],
         ["too-many", "/__429"],
       ] as const) {

@@ -29,7 +29,7 @@ describe("what the README says of the code and of deploying", () => {
   const readme = readFileSync(path.join(root, "README.md"), "utf8");
   const section = (heading: string) =>
     readme.slice(readme.indexOf(heading), readme.indexOf("\n#", readme.indexOf(heading) + heading.length));
-  const COUNTS: Record<string, number> = { seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12 };
+  const COUNTS: Record<string, number> = { seven: 7, eight: 8, nine: 9, ten: 10, eleven: 11, twelve: 12, thirteen: 13 };
 
   it("counts the event types there are", () => {
     const said = [...readme.matchAll(/the (\w+) event types/g)].map((m) => COUNTS[m[1]!]);
@@ -87,6 +87,14 @@ describe("the README's walkthroughs", () => {
     expect(stdout).toMatch(/^scope,period_start,period_end,reports_received,/m);
     // Policy versions: the terms as created, then the timeline's change, each with its hash.
     expect(stdout).toMatch(/^1 cvd_timeline=null [0-9a-f]{64}\n2 cvd_timeline=90 [0-9a-f]{64}$/m);
+    // The advisory: credited by consent, the disclosure met, and its three renderings.
+    expect(stdout).toContain('{"credit_name":"Jane Finder","credit_consent":true}');
+    expect(stdout).toMatch(/^met\n\{"id":"vdp-[0-9a-f-]{36}","version":"1","status":"final"\}$/m);
+    expect(stdout).toMatch(
+      /^\{"id":"x_VDP-[0-9a-f-]{36}","aliases":\["CVE-2026-40123"\],"credits":\[\{"name":"Jane Finder","type":"FINDER"\}\]/m,
+    );
+    expect(stdout).toContain('{"credits":[{"lang":"en","value":"Jane Finder","type":"finder"}],"score":6.1,"cwe":"CWE-601"}');
+    expect(stdout).toMatch(/^2\n1 Initial publication\n2 Reference added$/m);
     // The demo organization's security.txt, its contact first.
     expect(stdout).toMatch(/^Contact: mailto:security@demo\.example$/m);
     expect(stdout).toMatch(/^Policy: http:\/\/localhost:\d+\/p\/DEMX-0002$/m);

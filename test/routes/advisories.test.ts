@@ -1,6 +1,6 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { api, del, get, patch, post } from "../helpers/api";
+import { api, browse, del, get, patch, post } from "../helpers/api";
 import { organization, type TestOrganization } from "../helpers/factories";
 import { asReporter, submitReport } from "../helpers/reporter";
 
@@ -141,6 +141,19 @@ describe("advisories", () => {
     // The disclosure deadline keeps its first meeting.
     expect((await get(`/v1/vulns/${r.id}`, org.key)).body.data.attributes.deadlines.disclosure.met_at).toBe(at);
 
+    // The page for people: the latest revision, cached, and evicted by the next.
+    const shown = await browse("GET", `/a/${a.id}`);
+    expect([shown.status, shown.headers.get("Content-Type"), shown.headers.get("X-Cache")]).toEqual([
+      200,
+      "text/html; charset=utf-8",
+      "MISS",
+    ]);
+    expect(shown.text).toContain("<h1>Open redirect in login</h1>");
+    expect(shown.text).toContain("Revision 2, ");
+    expect(shown.text).toContain("Upgrade to 1.4.2.");
+    expect(shown.text).toContain(`href="/v1/p/advisories/${a.id}/csaf"`);
+    expect((await browse("GET", `/a/${a.id}`)).headers.get("X-Cache")).toBe("HIT");
+
     // Published: never deleted, never a draft again. Withdrawn: still public, final.
     expect((await del(`/v1/advisories/${a.id}`, org.key)).status).toBe(422);
     expect((await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { state: "draft" }))).status).toBe(422);
@@ -152,6 +165,10 @@ describe("advisories", () => {
     expect(withdrawn.body.data.attributes).toMatchObject({ state: "withdrawn", revision: 3 });
     const osv = (await api("GET", `/v1/p/advisories/${a.id}/osv`)).body;
     expect(osv.withdrawn).toBe(withdrawn.body.data.attributes.withdrawn_at);
+    const page = await browse("GET", `/a/${a.id}`);
+    expect(page.headers.get("X-Cache")).toBe("MISS");
+    expect(page.text).toContain("<strong>Withdrawn</strong>");
+    expect(page.text).toContain("Not a vulnerability after all");
     expect((await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { title: "x", revision_note: "y" }))).status).toBe(422);
   });
 
@@ -195,6 +212,20 @@ describe("advisories", () => {
     ]);
     const report = (await asReporter("GET", "/v1/p/report", r.token)).body.data.attributes;
     expect(report.credited_in).toEqual([{ id: a.id, title: "Open redirect in the login page", url: `/v1/p/advisories/${a.id}` }]);
+    // The report's page shows the advisory, and its form sets the same credit.
+    const shown = await browse("GET", `/r/${r.token}`);
+    expect(shown.text).toContain(`<a href="/a/${a.id}">Open redirect in the login page</a>`);
+    expect(shown.text).toMatch(/name="credit_name"[^>]*value="Jane Finder"/);
+    const form = (fields: Record<string, string>) => browse("POST", `/r/${r.token}/credit`, { body: new URLSearchParams(fields) });
+    const nameless = await form({ credit_name: "", credit_consent: "yes" });
+    expect(nameless.status).toBe(422);
+    expect(nameless.text).toContain("Give the name to credit you by");
+    const saved = await form({ credit_name: "J. Finder" });
+    expect([saved.status, saved.headers.get("Location")]).toEqual([303, `/r/${r.token}#credit`]);
+    expect((await asReporter("GET", "/v1/p/report", r.token)).body.data.attributes).toMatchObject({
+      credit_name: "J. Finder",
+      credit_consent: false,
+    });
   });
 
   it("refuse what cannot be published or named, and change nothing", async () => {

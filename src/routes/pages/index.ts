@@ -1,6 +1,10 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
-import { cachedPublicBody, publicDirectoryPath, publicPagePath, publicPolicyPath } from "../../http/cache";
+import { cachedPublicBody, publicAdvisoryPath, publicDirectoryPath, publicPagePath, publicPolicyPath } from "../../http/cache";
+import { findPublicAdvisory } from "../../services/advisories";
+import { advisoryPage } from "../../templates/advisory";
+
+const ADVISORY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 import { normalizeShortcode } from "../../lib/ids";
 import { findPublishedPolicy } from "../../services/policy-versions";
 import { policyPage } from "../../templates/policy";
@@ -17,11 +21,11 @@ import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from 
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
- * directory), /p (a policy), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * directory), /p (a policy), /a (an advisory), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
-for (const prefix of ["/b/*", "/r/*", "/d/*", "/p/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
+for (const prefix of ["/b/*", "/r/*", "/d/*", "/p/*", "/a/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
 // Browsers ask for /favicon.ico on every site; both names answer the pages' icon, cached a day.
 for (const path of [ICON_PATH, "/favicon.ico"]) {
   pagesRouter.get(path, (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=86400" }));
@@ -47,6 +51,17 @@ pagesRouter.get("/d/:slug", database(), async (c) => {
     return found && directoryPage(found.directory, found.entries, now);
   });
   return response ?? page(c, notFoundPage("directory"), 404);
+});
+pagesRouter.get("/a/:id", database(), async (c) => {
+  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+  const id = c.req.param("id").toLowerCase();
+  const response =
+    ADVISORY_ID.test(id) &&
+    (await cachedPublicBody(c, publicPagePath(publicAdvisoryPath(id))!, HTML, async () => {
+      const doc = await findPublicAdvisory(c.var.database.db, id);
+      return doc && advisoryPage(doc);
+    }));
+  return response || page(c, notFoundPage("advisory"), 404);
 });
 pagesRouter.get("/p/:shortcode", database(), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");

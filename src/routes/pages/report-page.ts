@@ -18,6 +18,7 @@ import {
   readThread,
   replyAsReporter,
   reporterFiles,
+  setReporterCredit,
   signReceipt,
   type Report,
 } from "../../services/reporter";
@@ -25,6 +26,7 @@ import { serviceContext } from "../v1/handler-helpers";
 import { coordinatorPackage, coordinatorPackageOffered } from "../../services/timeline";
 import { KEYS_PATH } from "../well-known";
 import { formText, MAX_FORM_FILES } from "./form";
+import { LIMITS } from "../../lib/limits";
 import { limitFormBody, page, privatePage } from "./shared";
 
 const SHOWN = { number: 1, size: 100 };
@@ -115,6 +117,22 @@ export const reportPageRouter = new Hono<AppEnv>()
     if (error) return render(c, opened, { reply: { body, error } }, 422);
     await replyAsReporter({ ...reporter(c, opened.report), body });
     return c.redirect(`/r/${opened.token}#conversation`, 303);
+  })
+  .post("/r/:token/credit", limitFormBody(64 * 1024), database(), async (c) => {
+    const opened = await openReport(c);
+    if (!opened) return missing(c);
+    const form = await c.req.parseBody();
+    const name = formText(form, "credit_name").trim();
+    const consent = form.credit_consent === "yes";
+    const error =
+      name.length > LIMITS.nameLength
+        ? `The name must be at most ${LIMITS.nameLength} characters; it has ${name.length}.`
+        : consent && !name
+          ? "Give the name to credit you by, or leave the box unticked."
+          : undefined;
+    if (error) return render(c, opened, { credit: { name, error } }, 422);
+    await setReporterCredit(serviceContext(c), opened.report, { credit_name: name || null, credit_consent: consent });
+    return c.redirect(`/r/${opened.token}#credit`, 303);
   })
   .post("/r/:token/attachments", limitFormBody(MAX_FILE_BYTES + 64 * 1024), database(), async (c) => {
     const opened = await openReport(c);
