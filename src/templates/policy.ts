@@ -21,6 +21,7 @@ ${
       )}</ul>`
     : html`<p>${name} has no open program under this policy right now.</p>`
 }
+${policy.hallOfFame ? html`<h2>Hall of fame</h2><p><a href="/h/${policy.shortcode}">The researchers ${name} thanks</a>, by the names they chose.</p>` : ""}
 <h2>Versions of these terms</h2>
 <p>Every change of the terms above makes a new version; none is ever changed. A report records the version in force when it was sent, and its receipt states it. Each version's SHA-256 is over its terms as RFC 8785 canonical JSON, so anyone can check it.</p>
 ${

@@ -40,6 +40,7 @@ export function securityTxt(source: SecurityTxtSource, origin: string, canonical
     ...[...new Set(contacts.filter((c): c is string => c !== null))].map((c) => `Contact: ${c}`),
     `Expires: ${expires}`,
     `Policy: ${policyPage}`,
+    ...(policy.hallOfFame ? [`Acknowledgments: ${origin}/h/${policy.shortcode}`] : []),
     "Preferred-Languages: en",
     `Canonical: ${canonical}`,
   ];

@@ -25,7 +25,7 @@ function served(): Set<string> {
         (r) =>
           r.method !== "ALL" &&
           r.path !== "/v1/openapi.json" &&
-          !/^\/(docs|a|b|r|d|c|u|p|o|styles|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
+          !/^\/(docs|a|b|h|r|d|c|u|p|o|styles|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
       )
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );
@@ -291,6 +291,7 @@ const OPERATION_IDS = [
   "showPublicAdvisoryCsaf",
   "showPublicAdvisoryOsv",
   "showPublicAdvisoryCve",
+  "showPublicHallOfFame",
 ];
 
 describe("operationIds", () => {

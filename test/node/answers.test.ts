@@ -255,6 +255,7 @@ beforeAll(async () => {
   await call("GET", `/v1/p/briefs/${f.shortcode}`);
   await call("GET", "/v1/p/directories/demo-directory");
   await call("GET", `/v1/p/policies/${f.policyShortcode}/versions/1`);
+  await call("GET", "/v1/p/policies/DEMX-0002/hall_of_fame");
   const token = f.token;
   await call("GET", "/v1/p/report", { key: token });
   await call("PATCH", "/v1/p/report", {

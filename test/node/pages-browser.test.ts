@@ -322,6 +322,7 @@ describe("a researcher in Chromium", () => {
         ["directory", directoryPath],
         ["policy", "/p/DEMX-0002"],
         ["advisory", `/a/${advisory.body.data.id}`],
+        ["hall-of-fame", "/h/DEMX-0002"],
         ["not-found", "/b/ZZZZ-ZZZZ"],
         ["too-many", "/__429"],
       ] as const) {

@@ -3,6 +3,8 @@ import type { AppEnv } from "../../http/app-env";
 import { cachedPublicBody, publicAdvisoryPath, publicDirectoryPath, publicPagePath, publicPolicyPath } from "../../http/cache";
 import { findPublicAdvisory } from "../../services/advisories";
 import { advisoryPage } from "../../templates/advisory";
+import { findHallOfFame } from "../../services/hall-of-fame";
+import { hallOfFamePage } from "../../templates/hall-of-fame";
 
 const ADVISORY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 import { normalizeShortcode } from "../../lib/ids";
@@ -21,11 +23,11 @@ import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from 
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
- * directory), /p (a policy), /a (an advisory), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * directory), /p (a policy), /a (an advisory), /h (a policy's hall of fame), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
-for (const prefix of ["/b/*", "/r/*", "/d/*", "/p/*", "/a/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
+for (const prefix of ["/b/*", "/r/*", "/d/*", "/p/*", "/a/*", "/h/*"]) pagesRouter.use(prefix, pageHeaders, sameSiteForms);
 // Browsers ask for /favicon.ico on every site; both names answer the pages' icon, cached a day.
 for (const path of [ICON_PATH, "/favicon.ico"]) {
   pagesRouter.get(path, (c) => c.body(ICON_SVG, 200, { "Content-Type": "image/svg+xml", "Cache-Control": "public, max-age=86400" }));
@@ -62,6 +64,13 @@ pagesRouter.get("/a/:id", database(), async (c) => {
       return doc && advisoryPage(doc);
     }));
   return response || page(c, notFoundPage("advisory"), 404);
+});
+// The hall of fame is read afresh each time (a reporter's consent changes it at once), never cached.
+pagesRouter.get("/h/:shortcode", database(), async (c) => {
+  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+  const shortcode = normalizeShortcode(c.req.param("shortcode"));
+  const hall = shortcode && (await findHallOfFame(c.var.database.db, shortcode, nowIso()));
+  return hall ? page(c, hallOfFamePage(hall)) : page(c, notFoundPage("hall of fame"), 404);
 });
 pagesRouter.get("/p/:shortcode", database(), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
