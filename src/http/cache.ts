@@ -45,10 +45,18 @@ export function publicBriefPath(shortcode: string): string {
 }
 
 /**
- * The files an organization publishes for machines (its security.txt), kept in the cache by its slug
+ * The files an organization publishes for machines (its security.txt, its advisories' feeds and CSAF
+ * provider files), kept in the cache by its slug
  * and evicted together; on a policy's custom domain the same file is kept per host.
  */
-export const ORGANIZATION_FILES = ["security.txt"] as const;
+export const ORGANIZATION_FILES = [
+  "security.txt",
+  "advisories.atom",
+  "csaf/provider-metadata.json",
+  "csaf/white/feed-tlp-white.json",
+  "csaf/white/index.txt",
+  "csaf/white/changes.csv",
+] as const;
 export type OrganizationFile = (typeof ORGANIZATION_FILES)[number];
 
 export function organizationFilePath(slug: string, file: OrganizationFile): string {

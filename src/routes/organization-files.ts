@@ -1,15 +1,37 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { advisoryLinks, type AdvisoryDocument } from "../lib/advisory";
+import { csafDocument } from "../lib/advisory-csaf";
+import { atomFeed, csafChanges, csafIndex, providerMetadata, type Publisher, rolieFeed } from "../lib/advisory-feeds";
+import { findPublicAdvisory } from "../services/advisories";
 import type { AppEnv } from "../http/app-env";
-import { cachedPublicBody, customDomainFilePath, organizationFilePath } from "../http/cache";
+import { cachedPublicBody, customDomainFilePath, type OrganizationFile, organizationFilePath, publicAdvisoryPath } from "../http/cache";
 import { database } from "../http/middleware";
 import { NotFound } from "../lib/domain-errors";
-import { findSecurityTxtSource } from "../services/organization-files";
+import { findOrganizationAdvisories, findSecurityTxtSource } from "../services/organization-files";
 import { SECURITY_TXT_TYPE, securityTxt } from "../templates/security-txt";
 import { limitAddress } from "./pages/shared";
 
+const JSON_TYPE = "application/json";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+
+type Render = (publisher: Publisher, docs: AdvisoryDocument[], origin: string, now: string) => string;
+
+/** One of the files made from an organization's published advisories: cached under its slug, evicted by each publication. */
+async function advisoryFile(c: Context<AppEnv>, file: OrganizationFile, contentType: string, render: Render): Promise<Response> {
+  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+  const slug = (c.req.param("slug") ?? "").toLowerCase();
+  const response = await cachedPublicBody(c, organizationFilePath(slug, file), contentType, async () => {
+    const found = await findOrganizationAdvisories(c.var.database.db, slug);
+    return found && render(found.publisher, found.docs, c.env.PUBLIC_ORIGIN, new Date().toISOString());
+  });
+  if (!response) throw new NotFound("organization", "No organization has that slug.");
+  return response;
+}
+
 /**
  * The files an organization publishes for machines, no key: its security.txt at /o/{slug}/security.txt
- * and at /.well-known/security.txt on the custom domain of one of its published policies. Served from
+ * and at /.well-known/security.txt on the custom domain of one of its published policies; its
+ * advisories as an Atom feed, and as a CSAF 2.0 provider's files under /o/{slug}/csaf/. Served from
  * the edge cache like the public reads, evicted by every change of the policy behind them.
  */
 export const organizationFilesRouter = new Hono<AppEnv>()
@@ -24,6 +46,36 @@ export const organizationFilesRouter = new Hono<AppEnv>()
     });
     if (!response) throw new NotFound("organization", "No organization with that slug has a published policy.");
     return response;
+  })
+  .get("/o/:slug/advisories.atom", database(), (c) =>
+    advisoryFile(c, "advisories.atom", "application/atom+xml; charset=utf-8", (p, docs, origin, now) => atomFeed(p, docs, origin, now)),
+  )
+  .get("/o/:slug/csaf/provider-metadata.json", database(), (c) =>
+    advisoryFile(c, "csaf/provider-metadata.json", JSON_TYPE, (p, docs, origin, now) =>
+      JSON.stringify(providerMetadata(p, docs, origin, now)),
+    ),
+  )
+  .get("/o/:slug/csaf/white/feed-tlp-white.json", database(), (c) =>
+    advisoryFile(c, "csaf/white/feed-tlp-white.json", JSON_TYPE, (p, docs, origin, now) => JSON.stringify(rolieFeed(p, docs, origin, now))),
+  )
+  .get("/o/:slug/csaf/white/index.txt", database(), (c) => advisoryFile(c, "csaf/white/index.txt", TEXT_TYPE, (_, docs) => csafIndex(docs)))
+  .get("/o/:slug/csaf/white/changes.csv", database(), (c) =>
+    advisoryFile(c, "csaf/white/changes.csv", "text/csv; charset=utf-8", (_, docs) => csafChanges(docs)),
+  )
+  // A document of the directory: the advisory's CSAF rendering, kept in the cache under the advisory's own path.
+  .get("/o/:slug/csaf/white/:year/:file", database(), async (c) => {
+    await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+    const m = /^vdp-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json$/.exec(c.req.param("file"));
+    const id = m?.[1];
+    const slug = c.req.param("slug").toLowerCase();
+    const notHere = () => new NotFound("advisory", "The organization's CSAF directory has no such document.");
+    if (!id) throw notHere();
+    const doc = await findPublicAdvisory(c.var.database.db, id);
+    if (!doc || doc.publisher.slug !== slug || doc.published_at.slice(0, 4) !== c.req.param("year")) throw notHere();
+    const response = await cachedPublicBody(c, publicAdvisoryPath(id, "csaf"), JSON_TYPE, async () =>
+      JSON.stringify(csafDocument(doc, advisoryLinks(c.env.PUBLIC_ORIGIN, id), c.env.SERVICE_NAME)),
+    );
+    return response!;
   })
   .get("/.well-known/security.txt", database(), async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");

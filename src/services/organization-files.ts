@@ -1,6 +1,6 @@
 import { and, desc, eq, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, organizations, policies, type PolicyRow } from "../db/schema";
+import { type AdvisoryDocument, advisoryRevisions, briefs, organizations, policies, type PolicyRow } from "../db/schema";
 import type { Stale } from "./context";
 
 // The files an organization publishes for machines, made from its published policy: security.txt at
@@ -52,6 +52,32 @@ export async function findSecurityTxtSource(
   if (!policy || !organization) return null;
   return { policy, organization, briefShortcode: briefRows[0]?.shortcode ?? null };
 }
+
+/** An organization's published and withdrawn advisories, each as its latest revision says it. */
+export async function findOrganizationAdvisories(
+  db: Db,
+  slug: string,
+): Promise<{ publisher: { name: string; slug: string; websiteUrl: string | null }; docs: AdvisoryDocument[] } | null> {
+  const [orgs, revisions] = await db.batch([
+    db
+      .select({ name: organizations.name, slug: organizations.slug, websiteUrl: organizations.websiteUrl })
+      .from(organizations)
+      .where(eq(organizations.slug, slug)),
+    db
+      .select({ document: advisoryRevisions.document })
+      .from(advisoryRevisions)
+      .where(
+        sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE state <> 'draft' AND organization_id = (SELECT id FROM organizations WHERE slug = ${slug}))
+          AND ${advisoryRevisions.number} = (SELECT max(r.number) FROM advisory_revisions r WHERE r.advisory_id = ${sql.raw('"advisory_revisions"."advisory_id"')})`,
+      )
+      .limit(FEED_SIZE),
+  ]);
+  const publisher = orgs[0];
+  return publisher ? { publisher, docs: revisions.map((r) => r.document) } : null;
+}
+
+/** Advisories the feeds list: all of an organization's, up to this many. */
+export const FEED_SIZE = 1000;
 
 /** A read, for a write's batch, of what the policies `condition` names make stale when they change. */
 export function policyPublicKeys(db: Db, condition: SQL | undefined) {

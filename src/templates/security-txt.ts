@@ -26,7 +26,7 @@ export function contactUri(pointOfContact: string | null): string | null {
  * again (every change of the policy evicts it, and a cached copy lives a minute) it moves forward.
  */
 export function securityTxt(source: SecurityTxtSource, origin: string, canonical: string, now: Date): string {
-  const { policy, briefShortcode } = source;
+  const { policy, organization, briefShortcode } = source;
   const expires = new Date(Math.floor(now.getTime() / DAY_MS) * DAY_MS + EXPIRES_DAYS * DAY_MS).toISOString().replace(".000Z", "Z");
   const policyPage = `${origin}/p/${policy.shortcode}`;
   const contacts = [
@@ -43,6 +43,7 @@ export function securityTxt(source: SecurityTxtSource, origin: string, canonical
     ...(policy.hallOfFame ? [`Acknowledgments: ${origin}/h/${policy.shortcode}`] : []),
     "Preferred-Languages: en",
     `Canonical: ${canonical}`,
+    `CSAF: ${origin}/o/${encodeURIComponent(organization.slug)}/csaf/provider-metadata.json`,
   ];
   return `${lines.join("\n")}\n`;
 }

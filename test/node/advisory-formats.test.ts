@@ -6,7 +6,8 @@ import { cveContainer } from "../../src/lib/advisory-cve";
 import { osvDocument } from "../../src/lib/advisory-osv";
 import { baseCvss, severityOf } from "../../src/lib/cvss";
 import { CWE_NAMES } from "../../src/lib/cwe-names";
-import { csafProblems, cveProblems, osvProblems } from "./advisory-validators";
+import { atomFeed, csafChanges, csafIndex, providerMetadata, rolieFeed } from "../../src/lib/advisory-feeds";
+import { csafProblems, cveProblems, osvProblems, parseAtom, providerMetadataProblems, rolieFeedProblems } from "./advisory-validators";
 
 // The three renderings of an advisory, each read by its own independent validator (the BSI's CSAF
 // validator with its mandatory tests, the OSV and CVE Programs' schemas), over advisories generated at
@@ -241,5 +242,43 @@ describe("every generated advisory", () => {
       }),
       { numRuns: 60 },
     );
+  });
+});
+
+describe("an organization's CSAF provider files and Atom feed", () => {
+  const publisher = { name: "Acme Corp", slug: "acme", websiteUrl: "https://acme.example" };
+  const origin = "https://vdp.example.com";
+  const now = "2026-11-28T10:00:00.000Z";
+  const second: AdvisoryDocument = {
+    ...good,
+    id: "01936f5e-0000-7000-8000-000000000003",
+    title: "R&D <script> leak",
+    updated_at: "2026-11-25T10:00:00.000Z",
+  };
+
+  it("are valid under OASIS's provider-metadata and ROLIE schemas, and the Atom feed parses, each first shown to refuse a broken one", () => {
+    const metadata = providerMetadata(publisher, [good, second], origin, now);
+    expect(providerMetadataProblems(metadata)).toEqual([]);
+    expect(providerMetadataProblems({ ...metadata, canonical_url: `${origin}/o/acme/csaf/metadata.json` }).length).toBeGreaterThan(0);
+    expect(providerMetadataProblems({ ...metadata, publisher: { name: "Acme" } }).length).toBeGreaterThan(0);
+
+    const feed = rolieFeed(publisher, [good, second], origin, now);
+    expect(rolieFeedProblems(feed)).toEqual([]);
+    expect(feed.feed.entry.map((e) => e.id)).toEqual([`vdp-${second.id}`, `vdp-${good.id}`]);
+    const broken = structuredClone(feed);
+    broken.feed.entry[0]!.content.src = "http://vdp.example.com/x.json";
+    expect(rolieFeedProblems(broken).length).toBeGreaterThan(0);
+    expect(rolieFeedProblems(rolieFeed(publisher, [], origin, now))).toEqual([]);
+
+    expect(csafIndex([good, second])).toBe(`2026/vdp-${second.id}.json\n2026/vdp-${good.id}.json\n`);
+    expect(csafChanges([good, second])).toBe(
+      `"2026/vdp-${second.id}.json","2026-11-25T10:00:00.000Z"\n"2026/vdp-${good.id}.json","2026-11-20T10:00:00.000Z"\n`,
+    );
+
+    const atom = parseAtom(atomFeed(publisher, [good, second], origin, now));
+    expect(atom.problems).toEqual([]);
+    expect(atom.feed.entry.map((e: any) => e.title)).toEqual(["R&D <script> leak", good.title]);
+    expect(atom.feed.entry[0].link[0]["@_href"]).toBe(`${origin}/a/${second.id}`);
+    expect(parseAtom("<feed><entry></feed>").problems.length).toBeGreaterThan(0);
   });
 });

@@ -13,3 +13,7 @@ declare module "@secvisogram/csaf-validator-lib/validateStrict.js" {
     doc: unknown,
   ): Promise<{ isValid: boolean; tests: { name: string; isValid: boolean; errors: Problem[]; warnings: Problem[]; infos: Problem[] }[] }>;
 }
+declare module "@secvisogram/csaf-validator-lib/lib/schemaTests/csaf_2_0/schema.js" {
+  const schema: { properties: { document: { properties: { publisher: Record<string, unknown> } } } };
+  export default schema;
+}

@@ -63,6 +63,7 @@ describe("GET /o/{slug}/security.txt", () => {
     expect(fields(first.text, "Policy")).toEqual([`${BASE}/p/${code}`]);
     expect(fields(first.text, "Canonical")).toEqual([`${BASE}${path}`]);
     expect(fields(first.text, "Preferred-Languages")).toEqual(["en"]);
+    expect(fields(first.text, "CSAF")).toEqual([`${BASE}/o/${org.slug}/csaf/provider-metadata.json`]);
     // Renewed whenever it is made: within a year, and never less than 363 days ahead.
     const expires = Date.parse(fields(first.text, "Expires")[0]!);
     expect(expires - now.getTime()).toBeGreaterThan(363 * DAY);
