@@ -122,9 +122,43 @@ const notes = (...parts: (string | undefined)[]) => parts.filter(Boolean).join("
 
 // ---- Public reads from the cache vs a bare cache.match ----------------------------------------------
 const address = clientAddresses();
+/** A published advisory of the large organization, for its public read. */
+async function publishedAdvisory(): Promise<string> {
+  const auth = { ...bearer(largeOrg.keys[0]!), "Content-Type": "application/vnd.api+json" };
+  const vuln = (await (await fetch(`${api.url}/v1/vulns?page%5Bsize%5D=1`, { headers: auth })).json()) as { data: { id: string }[] };
+  const made = await fetch(`${api.url}/v1/advisories`, {
+    method: "POST",
+    headers: auth,
+    body: JSON.stringify({
+      data: {
+        type: "advisory",
+        attributes: {
+          title: "Open redirect on the login page",
+          summary: "The login page redirects to any address in next=.",
+          state: "published",
+          cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
+          cwe_ids: ["CWE-601"],
+          affected: [
+            {
+              vendor: "Bench",
+              product: "Login",
+              purl: "pkg:npm/login",
+              versions: [{ range: { introduced: "1.0.0", fixed: "1.4.2" }, status: "affected" }],
+            },
+          ],
+        },
+        relationships: { vulns: { data: [{ type: "vuln", id: vuln.data[0]!.id }] } },
+      },
+    }),
+  });
+  if (made.status !== 201) throw new Error(`publishing the bench's advisory: ${made.status} ${await made.text()}`);
+  return ((await made.json()) as { data: { id: string } }).data.id;
+}
+const advisoryId = part("reads") ? await publishedAdvisory() : "";
 for (const [name, pathname] of [
   ["brief", `/v1/p/briefs/${largeOrg.briefShortcode}`],
   ["directory", `/v1/p/directories/${seeded.directorySlug}`],
+  ["advisory", `/v1/p/advisories/${advisoryId}`],
 ] as const) {
   const what = `public ${name}, cache HIT: throughput`;
   if (!part("reads")) continue;

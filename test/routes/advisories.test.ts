@@ -75,6 +75,10 @@ describe("advisories", () => {
     );
     const other = await post("/v1/advisories", org.key, draft([r.id], { cve_id: null }));
     expect((await del(`/v1/advisories/${other.body.data.id}`, org.key)).status).toBe(204);
+    // The 404s above were not kept: published, it answers at once.
+    await patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { state: "published" }));
+    for (const path of [`/v1/p/advisories/${a.id}`, `/v1/p/advisories/${a.id}/csaf`, `/a/${a.id}`])
+      expect([path, (await browse("GET", path)).status]).toEqual([path, 200]);
   });
 
   it("publish as revision 1, meet the disclosure deadline, fire Advisory::Published, then revise without rewriting the past", async () => {
