@@ -86,14 +86,16 @@ export function csafChanges(docs: readonly AdvisoryDocument[]): string {
     .join("");
 }
 
+/** Whether XML 1.0 allows a character at all, even escaped (tab, line feed, carriage return and the rest from space on). */
+const xmlChar = (ch: string) => {
+  const c = ch.codePointAt(0)!;
+  return c === 0x9 || c === 0xa || c === 0xd || (c >= 0x20 && c !== 0xfffe && c !== 0xffff);
+};
 const xml = (s: string) =>
-  s
-    .replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!)
-    .replace(
-      // Characters XML 1.0 does not allow, even escaped.
-      /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/g,
-      "",
-    );
+  [...s]
+    .filter(xmlChar)
+    .join("")
+    .replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;" })[c]!);
 
 /** The organization's advisories as an Atom feed, newest change first. */
 export function atomFeed(p: Publisher, docs: readonly AdvisoryDocument[], origin: string, now: string): string {
