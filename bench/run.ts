@@ -185,11 +185,10 @@ for (const [name, pathname] of [
     target: { of: "ratio", op: ">=", value: 0.9 },
     note: notes(unexpected(r.api, 200), probe.rowsRead !== null ? `rows read per HIT: ${formatNumber(probe.rowsRead)}` : undefined),
   });
-  // The same against a bare Worker with the API's plumbing: its static assets (so the same asset router
-  // under wrangler dev) and the API's answer headers stored with the body. No target: it says how much
-  // of the gap above is the Worker's own code rather than what surrounds it.
+  // The same against a bare Worker that answers the API's headers (stored with the body). No target: it
+  // says how much of the gap above is the Worker's own code rather than the headers it sends.
   if (name === "brief" && bareAssets && enough(settings.reps)) {
-    step("brief HIT vs a bare cache.match with the API's assets and headers");
+    step("brief HIT vs a bare cache.match with the API's answer headers");
     const keep = [...hit.headers.keys()].filter(
       (h) => !["content-length", "content-type", "cache-control", "date", "connection", "keep-alive", "transfer-encoding"].includes(h),
     );
@@ -207,7 +206,7 @@ for (const [name, pathname] of [
       what: `${what}, against the same plumbing`,
       unit: "req/s",
       api: rps(same.api),
-      baseline: { label: `bare cache.match with the API's assets and ${keep.length + 2} headers`, samples: rps(same.baseline) },
+      baseline: { label: `bare cache.match with the API's ${keep.length + 2} headers`, samples: rps(same.baseline) },
       ratio: true,
       note: notes(unexpected(same.api, 200), unexpected(same.baseline, 200)),
     });

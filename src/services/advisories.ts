@@ -1,4 +1,4 @@
-import { and, desc, eq, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
 import { inList, isUniqueViolation, where } from "../db/queries";
@@ -76,52 +76,9 @@ export async function listAdvisories(ctx: ServiceContext, page: Page, sort?: Sor
 
 const advisoryRead = (ctx: ServiceContext, id: string) =>
   ctx.db
-    .select({ ...advisoryColumns(), ...vulnIdsColumn })
+    .select({ ...getTableColumns(advisories), ...vulnIdsColumn })
     .from(advisories)
     .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId)));
-
-function advisoryColumns() {
-  const {
-    id,
-    organizationId,
-    state,
-    revision,
-    title,
-    summary,
-    description,
-    affected,
-    remediation,
-    references,
-    cveId,
-    cvssVector,
-    cweIds,
-    credits,
-    publishedAt,
-    withdrawnAt,
-    createdAt,
-    updatedAt,
-  } = advisories;
-  return {
-    id,
-    organizationId,
-    state,
-    revision,
-    title,
-    summary,
-    description,
-    affected,
-    remediation,
-    references,
-    cveId,
-    cvssVector,
-    cweIds,
-    credits,
-    publishedAt,
-    withdrawnAt,
-    createdAt,
-    updatedAt,
-  };
-}
 
 export async function getAdvisory(ctx: ServiceContext, id: string): Promise<AdvisoryRecord> {
   const [rows] = await readBatch(ctx, [advisoryRead(ctx, id)]);

@@ -129,44 +129,36 @@ const VulnsInput = z.strictObject({
     .max(LIMITS.vulnsPerAdvisory),
 });
 
+/** Every writable member, each optional: what a change takes, and a create too but for its required ones. */
+const AdvisoryChange = z.strictObject({
+  title: text(LIMITS.titleLength).optional(),
+  summary: attributes.summary.optional(),
+  description: attributes.description.optional(),
+  affected: attributes.affected.optional(),
+  remediation: attributes.remediation.optional(),
+  references: attributes.references.optional(),
+  cve_id: attributes.cve_id.optional(),
+  cvss_vector: attributes.cvss_vector.optional(),
+  cwe_ids: attributes.cwe_ids.optional(),
+  credits: attributes.credits.optional(),
+  state: attributes.state.optional(),
+  revision_note: attributes.revision_note.optional(),
+});
+
 export const CreateAdvisoryInput = requestDocument(
   "advisory",
-  z.strictObject({
+  AdvisoryChange.extend({
     title: text(LIMITS.titleLength),
-    summary: attributes.summary.optional(),
-    description: attributes.description.optional(),
     affected: attributes.affected,
-    remediation: attributes.remediation.optional(),
-    references: attributes.references.optional(),
-    cve_id: attributes.cve_id.optional(),
-    cvss_vector: attributes.cvss_vector.optional(),
-    cwe_ids: attributes.cwe_ids.optional(),
-    credits: attributes.credits.optional(),
+    // A create makes a draft or publishes at once; only a published advisory is withdrawn.
     state: z.enum(["draft", "published"]).optional(),
-    revision_note: attributes.revision_note.optional(),
   }),
   z.strictObject({ vulns: VulnsInput }),
 ).openapi("CreateAdvisoryInput");
 
 export const UpdateAdvisoryInput = updateDocument(
   "advisory",
-  z
-    .strictObject({
-      title: text(LIMITS.titleLength).optional(),
-      summary: attributes.summary.optional(),
-      description: attributes.description.optional(),
-      affected: attributes.affected.optional(),
-      remediation: attributes.remediation.optional(),
-      references: attributes.references.optional(),
-      cve_id: attributes.cve_id.optional(),
-      cvss_vector: attributes.cvss_vector.optional(),
-      cwe_ids: attributes.cwe_ids.optional(),
-      credits: attributes.credits.optional(),
-      state: attributes.state.optional(),
-      revision_note: attributes.revision_note.optional(),
-    })
-    .optional()
-    .default({}),
+  AdvisoryChange.optional().default({}),
   z.strictObject({ vulns: VulnsInput.optional() }).optional(),
 ).openapi("UpdateAdvisoryInput");
 
