@@ -1,4 +1,4 @@
-import { and, desc, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
 import { inList, isUniqueViolation, where } from "../db/queries";
@@ -11,6 +11,7 @@ import {
   advisoryVulns,
   type CreditInput,
   organizations,
+  policies,
   vulns,
 } from "../db/schema";
 import { advisoryEvent } from "../events/outbox";
@@ -158,6 +159,10 @@ function defaultsFrom(facts: readonly VulnFacts[]) {
   return { cvssVector: scored?.cvssVector ? (baseCvss(scored.cvssVector)?.vector ?? null) : null, cweIds: cwes };
 }
 
+/** The organization's policy pages, which list its advisories: a publication makes them stale. */
+const policyPagesOf = (ctx: ServiceContext, organizationId: SQL) =>
+  ctx.db.select({ shortcode: policies.shortcode }).from(policies).where(sql`${policies.organizationId} = ${organizationId}`);
+
 /** Refuses an advisory that could not be published as it stands. */
 function assertPublishable(row: AdvisoryRow) {
   const problems: { detail: string; source: { pointer: string } }[] = [];
@@ -249,7 +254,11 @@ export async function createAdvisory(
 ): Promise<AdvisoryRecord> {
   const organizationId = ctx.caller.organizationId!;
   const ids = [...new Set(vulnIds)].sort();
-  const [facts, orgs] = await readBatch(ctx, [vulnsRead(ctx, organizationId, ids), organizationRead(ctx, organizationId)]);
+  const [facts, orgs, pages] = await readBatch(ctx, [
+    vulnsRead(ctx, organizationId, ids),
+    organizationRead(ctx, organizationId),
+    policyPagesOf(ctx, sql`${organizationId}`),
+  ]);
   assertVulnsOwned(vulnIds, facts);
   const credits = input.credits ?? [];
   assertCredits(credits, facts, ids);
@@ -293,7 +302,7 @@ export async function createAdvisory(
       now,
     });
   await cveGuard(() => commit(ctx, p, respond));
-  if (publishing) await evictStale(ctx, { advisories: [row.id], organizations: [orgs[0]!.slug] });
+  if (publishing) await evictStale(ctx, { advisories: [row.id], organizations: [orgs[0]!.slug], policies: pages.map((p) => p.shortcode) });
   return record;
 }
 
@@ -346,7 +355,7 @@ export async function updateAdvisory(
   const seen = sql`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
   // One read: the advisory, its latest revision's history, the vulns it will name (those given, or its
   // own) and its organization.
-  const [found, latest, facts, orgs] = await readBatch(ctx, [
+  const [found, latest, facts, orgs, pages] = await readBatch(ctx, [
     advisoryRead(ctx, id),
     ctx.db
       .select({ document: advisoryRevisions.document })
@@ -369,6 +378,7 @@ export async function updateAdvisory(
       .select(ORGANIZATION_FACTS)
       .from(organizations)
       .where(sql`${organizations.id} = (SELECT organization_id FROM advisories WHERE id = ${seen})`),
+    policyPagesOf(ctx, sql`(SELECT organization_id FROM advisories WHERE id = ${seen})`),
   ]);
   if (!found[0]) throw notFound();
   const existing = toRecord(found[0]);
@@ -419,7 +429,7 @@ export async function updateAdvisory(
   const { results } = await cveGuard(() => commit(ctx, p));
   if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0)
     throw new Conflict("The advisory changed while this request ran; read it again and retry.");
-  if (note !== null) await evictStale(ctx, { advisories: [id], organizations: [orgs[0]!.slug] });
+  if (note !== null) await evictStale(ctx, { advisories: [id], organizations: [orgs[0]!.slug], policies: pages.map((p) => p.shortcode) });
   return record;
 }
 

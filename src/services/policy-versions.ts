@@ -1,8 +1,9 @@
-import { and, asc, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
+import { and, asc, desc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
 import { batchOf, where } from "../db/queries";
 import {
+  advisories,
   briefs,
   organizations,
   policies,
@@ -178,6 +179,8 @@ export interface PublishedPolicy {
   organization: OrganizationRow;
   briefs: Pick<BriefRow, "name" | "shortDescription" | "shortcode">[];
   versions: Pick<PolicyVersionRow, "number" | "sha256" | "createdAt">[];
+  /** Its organization's published advisories, the newest first. */
+  advisories: { id: string; title: string; cveId: string | null; state: string; publishedAt: string | null }[];
   responsiveness: Responsiveness | null;
 }
 
@@ -188,7 +191,7 @@ const PAGE_VERSIONS = 50;
 export async function findPublishedPolicy(db: Db, shortcode: string, now: string): Promise<PublishedPolicy | null> {
   // Selects, not a join: D1 batch rows are keyed by column name, and these tables share some.
   const policyId = sql`(SELECT id FROM policies WHERE shortcode = ${shortcode})`;
-  const [policyRows, organizationRows, briefRows, versionRows, counts, medians] = await db.batch([
+  const [policyRows, organizationRows, briefRows, versionRows, advisoryRows, counts, medians] = await db.batch([
     db
       .select()
       .from(policies)
@@ -206,10 +209,27 @@ export async function findPublishedPolicy(db: Db, shortcode: string, now: string
       .where(sql`${policyVersions.policyId} = ${policyId}`)
       .orderBy(desc(policyVersions.number))
       .limit(PAGE_VERSIONS),
+    db
+      .select({
+        id: advisories.id,
+        title: advisories.title,
+        cveId: advisories.cveId,
+        state: advisories.state,
+        publishedAt: advisories.publishedAt,
+      })
+      .from(advisories)
+      .where(
+        and(
+          sql`${advisories.organizationId} = (SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`,
+          ne(advisories.state, "draft"),
+        ),
+      )
+      .orderBy(desc(advisories.publishedAt), desc(advisories.id))
+      .limit(PAGE_VERSIONS),
     ...responsivenessStatements(db, policyId, new Date(now)),
   ]);
   const [policy, organization] = [policyRows[0], organizationRows[0]];
   if (!policy || !organization) return null;
   const responsiveness = responsivenessFrom({ counts, medians }).get(policy.id) ?? null;
-  return { policy, organization, briefs: briefRows, versions: versionRows, responsiveness };
+  return { policy, organization, briefs: briefRows, versions: versionRows, advisories: advisoryRows, responsiveness };
 }

@@ -5,7 +5,7 @@ import { document, when } from "./layout";
 import { policyTerms } from "./terms";
 
 /** GET /p/{shortcode}: a published policy for people, its open programs, and every version of its terms. */
-export function policyPage({ policy, organization, briefs, versions, responsiveness }: PublishedPolicy, now: string): string {
+export function policyPage({ policy, organization, briefs, versions, advisories, responsiveness }: PublishedPolicy, now: string): string {
   const name = organization.name;
   const title = policy.name ?? "Vulnerability disclosure policy";
   return document(
@@ -20,6 +20,14 @@ ${
         (b) => html`<li><a href="/b/${b.shortcode}">${b.name}</a>${b.shortDescription ? html`: ${b.shortDescription}` : ""}</li>`,
       )}</ul>`
     : html`<p>${name} has no open program under this policy right now.</p>`
+}
+${
+  advisories.length
+    ? html`<h2>Advisories</h2><ul class="scope">${advisories.map(
+        (a) =>
+          html`<li><a href="/a/${a.id}">${a.title}</a>${a.cveId ? html` <span class="muted mono">${a.cveId}</span>` : ""}${a.state === "withdrawn" ? html` <span class="muted">(withdrawn)</span>` : ""}${a.publishedAt ? html`, ${when(a.publishedAt)}` : ""}</li>`,
+      )}</ul>`
+    : ""
 }
 ${policy.hallOfFame ? html`<h2>Hall of fame</h2><p><a href="/h/${policy.shortcode}">The researchers ${name} thanks</a>, by the names they chose.</p>` : ""}
 <h2>Versions of these terms</h2>

@@ -69,8 +69,12 @@ describe("the hall of fame", () => {
     expect(
       (await api("GET", `/v1/p/policies/${code}/hall_of_fame`)).body.data.attributes.entries.map((e: { name: string }) => e.name),
     ).toEqual(["Ben"]);
-    // The policy page links it; security.txt acknowledges it.
-    expect((await browse("GET", `/p/${code}`)).text).toContain(`<a href="/h/${code}">`);
+    // The policy page links it, and lists the published advisory (not the draft), evicted by each publication.
+    const policyPage = (await browse("GET", `/p/${code}`)).text;
+    expect(policyPage).toContain(`<a href="/h/${code}">`);
+    expect(policyPage.match(/<a href="\/a\//g)?.length).toBe(1);
+    expect((await advisory(open.id, "published")).status).toBe(201);
+    expect((await browse("GET", `/p/${code}`)).text.match(/<a href="\/a\//g)?.length).toBe(2);
     expect((await browse("GET", `/o/${org.slug}/security.txt`)).text).toContain(`Acknowledgments: https://api.vdp.test/h/${code}\n`);
   });
 
