@@ -13,9 +13,9 @@ const ownedIn = (text: string) => namedIn(text).filter((n) => !SHARED.has(n.type
 const pathOwners = (c: FuzzCase) => new Set(ownedIn(c.pathValues.join(" ")).map((n) => n.owner));
 
 const WRITE = new Set(["POST", "PATCH", "DELETE"]);
-// Records an operator may write for unclaimed organizations only; vulns, webhooks and contacts it may not write at all.
+// Records an operator may write for unclaimed organizations only; vulns, webhooks, contacts and advisories it may not write at all.
 const UNCLAIMED_ONLY = /^\/v1\/(policies|assets|briefs)(\/|$)|^\/v1\/directory_listings\/\{directory_listing_id\}\/items/;
-const NEVER_BY_OPERATOR = /^\/v1\/(vulns|webhooks|contacts)(\/|$)/;
+const NEVER_BY_OPERATOR = /^\/v1\/(vulns|webhooks|contacts|advisories)(\/|$)/;
 
 /** Why this request must fail with this key, beyond what is wrong with the request itself. */
 export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly: Set<string>): string[] {

@@ -87,6 +87,7 @@ const parametersNamed = (doc: Doc, names: ReadonlySet<string>) =>
  */
 const FREE_TEXT = new Set([
   "name",
+  "policy_name",
   "summary",
   "remediation",
   "vendor",
