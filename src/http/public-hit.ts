@@ -1,4 +1,4 @@
-import { CLIENT_REQUEST_ID, normalizeShortcode } from "../lib/ids";
+import { CLIENT_REQUEST_ID, normalizeShortcode, normalizeUuid } from "../lib/ids";
 import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicAdvisoryPath, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
 import { allowAddress, clientIp, counted, PUBLIC_READS_PER_MINUTE, RATE_LIMIT_HEADER } from "./rate-limit";
 
@@ -15,8 +15,6 @@ const PUBLIC_READ = new RegExp(
     .join("|")})([^/?#]+)$`,
 );
 
-const ADVISORY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** The path and query of a request's URL, which the runtime hands over absolute and normalized. */
 function pathOf(url: string): string {
   return url.slice(url.indexOf("/", url.indexOf("//") + 2));
@@ -32,7 +30,10 @@ function cachePath(prefix: string, segment: string): string | null {
   if (prefix === PUBLIC_READS.directories.json) return publicDirectoryPath(decoded);
   // No JSON read of a policy is cached (only its page): the app answers.
   if (prefix === PUBLIC_READS.policies.json) return null;
-  if (prefix === PUBLIC_READS.advisories.json) return ADVISORY_ID.test(decoded) ? publicAdvisoryPath(decoded.toLowerCase()) : null;
+  if (prefix === PUBLIC_READS.advisories.json) {
+    const id = normalizeUuid(decoded);
+    return id && publicAdvisoryPath(id);
+  }
   const shortcode = normalizeShortcode(decoded);
   return shortcode ? publicBriefPath(shortcode) : null;
 }

@@ -61,6 +61,12 @@ export const SHORTCODE_AS_HEARD = `^${HEARD}-${HEARD}$`;
 export const VULN_SHORTCODE_AS_HEARD = `^${HEARD}-${HEARD}-${HEARD}$`;
 /** A UUID in any case (ids are written in lowercase). */
 export const UUID_PATTERN = "^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$";
+const UUID = new RegExp(UUID_PATTERN);
+
+/** A UUID as given, in lower case (how ids are stored), or null for anything that is not one. */
+export function normalizeUuid(input: string): string | null {
+  return UUID.test(input) ? input.toLowerCase() : null;
+}
 
 /** A vuln's shortcode as a researcher quotes it, read the same way as a brief's; null when it cannot be one. */
 export function normalizeVulnShortcode(input: string): string | null {

@@ -7,6 +7,7 @@ import type { AppEnv } from "../http/app-env";
 import { cachedPublicBody, customDomainFilePath, type OrganizationFile, organizationFilePath, publicAdvisoryPath } from "../http/cache";
 import { database } from "../http/middleware";
 import { NotFound } from "../lib/domain-errors";
+import { normalizeUuid } from "../lib/ids";
 import { findOrganizationAdvisories, findSecurityTxtSource } from "../services/organization-files";
 import { SECURITY_TXT_TYPE, securityTxt } from "../templates/security-txt";
 import { limitAddress } from "./pages/shared";
@@ -65,8 +66,9 @@ export const organizationFilesRouter = new Hono<AppEnv>()
   // A document of the directory: the advisory's CSAF rendering, kept in the cache under the advisory's own path.
   .get("/o/:slug/csaf/white/:year/:file", database(), async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
-    const m = /^vdp-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.json$/.exec(c.req.param("file"));
-    const id = m?.[1];
+    // File names are the tracking id in lower case, as the feeds write them.
+    const m = /^vdp-(.+)\.json$/.exec(c.req.param("file"));
+    const id = m && normalizeUuid(m[1]!) === m[1] ? m[1] : null;
     const slug = c.req.param("slug").toLowerCase();
     const notHere = () => new NotFound("advisory", "The organization's CSAF directory has no such document.");
     if (!id) throw notHere();

@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
-import { inList, isUniqueViolation, where } from "../db/queries";
+import { inList, isUniqueViolation, where, whenRefused } from "../db/queries";
 import {
   type AdvisoryRevisionRow,
   type AdvisoryRow,
@@ -215,15 +215,30 @@ function freeze(
     history: RevisionEntry[];
     note: string;
     now: string;
+    /** Right after the update of the advisory's row, and only if it changed it. */
+    chained?: boolean;
   },
 ) {
   const { row, vulnIds, facts, organization, now } = args;
   const history = [...args.history, { number: row.revision, date: now, note: args.note }];
   const document = documentOf(row, organization, resolvedCredits(row.credits, facts), history);
+  // Chained on the statement just before it (the change of the advisory's row): when a concurrent change
+  // left that one nothing to update, the number comes out NULL and the database refuses the whole batch.
+  const number = args.chained ? sql<number>`CASE WHEN changes() > 0 THEN ${row.revision} END` : sql<number>`${row.revision}`;
   p.add(
-    ctx.db
-      .insert(advisoryRevisions)
-      .values({ id: uuidv7(), advisoryId: row.id, number: row.revision, note: args.note, document, createdAt: now }),
+    ctx.db.insert(advisoryRevisions).select(
+      ctx.db
+        .select({
+          id: sql<string>`${uuidv7()}`.as("id"),
+          advisoryId: sql<string>`${row.id}`.as("advisory_id"),
+          number: number.as("number"),
+          note: sql<string>`${args.note}`.as("note"),
+          document: sql<string>`${JSON.stringify(document)}`.as("document"),
+          createdAt: sql<string>`${now}`.as("created_at"),
+        })
+        .from(advisories)
+        .where(eq(advisories.id, row.id)),
+    ),
   );
   if (row.state !== "published") return;
   p.add(
@@ -418,17 +433,22 @@ export async function updateAdvisory(
       .set({ ...next, id: undefined, organizationId: undefined, createdAt: undefined })
       .where(and(eq(advisories.id, id), eq(advisories.updatedAt, existing.updatedAt))),
   );
+  if (note !== null) {
+    const history = latest[0]?.document.history ?? [];
+    freeze(ctx, p, { row: next, vulnIds: ids, facts, organization: orgs[0]!, history, note, now, chained: true });
+  }
   if (vulnIds !== undefined) {
     p.add(ctx.db.delete(advisoryVulns).where(eq(advisoryVulns.advisoryId, id)));
     for (const vulnId of ids) p.add(ctx.db.insert(advisoryVulns).values({ advisoryId: id, vulnId }));
   }
-  if (note !== null) {
-    const history = latest[0]?.document.history ?? [];
-    freeze(ctx, p, { row: next, vulnIds: ids, facts, organization: orgs[0]!, history, note, now });
-  }
-  const { results } = await cveGuard(() => commit(ctx, p));
-  if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0)
-    throw new Conflict("The advisory changed while this request ran; read it again and retry.");
+  const lost = () => new Conflict("The advisory changed while this request ran; read it again and retry.");
+  const { results } = await whenRefused(
+    () => cveGuard(() => commit(ctx, p)),
+    () => {
+      throw lost();
+    },
+  );
+  if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0) throw lost();
   if (note !== null) await evictStale(ctx, { advisories: [id], organizations: [orgs[0]!.slug], policies: pages.map((p) => p.shortcode) });
   return record;
 }
@@ -472,6 +492,28 @@ export async function listAdvisoryRevisions(ctx: ServiceContext, id: string): Pr
   ]);
   if (!seen[0]) throw notFound();
   return rows;
+}
+
+/** One frozen revision of an advisory the caller sees, by number; the 404 says which is missing. */
+export async function getAdvisoryRevision(ctx: ServiceContext, id: string, number: number): Promise<AdvisoryRevisionRow> {
+  const [seen, rows] = await readBatch(ctx, [
+    ctx.db
+      .select({ id: advisories.id })
+      .from(advisories)
+      .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
+    ctx.db
+      .select()
+      .from(advisoryRevisions)
+      .where(
+        and(
+          eq(advisoryRevisions.number, number),
+          sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`,
+        ),
+      ),
+  ]);
+  if (!seen[0]) throw notFound();
+  if (!rows[0]) throw new NotFound("advisory_revision", "The advisory has no revision with that number.");
+  return rows[0];
 }
 
 /** A published (or withdrawn) advisory's latest revision, for anyone; null for a draft or no advisory. */

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, browse, del, get, patch, post } from "../helpers/api";
 import { organization, type TestOrganization } from "../helpers/factories";
+import { interleaved } from "../helpers/d1-faults";
 import { asReporter, submitReport } from "../helpers/reporter";
 
 // Advisories: drafts, publication (revision 1, the disclosure deadline met, Advisory::Published),
@@ -139,6 +140,23 @@ describe("advisories", () => {
       [1, null],
       [2, "Upgrade to 1.4.2."],
     ]);
+    const missing = await get(`/v1/advisories/${a.id}/revisions/9`, org.key);
+    expect([missing.status, missing.body.errors[0].detail]).toEqual([404, "The advisory has no revision with that number."]);
+    // A change that lands between this one's read and its write makes this one a conflict, and no revision.
+    const racing = interleaved(2, () =>
+      patch(`/v1/advisories/${a.id}`, org.key, change(a.id, { title: "Raced", revision_note: "The other change" })),
+    );
+    const lost = await api("PATCH", `/v1/advisories/${a.id}`, {
+      key: org.key,
+      body: change(a.id, { summary: "Lost", revision_note: "This change" }),
+      env: { DB: racing },
+    });
+    expect(lost.status).toBe(409);
+    expect((await get(`/v1/advisories/${a.id}/revisions`, org.key)).body.data.map((v: any) => v.attributes.note)).toEqual([
+      "Initial publication",
+      "Remediation added",
+      "The other change",
+    ]);
     await expect(env.DB.prepare("UPDATE advisory_revisions SET note = 'x' WHERE advisory_id = ?").bind(a.id).run()).rejects.toThrow(
       /immutable/,
     );
@@ -152,7 +170,7 @@ describe("advisories", () => {
       "text/html; charset=utf-8",
       "MISS",
     ]);
-    expect(shown.text).toContain("<h1>Open redirect in login</h1>");
+    expect(shown.text).toContain("<h1>Raced</h1>");
     expect(shown.text).toContain("Revision 2, ");
     expect(shown.text).toContain("Upgrade to 1.4.2.");
     expect(shown.text).toContain(`href="/v1/p/advisories/${a.id}/csaf"`);
@@ -166,7 +184,7 @@ describe("advisories", () => {
       org.key,
       change(a.id, { state: "withdrawn", revision_note: "Not a vulnerability after all" }),
     );
-    expect(withdrawn.body.data.attributes).toMatchObject({ state: "withdrawn", revision: 3 });
+    expect(withdrawn.body.data.attributes).toMatchObject({ state: "withdrawn", revision: 4 });
     const osv = (await api("GET", `/v1/p/advisories/${a.id}/osv`)).body;
     expect(osv.withdrawn).toBe(withdrawn.body.data.attributes.withdrawn_at);
     const page = await browse("GET", `/a/${a.id}`);

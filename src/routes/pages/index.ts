@@ -6,12 +6,11 @@ import { advisoryPage } from "../../templates/advisory";
 import { findHallOfFame } from "../../services/hall-of-fame";
 import { hallOfFamePage } from "../../templates/hall-of-fame";
 
-const ADVISORY_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 import { normalizeShortcode } from "../../lib/ids";
 import { findPublishedPolicy } from "../../services/policy-versions";
 import { policyPage } from "../../templates/policy";
 import { database } from "../../http/middleware";
-import { nowIso } from "../../lib/ids";
+import { normalizeUuid, nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
 import { ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
@@ -56,9 +55,9 @@ pagesRouter.get("/d/:slug", database(), async (c) => {
 });
 pagesRouter.get("/a/:id", database(), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
-  const id = c.req.param("id").toLowerCase();
+  const id = normalizeUuid(c.req.param("id"));
   const response =
-    ADVISORY_ID.test(id) &&
+    id &&
     (await cachedPublicBody(c, publicPagePath(publicAdvisoryPath(id))!, HTML, async () => {
       const doc = await findPublicAdvisory(c.var.database.db, id);
       return doc && advisoryPage(doc);

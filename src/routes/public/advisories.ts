@@ -13,6 +13,7 @@ import { type AdvisoryDocument, advisoryLinks } from "../../lib/advisory";
 import { csafDocument } from "../../lib/advisory-csaf";
 import { cveContainer } from "../../lib/advisory-cve";
 import { osvDocument } from "../../lib/advisory-osv";
+import { normalizeUuid } from "../../lib/ids";
 import { RATES } from "../../lib/limits";
 import { findPublicAdvisory } from "../../services/advisories";
 
@@ -21,7 +22,6 @@ import { findPublicAdvisory } from "../../services/advisories";
 // nothing about them is cached); a withdrawn advisory stays readable, marked withdrawn.
 
 const advisoryNotFound = () => new ApiError("not_found", { detail: "No published advisory has that id." });
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const AdvisoryIdParam = z.object({
   id: z
     .string()
@@ -114,8 +114,8 @@ const read = (format?: AdvisoryFormat) =>
 
 export const publicAdvisoriesRouter = createRouter()
   .openapi(read(), async (c) => {
-    const id = c.req.valid("param").id.toLowerCase();
-    if (!UUID.test(id)) throw advisoryNotFound();
+    const id = normalizeUuid(c.req.valid("param").id);
+    if (!id) throw advisoryNotFound();
     const response = await cachedPublicDocument(c, publicAdvisoryPath(id), JSONAPI_MEDIA_TYPE, async () => {
       const doc = await findPublicAdvisory(c.var.database.db, id);
       return doc && publicAdvisoryDocument(doc);
@@ -128,8 +128,8 @@ export const publicAdvisoriesRouter = createRouter()
   .openapi(read("cve"), (c) => rendering(c, "cve"));
 
 async function rendering(c: Context<AppEnv>, format: AdvisoryFormat): Promise<Response> {
-  const id = (c.req.param("id") ?? "").toLowerCase();
-  if (!UUID.test(id)) throw advisoryNotFound();
+  const id = normalizeUuid(c.req.param("id") ?? "");
+  if (!id) throw advisoryNotFound();
   const response = await cachedPublicDocument(c, publicAdvisoryPath(id, format), "application/json", async () => {
     const doc = await findPublicAdvisory(c.var.database.db, id);
     if (!doc) return null;

@@ -14,11 +14,11 @@ import {
   singleDocument,
 } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import { ApiError } from "../../../http/errors";
 import {
   createAdvisory,
   deleteAdvisory,
   getAdvisory,
+  getAdvisoryRevision,
   listAdvisories,
   listAdvisoryRevisions,
   updateAdvisory,
@@ -170,8 +170,6 @@ export const advisoriesRouter = createRouter()
     }),
     async (c) => {
       const { id, number } = c.req.valid("param");
-      const row = (await listAdvisoryRevisions(serviceContext(c), id)).find((r) => r.number === Number(number));
-      if (!row) throw new ApiError("not_found", { detail: "The advisory has no revision with that number." });
-      return respond(c, single(serializeAdvisoryRevision(row)));
+      return respond(c, single(serializeAdvisoryRevision(await getAdvisoryRevision(serviceContext(c), id, Number(number)))));
     },
   );
