@@ -84,6 +84,24 @@ export async function untilLimited(limit: number, send: () => Promise<ApiRespons
   return { ok, limited: null };
 }
 
+/**
+ * A rate limiter that counts what it is asked, per key, and lets the first `budget` calls of each key
+ * through: for tests of what the app does around a limit, whatever the wall clock does meanwhile (the
+ * real bindings count fixed windows aligned to the minute, which can roll over mid-test).
+ */
+export function countingLimiter(budget = Number.POSITIVE_INFINITY) {
+  const calls: string[] = [];
+  return {
+    calls,
+    limiter: {
+      limit: async ({ key }: { key: string }) => {
+        calls.push(key);
+        return { success: calls.filter((k) => k === key).length <= budget };
+      },
+    } as RateLimit,
+  };
+}
+
 export const get = <T = any>(path: string, key?: string | null, opts: RequestOptions = {}) => api<T>("GET", path, { ...opts, key });
 export const post = <T = any>(path: string, key: string | null, body: unknown, opts: RequestOptions = {}) =>
   api<T>("POST", path, { ...opts, key, body });

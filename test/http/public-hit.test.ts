@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it, onTestFinished, vi } from "vitest";
-import { api, get } from "../helpers/api";
+import { api, countingLimiter, get } from "../helpers/api";
 import { LOCAL_READS_PER_MINUTE } from "../../src/http/rate-limit";
 import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
@@ -32,20 +32,6 @@ function inOneWindow(): void {
   onTestFinished(() => {
     vi.useRealTimers();
   });
-}
-
-/** A rate limiter that counts what it is asked, and lets everything through (or nothing). */
-function countingLimiter(allow = true) {
-  const calls: string[] = [];
-  return {
-    calls,
-    limiter: {
-      limit: async ({ key }: { key: string }) => {
-        calls.push(key);
-        return { success: allow };
-      },
-    } as RateLimit,
-  };
 }
 
 const VARYING = new Set(["x-cache", "x-request-id", "date", "age", "cf-cache-status", "content-length"]);
@@ -104,7 +90,7 @@ describe.each([
     await get(path(), null);
     inOneWindow();
     const ip = freshAddress();
-    const refusing = countingLimiter(false);
+    const refusing = countingLimiter(0);
     const read = () => api("GET", path(), { headers: { "CF-Connecting-IP": ip }, env: { PUBLIC_READ_RATE_LIMITER: refusing.limiter } });
     for (let i = 0; i < LOCAL_READS_PER_MINUTE; i++) expect((await read()).status).toBe(200);
     const res = await read();
