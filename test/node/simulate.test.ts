@@ -1,0 +1,211 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { parseOptions, runJob, simulate, type Simulation } from "../../bench/simulate";
+import { apportion, DEFAULTS, planYear, sampleReports, type SimulationOptions, zipfShares } from "../../bench/simulate/model";
+import type { LayoutResult } from "../../bench/simulate/replay";
+import { monthPassing, placeShards, project, renderDatabases, renderTableBytes, scaled, tableTotals } from "../../bench/simulate/report";
+
+// `npm run simulate` at a tiny size: the figures it prints are SQLite's own accounting of the files it
+// wrote (at --sample 1, nothing is scaled), and the arithmetic of its tables holds.
+
+const TINY: SimulationOptions = { ...DEFAULTS, organizations: 6, reports: 240, months: 2, sample: 1 };
+let directory: string;
+beforeAll(() => {
+  directory = mkdtempSync(path.join(tmpdir(), "vdp-simulate-test-"));
+});
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+const TABLES = ["events", "webhook_deliveries", "vulns", "vuln_records", "notifications", "comments", "webhook_attempts"];
+
+/** What SQLite itself says of a file: its pages, and each table's pages with its indexes, and rows. */
+function sqliteAccounting(file: string) {
+  const db = new DatabaseSync(file, { readOnly: true });
+  try {
+    const pageSize = Number((db.prepare("PRAGMA page_size").get() as { page_size: number }).page_size);
+    const pages = Number((db.prepare("PRAGMA page_count").get() as { page_count: number }).page_count);
+    const of = (table: string) => ({
+      bytes: Number(
+        (
+          db
+            .prepare(
+              "SELECT coalesce(sum(pgsize), 0) AS b FROM dbstat WHERE name = ? OR name IN (SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?)",
+            )
+            .get(table, table) as { b: number }
+        ).b,
+      ),
+      rows: Number((db.prepare(`SELECT count(*) AS n FROM "${table}"`).get() as { n: number }).n),
+    });
+    return { fileBytes: pages * pageSize, tables: Object.fromEntries(TABLES.map((t) => [t, of(t)])) };
+  } finally {
+    db.close();
+  }
+}
+
+describe("the replay, at a tiny size", () => {
+  let today: LayoutResult;
+  beforeAll(async () => {
+    today = await runJob({ layout: "today", options: TINY, directory });
+  }, 60_000);
+
+  it("reports the bytes SQLite counts: the file, each table with its indexes, and the rows", () => {
+    const file = path.join(directory, "today-database.sqlite");
+    const sqlite = sqliteAccounting(file);
+    // One measurement a month.
+    expect(today.databases[0]!.months.length).toBe(TINY.months);
+    const last = today.databases[0]!.months.at(-1)!;
+    expect(last.fileBytes).toBe(sqlite.fileBytes);
+    expect(last.fileBytes).toBe(statSync(file).size);
+    expect(last.accountedBytes).toBe(last.fileBytes);
+    for (const table of TABLES) {
+      const reported = last.tables.find((t) => t.table === table)!;
+      expect({ table, bytes: reported.bytes, rows: reported.rows }).toEqual({ table, ...sqlite.tables[table] });
+    }
+    // At --sample 1 the table totals are those figures unscaled.
+    const totals = tableTotals(today, 1);
+    expect(totals.find((t) => t.table === "events")).toEqual({ table: "events", ...sqlite.tables.events });
+  });
+
+  it("writes every planned report, its events and their deliveries, and keeps deliveries 30 days", () => {
+    const sqlite = sqliteAccounting(path.join(directory, "today-database.sqlite"));
+    expect(sqlite.tables.vulns!.rows).toBe(TINY.reports);
+    expect(sqlite.tables.vuln_records!.rows).toBe(TINY.reports);
+    // Every report's events: created, received, stored at least.
+    expect(sqlite.tables.events!.rows).toBeGreaterThan(3 * TINY.reports);
+    const db = new DatabaseSync(path.join(directory, "today-database.sqlite"), { readOnly: true });
+    try {
+      const oldest = db.prepare("SELECT min(created_at) AS at FROM webhook_deliveries").get() as { at: string };
+      const newest = db.prepare("SELECT max(created_at) AS at FROM events").get() as { at: string };
+      expect(Date.parse(newest.at) - Date.parse(oldest.at)).toBeLessThanOrEqual(31 * 86_400_000);
+      // A delivery's body is its event's, byte for byte, as the fan-out copies it.
+      const mismatched = db
+        .prepare("SELECT count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.request_body IS NOT e.payload")
+        .get() as { n: number };
+      expect(mismatched.n).toBe(0);
+      expect((db.prepare("PRAGMA foreign_key_check").all() as unknown[]).length).toBe(0);
+    } finally {
+      db.close();
+    }
+    expect(today.actions.submit!.count).toBe(TINY.reports);
+    expect(today.actions.intake!.rows / today.actions.intake!.count).toBeGreaterThan(10);
+  });
+});
+
+describe("the three layouts", () => {
+  let run: Simulation;
+  beforeAll(async () => {
+    run = await simulate({ ...TINY, organizations: 4, reports: 120 }, directory, false);
+  }, 120_000);
+
+  it("prints a table per layout, with R2 taking the bodies out of the rows", () => {
+    for (const heading of [
+      "## In one table",
+      "## Today's layout",
+      "## Event, delivery and e-mail bodies in R2",
+      "## Event bodies dropped once fanned out",
+      "shards by organization plus a catalog",
+    ])
+      expect(run.text).toContain(heading);
+    expect(run.text).toMatch(/First to outgrow one database: \w+, [\d.]+ [kMG]?B at month 2 today; alone it passes 5 GB /);
+    const [today, r2, dropped] = run.results;
+    const events = (r: LayoutResult) => tableTotals(r, 1).find((t) => t.table === "events")!;
+    expect(events(r2!).rows).toBe(events(today!).rows);
+    expect(events(r2!).bytes).toBeLessThan(events(today!).bytes);
+    expect(r2!.r2!.objects).toBeGreaterThan(0);
+    // Dropping event bodies keeps every event row and shrinks the table.
+    expect(events(dropped!).rows).toBe(events(today!).rows);
+    expect(events(dropped!).bytes).toBeLessThan(events(today!).bytes);
+    // The shards hold every tenant row today's database holds.
+    const shards = run.results[2]!;
+    expect(tableTotals(shards, 1).find((t) => t.table === "vulns")!.rows).toBe(
+      tableTotals(today!, 1).find((t) => t.table === "vulns")!.rows,
+    );
+    expect(run.shards.k).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("the table code", () => {
+  it("shares volume by Zipf and apportions whole reports that sum exactly", () => {
+    const shares = zipfShares(100, 1);
+    expect(shares.reduce((a, b) => a + b, 0)).toBeCloseTo(1, 12);
+    expect(shares[0]! / shares[1]!).toBeCloseTo(2, 12);
+    const counts = apportion(shares, 12_345);
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(12_345);
+    expect(counts.every((c, i) => i === 0 || c <= counts[i - 1]!)).toBe(true);
+  });
+
+  it("samples the same reports for every layout", () => {
+    const { reports } = planYear({ ...TINY, reports: 2_000 });
+    const a = sampleReports(reports, 0.1, 1);
+    expect(a.map((r) => r.index)).toEqual(sampleReports(reports, 0.1, 1).map((r) => r.index));
+    expect(a.length).toBeGreaterThan(150);
+    expect(a.length).toBeLessThan(250);
+  });
+
+  it("projects growth from the last three months and finds the month a limit is passed", () => {
+    expect(project([1, 2, 3, 4], 0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Growth applies from the year after the last measured month.
+    const grown = project(
+      Array.from({ length: 12 }, (_, i) => i + 1),
+      1,
+      14,
+    );
+    expect(grown.slice(12)).toEqual([14, 16]);
+    expect(monthPassing([1, 5, 10, 20], 10)).toBe(3);
+    expect(monthPassing([1, 2], 10)).toBeNull();
+    expect(scaled(150, 50, 0.1)).toBe(1_050);
+  });
+
+  it("places organizations first-fit by size, an oversized one alone", () => {
+    const placed = placeShards([6, 3, 2, 2, 1], 5);
+    expect(placed.oversized).toEqual([0]);
+    expect(placed.shardOf).toEqual([0, 1, 1, 2, 2]);
+    expect(placed.shards).toEqual([6, 5, 3]);
+  });
+
+  it("renders bytes per table with shares, and a database's months", () => {
+    const layout = {
+      layout: "today",
+      databases: [
+        {
+          name: "database",
+          setUp: { fileBytes: 100, accountedBytes: 100, tables: [{ table: "events", bytes: 100, rows: 0 }] },
+          months: [
+            {
+              fileBytes: 4_000,
+              accountedBytes: 4_000,
+              tables: [
+                { table: "events", bytes: 3_000, rows: 30 },
+                { table: "vulns", bytes: 1_000, rows: 10 },
+              ],
+            },
+          ],
+          rowsWritten: 0,
+          batches: 0,
+        },
+      ],
+      actions: {},
+      r2: null,
+      seconds: 0,
+    } satisfies LayoutResult;
+    const text = renderTableBytes(layout, 0.5);
+    // events: 100 + (3,000 - 100) / 0.5 = 5,900 bytes of 7,900.
+    expect(text).toContain("| events | 60 | 5.9 kB | 74.7% |");
+    expect(text).toContain("| vulns | 20 | 2.0 kB | 25.3% |");
+    expect(
+      renderDatabases(
+        [{ name: "database", lastMonthBytes: 6e9, passes5: 9, passes10: null, rowsPerDay: 1_234.4, hourMean: 12.34, second: 40 }],
+        12,
+      ),
+    ).toContain("| database | 6.00 GB | month 9 | after 36 | 1,234 | 12.3 | 40 | 1.2% |");
+  });
+
+  it("refuses options it cannot run", () => {
+    expect(() => parseOptions(["--months", "13"])).toThrow("--months");
+    expect(() => parseOptions(["--sample", "0"])).toThrow("--sample");
+    expect(() => parseOptions(["--reports", "-5"])).toThrow("--reports");
+    expect(parseOptions(["--organizations", "10"]).organizations).toBe(10);
+  });
+});
