@@ -13,7 +13,7 @@ import {
   BUDGET,
   databaseFigures,
   type DatabaseFigures,
-  fullYearLoad,
+  fullYearLoads,
   formatBytes,
   HORIZON_MONTHS,
   placeShards,
@@ -64,7 +64,7 @@ export async function runJob(job: Job): Promise<LayoutResult> {
 /** Runs a layout in a worker thread: the machine's cores replay layouts side by side. */
 function inWorker(job: Job): Promise<LayoutResult> {
   return new Promise((resolve, reject) => {
-    const worker = new Worker(import.meta.filename, { workerData: job });
+    const worker = new Worker(import.meta.filename, { workerData: { simulateJob: job } });
     worker.once("message", resolve);
     worker.once("error", reject);
     worker.once("exit", (code) => code !== 0 && reject(new Error(`${job.layout} stopped with ${code}`)));
@@ -86,10 +86,29 @@ function projectedByOrganization(today: LayoutResult, perOrganization: readonly 
   return perOrganization.map((n) => floor / perOrganization.length + ((atHorizon - floor) * n) / Math.max(1, reports));
 }
 
-export function parseOptions(args: string[]): SimulationOptions & { keep: string | null } {
+export const USAGE = `npm run simulate [-- options]: a platform-year replayed into SQLite, four layouts measured.
+
+  --organizations N         organizations on the platform (${DEFAULTS.organizations})
+  --reports N               reports a year (${DEFAULTS.reports})
+  --webhooks N              webhooks per organization (${DEFAULTS.webhooks})
+  --contacts N              contacts per organization, alternating responder and escalation (${DEFAULTS.contacts})
+  --zipf S                  exponent of report volume over organizations (${DEFAULTS.zipf})
+  --months N                months simulated, 1 to 12 (${DEFAULTS.months})
+  --growth G                yearly growth after them, for the projection to month 36 (${DEFAULTS.growth})
+  --description-median N    median report description in characters (${DEFAULTS.descriptionMedian})
+  --sample F                share of reports replayed into SQLite, the rest scaled; 1 replays all (${DEFAULTS.sample})
+  --seed N                  the year's randomness (${DEFAULTS.seed})
+  --keep DIR                write the SQLite files to DIR instead of memory
+  --help                    this text
+
+docs/scale.md explains the method and reads the result.`;
+
+/** The options, or an Error saying which is wrong; `help` when --help was asked. */
+export function parseOptions(args: string[]): SimulationOptions & { keep: string | null; help: boolean } {
   const { values } = parseArgs({
     args,
     options: {
+      help: { type: "boolean" },
       organizations: { type: "string" },
       reports: { type: "string" },
       webhooks: { type: "string" },
@@ -124,6 +143,7 @@ export function parseOptions(args: string[]): SimulationOptions & { keep: string
     sample: num("sample", false),
     descriptionMedian: num("descriptionMedian"),
     keep: (values.keep as string | undefined) ?? null,
+    help: values.help === true,
   };
   if (options.months < 1 || options.months > 12) throw new Error("--months must be between 1 and 12");
   if (options.organizations < 1) throw new Error("--organizations must be at least 1");
@@ -170,22 +190,40 @@ function figuresOf(
   options: SimulationOptions,
   shardOf: readonly number[],
 ): DatabaseFigures[] {
-  const days = daysIn(options.months);
-  return result.databases.map((db) => {
-    const k = db.name.startsWith("shard-") ? Number(db.name.slice(6)) - 1 : -1;
-    const ofCatalog = result.databases.length === 1;
-    const inDatabase = (o: number) => ofCatalog || shardOf[o] === k;
-    // A shard's share of the purges: its share of the organizations' reports (the catalog has none).
-    const share = ofCatalog ? 1 : k < 0 ? 0 : reports.filter((r) => shardOf[r.organization] === k).length / Math.max(1, reports.length);
-    return databaseFigures(db, fullYearLoad(reports, result, inDatabase, days, options.sample, share), options);
-  });
+  const names = result.databases.map((db) => db.name);
+  const single = names.length === 1;
+  const index = new Map(names.map((n, i) => [n, i]));
+  // Tenant rows go to the one database, or to the organization's shard; the catalog takes none here.
+  const databaseOf = (o: number) => (single ? 0 : index.get(`shard-${shardOf[o]! + 1}`)!);
+  const reportsIn = new Float64Array(names.length);
+  for (const r of reports) reportsIn[databaseOf(r.organization)]!++;
+  const share = [...reportsIn].map((n) => n / Math.max(1, reports.length));
+  const loads = fullYearLoads(reports, result, databaseOf, names.length, daysIn(options.months), options.sample, share);
+  return result.databases.map((db, i) => databaseFigures(db, loads[i]!, options));
+}
+
+/**
+ * What the shards' own replay says of K: that none passes 5 GB by the horizon; or which do, and whether
+ * more shards would help (not for a shard that holds one organization alone).
+ */
+export function shardVerdict(figures: readonly DatabaseFigures[], placed: { shardOf: number[]; oversized: number[] }): string {
+  const over = figures.filter((f) => f.name.startsWith("shard-") && f.passes5 !== null);
+  if (over.length === 0) return `Checked by the replay: no shard passes 5 GB by month ${HORIZON_MONTHS}.`;
+  const alone = new Set(placed.oversized.map((o) => `shard-${placed.shardOf[o]! + 1}`));
+  return over
+    .map((f) =>
+      alone.has(f.name)
+        ? `${f.name} holds one organization alone and passes 5 GB in month ${f.passes5}: no number of shards helps it; its bodies must leave D1, or its history move to an archive database.`
+        : `${f.name} passes 5 GB in month ${f.passes5}: more shards are needed than the projection said.`,
+    )
+    .join(" ");
 }
 
 function render(
   options: SimulationOptions,
   results: LayoutResult[],
   allFigures: DatabaseFigures[][],
-  placed: { shards: number[]; oversized: number[] },
+  placed: { shardOf: number[]; shards: number[]; oversized: number[] },
 ): string {
   const out: string[] = [];
   out.push(
@@ -236,15 +274,12 @@ function render(
         : figures;
     out.push("", renderDatabases(shown, options.months));
     if (r.layout === "shards") {
-      const over = figures.slice(1).filter((f) => f.passes5 !== null);
       out.push(
         "",
         `Shards at month ${options.months}: ${figures
           .slice(1)
           .map((f) => formatBytes(f.lastMonthBytes))
-          .join(
-            ", ",
-          )}. ${over.length === 0 ? `Checked by the replay: no shard passes 5 GB by month ${HORIZON_MONTHS}.` : `The replay finds ${over.map((f) => `${f.name} passing 5 GB in month ${f.passes5}`).join(", ")}: more shards are needed than the projection said.`}`,
+          .join(", ")}. ${shardVerdict(figures, placed)}`,
       );
     }
     if (r.r2)
@@ -265,11 +300,22 @@ function render(
   return out.join("\n");
 }
 
-if (!isMainThread) {
-  const result = await runJob(workerData as Job);
+// A worker thread started by inWorker runs its job; imported anywhere else (a test), this file runs nothing.
+if (!isMainThread && (workerData as { simulateJob?: Job } | null)?.simulateJob) {
+  const result = await runJob((workerData as { simulateJob: Job }).simulateJob);
   parentPort!.postMessage(result);
 } else if (process.argv[1] === import.meta.filename) {
-  const options = parseOptions(process.argv.slice(2));
+  let options: ReturnType<typeof parseOptions>;
+  try {
+    options = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    console.error(`${(err as Error).message}\n\n${USAGE}`);
+    process.exit(2);
+  }
+  if (options.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   // In memory unless --keep names a folder for the files.
   if (options.keep) mkdirSync(options.keep, { recursive: true });
   const started = performance.now();

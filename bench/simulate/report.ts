@@ -41,50 +41,58 @@ export function monthPassing(series: readonly number[], limit: number): number |
   return i === -1 ? null : i + 1;
 }
 
+export interface Load {
+  /** The busiest clock hour's mean rows written a second. */
+  hourMean: number;
+  /** The busiest second of that hour. */
+  second: number;
+  rowsPerDay: number;
+}
+
 /**
- * The full year's writes, second by second, for the databases `inDatabase` accepts: each action of every
- * planned report (not only the replayed sample) counts the mean rows its kind wrote in the replay.
- * Returns the busiest clock hour's mean rows a second, the busiest second, and the rows a day.
+ * The full year's writes of each database: each action of every planned report (not only the replayed
+ * sample) counts the mean rows its kind wrote in the replay, at the second it happens, in the database
+ * `databaseOf` its organization (-1: none). Two passes: rows per hour, then per second within each
+ * database's busiest hour. The cron's purges and the policy versions are spread over the year: they add
+ * to the day, not to the peak (`purgeShare`: each database's share of them).
  */
-export function fullYearLoad(
+export function fullYearLoads(
   reports: readonly ReportPlan[],
   result: LayoutResult,
-  inDatabase: (organization: number) => boolean,
+  databaseOf: (organization: number) => number,
+  databases: number,
   days: number,
   sample: number,
-  purgeShare: number,
-): { hourMean: number; second: number; rowsPerDay: number } {
-  const mean = (kind: string) => {
-    const a = result.actions[kind];
-    return a && a.count > 0 ? a.rows / a.count : 0;
-  };
-  const perKind = new Map(Object.keys(result.actions).map((k) => [k, mean(k)]));
-  const seconds = new Float32Array(days * 86_400);
-  let total = 0;
-  const add = (at: number, rows: number) => {
-    const s = Math.floor(at / 1000);
-    if (s < 0 || s >= seconds.length) return;
-    seconds[s]! += rows;
-    total += rows;
-  };
-  for (const r of reports) {
-    if (!inDatabase(r.organization)) continue;
-    add(r.at, perKind.get("submit") ?? 0);
-    for (const a of r.actions) add(a.at, perKind.get(a.kind) ?? 0);
-  }
-  // The cron's purges and the policy versions are spread over the year: they add to the day, not the peak.
-  total += ((result.actions.purge?.rows ?? 0) / sample) * purgeShare + (result.actions.policy_version?.rows ?? 0) * purgeShare;
-  let bestHour = 0;
-  let second = 0;
-  for (let h = 0; h * 3600 < seconds.length; h++) {
-    let sum = 0;
-    for (let i = h * 3600; i < Math.min(seconds.length, (h + 1) * 3600); i++) {
-      sum += seconds[i]!;
-      if (seconds[i]! > second) second = seconds[i]!;
+  purgeShare: readonly number[],
+): Load[] {
+  const perKind = new Map(Object.entries(result.actions).map(([k, a]) => [k, a.count > 0 ? a.rows / a.count : 0]));
+  const submitRows = perKind.get("submit") ?? 0;
+  const hours = days * 24;
+  const hourly = Array.from({ length: databases }, () => new Float64Array(hours));
+  const total = new Float64Array(databases);
+  const each = (visit: (db: number, atMs: number, rows: number) => void) => {
+    for (const r of reports) {
+      const db = databaseOf(r.organization);
+      if (db < 0) continue;
+      visit(db, r.at, submitRows);
+      for (const a of r.actions) if (a.at < days * 86_400_000) visit(db, a.at, perKind.get(a.kind) ?? 0);
     }
-    if (sum > bestHour) bestHour = sum;
-  }
-  return { hourMean: bestHour / 3600, second, rowsPerDay: total / days };
+  };
+  each((db, at, rows) => {
+    hourly[db]![Math.floor(at / 3_600_000)]! += rows;
+    total[db]! += rows;
+  });
+  const busiest = hourly.map((h) => h.reduce((best, v, i) => (v > h[best]! ? i : best), 0));
+  const seconds = Array.from({ length: databases }, () => new Float64Array(3600));
+  each((db, at, rows) => {
+    if (Math.floor(at / 3_600_000) === busiest[db]) seconds[db]![Math.floor(at / 1000) % 3600]! += rows;
+  });
+  const spread = (result.actions.purge?.rows ?? 0) / sample + (result.actions.policy_version?.rows ?? 0) / sample;
+  return hourly.map((h, db) => ({
+    hourMean: h[busiest[db]!]! / 3600,
+    second: Math.max(0, ...seconds[db]!),
+    rowsPerDay: (total[db]! + spread * purgeShare[db]!) / days,
+  }));
 }
 
 /** A measurement scaled to the whole year: what grew with the replayed reports, times 1/sample. */
@@ -179,11 +187,7 @@ export interface DatabaseFigures {
   second: number;
 }
 
-export function databaseFigures(
-  db: DatabaseResult,
-  load: { hourMean: number; second: number; rowsPerDay: number },
-  options: { growth: number; sample: number },
-): DatabaseFigures {
+export function databaseFigures(db: DatabaseResult, load: Load, options: { growth: number; sample: number }): DatabaseFigures {
   const series = project(
     db.months.map((m) => scaledFile(m, db.setUp, options.sample)),
     options.growth,
@@ -205,7 +209,7 @@ const monthOrNever = (m: number | null) => (m === null ? `after ${HORIZON_MONTHS
 /** Markdown: one row per database (for shards: the catalog, the largest shard, and the busiest). */
 export function renderDatabases(figures: readonly DatabaseFigures[], months: number): string {
   const lines = [
-    `| database | file at month ${months} | passes 5 GB | passes 10 GB | rows written a day | busiest hour, rows/s | busiest second, rows | busiest hour vs ${formatNumber(BUDGET.writesPerSecond)}/s |`,
+    `| database | file at month ${months} | passes 5 GB | passes 10 GB | rows written a day | busiest hour, rows/s | its busiest second, rows | busiest hour vs ${formatNumber(BUDGET.writesPerSecond)}/s |`,
     "|---|---|---|---|---|---|---|---|",
   ];
   for (const f of figures)

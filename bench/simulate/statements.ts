@@ -6,7 +6,7 @@ import { and, eq, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { DatabaseSync } from "node:sqlite";
 import { advisories, events, notifications, vulns, webhookDeliveries } from "../../src/db/schema/index.ts";
-import { advisoryEvent, commentEvent, triageEvent, vulnEvent } from "../../src/events/outbox.ts";
+import { advisoryEvent, commentEvent, deadlineEvent, triageEvent, vulnEvent } from "../../src/events/outbox.ts";
 import type { EventType } from "../../src/events/types.ts";
 import { receiveStatements, storeStatements } from "../../src/intake/intake.ts";
 import { type Built, slot, Template } from "./database.ts";
@@ -22,14 +22,7 @@ function withEventSlot(statement: Buildable, eventId: string): Built {
   return { sql: built.sql, params: built.params.map((p) => (p === eventId ? slot("eventId") : p)) };
 }
 
-const VULN_EVENTS = [
-  "Vuln::Created",
-  "Vuln::Read",
-  "Vuln::Updated",
-  "Vuln::Processing::Closed",
-  "Vuln::Deadline::Approaching",
-  "Vuln::Deadline::Breached",
-] as const satisfies readonly EventType[];
+const VULN_EVENTS = ["Vuln::Created", "Vuln::Read", "Vuln::Updated", "Vuln::Processing::Closed"] as const satisfies readonly EventType[];
 
 export type VulnEventType = (typeof VULN_EVENTS)[number];
 
@@ -38,6 +31,8 @@ export interface Statements {
   receive: Template[];
   store: Template[];
   triage: Template;
+  /** The cron's deadline alert event, approaching or breached. */
+  deadline: Record<"approaching" | "breached", Template>;
   comment: Template;
   advisory: Template;
   /** A webhook delivery of an event, its body copied from the event's row as the fan-out does. */
@@ -77,6 +72,10 @@ export async function prepareStatements(db: DatabaseSync): Promise<Statements> {
   });
 
   const triage = triageEvent(builder, slot("vulnId"), slot("previous"), slot("now"));
+  const deadline = (breached: boolean) => {
+    const built = deadlineEvent(builder, slot("vulnId"), { deadline: slot("deadline"), dueAt: slot("dueAt"), breached }, slot("now"));
+    return t(withEventSlot(built.statement, built.event.id));
+  };
   const comment = commentEvent(builder, slot("commentId"), slot("now"));
   const advisory = advisoryEvent(
     builder,
@@ -127,6 +126,7 @@ export async function prepareStatements(db: DatabaseSync): Promise<Statements> {
       t(withEventSlot(stored.statements[2]!, stored.event.id)),
     ],
     triage: t(withEventSlot(triage.statement, triage.event.id)),
+    deadline: { approaching: deadline(false), breached: deadline(true) },
     comment: t(withEventSlot(comment.statement, comment.event.id)),
     advisory: t(withEventSlot(advisory.statement, advisory.event.id)),
     delivery: t(delivery.toSQL()),

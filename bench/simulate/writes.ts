@@ -4,9 +4,9 @@
 // e-mails it sends. One action is one D1 batch (the intake two: the consumer's steps).
 import { createHash } from "node:crypto";
 import { EVENT_TYPES } from "../../src/events/types.ts";
-import type { SimulatedDatabase, Values } from "./database.ts";
+import type { SimulatedDatabase, Template, Values } from "./database.ts";
 import { type Action, type ActionKind, DAY, HOUR, random, RATES, type ReportPlan, type SimulationOptions } from "./model.ts";
-import type { Statements, VulnEventType } from "./statements.ts";
+import type { Statements } from "./statements.ts";
 /** The simulated year starts here (times in the plan are milliseconds from it). */
 export const START = Date.UTC(2027, 0, 1);
 export const iso = (ms: number) => new Date(START + ms).toISOString();
@@ -376,11 +376,16 @@ function fanOut({ g, tenant, at, now }: Step, eventId: string): void {
   if (tenant.db.dropEventBodies) tenant.db.dropEventBody(eventId);
 }
 
-/** A vuln event written, fanned out and marked processed; its id. */
-function vulnEvent(step: Step, type: VulnEventType): string {
+/** An event's insert, which must write its row (a conditional one chained on a change that did not happen writes none). */
+function writeEvent(db: SimulatedDatabase, template: Template, values: Values): void {
+  if (db.run(template, values) !== 1) throw new Error(`${template.table}: the event of ${String(values.eventId)} was not written`);
+}
+
+/** A vuln event written by `template` (with `values` beyond the vuln and the time), fanned out and marked processed; its id. */
+function vulnEvent(step: Step, template: Template, values: Values = {}): string {
   const { tenant, report, now } = step;
   const eventId = step.g.idAt(step.at);
-  tenant.db.run(tenant.statements.vulnEvent[type], { eventId, vulnId: report.id, now });
+  writeEvent(tenant.db, template, { eventId, vulnId: report.id, now, ...values });
   fanOut(step, eventId);
   tenant.db.run(tenant.statements.markProcessed, { eventId, now });
   return eventId;
@@ -416,7 +421,7 @@ function intake(step: Step): void {
   fanOut(step, createdId);
   const receivedId = g.idAt(step.at);
   sim.run(s.receive[0]!, { vulnId: report.id, now });
-  sim.run(s.receive[1]!, { eventId: receivedId, vulnId: report.id, now });
+  writeEvent(sim, s.receive[1]!, { eventId: receivedId, vulnId: report.id, now });
   fanOut(step, receivedId);
   sim.end();
   sim.begin();
@@ -432,7 +437,7 @@ function intake(step: Step): void {
     now,
   });
   sim.run(s.store[1]!, { vulnId: report.id, now });
-  sim.run(s.store[2]!, { eventId: storedId, vulnId: report.id, now });
+  writeEvent(sim, s.store[2]!, { eventId: storedId, vulnId: report.id, now });
   fanOut(step, storedId);
   emailContacts(step, tenant.responders, { kind: "report_received", eventId: storedId });
   sim.run(s.markProcessed, { eventId: createdId, now });
@@ -444,13 +449,13 @@ function intake(step: Step): void {
 /** The organization opens the report for the first time. */
 function read(step: Step): void {
   step.tenant.db.run(step.tenant.statements.readVuln, { vulnId: step.report.id, now: step.now });
-  vulnEvent(step, "Vuln::Read");
+  vulnEvent(step, step.tenant.statements.vulnEvent["Vuln::Read"]);
 }
 
 /** Severity and CVSS set. */
 function assess(step: Step): void {
   step.tenant.db.run(step.tenant.statements.assess, { vulnId: step.report.id, now: step.now });
-  vulnEvent(step, "Vuln::Updated");
+  vulnEvent(step, step.tenant.statements.vulnEvent["Vuln::Updated"]);
   idempotent(step, 1_200 + step.plan.descriptionLength);
 }
 
@@ -465,7 +470,7 @@ function triage(step: Step): void {
   const closing = CLOSED.has(state);
   tenant.db.run(tenant.statements.moveTriage, { vulnId: report.id, state, processing: closing ? "closed" : "open", now });
   const eventId = g.idAt(step.at);
-  tenant.db.run(tenant.statements.triage, { eventId, vulnId: report.id, previous, now });
+  writeEvent(tenant.db, tenant.statements.triage, { eventId, vulnId: report.id, previous, now });
   fanOut(step, eventId);
   if (step.toReporter)
     email(step, {
@@ -475,7 +480,7 @@ function triage(step: Step): void {
       eventId,
       extra: { triage_state: state, previous_triage_state: previous },
     });
-  if (closing) vulnEvent(step, "Vuln::Processing::Closed");
+  if (closing) vulnEvent(step, step.tenant.statements.vulnEvent["Vuln::Processing::Closed"]);
   idempotent(step, 1_200 + step.plan.descriptionLength);
 }
 
@@ -503,7 +508,7 @@ function comment(step: Step): void {
       received_at: now,
     });
   const eventId = g.idAt(step.at);
-  tenant.db.run(tenant.statements.comment, { eventId, commentId, now });
+  writeEvent(tenant.db, tenant.statements.comment, { eventId, commentId, now });
   fanOut(step, eventId);
   if (author === "reporter") emailContacts(step, tenant.responders, { kind: "reporter_commented", eventId });
   else if (visibility === "reporter" && step.toReporter)
@@ -536,7 +541,7 @@ function alert(step: Step): void {
   const [deadline, kind] = step.action.detail!.split(":") as [string, string];
   const breached = kind === "breached";
   tenant.db.insert("deadline_alerts", { vuln_id: report.id, deadline, alert: kind, due_ms: START + at, created_at: now });
-  const eventId = vulnEvent(step, breached ? "Vuln::Deadline::Breached" : "Vuln::Deadline::Approaching");
+  const eventId = vulnEvent(step, tenant.statements.deadline[breached ? "breached" : "approaching"], { deadline, dueAt: now });
   emailContacts(step, breached ? tenant.escalation : tenant.responders, {
     kind: breached ? "deadline_breached" : "deadline_approaching",
     eventId,
@@ -590,7 +595,7 @@ function publish(step: Step): void {
     created_at: now,
   });
   const eventId = g.idAt(at);
-  tenant.db.run(s.advisory, {
+  writeEvent(tenant.db, s.advisory, {
     eventId,
     organizationId: tenant.id,
     advisoryId,

@@ -93,6 +93,18 @@ export function triageEvent(db: Db, vulnId: string, previous: string, now: strin
   return vulnEvent(db, "Vuln::Triage::Changed", vulnId, now, { ifPreviousChanged: true, payload });
 }
 
+/**
+ * Vuln::Deadline::Approaching or ::Breached for the cron's alert of `deadline` (due at `dueAt`), for the
+ * batch that records the alert and chained on it like any conditional vuln event: which deadline, when
+ * it is due, and whether it has passed.
+ */
+export function deadlineEvent(db: Db, vulnId: string, alert: { deadline: string; dueAt: string; breached: boolean }, now: string) {
+  const payload = sql`json_object('deadline', json_object('vuln_id', "vulns"."id", 'shortcode', "vulns"."shortcode",
+    'kind', ${alert.deadline}, 'due_at', ${alert.dueAt}, 'state', ${alert.breached ? "breached" : "pending"}))`;
+  const type = alert.breached ? "Vuln::Deadline::Breached" : "Vuln::Deadline::Approaching";
+  return vulnEvent(db, type, vulnId, now, { ifPreviousChanged: true, payload });
+}
+
 const COMMENT_PAYLOAD = sql.raw(`json_object('comment', json_object(
   'id', "comments"."id", 'vuln_id', "comments"."vuln_id", 'author', "comments"."author",
   'visibility', "comments"."visibility", 'body', "comments"."body", 'created_at', "comments"."created_at"))`);

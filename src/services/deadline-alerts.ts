@@ -1,6 +1,6 @@
 import { and, asc, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
 import { deadlineAlerts, vulns } from "../db/schema";
-import { vulnEvent } from "../events/outbox";
+import { deadlineEvent } from "../events/outbox";
 import { alertsAt, type Alert } from "../lib/deadlines";
 import type { ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
@@ -9,8 +9,6 @@ import { alertView, domainsColumn, toRecord } from "./vulns";
 /** Reports one cron run looks at, at most, a page at a time. */
 const PAGE = 100;
 const MAX_PAGES = 10;
-
-const EVENT_OF = { approaching: "Vuln::Deadline::Approaching", breached: "Vuln::Deadline::Breached" } as const;
 
 /**
  * The cron: sends the deadline alerts that are due, each exactly once. It reads only the reports whose
@@ -63,8 +61,6 @@ function planAlert(ctx: ServiceContext, p: Plan<unknown>, vulnId: string, alert:
       .onConflictDoNothing(),
   );
   const dueAt = new Date(alert.dueMs).toISOString();
-  const payload = sql`json_object('deadline', json_object('vuln_id', "vulns"."id", 'shortcode', "vulns"."shortcode",
-    'kind', ${alert.deadline}, 'due_at', ${dueAt}, 'state', ${alert.alert === "breached" ? "breached" : "pending"}))`;
-  const event = vulnEvent(ctx.db, EVENT_OF[alert.alert], vulnId, now, { ifPreviousChanged: true, payload });
+  const event = deadlineEvent(ctx.db, vulnId, { deadline: alert.deadline, dueAt, breached: alert.alert === "breached" }, now);
   p.add(event.statement, event.event);
 }

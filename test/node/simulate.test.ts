@@ -3,10 +3,27 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseOptions, runJob, simulate, type Simulation } from "../../bench/simulate";
-import { apportion, DEFAULTS, planYear, sampleReports, type SimulationOptions, zipfShares } from "../../bench/simulate/model";
+import { parseOptions, runJob, type Simulation, shardVerdict, simulate } from "../../bench/simulate";
+import {
+  apportion,
+  DEFAULTS,
+  planYear,
+  type ReportPlan,
+  sampleReports,
+  type SimulationOptions,
+  zipfShares,
+} from "../../bench/simulate/model";
 import type { LayoutResult } from "../../bench/simulate/replay";
-import { monthPassing, placeShards, project, renderDatabases, renderTableBytes, scaled, tableTotals } from "../../bench/simulate/report";
+import {
+  fullYearLoads,
+  monthPassing,
+  placeShards,
+  project,
+  renderDatabases,
+  renderTableBytes,
+  scaled,
+  tableTotals,
+} from "../../bench/simulate/report";
 
 // `npm run simulate` at a tiny size: the figures it prints are SQLite's own accounting of the files it
 // wrote (at --sample 1, nothing is scaled), and the arithmetic of its tables holds.
@@ -158,6 +175,36 @@ describe("the table code", () => {
     expect(scaled(150, 50, 0.1)).toBe(1_050);
   });
 
+  it("counts the whole year's writes per database, each action at its second with its kind's mean rows", () => {
+    const HOUR = 3_600_000;
+    const report = (organization: number, at: number, actions: [number, "read" | "comment"][]) =>
+      ({ organization, at, actions: actions.map(([when, kind]) => ({ at: when, kind })) }) as unknown as ReportPlan;
+    const result = {
+      actions: {
+        submit: { rows: 40, count: 4 },
+        read: { rows: 6, count: 2 },
+        comment: { rows: 50, count: 5 },
+        purge: { rows: 12, count: 2 },
+      },
+    } as unknown as LayoutResult;
+    const reports = [
+      // Organization 0 (database 0): a submission and a read in hour 2, the same second; a comment in hour 5.
+      report(0, 2 * HOUR + 1_500, [
+        [2 * HOUR + 1_900, "read"],
+        [5 * HOUR, "comment"],
+      ]),
+      // Organization 1 (database 1): its busiest hour is hour 1, with two comments in different seconds.
+      report(1, 1 * HOUR, [
+        [1 * HOUR + 10_000, "comment"],
+        [1 * HOUR + 20_000, "comment"],
+      ]),
+    ];
+    const [a, b] = fullYearLoads(reports, result, (o) => o, 2, 2, 0.5, [0.25, 0.75]);
+    // Database 0: hour 2 wrote 10 + 3 rows, all in one second; the day: 10 + 3 + 10, plus its quarter of (12 / 0.5) purged rows.
+    expect(a).toEqual({ hourMean: 13 / 3600, second: 13, rowsPerDay: (23 + 6) / 2 });
+    expect(b).toEqual({ hourMean: 30 / 3600, second: 10, rowsPerDay: (30 + 18) / 2 });
+  });
+
   it("places organizations first-fit by size, an oversized one alone", () => {
     const placed = placeShards([6, 3, 2, 2, 1], 5);
     expect(placed.oversized).toEqual([0]);
@@ -202,10 +249,31 @@ describe("the table code", () => {
     ).toContain("| database | 6.00 GB | month 9 | after 36 | 1,234 | 12.3 | 40 | 1.2% |");
   });
 
+  it("says whether the shards hold, and when one holding a single organization cannot be helped by more", () => {
+    const shard = (name: string, passes5: number | null) => ({
+      name,
+      lastMonthBytes: 0,
+      passes5,
+      passes10: null,
+      rowsPerDay: 0,
+      hourMean: 0,
+      second: 0,
+    });
+    const placed = { shardOf: [0, 1, 1], oversized: [0] };
+    expect(shardVerdict([shard("catalog", null), shard("shard-1", null), shard("shard-2", null)], placed)).toBe(
+      "Checked by the replay: no shard passes 5 GB by month 36.",
+    );
+    const verdict = shardVerdict([shard("catalog", null), shard("shard-1", 30), shard("shard-2", 33)], placed);
+    expect(verdict).toContain("shard-1 holds one organization alone and passes 5 GB in month 30: no number of shards helps it");
+    expect(verdict).toContain("shard-2 passes 5 GB in month 33: more shards are needed");
+  });
+
   it("refuses options it cannot run", () => {
     expect(() => parseOptions(["--months", "13"])).toThrow("--months");
     expect(() => parseOptions(["--sample", "0"])).toThrow("--sample");
     expect(() => parseOptions(["--reports", "-5"])).toThrow("--reports");
+    expect(() => parseOptions(["--shards", "3"])).toThrow("shards");
     expect(parseOptions(["--organizations", "10"]).organizations).toBe(10);
+    expect(parseOptions(["--help"]).help).toBe(true);
   });
 });
