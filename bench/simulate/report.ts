@@ -122,24 +122,33 @@ export function scaledTable(month: Measurement, setUp: Measurement, table: strin
 }
 
 /**
- * Organizations placed on shards, largest first, each on the first shard with room for its projected
- * bytes (first-fit decreasing); an organization that alone passes `capacity` gets a shard of its own.
+ * Organizations placed on shards. K is what first-fit decreasing needs (largest first, each on the first
+ * shard with room for its projected bytes; one that alone passes `capacity` gets a shard of its own).
+ * Then the same organizations, largest first, go each to the emptiest of the K shards, which spreads
+ * them evenly (as the catalog would place a new organization), unless that overfills a shard FFD did not.
  */
 export function placeShards(projected: readonly number[], capacity: number): { shardOf: number[]; shards: number[]; oversized: number[] } {
   const order = projected.map((b, o) => [b, o] as const).sort((a, b) => b[0] - a[0]);
-  const shards: number[] = [];
-  const shardOf = new Array<number>(projected.length).fill(0);
-  const oversized: number[] = [];
-  for (const [bytes, o] of order) {
-    let k = shards.findIndex((used) => used + bytes <= capacity);
-    if (k === -1) {
-      if (bytes > capacity) oversized.push(o);
-      k = shards.push(0) - 1;
+  const place = (choose: (shards: number[], bytes: number) => number) => {
+    const shards: number[] = [];
+    const shardOf = new Array<number>(projected.length).fill(0);
+    for (const [bytes, o] of order) {
+      let k = choose(shards, bytes);
+      if (k === -1) k = shards.push(0) - 1;
+      shards[k]! += bytes;
+      shardOf[o] = k;
     }
-    shards[k]! += bytes;
-    shardOf[o] = k;
-  }
-  return { shardOf, shards, oversized };
+    return { shardOf, shards };
+  };
+  const firstFit = place((shards, bytes) => shards.findIndex((used) => used + bytes <= capacity));
+  const oversized = order.filter(([bytes]) => bytes > capacity).map(([, o]) => o);
+  const k = firstFit.shards.length;
+  const emptiest = place((shards, _bytes) => {
+    if (shards.length < k) return -1;
+    return shards.reduce((best, used, i) => (used < shards[best]! ? i : best), 0);
+  });
+  const overfilled = emptiest.shards.some((used, i) => used > capacity && !oversized.some((o) => emptiest.shardOf[o] === i));
+  return { ...(overfilled ? firstFit : emptiest), oversized };
 }
 
 export const formatBytes = (b: number) =>

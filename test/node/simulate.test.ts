@@ -205,11 +205,16 @@ describe("the table code", () => {
     expect(b).toEqual({ hourMean: 30 / 3600, second: 10, rowsPerDay: (30 + 18) / 2 });
   });
 
-  it("places organizations first-fit by size, an oversized one alone", () => {
+  it("places organizations on as many shards as first fit needs, evenly, an oversized one alone", () => {
+    // First fit needs three shards ([6], [3, 2], [2, 1]); the three are then filled evenly, largest first.
     const placed = placeShards([6, 3, 2, 2, 1], 5);
     expect(placed.oversized).toEqual([0]);
-    expect(placed.shardOf).toEqual([0, 1, 1, 2, 2]);
-    expect(placed.shards).toEqual([6, 5, 3]);
+    expect(placed.shardOf).toEqual([0, 1, 2, 2, 1]);
+    expect(placed.shards).toEqual([6, 4, 4]);
+    // Where filling evenly would overfill a shard that first fit did not, first fit stands.
+    const tight = placeShards([3, 3, 2, 2, 2], 6);
+    expect(tight.shards.every((used) => used <= 6)).toBe(true);
+    expect(tight.shards.length).toBe(2);
   });
 
   it("renders bytes per table with shares, and a database's months", () => {
