@@ -41,7 +41,8 @@ export class Template {
       if (typeof p !== "string" || !p.includes("⟪")) return p as SQLInputValue;
       const whole = /^⟪(\w+)⟫$/.exec(p);
       if (whole) return (v: Values) => slotValue(v, whole[1]!);
-      return (v: Values) => p.replace(SLOT, (_, name: string) => String(slotValue(v, name)));
+      // Inside JSON the Worker stringified: the value goes in as a JSON string's content.
+      return (v: Values) => p.replace(SLOT, (_, name: string) => JSON.stringify(String(slotValue(v, name))).slice(1, -1));
     });
   }
 
@@ -133,9 +134,8 @@ export class SimulatedDatabase {
    * Rows the Worker writes that the simulation leaves in their final state instead (a delivery's
    * lease and outcome updates, say): counted as written, not run.
    */
-  counted(rows: number, table: string): void {
+  counted(rows: number): void {
     this.batchExtra += rows;
-    void table;
   }
 
   /** A DELETE, its rows and index entries counted (cascades and triggers through total_changes). */

@@ -371,7 +371,8 @@ function fanOut({ g, tenant, at, now }: Step, eventId: string): void {
         error: last ? null : "HTTP 503",
       });
     }
-    tenant.db.counted(attempts, "webhook_deliveries");
+    // Leased, then delivered (or failed and scheduled again, then delivered): one update an attempt.
+    tenant.db.counted(attempts);
   }
   if (tenant.db.dropEventBodies) tenant.db.dropEventBody(eventId);
 }

@@ -13,6 +13,7 @@ import {
   type SimulationOptions,
   zipfShares,
 } from "../../bench/simulate/model";
+import { slot, Template } from "../../bench/simulate/database";
 import type { LayoutResult } from "../../bench/simulate/replay";
 import {
   fullYearLoads,
@@ -28,7 +29,8 @@ import {
 // `npm run simulate` at a tiny size: the figures it prints are SQLite's own accounting of the files it
 // wrote (at --sample 1, nothing is scaled), and the arithmetic of its tables holds.
 
-const TINY: SimulationOptions = { ...DEFAULTS, organizations: 6, reports: 240, months: 2, sample: 1 };
+// Seed 2 publishes an advisory within the three months.
+const TINY: SimulationOptions = { ...DEFAULTS, organizations: 6, reports: 400, months: 3, sample: 1, seed: 2 };
 let directory: string;
 beforeAll(() => {
   directory = mkdtempSync(path.join(tmpdir(), "vdp-simulate-test-"));
@@ -101,6 +103,20 @@ describe("the replay, at a tiny size", () => {
         .prepare("SELECT count(*) AS n FROM webhook_deliveries d JOIN events e ON e.id = d.event_id WHERE d.request_body IS NOT e.payload")
         .get() as { n: number };
       expect(mismatched.n).toBe(0);
+      // Every body is JSON, as the Worker's are: the values put into bodies are escaped.
+      for (const [table, column] of [
+        ["events", "payload"],
+        ["webhook_deliveries", "request_body"],
+        ["notifications", "params"],
+        ["advisory_revisions", "document"],
+      ])
+        expect([
+          table,
+          (db.prepare(`SELECT count(*) AS n FROM ${table} WHERE NOT json_valid(${column})`).get() as { n: number }).n,
+        ]).toEqual([table, 0]);
+      expect((db.prepare("SELECT count(*) AS n FROM events WHERE type = 'Advisory::Published'").get() as { n: number }).n).toBeGreaterThan(
+        0,
+      );
       expect((db.prepare("PRAGMA foreign_key_check").all() as unknown[]).length).toBe(0);
     } finally {
       db.close();
@@ -125,7 +141,9 @@ describe("the three layouts", () => {
       "shards by organization plus a catalog",
     ])
       expect(run.text).toContain(heading);
-    expect(run.text).toMatch(/First to outgrow one database: \w+, [\d.]+ [kMG]?B at month 2 today; alone it passes 5 GB /);
+    expect(run.text).toMatch(
+      new RegExp(`First to outgrow one database: \\w+, [\\d.]+ [kMG]?B at month ${TINY.months} today; alone it passes 5 GB `),
+    );
     const [today, r2, dropped] = run.results;
     const events = (r: LayoutResult) => tableTotals(r, 1).find((t) => t.table === "events")!;
     expect(events(r2!).rows).toBe(events(today!).rows);
@@ -140,6 +158,24 @@ describe("the three layouts", () => {
       tableTotals(today!, 1).find((t) => t.table === "vulns")!.rows,
     );
     expect(run.shards.k).toBeGreaterThanOrEqual(1);
+  });
+});
+
+describe("a statement built once, run with values", () => {
+  it("puts a value into JSON the Worker stringified as JSON string content, and a whole value as itself", () => {
+    const db = new DatabaseSync(":memory:");
+    db.exec("CREATE TABLE t (a TEXT, b INTEGER)");
+    const template = new Template(db, {
+      sql: 'insert into "t" ("a", "b") values (?, ?)',
+      params: [JSON.stringify({ title: slot("title") }), slot("n")],
+    });
+    expect(template.table).toBe("t");
+    expect(template.writes).toBe("insert");
+    expect(template.run({ title: 'a "quoted"\ntitle', n: 7 })).toBe(1);
+    const row = db.prepare("SELECT a, b FROM t").get() as { a: string; b: number };
+    expect(JSON.parse(row.a)).toEqual({ title: 'a "quoted"\ntitle' });
+    expect(row.b).toBe(7);
+    expect(() => template.run({ title: "x" })).toThrow("No value for slot n");
   });
 });
 
