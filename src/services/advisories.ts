@@ -436,7 +436,7 @@ export async function updateAdvisory(
   if (note !== null) {
     const history = latest[0]?.document.history ?? [];
     freeze(ctx, p, { row: next, vulnIds: ids, facts, organization: orgs[0]!, history, note, now, chained: true });
-  }
+  } else if (vulnIds !== undefined) p.add(refuseUnlessChanged(ctx, id));
   if (vulnIds !== undefined) {
     p.add(ctx.db.delete(advisoryVulns).where(eq(advisoryVulns.advisoryId, id)));
     for (const vulnId of ids) p.add(ctx.db.insert(advisoryVulns).values({ advisoryId: id, vulnId }));
@@ -451,6 +451,20 @@ export async function updateAdvisory(
   if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0) throw lost();
   if (note !== null) await evictStale(ctx, { advisories: [id], organizations: [orgs[0]!.slug], policies: pages.map((p) => p.shortcode) });
   return record;
+}
+
+/**
+ * For the batch of a draft's change, right after its update: refuses the whole batch (a NULL vuln_id,
+ * which the column does not take) if the update changed nothing, so a change that lost a race writes
+ * none of its reports either. A change that freezes a revision is chained by the revision's insert.
+ */
+function refuseUnlessChanged(ctx: ServiceContext, id: string) {
+  return ctx.db.insert(advisoryVulns).select(
+    ctx.db
+      .select({ advisoryId: advisories.id, vulnId: sql<string>`NULL`.as("vuln_id") })
+      .from(advisories)
+      .where(and(eq(advisories.id, id), sql`changes() = 0`)),
+  );
 }
 
 /** Deletes a draft; what was published stays (withdraw it instead). */

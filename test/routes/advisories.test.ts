@@ -82,6 +82,26 @@ describe("advisories", () => {
       expect([path, (await browse("GET", path)).status]).toEqual([path, 200]);
   });
 
+  it("keep a draft's reports when a change of them loses a race: 409, and the other change's reports stand", async () => {
+    const org = await organization();
+    const [first, second, third] = [await triaged(org), await triaged(org), await triaged(org)];
+    const a = (await post("/v1/advisories", org.key, draft([first.id]))).body.data;
+    const withVulns = (ids: string[]) => ({
+      data: { type: "advisory", id: a.id, relationships: { vulns: { data: ids.map((id) => ({ type: "vuln", id })) } } },
+    });
+    // Another change of the draft lands between this one's read and its write.
+    const racing = interleaved(2, () => patch(`/v1/advisories/${a.id}`, org.key, withVulns([second.id])));
+    const lost = await api("PATCH", `/v1/advisories/${a.id}`, { key: org.key, body: withVulns([third.id]), env: { DB: racing } });
+    expect([lost.status, lost.body.errors[0].detail]).toEqual([
+      409,
+      "The advisory changed while this request ran; read it again and retry.",
+    ]);
+    const now = (await get(`/v1/advisories/${a.id}`, org.key)).body.data;
+    expect(now.relationships.vulns.data).toEqual([{ type: "vuln", id: second.id }]);
+    const rows = await env.DB.prepare("SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ?").bind(a.id).all<{ vuln_id: string }>();
+    expect(rows.results.map((row) => row.vuln_id)).toEqual([second.id]);
+  });
+
   it("publish as revision 1, meet the disclosure deadline, fire Advisory::Published, then revise without rewriting the past", async () => {
     const org = await organization();
     const r = await triaged(org);
