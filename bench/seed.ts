@@ -85,9 +85,12 @@ export class RowWriter {
   private readonly statements = new Map<string, { statement: StatementSync; names: string[] }>();
 
   private readonly db: DatabaseSync;
+  /** The file whose rows these are, named when the schema asks for more than it writes. */
+  private readonly writer: string;
 
-  constructor(db: DatabaseSync) {
+  constructor(db: DatabaseSync, writer = "bench/seed.ts") {
     this.db = db;
+    this.writer = writer;
   }
 
   insert(table: string, row: Record<string, unknown>): void {
@@ -97,7 +100,7 @@ export class RowWriter {
       const columns = this.columnsOf(table);
       const missing = columns.filter((c) => c.required && row[c.name] === undefined).map((c) => `${table}.${c.name}`);
       if (missing.length)
-        throw new Error(`bench/seed.ts does not fill ${missing.join(", ")}, which the schema now requires: add it there.`);
+        throw new Error(`${this.writer} does not fill ${missing.join(", ")}, which the schema now requires: add it there.`);
       const names = columns.map((c) => c.name).filter((n) => row[n] !== undefined);
       const sql = `INSERT INTO "${table}" (${names.map((n) => `"${n}"`).join(", ")}) VALUES (${names.map(() => "?").join(", ")})`;
       prepared = { statement: this.db.prepare(sql), names };
@@ -115,7 +118,7 @@ export class RowWriter {
         dflt_value: unknown;
         pk: number;
       }[];
-      if (info.length === 0) throw new Error(`bench/seed.ts writes table ${table}, which the schema no longer has.`);
+      if (info.length === 0) throw new Error(`${this.writer} writes table ${table}, which the schema no longer has.`);
       cols = info.map((c) => ({ name: c.name, required: c.notnull === 1 && c.dflt_value === null }));
       this.columns.set(table, cols);
     }

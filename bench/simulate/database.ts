@@ -104,7 +104,7 @@ export class SimulatedDatabase {
       .filter((f) => f.endsWith(".sql"))
       .sort())
       this.db.exec(readFileSync(path.join(MIGRATIONS, f), "utf8"));
-    this.rows = new RowWriter(this.db);
+    this.rows = new RowWriter(this.db, "bench/simulate/writes.ts");
     this.totalChanges = this.db.prepare("SELECT total_changes() AS n");
     for (const { tbl_name, n } of this.db
       .prepare("SELECT tbl_name, count(*) AS n FROM sqlite_master WHERE type = 'index' GROUP BY tbl_name")

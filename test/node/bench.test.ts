@@ -148,7 +148,10 @@ describe("the bench seeder", () => {
   it("stops, naming the column, when the schema requires one it does not fill", () => {
     const db = migrated();
     db.exec("CREATE TABLE scratch (a text NOT NULL, b text NOT NULL, c text)");
-    expect(() => new RowWriter(db).insert("scratch", { a: "x" })).toThrow(/scratch\.b/);
+    expect(() => new RowWriter(db).insert("scratch", { a: "x" })).toThrow(/^bench\/seed\.ts does not fill scratch\.b,/);
+    expect(() => new RowWriter(db, "bench/simulate/writes.ts").insert("scratch", { a: "x" })).toThrow(
+      /^bench\/simulate\/writes\.ts does not fill/,
+    );
   });
 
   it("leaves the list counters exact, and stops when they disagree with the rows", async () => {
