@@ -258,11 +258,14 @@ function render(
       "",
     );
     out.push(renderTableBytes(r, options.sample));
-    const largest = firstToOutgrow(r, options);
-    out.push(
-      "",
-      `First to outgrow a database: ${largest.table}, ${formatBytes(largest.bytes)} at month ${options.months}${r.databases.length > 1 ? " over every database" : ""}; alone it passes 5 GB ${when(largest.passes5)} and 10 GB ${when(largest.passes10)}.`,
-    );
+    // One database's first table to outgrow it (summed over shards, a table's bytes name no database).
+    if (r.databases.length === 1) {
+      const largest = firstToOutgrow(r, options);
+      out.push(
+        "",
+        `First to outgrow a database: ${largest.table}, ${formatBytes(largest.bytes)} at month ${options.months}${r.databases.length > 1 ? " over every database" : ""}; alone it passes 5 GB ${when(largest.passes5)} and 10 GB ${when(largest.passes10)}.`,
+      );
+    }
     const figures = allFigures[i]!;
     const shown =
       r.layout === "shards"

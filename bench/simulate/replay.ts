@@ -120,15 +120,12 @@ export async function replay(
   let day = 0;
   const endDay = (d: number) => {
     for (const db of databases.values()) {
-      db.db.exec("COMMIT");
       const before = db.rowsWritten;
       purge(db, d);
       tally("purge", db, before);
       if (MONTH_LAST_DAYS.includes(d)) months.get(nameOf(databases, db))!.push(db.measure());
-      db.db.exec("BEGIN");
     }
   };
-  for (const db of databases.values()) db.db.exec("BEGIN");
   for (const item of queue) {
     while (item.at >= (day + 1) * DAY) endDay(day++);
     if (item.report < 0) {
@@ -146,7 +143,6 @@ export async function replay(
     tally(item.action === -1 ? "submit" : report.actions[item.action]!.kind, tenant.db, before);
   }
   while (day < days) endDay(day++);
-  for (const db of databases.values()) db.db.exec("COMMIT");
 
   const result: LayoutResult = {
     layout: layout.name,
@@ -173,10 +169,8 @@ function nameOf(databases: Map<string, SimulatedDatabase>, db: SimulatedDatabase
 /** The cron's purges (src/scheduled.ts), once a simulated day: deliveries after 30 days, expired idempotency keys. */
 function purge(sim: SimulatedDatabase, day: number): void {
   const now = (day + 1) * DAY;
-  sim.db.exec("BEGIN");
   sim.begin();
   sim.countedDelete("DELETE FROM webhook_deliveries WHERE created_at < ?", iso(now - 30 * DAY), "webhook_deliveries");
   sim.countedDelete("DELETE FROM idempotency_keys WHERE expires_at < ?", iso(now), "idempotency_keys");
   sim.end();
-  sim.db.exec("COMMIT");
 }

@@ -140,7 +140,14 @@ export async function prepareStatements(db: DatabaseSync): Promise<Statements> {
     releaseReceipt: t(
       builder
         .update(notifications)
-        .set({ status: "sent", sentAt: slot("now"), attemptCount: 1, messageId: slot("messageId"), updatedAt: slot("now") })
+        .set({
+          status: "sent",
+          sentAt: slot("now"),
+          attemptCount: 1,
+          messageId: slot("messageId"),
+          sealedLink: null,
+          updatedAt: slot("now"),
+        })
         .where(and(eq(notifications.vulnId, slot("vulnId")), eq(notifications.kind, "receipt")))
         .toSQL(),
     ),

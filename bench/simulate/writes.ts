@@ -36,6 +36,8 @@ export interface ReportState {
   submission?: { title: string; description: string; contact_email: string | null; domains: string[]; received_at: string };
   createdEventId?: string;
   advisoryId?: string;
+  /** Where a report in needs_more_info returns when its reporter answers. */
+  infoRequestedFrom?: string;
 }
 
 /** UUIDv7s for a time: the time's 48 bits, then a counter where the random bits go (unique per run). */
@@ -319,6 +321,8 @@ interface Email {
 /** A row of the e-mail outbox, as it stands once sent (or held, for a receipt until its report is stored). */
 function email({ g, tenant, report, at, now }: Pick<Step, "g" | "tenant" | "report" | "at" | "now">, e: Email): void {
   const status = e.status ?? "sent";
+  // Written as it stands once sent; the sender's lease and its outcome are two updates, counted.
+  if (status === "sent") tenant.db.counted(2);
   tenant.db.insert("notifications", {
     id: g.idAt(at),
     organization_id: tenant.id,
@@ -460,16 +464,28 @@ function assess(step: Step): void {
   idempotent(step, 1_200 + step.plan.descriptionLength);
 }
 
+const ESCALATED = new Set(["acknowledge", "triage"]);
+
 const CLOSED = new Set(["resolved", "duplicate", "informative", "not_applicable", "spam", "accepted_risk"]);
 
 /** A move between triage states; into a closed one, the report closes too. */
 function triage(step: Step): void {
+  move(step, step.report.triage, step.action.detail!);
+  idempotent(step, 1_200 + step.plan.descriptionLength);
+}
+
+/**
+ * A report moved between triage states, as the Worker's update writes it: Vuln::Updated (the whole
+ * report), Vuln::Processing::Closed when it closes, then Vuln::Triage::Changed, and the reporter told.
+ */
+function move(step: Step, previous: string, state: string): void {
   const { g, tenant, report, now } = step;
-  const state = step.action.detail!;
-  const previous = report.triage;
   report.triage = state;
+  if (state === "needs_more_info") report.infoRequestedFrom = previous;
   const closing = CLOSED.has(state);
   tenant.db.run(tenant.statements.moveTriage, { vulnId: report.id, state, processing: closing ? "closed" : "open", now });
+  vulnEvent(step, tenant.statements.vulnEvent["Vuln::Updated"]);
+  if (closing) vulnEvent(step, tenant.statements.vulnEvent["Vuln::Processing::Closed"]);
   const eventId = g.idAt(step.at);
   writeEvent(tenant.db, tenant.statements.triage, { eventId, vulnId: report.id, previous, now });
   fanOut(step, eventId);
@@ -481,8 +497,6 @@ function triage(step: Step): void {
       eventId,
       extra: { triage_state: state, previous_triage_state: previous },
     });
-  if (closing) vulnEvent(step, step.tenant.statements.vulnEvent["Vuln::Processing::Closed"]);
-  idempotent(step, 1_200 + step.plan.descriptionLength);
 }
 
 /** A comment from either side (the reporter's sometimes by e-mail), and who hears of it. */
@@ -511,6 +525,8 @@ function comment(step: Step): void {
   const eventId = g.idAt(step.at);
   writeEvent(tenant.db, tenant.statements.comment, { eventId, commentId, now });
   fanOut(step, eventId);
+  // The reporter's answer returns a report that waited on them to where it was.
+  if (author === "reporter" && report.triage === "needs_more_info") move(step, "needs_more_info", report.infoRequestedFrom ?? "new");
   if (author === "reporter") emailContacts(step, tenant.responders, { kind: "reporter_commented", eventId });
   else if (visibility === "reporter" && step.toReporter)
     email(step, { kind: "organization_commented", recipient: "reporter", to: step.toReporter, eventId });
@@ -543,6 +559,8 @@ function alert(step: Step): void {
   const breached = kind === "breached";
   tenant.db.insert("deadline_alerts", { vuln_id: report.id, deadline, alert: kind, due_ms: START + at, created_at: now });
   const eventId = vulnEvent(step, tenant.statements.deadline[breached ? "breached" : "approaching"], { deadline, dueAt: now });
+  // A breach escalates only for the promises that say someone is reading (acknowledge, triage).
+  if (breached && !ESCALATED.has(deadline)) return;
   emailContacts(step, breached ? tenant.escalation : tenant.responders, {
     kind: breached ? "deadline_breached" : "deadline_approaching",
     eventId,

@@ -126,7 +126,7 @@ describe("the replay, at a tiny size", () => {
   });
 });
 
-describe("the three layouts", () => {
+describe("the four layouts", () => {
   let run: Simulation;
   beforeAll(async () => {
     run = await simulate({ ...TINY, organizations: 4, reports: 120 }, directory, false);
@@ -152,12 +152,18 @@ describe("the three layouts", () => {
     // Dropping event bodies keeps every event row and shrinks the table.
     expect(events(dropped!).rows).toBe(events(today!).rows);
     expect(events(dropped!).bytes).toBeLessThan(events(today!).bytes);
-    // The shards hold every tenant row today's database holds.
-    const shards = run.results[2]!;
-    expect(tableTotals(shards, 1).find((t) => t.table === "vulns")!.rows).toBe(
-      tableTotals(today!, 1).find((t) => t.table === "vulns")!.rows,
-    );
-    expect(run.shards.k).toBeGreaterThanOrEqual(1);
+    // The shards hold every tenant row today's database holds, and the catalog none of them.
+    const shards = run.results[3]!;
+    expect(shards.layout).toBe("shards");
+    expect(shards.databases.map((db) => db.name)).toEqual(["catalog", ...Array.from({ length: run.shards.k }, (_, i) => `shard-${i + 1}`)]);
+    for (const table of ["vulns", "events", "comments", "notifications"])
+      expect([table, tableTotals(shards, 1).find((t) => t.table === table)!.rows]).toEqual([
+        table,
+        tableTotals(today!, 1).find((t) => t.table === table)!.rows,
+      ]);
+    const catalog = shards.databases[0]!.months.at(-1)!.tables;
+    expect(catalog.find((t) => t.table === "vulns")!.rows).toBe(0);
+    expect(catalog.find((t) => t.table === "api_keys")!.rows).toBe(4);
   });
 });
 
@@ -193,6 +199,8 @@ describe("the table code", () => {
     const { reports } = planYear({ ...TINY, reports: 2_000 });
     const a = sampleReports(reports, 0.1, 1);
     expect(a.map((r) => r.index)).toEqual(sampleReports(reports, 0.1, 1).map((r) => r.index));
+    expect(a.map((r) => r.index)).not.toEqual(sampleReports(reports, 0.1, 2).map((r) => r.index));
+    expect(sampleReports(reports, 1, 1)).toHaveLength(2_000);
     expect(a.length).toBeGreaterThan(150);
     expect(a.length).toBeLessThan(250);
   });
