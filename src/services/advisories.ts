@@ -486,46 +486,32 @@ export async function deleteAdvisory(ctx: ServiceContext, id: string): Promise<v
   });
 }
 
-/** An advisory's frozen revisions, oldest first (the caller's tenancy, through the advisory). */
-export async function listAdvisoryRevisions(ctx: ServiceContext, id: string): Promise<AdvisoryRevisionRow[]> {
+/**
+ * Reads whether the caller sees advisory `id`, and its revisions that `which` selects (through the
+ * advisory, in the caller's tenancy), in one round trip; a 404 when the advisory is not there.
+ */
+async function revisionsOf(ctx: ServiceContext, id: string, which: SQL): Promise<AdvisoryRevisionRow[]> {
+  const seenHere = where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId));
   const [seen, rows] = await readBatch(ctx, [
-    ctx.db
-      .select({ id: advisories.id })
-      .from(advisories)
-      .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
+    ctx.db.select({ id: advisories.id }).from(advisories).where(seenHere),
     ctx.db
       .select()
       .from(advisoryRevisions)
-      .where(
-        and(
-          eq(advisoryRevisions.advisoryId, id),
-          sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`,
-        ),
-      )
+      .where(and(which, sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${seenHere})`))
       .orderBy(advisoryRevisions.number),
   ]);
   if (!seen[0]) throw notFound();
   return rows;
 }
 
+/** An advisory's frozen revisions, oldest first (the caller's tenancy, through the advisory). */
+export function listAdvisoryRevisions(ctx: ServiceContext, id: string): Promise<AdvisoryRevisionRow[]> {
+  return revisionsOf(ctx, id, eq(advisoryRevisions.advisoryId, id));
+}
+
 /** One frozen revision of an advisory the caller sees, by number; the 404 says which is missing. */
 export async function getAdvisoryRevision(ctx: ServiceContext, id: string, number: number): Promise<AdvisoryRevisionRow> {
-  const [seen, rows] = await readBatch(ctx, [
-    ctx.db
-      .select({ id: advisories.id })
-      .from(advisories)
-      .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
-    ctx.db
-      .select()
-      .from(advisoryRevisions)
-      .where(
-        and(
-          eq(advisoryRevisions.number, number),
-          sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`,
-        ),
-      ),
-  ]);
-  if (!seen[0]) throw notFound();
+  const rows = await revisionsOf(ctx, id, eq(advisoryRevisions.number, number));
   if (!rows[0]) throw new NotFound("advisory_revision", "The advisory has no revision with that number.");
   return rows[0];
 }
