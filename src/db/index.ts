@@ -1,14 +1,16 @@
 import type { BatchItem } from "drizzle-orm/batch";
 import { drizzle } from "drizzle-orm/d1";
+import { retryingRolledBack } from "./retry";
 import * as schema from "./schema";
 
 /**
  * A Drizzle client over a D1 binding or a D1 session. No `schema` is passed: the code uses the query
  * builder, never relational queries, and building their config costs ~9% of a cached read's CPU.
- * Drizzle's types name D1Database only; a session offers the same prepare and batch, hence the cast.
+ * Drizzle's types name D1Database only; it calls prepare and batch, hence the cast. Statements the
+ * local runtime rolled back because another process wrote its file run again (see retry.ts).
  */
 export function createDb(d1: D1Database | D1DatabaseSession) {
-  return drizzle(d1 as D1Database);
+  return drizzle(retryingRolledBack(d1) as D1Database);
 }
 
 export type Db = ReturnType<typeof createDb>;

@@ -218,7 +218,8 @@ export function handleError(err: Error, c: Context): Response {
   if (known) return errorResponse(c, known);
   if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
   if (isStorageUnavailable(err)) {
-    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error: String(err) }));
+    const { error, query } = loggable(err); // D1's words, not only Drizzle's "Failed query"
+    console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error, query }));
     return errorResponse(
       c,
       new ApiError("service_unavailable", { detail: "Storage is unavailable; retry shortly." }).withHeaders({ "Retry-After": "5" }),
@@ -248,9 +249,14 @@ function fromHttpException(err: HTTPException): ApiError {
   }
 }
 
+/**
+ * Failures a client's retry a moment later gets past: D1's transient errors (the ones its documentation
+ * calls retryable among them), and the local runtime's rolled-back statement ("Failed to get session
+ * commit token: internal error") once createDb's own retries (src/db/retry.ts) ran out.
+ */
 function isStorageUnavailable(err: Error): boolean {
   const text = `${err.message} ${String((err as { cause?: unknown }).cause ?? "")}`;
-  return /D1_ERROR: (Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout)|Queue send failed: .*unavailable/i.test(
+  return /D1_ERROR: [^\n]*?(Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout|storage caused object to be reset|reset because its code was updated)|Queue send failed: .*unavailable/i.test(
     text,
   );
 }

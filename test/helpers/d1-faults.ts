@@ -60,3 +60,31 @@ export function unavailable(message: string, opts: { spareKeyLookup?: boolean } 
     batch: () => () => Promise.reject(new Error(message)),
   });
 }
+
+/** What the local runtime says when another process wrote its database file: the statement rolled back. */
+export const ROLLED_BACK = "D1_ERROR: Failed to get session commit token: internal error; reference = test";
+
+/**
+ * The first `times` runs (a statement's first, all, raw or run, or a batch) fail with `ROLLED_BACK`
+ * before reaching D1, as the local runtime does while another process writes its file; `runs` counts
+ * every attempt, failed ones included.
+ */
+export function rollingBack(times: number): { db: D1Database; runs: () => number } {
+  let runs = 0;
+  const fails = () => ++runs <= times;
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(inner, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop === "bind") return (...args: unknown[]) => statement(target.bind(...args));
+        if (["first", "all", "raw", "run"].includes(String(prop)))
+          return (...args: unknown[]) => (fails() ? Promise.reject(new Error(ROLLED_BACK)) : value.apply(target, args));
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const db = wrap(env.DB, {
+    prepare: (inner) => (sql: string) => statement(inner.prepare(sql)),
+    batch: (inner) => (statements: D1PreparedStatement[]) => (fails() ? Promise.reject(new Error(ROLLED_BACK)) : inner.batch(statements)),
+  });
+  return { db, runs: () => runs };
+}

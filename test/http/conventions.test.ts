@@ -3,7 +3,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post, untilLimited } from "../helpers/api";
-import { unavailable } from "../helpers/d1-faults";
+import { failingBatch, ROLLED_BACK, rollingBack, unavailable } from "../helpers/d1-faults";
 import { expectedErrorLogs } from "../helpers/logs";
 import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { html } from "hono/html";
@@ -191,17 +191,50 @@ describe("failures", () => {
     ]);
   });
 
-  it("answers D1 being unavailable with 503 and Retry-After", async () => {
+  // D1's transient errors, and the local runtime's when another process wrote its database file.
+  it.each([
+    "D1_ERROR: Network connection lost.",
+    "D1_ERROR: Failed to get session commit token: internal error; reference = hvsdne9gfr026cj6g076n0o5",
+    "D1_ERROR: Durable Object reset because its code was updated.",
+  ])("answers D1 being unavailable with 503 and Retry-After: %s", async (message) => {
     const logs = expectedErrorLogs();
-    const res = await get("/v1/policies", org.key, {
-      env: { DB: unavailable("D1_ERROR: Network connection lost.", { spareKeyLookup: true }) },
-    });
+    const res = await get("/v1/policies", org.key, { env: { DB: unavailable(message, { spareKeyLookup: true }) } });
     expect(res.status).toBe(503);
     expect(res.headers.get("Retry-After")).toBeTruthy();
     expect(res.body.errors[0]).toMatchObject({ status: "503", code: "service_unavailable" });
     expect(logs).toEqual([
-      expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining("Network connection lost") }),
+      expect.objectContaining({ request_id: res.headers.get("X-Request-Id"), error: expect.stringContaining(message) }),
     ]);
+  });
+});
+
+describe("statements the local runtime rolled back (another process wrote its database file)", () => {
+  it("runs a read again: three failed attempts of the key lookup still answer 200", async () => {
+    const faults = rollingBack(3);
+    const res = await get("/v1/policies", org.key, { env: { DB: faults.db } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual((await get("/v1/policies", org.key)).body.data);
+    expect(faults.runs()).toBeGreaterThan(3);
+  });
+
+  it("runs a write's batch again, and writes it once", async () => {
+    const name = `Retried ${crypto.randomUUID()}`;
+    const res = await post("/v1/policies", org.key, policyDoc({ name }), {
+      env: { DB: failingBatch(1, ROLLED_BACK, "before") },
+    });
+    expect(res.status).toBe(201);
+    const all = (await get("/v1/policies?page[size]=100", org.key)).body.data as { attributes: { name: string } }[];
+    expect(all.filter((p) => p.attributes.name === name)).toHaveLength(1);
+  });
+
+  it("gives up after four attempts with 503 and Retry-After, as for any storage outage", async () => {
+    const logs = expectedErrorLogs();
+    const faults = rollingBack(4);
+    const res = await get("/v1/policies", org.key, { env: { DB: faults.db } });
+    expect(faults.runs()).toBe(4);
+    expect(res.status).toBe(503);
+    expect(res.headers.get("Retry-After")).toBe("5");
+    expect(logs).toEqual([expect.objectContaining({ error: expect.stringContaining("Failed to get session commit token") })]);
   });
 });
 

@@ -320,6 +320,34 @@ describe("npm run operator-key -- --local", () => {
   });
 });
 
+describe("another process writing local D1 while npm run dev serves", () => {
+  it("fails no request: what the local runtime rolls back at that moment runs again", async () => {
+    // operator-key --local, as the README has a developer run it beside npm run dev, writes the file
+    // the server reads; readers of the server meanwhile get answers, never a 500 or 503.
+    const reader = await operatorKey();
+    const statuses: Record<number, number> = {};
+    const failures: string[] = [];
+    let writing = true;
+    const read = async () => {
+      while (writing) {
+        const res = await fetch(`${base}/v1/organizations?page[size]=1`, { headers: { Authorization: `Bearer ${reader.key}` } });
+        await res.arrayBuffer();
+        statuses[res.status] = (statuses[res.status] ?? 0) + 1;
+        if (res.status >= 500) failures.push(`${res.status}, request ${res.headers.get("X-Request-Id")}`);
+      }
+    };
+    const readers = [read(), read(), read()];
+    try {
+      for (let i = 0; i < 3; i++) await operatorKey();
+    } finally {
+      writing = false;
+    }
+    await Promise.all(readers);
+    expect(failures).toEqual([]);
+    expect(statuses[200]).toBeGreaterThan(0);
+  });
+});
+
 describe("JSON:API 1.1 conformance of live responses", () => {
   it("every kind of response validates against the published schema", async () => {
     const validate = jsonApiValidator();

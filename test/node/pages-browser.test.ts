@@ -34,7 +34,7 @@ afterAll(async () => browser?.close());
 /**
  * The organization's API with the demo key, which other test files spend too (the README's walkthrough
  * among them): a 429 or 503 is waited out as its Retry-After says, within two minutes, and anything
- * else that is not a success says what it was.
+ * else that is not a success says what it was, with what the server logged for it.
  */
 const orgApi = async (method: string, p: string, body?: unknown) => {
   const deadline = Date.now() + 120_000;
@@ -50,7 +50,15 @@ const orgApi = async (method: string, p: string, body?: unknown) => {
       await new Promise((resolve) => setTimeout(resolve, wait));
       continue;
     }
-    if (res.status >= 400) throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 500)}`);
+    if (res.status >= 400) {
+      // The server's log says why, under the request's id.
+      const id = res.headers.get("X-Request-Id") ?? "none";
+      const logged = readFileSync(logFile, "utf8")
+        .split("\n")
+        .filter((line) => line.includes(id))
+        .join("\n");
+      throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 500)}\nnpm run dev logged:\n${logged}`);
+    }
     return { status: res.status, body: (text ? JSON.parse(text) : null) as any };
   }
 };

@@ -1,0 +1,60 @@
+/**
+ * The local runtime (`npm run dev`, Miniflare's D1) runs each statement or batch in a transaction that
+ * ends by reading a commit token; when another process has just written the same database file (the
+ * seed, `operator-key -- --local`, `wrangler d1 execute --local`), that read fails with "Failed to get
+ * session commit token" and the transaction rolls back: nothing was written, so running it again is
+ * safe for reads and writes alike. Deployed D1 never says this (it retries read-only queries itself),
+ * so there the wrapper only passes calls through.
+ */
+const ROLLED_BACK = /Failed to get session commit token/;
+
+/** Waits before the second, third and fourth attempt: the other process's write is over in well under a second. */
+export const RETRY_WAITS_MS = [25, 100, 400] as const;
+
+export async function retryRolledBack<T>(attempt: () => Promise<T>, wait = pause): Promise<T> {
+  for (let i = 0; ; i++) {
+    try {
+      return await attempt();
+    } catch (err) {
+      const ms = RETRY_WAITS_MS[i];
+      if (ms === undefined || !ROLLED_BACK.test(String(err))) throw err;
+      await wait(ms);
+    }
+  }
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+type Session = Pick<D1DatabaseSession, "prepare" | "batch">;
+
+/** A statement whose runs are retried; `inner` is what a batch hands to D1. */
+class RetriedStatement {
+  constructor(
+    readonly inner: D1PreparedStatement,
+    private readonly wait: (ms: number) => Promise<void>,
+  ) {}
+  bind(...values: unknown[]): RetriedStatement {
+    return new RetriedStatement(this.inner.bind(...values), this.wait);
+  }
+  first<T>(column?: string): Promise<T | null> {
+    return retryRolledBack(() => (column === undefined ? this.inner.first<T>() : this.inner.first<T>(column)), this.wait);
+  }
+  run<T>(): Promise<D1Result<T>> {
+    return retryRolledBack(() => this.inner.run<T>(), this.wait);
+  }
+  all<T>(): Promise<D1Result<T>> {
+    return retryRolledBack(() => this.inner.all<T>(), this.wait);
+  }
+  raw<T extends unknown[]>(options?: { columnNames?: boolean }): Promise<T[] | [string[], ...T[]]> {
+    return retryRolledBack(() => this.inner.raw<T>(options as { columnNames: true }) as Promise<T[] | [string[], ...T[]]>, this.wait);
+  }
+}
+
+/** The session (or binding) with every statement and batch retried as `retryRolledBack` says. */
+export function retryingRolledBack(d1: Session, wait = pause): Session {
+  return {
+    prepare: (sql: string) => new RetriedStatement(d1.prepare(sql), wait) as unknown as D1PreparedStatement,
+    batch: <T>(statements: D1PreparedStatement[]) =>
+      retryRolledBack(() => d1.batch<T>(statements.map((s) => (s instanceof RetriedStatement ? s.inner : s))), wait),
+  };
+}
