@@ -16,6 +16,7 @@ import {
   fullYearLoads,
   formatBytes,
   HORIZON_MONTHS,
+  organizationsOn,
   placeShards,
   project,
   firstToOutgrow,
@@ -80,6 +81,8 @@ function projectedByOrganization(today: LayoutResult, perOrganization: readonly 
   const atHorizon = project(
     db.months.map((m) => scaledFile(m, db.setUp, options.sample)),
     options.growth,
+    HORIZON_MONTHS,
+    db.setUp.fileBytes,
   ).at(-1)!;
   const floor = db.setUp.fileBytes;
   const reports = perOrganization.reduce((a, b) => a + b, 0);
@@ -206,13 +209,12 @@ function figuresOf(
  * What the shards' own replay says of K: that none passes 5 GB by the horizon; or which do, and whether
  * more shards would help (not for a shard that holds one organization alone).
  */
-export function shardVerdict(figures: readonly DatabaseFigures[], placed: { shardOf: number[]; oversized: number[] }): string {
+export function shardVerdict(figures: readonly DatabaseFigures[], placed: { shardOf: number[] }): string {
   const over = figures.filter((f) => f.name.startsWith("shard-") && f.passes5 !== null);
   if (over.length === 0) return `Checked by the replay: no shard passes 5 GB by month ${HORIZON_MONTHS}.`;
-  const alone = new Set(placed.oversized.map((o) => `shard-${placed.shardOf[o]! + 1}`));
   return over
     .map((f) =>
-      alone.has(f.name)
+      organizationsOn(placed.shardOf, Number(f.name.slice("shard-".length)) - 1) === 1
         ? `${f.name} holds one organization alone and passes 5 GB in month ${f.passes5}: no number of shards helps it; its bodies must leave D1, or its history move to an archive database.`
         : `${f.name} passes 5 GB in month ${f.passes5}: more shards are needed than the projection said.`,
     )

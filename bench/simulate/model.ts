@@ -285,8 +285,10 @@ function planReport(rand: () => number, organization: number, at: number, descri
   // Acknowledged by the first move out of new; valid reports are triaged, then closed.
   const triaged = read + logNormal(rand, 2 * DAY, 0.8);
   if (rand() < RATES.needsMoreInfo.value) {
-    actions.push({ at: triaged - HOUR, kind: "triage", detail: "needs_more_info" });
-    actions.push({ at: triaged - HOUR + logNormal(rand, DAY, 0.7), kind: "comment", detail: "reporter", size: commentLength(rand) });
+    // Asked after the first read, answered before the triage that follows.
+    const asked = read + (triaged - read) / 2;
+    actions.push({ at: asked, kind: "triage", detail: "needs_more_info" });
+    actions.push({ at: asked + rand() * (triaged - asked), kind: "comment", detail: "reporter", size: commentLength(rand) });
   }
   let closed: number;
   if (valid) {

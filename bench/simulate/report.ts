@@ -22,13 +22,15 @@ export const BUDGET = {
 
 /**
  * The measured months, then one a month to `horizon`: each month grows by the mean growth of the last
- * three measured months, times (1 + growth) for each year past the last measured one.
+ * three measured months (fewer when fewer were measured, counted from `start`, the bytes before the
+ * first month: the set-up), times (1 + growth) for each year past the last measured one.
  */
-export function project(months: readonly number[], growth: number, horizon = HORIZON_MONTHS): number[] {
+export function project(months: readonly number[], growth: number, horizon = HORIZON_MONTHS, start = 0): number[] {
   const n = months.length;
   if (n === 0) return [];
-  const from = Math.max(0, n - 4);
-  const step = n > 1 ? (months[n - 1]! - months[from]!) / (n - 1 - from) : months[0]!;
+  const measured = [start, ...months];
+  const from = Math.max(0, n - 3);
+  const step = (measured[n]! - measured[from]!) / (n - from);
   const out = [...months];
   const lastYear = Math.floor((n - 1) / 12);
   for (let m = n; m < horizon; m++) out.push(out[m - 1]! + step * (1 + growth) ** (Math.floor(m / 12) - lastYear));
@@ -147,9 +149,13 @@ export function placeShards(projected: readonly number[], capacity: number): { s
     if (shards.length < k) return -1;
     return shards.reduce((best, used, i) => (used < shards[best]! ? i : best), 0);
   });
-  const overfilled = emptiest.shards.some((used, i) => used > capacity && !oversized.some((o) => emptiest.shardOf[o] === i));
+  // Only a shard holding one organization alone may pass the capacity.
+  const overfilled = emptiest.shards.some((used, i) => used > capacity && organizationsOn(emptiest.shardOf, i) > 1);
   return { ...(overfilled ? firstFit : emptiest), oversized };
 }
+
+/** How many organizations `shardOf` places on shard `k`. */
+export const organizationsOn = (shardOf: readonly number[], k: number) => shardOf.reduce((n, s) => n + (s === k ? 1 : 0), 0);
 
 export const formatBytes = (b: number) =>
   b >= GB ? `${(b / GB).toFixed(2)} GB` : b >= 1e6 ? `${(b / 1e6).toFixed(1)} MB` : b >= 1e3 ? `${(b / 1e3).toFixed(1)} kB` : `${b} B`;
@@ -200,6 +206,8 @@ export function databaseFigures(db: DatabaseResult, load: Load, options: { growt
   const series = project(
     db.months.map((m) => scaledFile(m, db.setUp, options.sample)),
     options.growth,
+    HORIZON_MONTHS,
+    db.setUp.fileBytes,
   );
   return {
     name: db.name,
@@ -242,7 +250,8 @@ export function firstToOutgrow(
     const series = result.databases[0]!.months.map((_, m) =>
       result.databases.reduce((a, db) => a + scaledTable(db.months[m]!, db.setUp, table, options.sample).bytes, 0),
     );
-    const projected = project(series, options.growth);
+    const start = result.databases.reduce((a, db) => a + scaledTable(db.setUp, db.setUp, table, options.sample).bytes, 0);
+    const projected = project(series, options.growth, HORIZON_MONTHS, start);
     return {
       table,
       bytes: series.at(-1)!,

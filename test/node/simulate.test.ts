@@ -195,6 +195,24 @@ describe("the table code", () => {
     expect(counts.every((c, i) => i === 0 || c <= counts[i - 1]!)).toBe(true);
   });
 
+  it("plans each report's moves in an order the Worker allows: read, asked for more, answered, triaged", () => {
+    const { reports } = planYear({ ...TINY, reports: 2_000 });
+    let asked = 0;
+    for (const r of reports) {
+      const at = (kind: string, detail?: string) =>
+        r.actions.findIndex((a) => a.kind === kind && (detail === undefined || a.detail === detail));
+      const more = at("triage", "needs_more_info");
+      if (more === -1) continue;
+      asked++;
+      expect(more).toBeGreaterThan(at("read"));
+      // The reporter answers before the next move, which takes the report out of needs_more_info.
+      const next = r.actions.findIndex((a, i) => i > more && a.kind === "triage");
+      expect(next).toBeGreaterThan(more);
+      expect(r.actions.slice(more + 1, next).some((a) => a.kind === "comment" && a.detail === "reporter")).toBe(true);
+    }
+    expect(asked).toBeGreaterThan(100);
+  });
+
   it("samples the same reports for every layout", () => {
     const { reports } = planYear({ ...TINY, reports: 2_000 });
     const a = sampleReports(reports, 0.1, 1);
@@ -207,6 +225,9 @@ describe("the table code", () => {
 
   it("projects growth from the last three months and finds the month a limit is passed", () => {
     expect(project([1, 2, 3, 4], 0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
+    // Fewer than three months measured: the growth counts from the set-up, which is not growth.
+    expect(project([10], 0, 3, 4)).toEqual([10, 16, 22]);
+    expect(project([10, 14], 0, 4, 4)).toEqual([10, 14, 19, 24]);
     // Growth applies from the year after the last measured month.
     const grown = project(
       Array.from({ length: 12 }, (_, i) => i + 1),
@@ -308,13 +329,17 @@ describe("the table code", () => {
       hourMean: 0,
       second: 0,
     });
-    const placed = { shardOf: [0, 1, 1], oversized: [0] };
+    const placed = { shardOf: [0, 1, 1] };
     expect(shardVerdict([shard("catalog", null), shard("shard-1", null), shard("shard-2", null)], placed)).toBe(
       "Checked by the replay: no shard passes 5 GB by month 36.",
     );
     const verdict = shardVerdict([shard("catalog", null), shard("shard-1", 30), shard("shard-2", 33)], placed);
     expect(verdict).toContain("shard-1 holds one organization alone and passes 5 GB in month 30: no number of shards helps it");
     expect(verdict).toContain("shard-2 passes 5 GB in month 33: more shards are needed");
+    // An organization that shares its shard is no excuse: more shards would help the others.
+    expect(shardVerdict([shard("catalog", null), shard("shard-1", 30)], { shardOf: [0, 0, 1] })).toContain(
+      "shard-1 passes 5 GB in month 30: more shards are needed",
+    );
   });
 
   it("refuses options it cannot run", () => {
