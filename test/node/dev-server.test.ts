@@ -323,20 +323,37 @@ describe("npm run operator-key -- --local", () => {
 describe("another process writing local D1 while npm run dev serves", () => {
   it("fails no request: what the local runtime rolls back at that moment runs again", async () => {
     // operator-key --local, as the README has a developer run it beside npm run dev, writes the file
-    // the server reads; readers of the server meanwhile get answers, never a 500 or 503.
-    const reader = await operatorKey();
+    // the server reads; readers of the server meanwhile get answers, never a 500 or 503. Each reader
+    // has a key of its own and keeps under its limit (600 a minute), so every request reaches D1.
+    const operator = { Authorization: `Bearer ${(await operatorKey()).key}`, ...jsonApi };
+    const org = await fetch(`${base}/v1/organizations`, {
+      method: "POST",
+      headers: operator,
+      body: JSON.stringify({ data: { type: "organization", attributes: { name: "Readers", slug: `readers-${port}` } } }),
+    });
+    const orgId = (await json(org)).data.id;
+    const keys: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const made = await fetch(`${base}/v1/organizations/${orgId}/api_keys`, {
+        method: "POST",
+        headers: operator,
+        body: JSON.stringify({ data: { type: "api_key" } }),
+      });
+      keys.push((await json(made)).data.attributes.key);
+    }
     const statuses: Record<number, number> = {};
     const failures: string[] = [];
     let writing = true;
-    const read = async () => {
+    const read = async (key: string) => {
       while (writing) {
-        const res = await fetch(`${base}/v1/organizations?page[size]=1`, { headers: { Authorization: `Bearer ${reader.key}` } });
+        const res = await fetch(`${base}/v1/policies?page[size]=1`, { headers: { Authorization: `Bearer ${key}` } });
         await res.arrayBuffer();
         statuses[res.status] = (statuses[res.status] ?? 0) + 1;
         if (res.status >= 500) failures.push(`${res.status}, request ${res.headers.get("X-Request-Id")}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
       }
     };
-    const readers = [read(), read(), read()];
+    const readers = keys.map(read);
     try {
       for (let i = 0; i < 3; i++) await operatorKey();
     } finally {
@@ -344,7 +361,7 @@ describe("another process writing local D1 while npm run dev serves", () => {
     }
     await Promise.all(readers);
     expect(failures).toEqual([]);
-    expect(statuses[200]).toBeGreaterThan(0);
+    expect(statuses).toEqual({ 200: expect.any(Number) });
   });
 });
 
