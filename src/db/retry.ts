@@ -8,8 +8,11 @@
  */
 const ROLLED_BACK = /Failed to get session commit token/;
 
-/** Waits before the second, third and fourth attempt: the other process's write is over in well under a second. */
-export const RETRY_WAITS_MS = [25, 100, 400] as const;
+/**
+ * Waits before each attempt after the first: the other process's write is usually over by the first
+ * retry; the last waits leave room for a slow write on a busy machine (2.1 s in all).
+ */
+export const RETRY_WAITS_MS = [25, 100, 400, 1600] as const;
 
 export async function retryRolledBack<T>(attempt: () => Promise<T>, wait = pause): Promise<T> {
   for (let i = 0; ; i++) {

@@ -52,11 +52,13 @@ const orgApi = async (method: string, p: string, body?: unknown) => {
     }
     if (res.status >= 400) {
       // The server's log says why, under the request's id.
-      const id = res.headers.get("X-Request-Id") ?? "none";
-      const logged = readFileSync(logFile, "utf8")
-        .split("\n")
-        .filter((line) => line.includes(id))
-        .join("\n");
+      const id = res.headers.get("X-Request-Id");
+      const logged = id
+        ? readFileSync(logFile, "utf8")
+            .split("\n")
+            .filter((line) => line.includes(id))
+            .join("\n")
+        : "(no X-Request-Id)";
       throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 500)}\nnpm run dev logged:\n${logged}`);
     }
     return { status: res.status, body: (text ? JSON.parse(text) : null) as any };

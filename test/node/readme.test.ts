@@ -89,7 +89,9 @@ describe("the README's walkthroughs", () => {
     expect(stdout).toMatch(/^1 cvd_timeline=null [0-9a-f]{64}\n2 cvd_timeline=90 [0-9a-f]{64}$/m);
     // The advisory: credited by consent, the disclosure met, and its three renderings.
     expect(stdout).toContain('{"credit_name":"Jane Finder","credit_consent":true}');
-    expect(stdout).toMatch(/^met\n\{"id":"vdp-[0-9a-f-]{36}","version":"1","status":"final"\}$/m);
+    // The lines after the credit, so a failure shows what the walkthrough printed there.
+    const credited = stdout.indexOf('{"credit_name":"Jane Finder","credit_consent":true}');
+    expect(stdout.slice(credited, credited + 600)).toMatch(/^met\n\{"id":"vdp-[0-9a-f-]{36}","version":"1","status":"final"\}$/m);
     expect(stdout).toMatch(
       /^\{"id":"x_VDP-[0-9a-f-]{36}","aliases":\["CVE-2026-40123"\],"credits":\[\{"name":"Jane Finder","type":"FINDER"\}\]/m,
     );

@@ -225,7 +225,7 @@ describe("the table code", () => {
 
   it("projects growth from the last three months and finds the month a limit is passed", () => {
     expect(project([1, 2, 3, 4], 0, 6)).toEqual([1, 2, 3, 4, 5, 6]);
-    // Fewer than three months measured: the growth counts from the set-up, which is not growth.
+    // Three months measured or fewer: the first month's growth counts from the set-up, which is not growth.
     expect(project([10], 0, 3, 4)).toEqual([10, 16, 22]);
     expect(project([10, 14], 0, 4, 4)).toEqual([10, 14, 19, 24]);
     // Growth applies from the year after the last measured month.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { RETRY_WAITS_MS, retryRolledBack } from "../../src/db/retry";
+import { RETRY_WAITS_MS, retryingRolledBack, retryRolledBack } from "../../src/db/retry";
 
 // The rule behind createDb's retries, with the waits recorded instead of slept.
 const ROLLED_BACK = new Error("D1_ERROR: Failed to get session commit token: internal error; reference = x");
@@ -44,5 +44,72 @@ describe("retryRolledBack", () => {
     await expect(retryRolledBack(a.run, async (ms) => void waits.push(ms))).rejects.toThrow(message);
     expect(a.calls()).toBe(1);
     expect(waits).toEqual([]);
+  });
+});
+
+describe("retryingRolledBack", () => {
+  // A session whose first `fails` runs are rolled back; it records what reaches it.
+  function session(fails: number) {
+    const seen: { sql: string; values: unknown[]; method: string }[] = [];
+    const batches: unknown[][] = [];
+    let runs = 0;
+    const attempt = <T>(value: T) => (++runs <= fails ? Promise.reject(ROLLED_BACK) : Promise.resolve(value));
+    const running =
+      <T>(sql: string, values: unknown[], method: string, value: T) =>
+      (column?: string) => {
+        seen.push({ sql, values, method: method === "first" ? `first:${column ?? ""}` : method });
+        return attempt(value);
+      };
+    const statement = (sql: string, values: unknown[] = []): D1PreparedStatement =>
+      ({
+        sql,
+        values,
+        bind: (...more: unknown[]) => statement(sql, [...values, ...more]),
+        first: running(sql, values, "first", { n: 1 }),
+        all: running(sql, values, "all", { results: [{ n: 1 }] }),
+        raw: running(sql, values, "raw", [[1]]),
+        run: running(sql, values, "run", { meta: {} }),
+      }) as unknown as D1PreparedStatement;
+    const inner = {
+      prepare: (sql: string) => statement(sql),
+      batch: (statements: D1PreparedStatement[]) => {
+        batches.push(statements);
+        return attempt(statements.map(() => ({ results: [] })));
+      },
+    } as unknown as D1DatabaseSession;
+    return { inner, seen, batches };
+  }
+
+  it("runs a bound statement again with the same values, through each way of running it", async () => {
+    for (const method of ["first", "all", "raw", "run"] as const) {
+      const s = session(2);
+      const waits: number[] = [];
+      const db = retryingRolledBack(s.inner, async (ms) => void waits.push(ms));
+      const bound = db.prepare("select ? + ?").bind(1, 2);
+      await (method === "first" ? bound.first("n") : bound[method]());
+      expect(s.seen.map((x) => x.values)).toEqual([
+        [1, 2],
+        [1, 2],
+        [1, 2],
+      ]);
+      expect(new Set(s.seen.map((x) => x.method))).toEqual(new Set([method === "first" ? "first:n" : method]));
+      expect(waits).toEqual([25, 100]);
+    }
+  });
+
+  it("hands D1 its own statements in a batch, and runs the batch again", async () => {
+    const s = session(1);
+    const db = retryingRolledBack(s.inner, async () => {});
+    const one = db.prepare("select 1");
+    const two = db.prepare("select ?").bind(2);
+    expect(await db.batch([one, two])).toHaveLength(2);
+    expect(s.batches).toHaveLength(2);
+    for (const sent of s.batches) {
+      expect(sent).toHaveLength(2);
+      // The session's statements, not the wrappers: D1's batch takes only its own.
+      expect(sent.map((x) => (x as { sql: string }).sql)).toEqual(["select 1", "select ?"]);
+      expect((sent[1] as { values: unknown[] }).values).toEqual([2]);
+      expect(sent.every((x) => typeof (x as { inner?: unknown }).inner === "undefined")).toBe(true);
+    }
   });
 });
