@@ -1,3 +1,4 @@
+import { loggable } from "../lib/log";
 import { env } from "cloudflare:workers";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
@@ -381,7 +382,8 @@ export async function submitReportForm({
       await addReporterFile({ ctx, report: submitted.record, body: file.stream(), meta, withSubmission: true });
     } catch (err) {
       failedFiles++;
-      console.error(JSON.stringify({ level: "warn", message: "form file not stored", vuln_id: submitted.record.id, error: String(err) }));
+      const { error, query } = loggable(err as Error); // D1's words, when D1 refused it
+      console.error(JSON.stringify({ level: "warn", message: "form file not stored", vuln_id: submitted.record.id, error, query }));
     }
   }
   return { repeat: false, ...submitted, failedFiles };

@@ -16,7 +16,7 @@ const { base, banner, logFile } = inject("dev");
 const pageFailures = () =>
   readFileSync(logFile, "utf8")
     .split("\n")
-    .filter((line) => /page failed|SQLITE|Error/.test(line))
+    .filter((line) => /page failed|not stored|SQLITE|Error/.test(line))
     .slice(-20)
     .join("\n");
 const screens = path.join(root, "test-results", "screens");
@@ -132,6 +132,9 @@ describe("a researcher in Chromium", () => {
     // A page that failed says only "Something went wrong": the reason is in the server's log, shown here.
     if (heading !== title) throw new Error(`the report page answered "${heading}"; the server logged:\n${pageFailures()}`);
     expect(await page.getByText("Keep this page's address.").count()).toBe(1);
+    // The page is loaded: a file the server failed to store shows no table, and its log says why.
+    if ((await page.locator("table").count()) === 0)
+      throw new Error(`the report page lists no file; the server logged:\n${pageFailures()}`);
     expect(await page.locator("table").innerText()).toContain("poc.html");
 
     // The organization sees exactly what the browser sent.
