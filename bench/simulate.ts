@@ -265,7 +265,7 @@ function render(
       const largest = firstToOutgrow(r, options);
       out.push(
         "",
-        `First to outgrow a database: ${largest.table}, ${formatBytes(largest.bytes)} at month ${options.months}${r.databases.length > 1 ? " over every database" : ""}; alone it passes 5 GB ${when(largest.passes5)} and 10 GB ${when(largest.passes10)}.`,
+        `First to outgrow a database: ${largest.table}, ${formatBytes(largest.bytes)} at month ${options.months}; alone it passes 5 GB ${when(largest.passes5)} and 10 GB ${when(largest.passes10)}.`,
       );
     }
     const figures = allFigures[i]!;

@@ -255,10 +255,10 @@ function fromHttpException(err: HTTPException): ApiError {
  * commit token: internal error") once createDb's own retries (src/db/retry.ts) ran out.
  */
 function isStorageUnavailable(err: Error): boolean {
-  // D1's own words: a failed query from Drizzle carries them as its cause, its message being the SQL and
-  // the parameters, which a client's values fill.
-  const { cause, query } = err as { cause?: unknown; query?: unknown };
-  const text = typeof query === "string" && cause instanceof Error ? cause.message : `${err.message} ${String(cause ?? "")}`;
+  // D1's own words (loggable's: a failed query from Drizzle carries them as its cause, its message being
+  // the SQL and the parameters, which a client's values fill).
+  const { error, query } = loggable(err);
+  const text = query === undefined ? `${error} ${String((err as { cause?: unknown }).cause ?? "")}` : error;
   return /D1_ERROR: [^\n]*?(Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout|storage caused object to be reset|reset because its code was updated)|Queue send failed: .*unavailable/i.test(
     text,
   );

@@ -1,4 +1,3 @@
-import { loggable } from "../lib/log";
 import { env } from "cloudflare:workers";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
@@ -17,6 +16,7 @@ import { type Deadline, deadlinesAt, dueOf, metOf } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay, Invalid } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
+import { loggable } from "../lib/log";
 import { parseSigningKeys, signCompact } from "../lib/jws";
 import type { Page } from "../db/pagination";
 import {

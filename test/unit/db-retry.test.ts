@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { RETRY_WAITS_MS, retryingRolledBack, retryRolledBack } from "../../src/db/retry";
+import { ROLLED_BACK as ROLLED_BACK_MESSAGE } from "../helpers/d1-faults";
 
 // The rule behind createDb's retries, with the waits recorded instead of slept.
-const ROLLED_BACK = new Error("D1_ERROR: Failed to get session commit token: internal error; reference = x");
+const ROLLED_BACK = new Error(ROLLED_BACK_MESSAGE);
 
 function attempts(failures: Error[]) {
   let calls = 0;
