@@ -1,8 +1,8 @@
 import PostalMime, { type Email } from "postal-mime";
-import { eq, sql } from "drizzle-orm";
+import { eq } from "drizzle-orm";
 import { primaryDb } from "./db";
 import { attachments, inboundEmails, vulns } from "./db/schema";
-import { isUniqueViolation } from "./db/queries";
+import { isUniqueViolation, subquery } from "./db/queries";
 import { LIMITS, mib } from "./lib/limits";
 import { nowIso } from "./lib/ids";
 import type { QueueMessage } from "./lib/queue";
@@ -86,8 +86,8 @@ export async function receiveReply(
       contactEmail: vulns.contactEmail,
       // What the report holds already, so files that would not fit refuse the message before it writes anything.
       // (The outer row's id qualified: unqualified, it would name the attachment's own.)
-      files: sql<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${sql.raw(`"vulns"."id"`)})`,
-      bytes: sql<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${sql.raw(`"vulns"."id"`)})`,
+      files: subquery<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
+      bytes: subquery<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
     })
     .from(vulns)
     .where(eq(vulns.shortcode, address.shortcode))

@@ -1,9 +1,8 @@
-import { sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import { events, vulns } from "../db/schema";
 import { audienceOf, audienceQueries, emailsFor, notificationFromEvent, releaseReceipt, type Audience } from "../notifications/outbox";
 import { receiveStatements, storeStatements } from "../intake/intake";
-import { batchOf, inList } from "../db/queries";
+import { batchOf, inList, subquery } from "../db/queries";
 import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
 
 // The events of one message batch processed together, in three D1 round trips whatever their
@@ -85,7 +84,7 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
       .select({ id: vulns.id, submission: vulns.submission })
       .from(vulns)
       .where(
-        sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`,
+        subquery`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`,
       ),
     contactRows,
     reportRows,

@@ -13,7 +13,7 @@ import {
 } from "../db/schema";
 import { sealLink } from "./links";
 import { uuidv7 } from "../lib/ids";
-import { inList } from "../db/queries";
+import { inList, subquery } from "../db/queries";
 import { CRA_KINDS, type DeadlineKind } from "../lib/deadlines";
 import { subjectOf, type NotificationParams, type ReportParams } from "./templates";
 
@@ -52,7 +52,7 @@ export interface PlannedEmail {
   params: NotificationParams;
 }
 
-const ofEvents = (eventIds: readonly string[]) => sql`(SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`;
+const ofEvents = (eventIds: readonly string[]) => subquery`(SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`;
 
 /** The reads the fan-out needs, for the first batch of the events `eventIds`: confirmed contacts and the reports. */
 export function audienceQueries(db: Db, eventIds: readonly string[]) {
@@ -70,13 +70,13 @@ export function audienceQueries(db: Db, eventIds: readonly string[]) {
         contactEmail: vulns.contactEmail,
         notifyReporter: vulns.notifyReporter,
         // (The outer row's columns qualified, so they can never name the subquery's own.)
-        brief: sql<string | null>`(SELECT b.name FROM ${briefs} b WHERE b.id = ${sql.raw(`"vulns"."brief_id"`)})`.as("brief_name"),
-        organization: sql<string>`(SELECT o.name FROM ${organizations} o WHERE o.id = ${sql.raw(`"vulns"."organization_id"`)})`.as(
+        brief: subquery<string | null>`(SELECT b.name FROM ${briefs} b WHERE b.id = ${vulns.briefId})`.as("brief_name"),
+        organization: subquery<string>`(SELECT o.name FROM ${organizations} o WHERE o.id = ${vulns.organizationId})`.as(
           "organization_name",
         ),
       })
       .from(vulns)
-      .where(sql`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)})`),
+      .where(subquery`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)})`),
   ] as const;
 }
 

@@ -1,6 +1,7 @@
 import { and, eq, inArray, isNull, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { inList } from "../db/queries";
+import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { inList, subquery } from "../db/queries";
 import { publishNotifications, QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import { contacts, notifications, vulns, type NotificationRow } from "../db/schema";
 import { LIMITS } from "../lib/limits";
@@ -65,18 +66,16 @@ async function reporterExtras(ctx: EmailContext, report: Reporter) {
  * frees), on the indexes (organization_id, sent_at) and (to, sent_at).
  */
 function sentInHour(db: Db, id: string, since: string) {
-  // The outer row's columns, qualified: unqualified, they would name the subquery's own row.
-  const organization = sql.raw(`"notifications"."organization_id"`);
-  const to = sql.raw(`"notifications"."to"`);
-  const within = (column: SQL, value: SQL) => sql`FROM ${notifications} n WHERE n.${column} = ${value} AND n.sent_at > ${since}`;
-  const byOrganization = within(sql.raw("organization_id"), organization);
-  const byRecipient = within(sql.raw(`"to"`), to);
+  // The outer row's columns, inside a nested template: Drizzle writes those with their table's name.
+  const within = (column: SQL, value: SQLiteColumn) => sql`FROM ${notifications} n WHERE n.${column} = ${value} AND n.sent_at > ${since}`;
+  const byOrganization = within(sql.raw("organization_id"), notifications.organizationId);
+  const byRecipient = within(sql.raw(`"to"`), notifications.to);
   return db
     .select({
-      organizationSent: sql<number>`(SELECT count(*) ${byOrganization})`,
-      organizationOldest: sql<string | null>`(SELECT min(n.sent_at) ${byOrganization})`,
-      recipientSent: sql<number>`(SELECT count(*) ${byRecipient})`,
-      recipientOldest: sql<string | null>`(SELECT min(n.sent_at) ${byRecipient})`,
+      organizationSent: subquery<number>`(SELECT count(*) ${byOrganization})`,
+      organizationOldest: subquery<string | null>`(SELECT min(n.sent_at) ${byOrganization})`,
+      recipientSent: subquery<number>`(SELECT count(*) ${byRecipient})`,
+      recipientOldest: subquery<string | null>`(SELECT min(n.sent_at) ${byRecipient})`,
     })
     .from(notifications)
     .where(eq(notifications.id, id));
@@ -107,11 +106,11 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
     db
       .select({ email: contacts.email, confirmedAt: contacts.confirmedAt })
       .from(contacts)
-      .where(eq(contacts.id, sql`(SELECT contact_id FROM notifications WHERE id = ${id})`)),
+      .where(eq(contacts.id, subquery`(SELECT contact_id FROM notifications WHERE id = ${id})`)),
     db
       .select({ id: vulns.id, shortcode: vulns.shortcode, notifyReporter: vulns.notifyReporter, contactEmail: vulns.contactEmail })
       .from(vulns)
-      .where(eq(vulns.id, sql`(SELECT vuln_id FROM notifications WHERE id = ${id})`)),
+      .where(eq(vulns.id, subquery`(SELECT vuln_id FROM notifications WHERE id = ${id})`)),
     sentInHour(db, id, new Date(now - HOUR_MS).toISOString()),
   ]);
   const row = rows[0];

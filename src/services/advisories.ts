@@ -1,7 +1,7 @@
 import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
-import { inList, isUniqueViolation, where, whenRefused } from "../db/queries";
+import { inList, isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import {
   type AdvisoryRevisionRow,
   type AdvisoryRow,
@@ -50,7 +50,7 @@ export type AdvisoryRecord = AdvisoryRow & { vulnIds: string[] };
 const notFound = () => new NotFound("advisory", "No advisory has that id.");
 const vulnIdsColumn = {
   vulnIdsJson:
-    sql<string>`(SELECT json_group_array(vuln_id) FROM (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${sql.raw('"advisories"."id"')} ORDER BY vuln_id))`.as(
+    subquery<string>`(SELECT json_group_array(vuln_id) FROM (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${advisories.id} ORDER BY vuln_id))`.as(
       "vuln_ids",
     ),
 };
@@ -367,7 +367,7 @@ export async function updateAdvisory(
   input: AdvisoryInput,
   vulnIds: string[] | undefined,
 ): Promise<AdvisoryRecord> {
-  const seen = sql`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
+  const seen = subquery`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
   // One read: the advisory, its latest revision's history, the vulns it will name (those given, or its
   // own) and its organization.
   const [found, latest, facts, orgs, pages] = await readBatch(ctx, [
@@ -384,16 +384,16 @@ export async function updateAdvisory(
       .where(
         and(
           vulnIds === undefined
-            ? sql`${vulns.id} IN (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${seen})`
+            ? subquery`${vulns.id} IN (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${seen})`
             : inList(vulns.id, vulnIds),
-          sql`${vulns.organizationId} = (SELECT organization_id FROM advisories WHERE id = ${seen})`,
+          subquery`${vulns.organizationId} = (SELECT organization_id FROM advisories WHERE id = ${seen})`,
         ),
       ),
     ctx.db
       .select(ORGANIZATION_FACTS)
       .from(organizations)
-      .where(sql`${organizations.id} = (SELECT organization_id FROM advisories WHERE id = ${seen})`),
-    policyPagesOf(ctx, sql`(SELECT organization_id FROM advisories WHERE id = ${seen})`),
+      .where(subquery`${organizations.id} = (SELECT organization_id FROM advisories WHERE id = ${seen})`),
+    policyPagesOf(ctx, subquery`(SELECT organization_id FROM advisories WHERE id = ${seen})`),
   ]);
   if (!found[0]) throw notFound();
   const existing = toRecord(found[0]);
@@ -497,7 +497,7 @@ async function revisionsOf(ctx: ServiceContext, id: string, which: SQL): Promise
     ctx.db
       .select()
       .from(advisoryRevisions)
-      .where(and(which, sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${seenHere})`))
+      .where(and(which, subquery`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE ${seenHere})`))
       .orderBy(advisoryRevisions.number),
   ]);
   if (!seen[0]) throw notFound();

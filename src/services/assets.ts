@@ -88,13 +88,14 @@ async function refusedOwner(ctx: ServiceContext, organizationId: string): Promis
 }
 
 /** An operator's update of an asset whose organization is claimed changes no row (see below). */
-const unclaimedOwner = (ctx: ServiceContext) => (ctx.caller.kind === "organization" ? undefined : sql`${ownerClaimed("assets")} = 0`);
+const unclaimedOwner = (ctx: ServiceContext) =>
+  ctx.caller.kind === "organization" ? undefined : sql`${ownerClaimed(assets.organizationId)} = 0`;
 
 /** The asset, whether its organization is claimed, and the vulns it is a domain of, in one round trip. */
 async function readWithVulns(ctx: ServiceContext, id: string) {
   const [rows, linked] = await readBatch(ctx, [
     ctx.db
-      .select({ ...getTableColumns(assets), ownerClaimed: ownerClaimed("assets") })
+      .select({ ...getTableColumns(assets), ownerClaimed: ownerClaimed(assets.organizationId) })
       .from(assets)
       .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId))),
     ctx.db

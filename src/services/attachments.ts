@@ -1,10 +1,10 @@
-import { and, count, eq, sql, sum } from "drizzle-orm";
+import { and, count, eq, sum } from "drizzle-orm";
 import { attachments, vulns, type AttachmentRow, type Uploader } from "../db/schema";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { cleanFilename, MAX_FILENAME_LENGTH, storedContentType } from "../lib/filenames";
 import { vulnScope, type ServiceContext } from "./context";
-import { batchOf, where, whenRefused } from "../db/queries";
+import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
@@ -145,7 +145,7 @@ export async function uploadAttachment({
     };
     // NULL unless, when the batch runs, the vuln is still there and the limits still hold: the NOT
     // NULL of vuln_id then refuses the whole batch (the Idempotency-Key's stored 201 included).
-    const guardedVuln = sql<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${vulns.id} = ${vulnId} AND ${vulns.organizationId} = ${vuln.organizationId}
+    const guardedVuln = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${vulns.id} = ${vulnId} AND ${vulns.organizationId} = ${vuln.organizationId}
       AND (SELECT count(*) FROM ${attachments} WHERE ${attachments.vulnId} = ${vulnId}) < ${MAX_FILES_PER_VULN}
       AND (SELECT coalesce(sum(${attachments.byteSize}), 0) FROM ${attachments} WHERE ${attachments.vulnId} = ${vulnId}) + ${record.byteSize} <= ${MAX_BYTES_PER_VULN})`;
     const p = new Plan(record).add(ctx.db.insert(attachments).values({ ...record, vulnId: guardedVuln }));

@@ -14,7 +14,7 @@ import {
   type ServiceContext,
 } from "./context";
 import { listPage, type Sort } from "./list-pages";
-import { inList, where, whenRefused } from "../db/queries";
+import { inList, where, whenRefused, subquery } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
@@ -61,7 +61,7 @@ export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRo
 async function readForWrite(ctx: ServiceContext, opts: { briefId?: string; organizationId?: string; policyId?: string | null }) {
   const [briefRows, orgRows, policyRows] = await readBatch(ctx, [
     ctx.db
-      .select({ ...getTableColumns(briefs), ownerClaimed: ownerClaimed("briefs") })
+      .select({ ...getTableColumns(briefs), ownerClaimed: ownerClaimed(briefs.organizationId) })
       .from(briefs)
       .where(where(eq(briefs.id, opts.briefId ?? ""), tenantFilter(ctx, briefs.organizationId))),
     ctx.db
@@ -201,7 +201,7 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
  */
 export async function deleteBrief(ctx: ServiceContext, id: string) {
   const existing = await ctx.db
-    .select({ organizationId: briefs.organizationId, policyId: briefs.policyId, claimed: ownerClaimed("briefs") })
+    .select({ organizationId: briefs.organizationId, policyId: briefs.policyId, claimed: ownerClaimed(briefs.organizationId) })
     .from(briefs)
     .where(where(eq(briefs.id, id), tenantFilter(ctx, briefs.organizationId)))
     .get();
@@ -214,14 +214,14 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
         and(
           eq(briefs.id, id),
           eq(briefs.organizationId, existing.organizationId),
-          sql`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`,
+          subquery`NOT EXISTS (SELECT 1 FROM vulns WHERE brief_id = ${id})`,
         ),
       )
       .returning(),
     ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),
     directorySlugsOf(ctx.db, existing.organizationId),
     policiesOfBriefs(ctx, [existing.policyId]),
-    ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, sql`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
+    ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, subquery`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
   ]);
   const row = deleted[0];
   if (row) return evictStale(ctx, { ...staleOfPolicies(policyPages), briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
@@ -248,7 +248,7 @@ export interface PublishedBrief {
  */
 export async function findPublishedBrief(db: Db, shortcode: string, now: string): Promise<PublishedBrief | null> {
   // Three selects, not a join: D1 batch rows are keyed by column name, and the three tables share some.
-  const ofBrief = (column: string) => sql`(SELECT ${sql.raw(column)} FROM briefs WHERE shortcode = ${shortcode})`;
+  const ofBrief = (column: string) => subquery`(SELECT ${sql.raw(column)} FROM briefs WHERE shortcode = ${shortcode})`;
   const [briefRows, organizationRows, policyRows, counts, medians] = await db.batch([
     db
       .select()

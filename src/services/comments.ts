@@ -4,7 +4,7 @@ import { commentEvent } from "../events/outbox";
 import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { vulnScope, type ServiceContext } from "./context";
-import { batchOf, where, whenRefused } from "../db/queries";
+import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
 import { changedRows } from "../db/queries";
 import { commit, Plan, type Responder } from "./unit-of-work";
@@ -69,7 +69,7 @@ export async function createComment(
   // token) has nobody to read it, and the guard refuses it too; only then is the vuln read, to tell which.
   const needsReporter = side.author === "organization" && record.visibility === "reporter";
   const hasReporter = needsReporter ? sql` AND ${vulns.followUpTokenHash} IS NOT NULL` : sql``;
-  const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId}${hasReporter})`;
+  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId}${hasReporter})`;
   const created = commentEvent(ctx.db, record.id, now);
   const p = new Plan(record)
     .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))

@@ -2,7 +2,7 @@ import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { contacts, notifications, organizations, type ContactRole, type ContactRow } from "../db/schema";
 import type { Page } from "../db/pagination";
-import { isUniqueViolation, where, whenRefused } from "../db/queries";
+import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
@@ -153,7 +153,7 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
     ctx.db
       .select({ name: organizations.name })
       .from(organizations)
-      .where(eq(organizations.id, sql`(SELECT organization_id FROM contacts WHERE id = ${id})`)),
+      .where(eq(organizations.id, subquery`(SELECT organization_id FROM contacts WHERE id = ${id})`)),
   ]);
   const existing = found[0];
   if (!existing) throw notFound();

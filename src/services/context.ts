@@ -5,6 +5,7 @@ import type { Caller } from "../lib/caller";
 import type { QueueMessage } from "../events/outbox";
 import type { IdempotencyUnit } from "../http/idempotency-key";
 import { Forbidden, Invalid } from "../lib/domain-errors";
+import { subquery } from "../db/queries";
 
 export { PLATFORM_CALLER, PUBLIC_CALLER, type Caller } from "../lib/caller";
 
@@ -63,8 +64,8 @@ export type OperatorNarrowed = "policies" | "assets" | "briefs" | "directory ite
  * makes (so the rule costs no round trip of its own). `table` names the row's table, whose
  * `organization_id` the subquery must bind to (a bare column name would bind inside it).
  */
-export function ownerClaimed(table: string) {
-  return sql<number | null>`(SELECT claimed FROM organizations WHERE organizations.id = ${sql.raw(`"${table}"."organization_id"`)})`;
+export function ownerClaimed(organizationId: SQLiteColumn) {
+  return subquery<number | null>`(SELECT claimed FROM organizations WHERE organizations.id = ${organizationId})`;
 }
 
 /**
@@ -85,7 +86,7 @@ export function assertOperatorMayChange(ctx: ServiceContext, claimed: number | b
  */
 export function ownerValue(ctx: ServiceContext, organizationId: string): string | SQL {
   if (ctx.caller.kind === "organization") return organizationId;
-  return sql`(SELECT id FROM organizations WHERE id = ${organizationId} AND claimed = 0)`;
+  return subquery`(SELECT id FROM organizations WHERE id = ${organizationId} AND claimed = 0)`;
 }
 
 /**

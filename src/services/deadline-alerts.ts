@@ -1,10 +1,11 @@
-import { and, asc, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
+import { and, asc, eq, getTableColumns, isNotNull, lte } from "drizzle-orm";
 import { deadlineAlerts, vulns } from "../db/schema";
 import { deadlineEvent } from "../events/outbox";
 import { alertsAt, type Alert } from "../lib/deadlines";
 import type { ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
 import { alertView, domainsColumn, toRecord } from "./vulns";
+import { subquery } from "../db/queries";
 
 /** Reports one cron run looks at, at most, a page at a time. */
 const PAGE = 100;
@@ -26,7 +27,7 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
       .select({
         ...getTableColumns(vulns),
         ...domainsColumn,
-        sentJson: sql<string>`(SELECT json_group_array(${deadlineAlerts.deadline} || ':' || ${deadlineAlerts.alert}) FROM ${deadlineAlerts} WHERE ${deadlineAlerts.vulnId} = ${sql.raw(`"vulns"."id"`)})`,
+        sentJson: subquery<string>`(SELECT json_group_array(${deadlineAlerts.deadline} || ':' || ${deadlineAlerts.alert}) FROM ${deadlineAlerts} WHERE ${deadlineAlerts.vulnId} = ${vulns.id})`,
       })
       .from(vulns)
       .where(and(isNotNull(vulns.nextAlertMs), lte(vulns.nextAlertMs, nowMs)))

@@ -17,7 +17,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { isPublished } from "../lib/maturity";
 import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
-import { batchOf, isUniqueViolation, where, whenRefused } from "../db/queries";
+import { batchOf, isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { listPage, pageStatements, type Ordering, type Sort } from "./list-pages";
 import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
@@ -95,7 +95,7 @@ export async function updateDirectory(ctx: ServiceContext, id: string, input: Di
 export type ListingRecord = DirectoryListingRow & { directorySlug: string };
 
 const slugColumn = {
-  directorySlug: sql<string>`(select ${directories.slug} from ${directories} where ${directories.id} = ${sql.raw(`"directory_listings"."directory_id"`)})`,
+  directorySlug: subquery<string>`(select ${directories.slug} from ${directories} where ${directories.id} = ${directoryListings.directoryId})`,
 };
 
 export async function listListings(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { visible?: boolean }) {
@@ -123,7 +123,7 @@ async function itemsListing(ctx: ServiceContext, rows: (ListingRecord & { ownerC
 
 function selectItemsListing(ctx: ServiceContext, id: string) {
   return ctx.db
-    .select({ ...getTableColumns(directoryListings), ...slugColumn, ownerClaimed: ownerClaimed("directory_listings") })
+    .select({ ...getTableColumns(directoryListings), ...slugColumn, ownerClaimed: ownerClaimed(directoryListings.organizationId) })
     .from(directoryListings)
     .where(where(eq(directoryListings.id, id), tenantFilter(ctx, directoryListings.organizationId)));
 }
@@ -230,7 +230,7 @@ export async function deleteListing(ctx: ServiceContext, id: string): Promise<vo
 
 export type ItemRecord = DirectoryListingItemRow & { listableName: string | null };
 
-const listableName = sql<string | null>`(CASE ${directoryListingItems.listableType}
+const listableName = subquery<string | null>`(CASE ${directoryListingItems.listableType}
   WHEN 'Policy' THEN (SELECT name FROM policies WHERE policies.id = ${directoryListingItems.listableId})
   ELSE (SELECT name FROM briefs WHERE briefs.id = ${directoryListingItems.listableId}) END)`;
 
@@ -250,7 +250,7 @@ export function compactPositions(db: Db, which: SQL) {
   return db
     .update(directoryListingItems)
     .set({
-      position: sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = directory_listing_items.listing_id AND (i2.position < directory_listing_items.position OR (i2.position = directory_listing_items.position AND i2.id <= directory_listing_items.id)))`,
+      position: subquery`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${directoryListingItems.listingId} AND (i2.position < ${directoryListingItems.position} OR (i2.position = ${directoryListingItems.position} AND i2.id <= ${directoryListingItems.id})))`,
     })
     .where(which);
 }
@@ -302,7 +302,7 @@ export async function addItem(
   // The listable is named by a subquery that is NULL unless it is, when the batch runs, still the
   // organization's and published: a delete or unpublish since the read makes the insert fail (and
   // the whole batch with it), so no item can outlive its listable.
-  const listed = sql<string>`(SELECT id FROM ${sql.raw(type === "Policy" ? "policies" : "briefs")} WHERE id = ${listableId}
+  const listed = subquery<string>`(SELECT id FROM ${sql.raw(type === "Policy" ? "policies" : "briefs")} WHERE id = ${listableId}
     AND organization_id = ${listing.organizationId} AND published_at IS NOT NULL AND published_at <= ${now})`;
   // Positions are 1..n, so the new one is n + 1 (the insert computes it again, atomically).
   const p = new Plan<ItemRecord>({
@@ -435,12 +435,12 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
   const order = JSON.stringify(ids);
   // The guard: the listing still holds exactly the items validated (the same count, none outside
   // the order). Otherwise nothing is written, the listing included, and the answer is a 409.
-  const same = sql`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId}) = ${ids.length}
+  const same = subquery`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId}) = ${ids.length}
     AND NOT EXISTS (SELECT 1 FROM directory_listing_items i3 WHERE i3.listing_id = ${listingId} AND i3.id NOT IN (SELECT value FROM json_each(${order})))`;
   const [updated] = await ctx.db.batch([
     ctx.db
       .update(directoryListingItems)
-      .set({ position: sql`(SELECT key + 1 FROM json_each(${order}) WHERE value = directory_listing_items.id)`, updatedAt: now })
+      .set({ position: subquery`(SELECT key + 1 FROM json_each(${order}) WHERE value = ${directoryListingItems.id})`, updatedAt: now })
       .where(and(eq(directoryListingItems.listingId, listingId), same)),
     ctx.db
       .update(directoryListings)

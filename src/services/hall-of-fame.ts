@@ -1,6 +1,7 @@
 import { and, desc, eq, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { organizations, policies, type Severity, vulns } from "../db/schema";
+import { subquery } from "../db/queries";
 
 // A policy's hall of fame: the reporters who chose to be credited, for the reports its organization
 // resolved or published an advisory about; newest first, with the month of the report and its
@@ -17,7 +18,7 @@ export interface HallOfFame {
 
 /** The hall of fame of a published policy that promises one; null otherwise. One round trip. */
 export async function findHallOfFame(db: Db, shortcode: string, now: string): Promise<HallOfFame | null> {
-  const organizationOf = sql`(SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`;
+  const organizationOf = subquery`(SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`;
   const [found, entries] = await db.batch([
     db
       // Aliased: D1 batch rows are keyed by column name, and both tables call theirs "name".
@@ -45,8 +46,8 @@ export async function findHallOfFame(db: Db, shortcode: string, now: string): Pr
           sql`${vulns.organizationId} = ${organizationOf}`,
           eq(vulns.creditConsent, true),
           isNotNull(vulns.creditName),
-          sql`(${vulns.triageState} = 'resolved' OR EXISTS (SELECT 1 FROM advisory_vulns av JOIN advisories a ON a.id = av.advisory_id
-            WHERE av.vuln_id = ${sql.raw('"vulns"."id"')} AND a.state <> 'draft'))`,
+          subquery`(${vulns.triageState} = 'resolved' OR EXISTS (SELECT 1 FROM advisory_vulns av JOIN advisories a ON a.id = av.advisory_id
+            WHERE av.vuln_id = ${vulns.id} AND a.state <> 'draft'))`,
         ),
       )
       .orderBy(desc(vulns.createdAt), desc(vulns.id))

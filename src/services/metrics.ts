@@ -5,6 +5,7 @@ import { DEADLINE_KINDS, type DeadlineKind, PROMISE_KINDS } from "../lib/deadlin
 import { Forbidden } from "../lib/domain-errors";
 import type { ServiceContext } from "./context";
 import { readBatch } from "./unit-of-work";
+import { subquery } from "../db/queries";
 
 /** The period metrics cover when none is given: the last 90 days. */
 export const METRICS_DEFAULT_DAYS = 90;
@@ -148,7 +149,7 @@ function onTime(k: DeadlineKind): SQL {
  * median of an odd count, both the two middle ones of an even count. The count is read once, for the OFFSET.
  */
 function middleTwo(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
-  const n = sql`(SELECT count(*) FROM ${vulns} WHERE ${where})`;
+  const n = subquery`(SELECT count(*) FROM ${vulns} WHERE ${where})`;
   return ctx.db
     .select({ value: sql<number>`${value}`.as("value") })
     .from(vulns)

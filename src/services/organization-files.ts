@@ -2,6 +2,7 @@ import { and, desc, eq, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { type AdvisoryDocument, advisoryRevisions, briefs, organizations, policies, type PolicyRow } from "../db/schema";
 import type { Stale } from "./context";
+import { subquery } from "../db/queries";
 
 // The files an organization publishes for machines, made from its published policy: security.txt at
 // /o/{slug}/security.txt, and the same file at /.well-known/security.txt on a published policy's custom
@@ -27,7 +28,7 @@ export async function findSecurityTxtSource(
   const published = and(isNotNull(policies.publishedAt), lte(policies.publishedAt, now));
   const which =
     "slug" in by
-      ? sql`${policies.organizationId} = (SELECT id FROM organizations WHERE slug = ${by.slug})`
+      ? subquery`${policies.organizationId} = (SELECT id FROM organizations WHERE slug = ${by.slug})`
       : eq(policies.customDomain, by.host);
   const chosen = db
     .select({ id: policies.id })
@@ -40,7 +41,7 @@ export async function findSecurityTxtSource(
     db
       .select({ slug: organizations.slug })
       .from(organizations)
-      .where(sql`${organizations.id} = (SELECT organization_id FROM policies WHERE id = (${chosen}))`),
+      .where(subquery`${organizations.id} = (SELECT organization_id FROM policies WHERE id = (${chosen}))`),
     db
       .select({ shortcode: briefs.shortcode })
       .from(briefs)
@@ -67,8 +68,8 @@ export async function findOrganizationAdvisories(
       .select({ document: advisoryRevisions.document })
       .from(advisoryRevisions)
       .where(
-        sql`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE state <> 'draft' AND organization_id = (SELECT id FROM organizations WHERE slug = ${slug}))
-          AND ${advisoryRevisions.number} = (SELECT max(r.number) FROM advisory_revisions r WHERE r.advisory_id = ${sql.raw('"advisory_revisions"."advisory_id"')})`,
+        subquery`${advisoryRevisions.advisoryId} IN (SELECT id FROM advisories WHERE state <> 'draft' AND organization_id = (SELECT id FROM organizations WHERE slug = ${slug}))
+          AND ${advisoryRevisions.number} = (SELECT max(r.number) FROM advisory_revisions r WHERE r.advisory_id = ${advisoryRevisions.advisoryId})`,
       )
       .limit(FEED_SIZE),
   ]);
@@ -84,7 +85,7 @@ export function policyPublicKeys(db: Db, condition: SQL | undefined) {
   return db
     .select({
       shortcode: policies.shortcode,
-      slug: sql<string>`(SELECT slug FROM organizations WHERE organizations.id = ${sql.raw('"policies"."organization_id"')})`,
+      slug: subquery<string>`(SELECT slug FROM organizations WHERE organizations.id = ${policies.organizationId})`,
       customDomain: policies.customDomain,
     })
     .from(policies)

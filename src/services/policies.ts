@@ -1,5 +1,5 @@
 import { responseTargetsOf, type TargetsInput } from "../lib/deadlines";
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
 import type { Page } from "../db/pagination";
@@ -13,7 +13,7 @@ import {
   tenantFilter,
   type ServiceContext,
 } from "./context";
-import { inList, insertChunks, where, whenRefused } from "../db/queries";
+import { inList, insertChunks, where, whenRefused, subquery } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
@@ -56,12 +56,9 @@ export interface PolicyLinks {
 /** A policy with the ids its to-many relationships need, read in the same query. */
 export type PolicyRecord = PolicyRow & { briefIds: string[]; assetIds: string[] };
 
-// Drizzle renders a column of the selected table unqualified ("id") inside select fields, which a
-// correlated subquery would bind to its own table. Name the outer column in full.
-const outerPolicyId = sql.raw(`"policies"."id"`);
 const relationshipColumns = {
-  briefIdsJson: sql<string>`(select json_group_array(${briefs.id}) from ${briefs} where ${briefs.policyId} = ${outerPolicyId})`,
-  assetIdsJson: sql<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId} = ${outerPolicyId})`,
+  briefIdsJson: subquery<string>`(select json_group_array(${briefs.id}) from ${briefs} where ${briefs.policyId} = ${policies.id})`,
+  assetIdsJson: subquery<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId} = ${policies.id})`,
 };
 
 function toRecord(row: PolicyRow & { briefIdsJson: string; assetIdsJson: string }): PolicyRecord {
@@ -126,7 +123,7 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
 async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; organizationId?: string; assetIds: string[] }) {
   const [policyRows, orgRows, assetRows] = await readBatch(ctx, [
     ctx.db
-      .select({ ...getTableColumns(policies), ...relationshipColumns, ownerClaimed: ownerClaimed("policies") })
+      .select({ ...getTableColumns(policies), ...relationshipColumns, ownerClaimed: ownerClaimed(policies.organizationId) })
       .from(policies)
       .where(where(eq(policies.id, opts.policyId ?? ""), tenantFilter(ctx, policies.organizationId))),
     ctx.db
@@ -288,7 +285,7 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
 
 export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
   const existing = await ctx.db
-    .select({ organizationId: policies.organizationId, shortcode: policies.shortcode, claimed: ownerClaimed("policies") })
+    .select({ organizationId: policies.organizationId, shortcode: policies.shortcode, claimed: ownerClaimed(policies.organizationId) })
     .from(policies)
     .where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId)))
     .get();

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
-import { batchOf, where } from "../db/queries";
+import { batchOf, where, subquery } from "../db/queries";
 import {
   advisories,
   briefs,
@@ -77,7 +77,7 @@ export function termsOf(row: PolicyRow): PolicyTerms {
 export async function nextVersionStatement(db: Db, row: PolicyRow, now: string, opts: { ifPreviousChanged?: boolean } = {}) {
   const terms = canonicalJson(termsOf(row));
   const sha256 = await sha256Hex(terms);
-  const last = sql`(SELECT pv.sha256 FROM ${policyVersions} pv WHERE pv.policy_id = ${row.id} ORDER BY pv.number DESC LIMIT 1)`;
+  const last = subquery`(SELECT pv.sha256 FROM ${policyVersions} pv WHERE pv.policy_id = ${row.id} ORDER BY pv.number DESC LIMIT 1)`;
   // Wrapped: a query builder is a thenable, and an async function's result is awaited, which would run it.
   const statement = db.insert(policyVersions).select(
     db
@@ -101,7 +101,7 @@ const versionNotFound = () => new NotFound("policy_version", "The policy has no 
 
 /** The policy's versions (the caller's tenancy, through the policy). */
 export function listPolicyVersions(ctx: ServiceContext, policyId: string, page: Page, sort?: Sort) {
-  const owned = sql`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE ${where(
+  const owned = subquery`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE ${where(
     eq(policies.id, policyId),
     tenantFilter(ctx, policies.organizationId),
   )})`;
@@ -118,7 +118,7 @@ export async function getPolicyVersion(ctx: ServiceContext, policyId: string, nu
         and(
           eq(policyVersions.policyId, policyId),
           eq(policyVersions.number, number),
-          sql`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE ${where(eq(policies.id, policyId), tenantFilter(ctx, policies.organizationId))})`,
+          subquery`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE ${where(eq(policies.id, policyId), tenantFilter(ctx, policies.organizationId))})`,
         ),
       ),
     ctx.db
@@ -161,7 +161,7 @@ export async function versionUnversionedPolicies(db: Db, now = new Date().toISOS
   const rows = await db
     .select()
     .from(policies)
-    .where(sql`NOT EXISTS (SELECT 1 FROM ${policyVersions} pv WHERE pv.policy_id = ${policies.id})`)
+    .where(subquery`NOT EXISTS (SELECT 1 FROM ${policyVersions} pv WHERE pv.policy_id = ${policies.id})`)
     .limit(BACKFILL_PAGE);
   if (rows.length === 0) return 0;
   // (Wrapped until here: a statement returned from an async function would be awaited, and so run.)
@@ -190,13 +190,16 @@ const PAGE_VERSIONS = 50;
 /** The published policy with that shortcode, for its public page, in one round trip; null if none is. */
 export async function findPublishedPolicy(db: Db, shortcode: string, now: string): Promise<PublishedPolicy | null> {
   // Selects, not a join: D1 batch rows are keyed by column name, and these tables share some.
-  const policyId = sql`(SELECT id FROM policies WHERE shortcode = ${shortcode})`;
+  const policyId = subquery`(SELECT id FROM policies WHERE shortcode = ${shortcode})`;
   const [policyRows, organizationRows, briefRows, versionRows, advisoryRows, counts, medians] = await db.batch([
     db
       .select()
       .from(policies)
       .where(and(eq(policies.shortcode, shortcode), isNotNull(policies.publishedAt), lte(policies.publishedAt, now))),
-    db.select().from(organizations).where(sql`${organizations.id} = (SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`),
+    db
+      .select()
+      .from(organizations)
+      .where(subquery`${organizations.id} = (SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`),
     db
       .select({ name: briefs.name, shortDescription: briefs.shortDescription, shortcode: briefs.shortcode })
       .from(briefs)
@@ -220,7 +223,7 @@ export async function findPublishedPolicy(db: Db, shortcode: string, now: string
       .from(advisories)
       .where(
         and(
-          sql`${advisories.organizationId} = (SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`,
+          subquery`${advisories.organizationId} = (SELECT organization_id FROM policies WHERE shortcode = ${shortcode})`,
           ne(advisories.state, "draft"),
         ),
       )

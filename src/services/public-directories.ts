@@ -15,6 +15,7 @@ import {
 import { maturityRating } from "../lib/maturity";
 import { compactPositions } from "./directories";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
+import { subquery } from "../db/queries";
 
 export interface PublicDirectoryEntry {
   organization: OrganizationRow;
@@ -33,9 +34,9 @@ export async function findPublicDirectory(
   slug: string,
   now: string,
 ): Promise<{ directory: DirectoryRow; entries: PublicDirectoryEntry[] } | null> {
-  const directoryId = sql`(SELECT id FROM directories WHERE slug = ${slug})`;
-  const listed = sql`(SELECT organization_id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`;
-  const shownPolicies = sql`(SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Policy' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`;
+  const directoryId = subquery`(SELECT id FROM directories WHERE slug = ${slug})`;
+  const listed = subquery`(SELECT organization_id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`;
+  const shownPolicies = subquery`(SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Policy' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`;
   const [dirs, listings, orgs, pols, items, brs, counts, medians] = await db.batch([
     db.select().from(directories).where(eq(directories.slug, slug)),
     db
@@ -51,7 +52,7 @@ export async function findPublicDirectory(
       .select()
       .from(directoryListingItems)
       .where(
-        sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`,
+        subquery`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`,
       )
       .orderBy(asc(directoryListingItems.position)),
     db
@@ -59,7 +60,7 @@ export async function findPublicDirectory(
       .from(briefs)
       .where(
         and(
-          sql`${briefs.id} IN (SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Brief' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`,
+          subquery`${briefs.id} IN (SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Brief' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`,
           isNotNull(briefs.publishedAt),
           lte(briefs.publishedAt, now),
         ),
@@ -120,7 +121,7 @@ export function unlistStatements(db: Db, type: "Policy" | "Brief", id: string, o
       .where(and(eq(directoryListingItems.listableType, type), eq(directoryListingItems.listableId, id), onlyIf)),
     compactPositions(
       db,
-      sql`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`,
+      subquery`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE organization_id = ${organizationId})`,
     ),
   ] as const;
 }

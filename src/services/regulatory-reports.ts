@@ -1,7 +1,7 @@
 import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { organizations, regulatoryReports, vulns, type RegulatoryReportKind, type RegulatoryReportRow } from "../db/schema";
 import type { Page } from "../db/pagination";
-import { batchOf, where, whenRefused } from "../db/queries";
+import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { alertsAt, type CraKind, type Deadline, deadlinesAt, dueOf, metOf, nextLookMs } from "../lib/deadlines";
 import { Invalid, NotFound } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -41,7 +41,7 @@ function vulnRead(ctx: ServiceContext, vulnId: string) {
       ...getTableColumns(vulns),
       ...domainsColumn,
       organizationName:
-        sql<string>`(SELECT ${organizations.name} FROM ${organizations} WHERE ${organizations.id} = "vulns"."organization_id")`.as(
+        subquery<string>`(SELECT ${organizations.name} FROM ${organizations} WHERE ${organizations.id} = ${vulns.organizationId})`.as(
           "organization_name",
         ),
     })
@@ -88,7 +88,7 @@ export async function createRegulatoryReport(
   const met = metBefore && metBefore <= input.submitted_at ? metBefore : input.submitted_at;
   const after = { ...view, met: { ...view.met, filed: { ...view.met.filed, [deadline]: met } } };
   // The organization of a vuln that is still there when the batch runs: else NULL, which refuses the filing.
-  const guardedOrganization = sql<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND ${vulns.organizationId} = ${vuln.organizationId})`;
+  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND ${vulns.organizationId} = ${vuln.organizationId})`;
   const p = new Plan(record).add(ctx.db.insert(regulatoryReports).values({ ...record, organizationId: guardedOrganization })).add(
     ctx.db
       .update(vulns)

@@ -32,6 +32,7 @@ import { createComment, getReporterComment, listComments, type CommentRecord, ty
 import type { Caller, ServiceContext } from "./context";
 import type { Plan, Responder } from "./unit-of-work";
 import { createVuln, touchVulns, type VulnInput, type VulnRecord } from "./vulns";
+import { subquery } from "../db/queries";
 
 // The reporter's side of the platform, whatever door it comes through (the JSON API under
 // /v1/p/*, the pages under /b and /r/{token}): submit a report, open it by its token, read and answer
@@ -102,12 +103,12 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         closedAt: vulns.closedAt,
         submission: vulns.submission,
         briefId: vulns.briefId,
-        recordSha256: sql<string | null>`(SELECT ${vulnRecords.sha256} FROM ${vulnRecords} WHERE ${vulnRecords.vulnId} = ${vulns.id})`.as(
-          "record_sha256",
-        ),
+        recordSha256: subquery<
+          string | null
+        >`(SELECT ${vulnRecords.sha256} FROM ${vulnRecords} WHERE ${vulnRecords.vulnId} = ${vulns.id})`.as("record_sha256"),
         createdAt: vulns.createdAt,
         updatedAt: vulns.updatedAt,
-        policyVersionJson: sql<string | null>`CASE WHEN ${vulns.policyVersionNumber} IS NULL THEN NULL ELSE json_object(
+        policyVersionJson: subquery<string | null>`CASE WHEN ${vulns.policyVersionNumber} IS NULL THEN NULL ELSE json_object(
           'number', ${vulns.policyVersionNumber}, 'sha256', ${vulns.policyVersionSha256},
           'created_at', (SELECT pv.created_at FROM policy_versions pv WHERE pv.id = ${vulns.policyVersionId}),
           'policy_shortcode', (SELECT p.shortcode FROM policy_versions pv JOIN policies p ON p.id = pv.policy_id WHERE pv.id = ${vulns.policyVersionId})) END`.as(
@@ -117,10 +118,10 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         briefName: sql<string | null>`${briefs.name}`.as("brief_name"),
         creditName: vulns.creditName,
         creditConsent: vulns.creditConsent,
-        creditedInJson: sql<string>`(SELECT json_group_array(json_object('id', a.id, 'title', a.title)) FROM advisories a
+        creditedInJson: subquery<string>`(SELECT json_group_array(json_object('id', a.id, 'title', a.title)) FROM advisories a
           JOIN advisory_vulns av ON av.advisory_id = a.id
-          WHERE av.vuln_id = ${sql.raw('"vulns"."id"')} AND a.state <> 'draft'
-            AND EXISTS (SELECT 1 FROM json_each(a.credits) c WHERE json_extract(c.value, '$.reporter_of') = ${sql.raw('"vulns"."id"')}))`.as(
+          WHERE av.vuln_id = ${vulns.id} AND a.state <> 'draft'
+            AND EXISTS (SELECT 1 FROM json_each(a.credits) c WHERE json_extract(c.value, '$.reporter_of') = ${vulns.id}))`.as(
           "credited_in",
         ),
         organizationName: sql<string>`${organizations.name}`.as("organization_name"),

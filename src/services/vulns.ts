@@ -38,7 +38,7 @@ import { tenantFilter, type ServiceContext } from "./context";
 import type { CvssRating } from "../lib/cvss";
 import { severityOf } from "../lib/cvss";
 import { deleteObjectsLater, vulnObjectKeys } from "./attachments";
-import { inList, where, whenRefused } from "../db/queries";
+import { inList, where, whenRefused, subquery } from "../db/queries";
 import { changedRows } from "../db/queries";
 import { commit, type Handle, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
@@ -82,7 +82,7 @@ const notFound = () => new NotFound("vuln", "No vuln has that id.");
 
 // See policies.ts: name the outer column in full inside a correlated subquery.
 export const domainsColumn = {
-  domainsJson: sql<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} = ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${sql.raw(`"vulns"."id"`)})`,
+  domainsJson: subquery<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} = ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${vulns.id})`,
 };
 
 export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
@@ -213,7 +213,7 @@ function domainStatements(
   now: string,
   guard?: number,
 ): BatchItem<"sqlite">[] {
-  const unchanged = guard === undefined ? sql`1` : sql`EXISTS (SELECT 1 FROM vulns WHERE id = ${vulnId} AND revision = ${guard})`;
+  const unchanged = guard === undefined ? sql`1` : subquery`EXISTS (SELECT 1 FROM vulns WHERE id = ${vulnId} AND revision = ${guard})`;
   const statements: BatchItem<"sqlite">[] = [];
   if (guard !== undefined) statements.push(ctx.db.delete(vulnAssets).where(and(eq(vulnAssets.vulnId, vulnId), unchanged)));
   if (domains.length) {
@@ -293,12 +293,12 @@ export async function createVuln({
         organizationId: briefs.organizationId,
         publishedAt: briefs.publishedAt,
         name: briefs.name,
-        organizationName: sql<string>`(SELECT name FROM organizations WHERE organizations.id = ${briefs.organizationId})`,
+        organizationName: subquery<string>`(SELECT name FROM organizations WHERE organizations.id = ${briefs.organizationId})`,
         // The promises of the brief's policy (none: the defaults, and no disclosure timeline).
-        responseTargets: sql<string | null>`(SELECT response_targets FROM policies WHERE policies.id = ${briefs.policyId})`,
-        cvdTimeline: sql<number | null>`(SELECT cvd_timeline FROM policies WHERE policies.id = ${briefs.policyId})`,
+        responseTargets: subquery<string | null>`(SELECT response_targets FROM policies WHERE policies.id = ${briefs.policyId})`,
+        cvdTimeline: subquery<number | null>`(SELECT cvd_timeline FROM policies WHERE policies.id = ${briefs.policyId})`,
         // The version of those promises in force now: the report keeps it.
-        policyVersion: sql<string | null>`(SELECT json_object('id', id, 'number', number, 'sha256', sha256) FROM policy_versions
+        policyVersion: subquery<string | null>`(SELECT json_object('id', id, 'number', number, 'sha256', sha256) FROM policy_versions
           WHERE policy_versions.policy_id = ${briefs.policyId} ORDER BY number DESC LIMIT 1)`,
       })
       .from(briefs)
@@ -544,7 +544,7 @@ function planUpdate(
         duplicateOfId:
           next.duplicateOfId === existing.duplicateOfId || next.duplicateOfId === null
             ? next.duplicateOfId
-            : sql`(SELECT "original"."id" FROM "vulns" AS "original" WHERE "original"."id" = ${next.duplicateOfId})`,
+            : subquery`(SELECT "original"."id" FROM "vulns" AS "original" WHERE "original"."id" = ${next.duplicateOfId})`,
         infoRequestedFrom: next.infoRequestedFrom,
         infoRequestedAt: next.infoRequestedAt,
         // A comment's trigger may have acknowledged the report since it was read: the first time stays.

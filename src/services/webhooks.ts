@@ -1,4 +1,4 @@
-import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, count, eq, getTableColumns } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { publishDeliveries } from "../events/outbox";
 import { EVENT_TYPES } from "../events/types";
@@ -8,7 +8,7 @@ import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/se
 import { generateWebhookSecret } from "../webhooks/signing";
 import { newDelivery } from "../webhooks/fanout";
 import { tenantFilter, type ServiceContext } from "./context";
-import { batchOf, where } from "../db/queries";
+import { batchOf, where, subquery } from "../db/queries";
 import { listPage, ordering, pageStatements, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Forbidden, Invalid, NotFound } from "../lib/domain-errors";
@@ -33,7 +33,7 @@ type WithSecret = WebhookRecord & { secret: string };
 const notFound = () => new NotFound("webhook", "No webhook has that id.");
 
 const eventTypesColumn = {
-  eventTypesJson: sql<string>`(select json_group_array(${webhookSubscriptions.eventType}) from ${webhookSubscriptions} where ${webhookSubscriptions.webhookId} = ${sql.raw(`"webhooks"."id"`)})`,
+  eventTypesJson: subquery<string>`(select json_group_array(${webhookSubscriptions.eventType}) from ${webhookSubscriptions} where ${webhookSubscriptions.webhookId} = ${webhooks.id})`,
 };
 
 function toRecord(row: WebhookRow & { eventTypesJson: string }): WebhookRecord {

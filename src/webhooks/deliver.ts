@@ -2,7 +2,7 @@ import { and, eq, gt, isNull, lte, or, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import { webhookAttempts, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { batchOf, isForeignKeyViolation } from "../db/queries";
+import { batchOf, isForeignKeyViolation, subquery } from "../db/queries";
 import { nextDelaySeconds, parseRetryAfter } from "./schedule";
 import { openWebhookSecret } from "./secrets";
 import { signatureHeader } from "./signing";
@@ -173,7 +173,7 @@ export async function attemptDelivery(ctx: DeliveryContext, deliveryId: string):
     db
       .select()
       .from(webhooks)
-      .where(eq(webhooks.id, sql`(SELECT webhook_id FROM webhook_deliveries WHERE id = ${deliveryId})`)),
+      .where(eq(webhooks.id, subquery`(SELECT webhook_id FROM webhook_deliveries WHERE id = ${deliveryId})`)),
   ]);
   const delivery = deliveries[0];
   if (!delivery) return { ack: true }; // gone with its webhook

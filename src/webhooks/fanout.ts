@@ -10,7 +10,7 @@ import {
   type WebhookRow,
 } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
-import { inList } from "../db/queries";
+import { inList, subquery } from "../db/queries";
 import { leasedUntil } from "./deliver";
 
 export function newDelivery(
@@ -64,7 +64,7 @@ export function subscribedWebhooks(db: Db, eventIds: readonly string[]) {
     .where(
       and(
         eq(webhooks.enabled, true),
-        sql`${webhooks.organizationId} IN (SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`,
+        subquery`${webhooks.organizationId} IN (SELECT organization_id FROM events WHERE ${inList(events.id, eventIds)})`,
       ),
     );
 }

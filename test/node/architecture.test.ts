@@ -97,3 +97,42 @@ describe("docs/architecture.md", () => {
     ]);
   });
 });
+
+/**
+ * SQL text in src/ that would let a subquery bind an outer column to its own table: a `sql` template
+ * holding `(SELECT` (it must be a `subquery` template, which writes every column with its table's name),
+ * or an outer column written by hand as `sql.raw('"table"."column"')` (name it as a column instead).
+ * Answers "file:line" for each.
+ */
+function unqualifiedSubqueries(sources: { file: string; text: string }[]): string[] {
+  const found: string[] = [];
+  const lineOf = (text: string, index: number) => text.slice(0, index).split("\n").length;
+  for (const { file, text } of sources) {
+    for (const m of text.matchAll(/\bsql(?:<[^`]*?>)?`([^`]*)`/gs)) {
+      if (/\(\s*select\b/i.test(m[1]!)) found.push(`${rel(file)}:${lineOf(text, m.index)}`);
+    }
+    for (const m of text.matchAll(/sql\.raw\(\s*[`'"]"\w+"\."\w+"[`'"]\s*\)/g)) found.push(`${rel(file)}:${lineOf(text, m.index)}`);
+  }
+  return found;
+}
+
+describe("subqueries written as SQL text", () => {
+  it("all go through subquery(), which names every column with its table", () => {
+    expect(unqualifiedSubqueries(sources())).toEqual([]);
+  });
+
+  it("would catch a subquery in a plain sql template, and an outer column written by hand", () => {
+    const broken = [
+      {
+        file: path.join(src, "services", "vulns.ts"),
+        text: "const v = sql<string>`(SELECT id FROM policy_versions\n  WHERE policy_versions.policy_id = $" + "{briefs.policyId})`;\n",
+      },
+      { file: path.join(src, "services", "webhooks.ts"), text: 'const a = 1;\nconst outer = sql.raw(`"webhooks"."id"`);\n' },
+      {
+        file: path.join(src, "services", "briefs.ts"),
+        text: "const fine = subquery`(SELECT 1 FROM briefs WHERE id = $" + "{briefs.id})`;\n",
+      },
+    ];
+    expect(unqualifiedSubqueries(broken)).toEqual(["services/vulns.ts:1", "services/webhooks.ts:2"]);
+  });
+});

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { primaryDb } from "../../src/db";
 import { versionUnversionedPolicies } from "../../src/services/policy-versions";
 import { api, get, patch } from "../helpers/api";
-import { organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { brief, organization, policy, PUBLISHED, type TestOrganization, vuln } from "../helpers/factories";
+import { runQueue } from "../helpers/queue";
+import { NEIGHBOUR } from "../helpers/world";
 
 // A policy's public terms, versioned: each change of them is a version that never changes, hashed over
 // its RFC 8785 canonical JSON. The hash is checked with the canonicalize library and WebCrypto, never
@@ -122,4 +124,91 @@ describe("policy versions", () => {
       "The policy has no version with that number.",
     );
   });
+
+  it("bind a report to its own brief's policy, at the version in force when it came, whoever changed a policy last", async () => {
+    const org = await organization();
+    const p = await policy(org, { name: "VDP", safe_harbor: "partial", published_at: PUBLISHED });
+    const b = await brief(org, { published_at: PUBLISHED }, p.id);
+    // Another organization's policy changes last, and has the highest version numbers of the database.
+    const neighbour = await neighbourPolicy();
+    await env.DB.prepare("UPDATE policies SET updated_at = ? WHERE id = ?")
+      .bind(new Date(Date.now() + 60_000).toISOString(), neighbour.id)
+      .run();
+    const v = await vuln(org, b.id);
+    const row = await reportVersion(v.id);
+    const [v1] = await versions(org, p.id);
+    expect(row).toEqual({ id: v1.id, number: 1, sha256: v1.attributes.sha256 });
+    expect(row.number).toBeLessThan(neighbour.number);
+    expect((await get(`/v1/policies/${p.id}/versions/${row.number}`, org.key)).status).toBe(200);
+    // A brief without a policy binds none.
+    const bare = await brief(org, { published_at: PUBLISHED });
+    expect(await reportVersion((await vuln(org, bare.id)).id)).toEqual({ id: null, number: null, sha256: null });
+  });
+
+  it("of reports bound to another policy's version are repaired by migration 0030, the as-received record too", async () => {
+    const org = await organization();
+    const p = await policy(org, { name: "VDP", safe_harbor: "partial", published_at: PUBLISHED });
+    const b = await brief(org, { published_at: PUBLISHED }, p.id);
+    const early = await vuln(org, b.id);
+    await change(org, p.id, { safe_harbor: "full" });
+    const late = await vuln(org, b.id);
+    const bare = await vuln(org, (await brief(org, { published_at: PUBLISHED })).id);
+    const [v1, v2] = await versions(org, p.id);
+    // As the defect wrote them: every report bound to the neighbour's newest version, its record too.
+    const neighbour = await neighbourPolicy();
+    const ids = [early.id, late.id, bare.id];
+    for (const id of ids) {
+      await env.DB.prepare("UPDATE vulns SET policy_version_id = ?, policy_version_number = ?, policy_version_sha256 = ? WHERE id = ?")
+        .bind(neighbour.versionId, neighbour.number, neighbour.sha256, id)
+        .run();
+    }
+    const created = await env.DB.prepare(
+      `SELECT id FROM events WHERE type = 'Vuln::Created' AND vuln_id IN (SELECT value FROM json_each(?))`,
+    )
+      .bind(JSON.stringify(ids))
+      .all<{ id: string }>();
+    await runQueue(created.results.map((e) => e.id));
+    expect((await recordVersion(early.id)).number).toBe(neighbour.number);
+
+    const repair = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0030_"))!;
+    await env.DB.batch(repair.queries.map((q) => env.DB.prepare(q)));
+
+    expect(await reportVersion(early.id)).toEqual({ id: v1.id, number: 1, sha256: v1.attributes.sha256 });
+    expect(await reportVersion(late.id)).toEqual({ id: v2.id, number: 2, sha256: v2.attributes.sha256 });
+    expect(await reportVersion(bare.id)).toEqual({ id: null, number: null, sha256: null });
+    expect(await recordVersion(early.id)).toEqual({ number: 1, sha256: v1.attributes.sha256 });
+    expect(await recordVersion(late.id)).toEqual({ number: 2, sha256: v2.attributes.sha256 });
+    expect(await recordVersion(bare.id)).toEqual({ number: null, sha256: null });
+    // The neighbour's own reports kept their version, and the record is immutable again.
+    const theirs = await env.DB.prepare(
+      "SELECT DISTINCT policy_version_number AS n FROM vulns WHERE organization_id = (SELECT id FROM organizations WHERE slug = ?)",
+    )
+      .bind(NEIGHBOUR.slug)
+      .all<{ n: number }>();
+    expect(theirs.results).toEqual([{ n: neighbour.number }]);
+    await expect(
+      env.DB.prepare("UPDATE vuln_records SET policy_version_number = 9 WHERE vuln_id = ?").bind(early.id).run(),
+    ).rejects.toThrow(/immutable/);
+  });
 });
+
+async function neighbourPolicy() {
+  return (await env.DB.prepare(
+    `SELECT p.id, pv.id AS versionId, pv.number, pv.sha256 FROM policies p JOIN policy_versions pv ON pv.policy_id = p.id
+     WHERE p.organization_id = (SELECT id FROM organizations WHERE slug = ?) ORDER BY pv.number DESC LIMIT 1`,
+  )
+    .bind(NEIGHBOUR.slug)
+    .first<{ id: string; versionId: string; number: number; sha256: string }>())!;
+}
+
+const reportVersion = async (id: string) =>
+  (await env.DB.prepare(
+    "SELECT policy_version_id AS id, policy_version_number AS number, policy_version_sha256 AS sha256 FROM vulns WHERE id = ?",
+  )
+    .bind(id)
+    .first<{ id: string | null; number: number | null; sha256: string | null }>())!;
+
+const recordVersion = async (id: string) =>
+  (await env.DB.prepare("SELECT policy_version_number AS number, policy_version_sha256 AS sha256 FROM vuln_records WHERE vuln_id = ?")
+    .bind(id)
+    .first<{ number: number | null; sha256: string | null }>())!;

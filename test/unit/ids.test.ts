@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { nowIso, SHORTCODE_PATTERN, shortcode, uuidv7 } from "../../src/lib/ids";
+import { nowIso, SHORTCODE_PATTERN, shortcode } from "../../src/lib/ids";
 
 const UUIDV7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const MAX_48 = 2 ** 48 - 1;
@@ -15,9 +15,14 @@ function idAt(ms: number): string {
 }
 
 // uuidv7 reads Date.now() and keeps per-isolate state (monotonic: it never goes back in time), so
-// these tests run in order with a clock that only moves forward, the far-future ones last.
+// these tests take a fresh copy of the module (the test world's seed has made ids at today's time) and
+// run in order with a clock that only moves forward, the far-future ones last.
+let uuidv7: () => string;
+
 describe("uuidv7", () => {
-  beforeAll(() => {
+  beforeAll(async () => {
+    vi.resetModules();
+    ({ uuidv7 } = await import("../../src/lib/ids"));
     vi.useFakeTimers({ toFake: ["Date"] });
   });
   afterAll(() => {
