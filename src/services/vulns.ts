@@ -707,8 +707,10 @@ export async function updateVulns(
 /**
  * Checks each change's states and original, and resolves the originals named: both states in one
  * PATCH must agree; a duplicate names an original (another of the organization's vulns, and if that
- * is itself a duplicate, its original instead), and only a duplicate has one. Answers the original's
- * id per vuln whose change names one.
+ * is itself a duplicate, its original instead), and only a duplicate has one. A bulk change is judged
+ * whole, by the states the request leaves: a change naming another vuln of the same request follows it
+ * where the request moves it, so a chain (X of Y, Y of Z) ends at the original (Z) and a cycle (X of Y,
+ * Y of X) is refused like a vuln naming itself. Answers the original's id per vuln whose change names one.
  */
 async function resolveDuplicates(
   ctx: ServiceContext,
@@ -716,10 +718,30 @@ async function resolveDuplicates(
   found: Map<string, VulnRecord>,
   pointer: (index: number) => string,
 ): Promise<Map<string, string>> {
-  const named = [...new Set(changes.flatMap((c) => (c.input.duplicateOf ? [c.input.duplicateOf] : [])))];
-  const targets = new Map(
-    (named.length ? (await readBatch(ctx, [vulnsRead(ctx, named)]))[0] : []).map((r) => [r.id, toRecord(r)] as const),
+  // Where each vuln of the request points once the request is applied (null: it is no duplicate).
+  const after = new Map(
+    changes.map(({ id, input }) => {
+      const existing = found.get(id)!;
+      const state = requestedTriageState(existing, input);
+      const named = input.duplicateOf === undefined ? existing.duplicateOfId : input.duplicateOf;
+      return [id, state === "duplicate" ? (named ?? null) : null] as const;
+    }),
   );
+  const read = [...new Set([...after.values()].filter((id): id is string => id !== null))];
+  const targets = new Map((read.length ? (await readBatch(ctx, [vulnsRead(ctx, read)]))[0] : []).map((r) => [r.id, toRecord(r)] as const));
+  /** The original a duplicate of `named` ends at, or null when following it comes back to `from` or loops. */
+  const originalOf = (from: string, named: string): string | null => {
+    const seen = new Set([from]);
+    let current = named;
+    for (;;) {
+      if (seen.has(current)) return null;
+      seen.add(current);
+      const stored = targets.get(current);
+      const next = after.has(current) ? after.get(current) : stored?.triageState === "duplicate" ? stored.duplicateOfId : null;
+      if (!next) return current;
+      current = next;
+    }
+  };
   const resolved = new Map<string, string>();
   changes.forEach(({ id, input }, i) => {
     const existing = found.get(id)!;
@@ -736,14 +758,24 @@ async function resolveDuplicates(
       if (input.duplicateOf) throw Invalid.at(relationship, "only a duplicate has an original: set triage_state to duplicate with it.");
       return;
     }
-    const named = input.duplicateOf === undefined ? existing.duplicateOfId : input.duplicateOf;
+    const named = after.get(id);
     if (!named) throw Invalid.at(relationship, "a duplicate names its original: give duplicate_of.");
-    if (input.duplicateOf === undefined) return;
-    const target = targets.get(named);
-    if (!target || target.organizationId !== existing.organizationId) throw Invalid.at(relationship, "duplicate_of does not exist.");
-    const original = target.triageState === "duplicate" && target.duplicateOfId ? target.duplicateOfId : target.id;
-    if (original === id) throw Invalid.at(relationship, "a vuln cannot duplicate itself (nor the report it is the original of).");
-    resolved.set(id, original);
+    if (input.duplicateOf !== undefined) {
+      const target = targets.get(named);
+      if (!target || target.organizationId !== existing.organizationId) throw Invalid.at(relationship, "duplicate_of does not exist.");
+    } else if (![...after.keys()].some((other) => other !== id && after.get(other) !== null)) {
+      // Its original stays, and no other change of the request moves anything it could lead through.
+      return;
+    }
+    const original = originalOf(id, named);
+    if (original === null)
+      throw Invalid.at(
+        relationship,
+        changes.length > 1
+          ? "a vuln cannot duplicate itself (nor the report it is the original of), also through the other changes of this request."
+          : "a vuln cannot duplicate itself (nor the report it is the original of).",
+      );
+    if (original !== named || input.duplicateOf !== undefined) resolved.set(id, original);
   });
   return resolved;
 }

@@ -103,6 +103,36 @@ describe("PATCH /v1/vulns", () => {
     expect([res.body.errors[0].source.pointer, res.body.errors[0].detail]).toEqual([pointer, expect.stringMatching(detail)]);
   });
 
+  it("applies the rules of one PATCH to the request as a whole: no duplicate cycle, and a chain ends at the original", async () => {
+    const [x, y, z, w] = [await vuln(org, briefId), await vuln(org, briefId), await vuln(org, briefId), await vuln(org, briefId)];
+    const dup = (id: string, of: string) =>
+      item(id, { triage_state: "duplicate" }, { relationships: { duplicate_of: { data: { type: "vuln", id: of } } } });
+    const triage = async (v: { attributes: { shortcode: string } }) => {
+      const a = (await get(`/v1/vulns?q[shortcode_eq]=${v.attributes.shortcode}`, org.key)).body.data[0];
+      return [a.attributes.triage_state, a.relationships.duplicate_of.data?.id ?? null];
+    };
+    // X a duplicate of Y and Y of X: each alone is fine, together they close both on each other.
+    const cycle = await bulk([dup(x.id, y.id), dup(y.id, x.id)]);
+    expect(cycle.status, cycle.text).toBe(422);
+    expect(cycle.body.errors.map((e: { source: { pointer: string } }) => e.source.pointer)).toEqual(["/data/0/relationships/duplicate_of"]);
+    // A longer one, through three reports.
+    const three = await bulk([dup(x.id, y.id), dup(y.id, z.id), dup(z.id, x.id)]);
+    expect(three.status, three.text).toBe(422);
+    for (const v of [x, y, z]) expect(await triage(v)).toEqual(["new", null]);
+    // A chain in one request: X of Y, Y of Z. Each duplicate names the original, as one PATCH after another would.
+    const chain = await bulk([dup(x.id, y.id), dup(y.id, z.id), dup(w.id, x.id)]);
+    expect(chain.status, chain.text).toBe(200);
+    expect(await triage(x)).toEqual(["duplicate", z.id]);
+    expect(await triage(y)).toEqual(["duplicate", z.id]);
+    expect(await triage(w)).toEqual(["duplicate", z.id]);
+    expect(await triage(z)).toEqual(["new", null]);
+    // An original that the same request reopens from duplicate stays the original.
+    const back = await bulk([item(y.id, { triage_state: "triaged" }), dup(x.id, y.id)]);
+    expect(back.status, back.text).toBe(200);
+    expect(await triage(x)).toEqual(["duplicate", y.id]);
+    expect(await triage(y)).toEqual(["triaged", null]);
+  });
+
   it("is refused whole, 409 naming the vuln, when another request edits one of them between the read and the write", async () => {
     const [a, b] = [await vuln(org, briefId), await vuln(org, briefId)];
     // Another PATCH of b lands just before this request's write batch (its second batch, after the read).
