@@ -6,6 +6,7 @@ import {
   briefs,
   notifications,
   type Closer,
+  NO_DISCLOSURE_STATES,
   OPEN_TRIAGE_STATES,
   processingStateOf,
   vulnAssets,
@@ -616,6 +617,11 @@ function duesAfter(existing: VulnRecord, next: VulnRecord, now: string) {
   if (next.severity !== existing.severity) {
     due = { ...due, resolve: dueTimes(existing.targets, Date.parse(existing.createdAt), next.severity, pausedMs).resolve };
   }
+  // Junk owes the world no disclosure; reopened (or closed otherwise), the clock from its arrival is back.
+  if (owesNoDisclosure(next.triageState)) due = { ...due, disclosure: null };
+  else if (owesNoDisclosure(existing.triageState)) {
+    due = { ...due, disclosure: dueTimes(existing.targets, Date.parse(existing.createdAt), next.severity, pausedMs).disclosure };
+  }
   return { ...dueColumns({ ...due, ...craDueTimes(next) }), pausedMs };
 }
 
@@ -818,7 +824,10 @@ export function touchVulns(ctx: ServiceContext, vulnIds: string[], now: string, 
   }
 }
 
-const OPEN_STATES_SQL = sql.raw(OPEN_TRIAGE_STATES.map((s) => `'${s}'`).join(", "));
+const owesNoDisclosure = (state: TriageState) => (NO_DISCLOSURE_STATES as readonly string[]).includes(state);
+const statesSql = (states: readonly string[]) => sql.raw(states.map((s) => `'${s}'`).join(", "));
+const OPEN_STATES_SQL = statesSql(OPEN_TRIAGE_STATES);
+const NO_DISCLOSURE_SQL = statesSql(NO_DISCLOSURE_STATES);
 
 /**
  * The reporter answered: a report waiting in needs_more_info goes back to the state it came from, in
@@ -845,7 +854,8 @@ export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>
         acknowledgeDueMs: moved(vulns.acknowledgeDueMs, sql`${vulns.acknowledgedAt} IS NOT NULL`),
         triageDueMs: moved(vulns.triageDueMs, sql`${vulns.triagedAt} IS NOT NULL OR ${vulns.closedAt} IS NOT NULL`),
         resolveDueMs: moved(vulns.resolveDueMs, sql`${vulns.closedAt} IS NOT NULL`),
-        disclosureDueMs: moved(vulns.disclosureDueMs, sql`0`),
+        // Back to a junk close: nothing owed (the move to needs_more_info had brought the clock back).
+        disclosureDueMs: sql`CASE WHEN ${back} IN (${NO_DISCLOSURE_SQL}) THEN NULL ELSE ${moved(vulns.disclosureDueMs, sql`0`)} END`,
         pausedMs: sql`${vulns.pausedMs} + ${waited}`,
         // The deadlines run again: the cron looks at once, and sets overdue and its next time.
         nextAlertMs: Date.parse(now),

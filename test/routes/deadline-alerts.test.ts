@@ -6,10 +6,11 @@ import { sweepOutbox } from "../../src/events/outbox";
 import { runScheduled } from "../../src/scheduled";
 import { PLATFORM_CALLER } from "../../src/services/context";
 import { sweepDeadlineAlerts } from "../../src/services/deadline-alerts";
-import { patch } from "../helpers/api";
+import { get, patch } from "../helpers/api";
 import { failingBatch } from "../helpers/d1-faults";
 import { eventsOf, fakeQueue } from "../helpers/events";
 import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
+import { asReporter, nextIp, submitReport } from "../helpers/reporter";
 
 // The cron's deadline alerts: Vuln::Deadline::Approaching when 80 % of a running deadline's window has
 // passed, Vuln::Deadline::Breached at its due time, each exactly once per deadline and kind, whatever
@@ -86,6 +87,75 @@ describe("deadline alerts", () => {
     expect(await alerts(v.id)).toEqual([]);
     await cron(T0 + 100 * H + 30_000);
     expect(await alerts(v.id)).toMatchObject([{ kind: "triage", state: "pending", due_at: iso(T0 + 120 * H) }]);
+  });
+
+  it("owe the world no disclosure for a report closed as junk: none, never overdue, no alert; reopened, the clock is back", async () => {
+    const org = await organization();
+    const p = await policy(org, { cvd_timeline: 1, response_targets: { acknowledge_hours: 10, triage_hours: 100 } });
+    const b = await brief(org, { published_at: PUBLISHED }, p.id);
+    const junk = ["spam", "informative", "not_applicable", "duplicate"] as const;
+    const original = await vuln(org, b.id);
+    expect((await move(org, original.id, { triage_state: "resolved" })).status).toBe(200);
+    const closed = [];
+    for (const state of junk) {
+      const v = await vuln(org, b.id);
+      const res = await patch(`/v1/vulns/${v.id}`, org.key, {
+        data: {
+          type: "vuln",
+          id: v.id,
+          attributes: { triage_state: state },
+          ...(state === "duplicate" ? { relationships: { duplicate_of: { data: { type: "vuln", id: original.id } } } } : {}),
+        },
+      });
+      expect([state, res.status]).toEqual([state, 200]);
+      expect(res.body.data.attributes.deadlines.disclosure).toEqual({ due_at: null, met_at: null, state: "none" });
+      closed.push(v);
+    }
+    // A day and more later: the disclosure of each would be breached.
+    const later = T0 + 30 * H;
+    await cron(later);
+    at(later);
+    for (const v of closed) expect((await alerts(v.id)).filter((a) => a.kind === "disclosure")).toEqual([]);
+    const overdue = (await get("/v1/vulns?q[overdue_eq]=true&page[size]=100", org.key)).body.data.map((v: { id: string }) => v.id);
+    expect(overdue).toEqual([original.id]);
+    // Resolved is not junk: what was fixed is owed its disclosure.
+    expect((await alerts(original.id)).filter((a) => a.kind === "disclosure").map((a) => a.state)).toEqual(["breached"]);
+    // Reopened, the report owes its disclosure again, from when it came in.
+    const back = await move(org, closed[0]!.id, { triage_state: "triaged" });
+    expect(back.body.data.attributes.deadlines.disclosure).toMatchObject({ due_at: iso(T0 + 24 * H), state: "breached" });
+    await cron(later + 60_000);
+    expect((await alerts(closed[0]!.id)).filter((a) => a.kind === "disclosure").map((a) => a.state)).toEqual(["breached"]);
+    // Asked a question from spam, the report runs its clock while it waits; the reporter's answer closes it as spam again, owing nothing.
+    const asked = await submitReport(org, {}, { briefId: b.id, shortcode: b.attributes.shortcode });
+    await move(org, asked.id, { triage_state: "spam" });
+    const question = await move(org, asked.id, { triage_state: "needs_more_info" });
+    expect(question.body.data.attributes.deadlines.disclosure.due_at).not.toBeNull();
+    const answer = await asReporter("POST", "/v1/p/report/comments", asked.token, {
+      body: { data: { type: "comment", attributes: { body: "It is not spam: here are the steps." } } },
+      headers: { "CF-Connecting-IP": nextIp() },
+    });
+    expect(answer.status, answer.text).toBe(201);
+    const after = (await get(`/v1/vulns?q[shortcode_eq]=${asked.shortcode}`, org.key)).body.data[0].attributes;
+    expect([after.triage_state, after.deadlines.disclosure.state]).toEqual(["spam", "none"]);
+  });
+
+  it("of reports closed as junk before that rule are dropped by a migration, and the cron clears their overdue", async () => {
+    const org = await organization();
+    const p = await policy(org, { cvd_timeline: 1 });
+    const v = await vuln(org, (await brief(org, { published_at: PUBLISHED }, p.id)).id);
+    await move(org, v.id, { triage_state: "spam" });
+    // As such a report stood: its disclosure clock kept, breached and overdue.
+    await env.DB.prepare("UPDATE vulns SET disclosure_due_ms = ?, overdue = 1, next_alert_ms = NULL WHERE id = ?")
+      .bind(T0 + 24 * H, v.id)
+      .run();
+    const repair = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_junk_owes_no_disclosure.sql"))!;
+    await env.DB.batch(repair.queries.map((q) => env.DB.prepare(q)));
+    await cron(T0 + 30 * H);
+    at(T0 + 30 * H);
+    const seen = (await get(`/v1/vulns?q[shortcode_eq]=${v.attributes.shortcode}`, org.key)).body.data[0].attributes;
+    expect(seen.deadlines.disclosure.state).toBe("none");
+    expect((await get("/v1/vulns?q[overdue_eq]=true", org.key)).body.data).toEqual([]);
+    expect((await alerts(v.id)).filter((a) => a.kind === "disclosure")).toEqual([]);
   });
 
   it("are sent once when the batch that records one is written but its answer is lost, and when the queue refuses them", async () => {

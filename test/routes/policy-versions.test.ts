@@ -145,7 +145,7 @@ describe("policy versions", () => {
     expect(await reportVersion((await vuln(org, bare.id)).id)).toEqual({ id: null, number: null, sha256: null });
   });
 
-  it("of reports bound to another policy's version are repaired by migration 0030, the as-received record too", async () => {
+  it("of reports bound to another policy's version are repaired by a migration, the as-received record too", async () => {
     const org = await organization();
     const p = await policy(org, { name: "VDP", safe_harbor: "partial", published_at: PUBLISHED });
     const b = await brief(org, { published_at: PUBLISHED }, p.id);
@@ -170,7 +170,7 @@ describe("policy versions", () => {
     await runQueue(created.results.map((e) => e.id));
     expect((await recordVersion(early.id)).number).toBe(neighbour.number);
 
-    const repair = env.TEST_MIGRATIONS.find((m) => m.name.startsWith("0030_"))!;
+    const repair = env.TEST_MIGRATIONS.find((m) => m.name.endsWith("_report_policy_version_repair.sql"))!;
     await env.DB.batch(repair.queries.map((q) => env.DB.prepare(q)));
 
     expect(await reportVersion(early.id)).toEqual({ id: v1.id, number: 1, sha256: v1.attributes.sha256 });

@@ -14,6 +14,8 @@ export const PROCESSING_STATES = ["open", "closed"] as const;
 export const OPEN_TRIAGE_STATES = ["new", "triaged", "needs_more_info"] as const;
 export const CLOSED_TRIAGE_STATES = ["resolved", "duplicate", "informative", "not_applicable", "spam", "accepted_risk"] as const;
 export const TRIAGE_STATES = [...OPEN_TRIAGE_STATES, ...CLOSED_TRIAGE_STATES] as const;
+/** Closed as not a vulnerability of the organization's: nothing is owed the world, so no disclosure deadline runs. */
+export const NO_DISCLOSURE_STATES = ["duplicate", "informative", "not_applicable", "spam"] as const;
 /** Who closed a report last: the organization, or the cron when a request for information went unanswered. */
 export const CLOSERS = ["organization", "timeout"] as const;
 export const CVSS_VERSIONS = ["3.0", "3.1", "4.0"] as const;

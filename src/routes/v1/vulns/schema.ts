@@ -295,7 +295,10 @@ const Deadlines = z
     resolve: Deadline.openapi({
       description: "Due resolve_days[severity] after created_at (none until rated; a new severity moves it); met at closed_at.",
     }),
-    disclosure: Deadline.openapi({ description: "Due the policy's cvd_timeline days after created_at (none without one)." }),
+    disclosure: Deadline.openapi({
+      description:
+        "Due the policy's cvd_timeline days after created_at (none without one, and none while closed as duplicate, informative, not_applicable or spam: nothing is owed the world for those).",
+    }),
     cra_early_warning: Deadline.optional().openapi({
       description:
         "Only while actively_exploited: due 24 hours after exploitation_known_at; met by the first early_warning regulatory report. Never paused.",
