@@ -1,6 +1,6 @@
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { comments, events, vulnRecords } from "../db/schema";
+import { advisoryRevisions, advisoryVulns, comments, events, vulnRecords } from "../db/schema";
 import { sha256Hex } from "../lib/crypto";
 import { parseSigningKeys, publicJwks, signCompact } from "../lib/jws";
 import { canonicalSubmission } from "../intake/intake";
@@ -24,7 +24,7 @@ export function canonicalEntry(entry: TimelineEntry): string {
 }
 
 /** Facts of the same moment, in the order they happen. */
-const ORDER = ["received", "stored", "acknowledged", "triage_changed", "comment", "deadline_met", "deadline_breached"];
+const ORDER = ["received", "stored", "acknowledged", "triage_changed", "comment", "advisory", "deadline_met", "deadline_breached"];
 
 /** What a deadline says of itself: breached at its due time if it was missed, met when it was met. */
 function deadlineFacts(name: string, d: Deadline, now: number): TimelineEntry[] {
@@ -39,10 +39,11 @@ function deadlineFacts(name: string, d: Deadline, now: number): TimelineEntry[] 
 
 /**
  * The report's facts as of `now`, in one read: the record as stored, the conversation the reporter can
- * read (as hashes), the triage moves; and from the report itself, its arrival and its promises.
+ * read (as hashes), the triage moves, each published revision of an advisory about the report (its
+ * publication, each revision, a withdrawal); and from the report itself, its arrival and its promises.
  */
 export async function reportTimeline(db: Db, report: Report, now: Date): Promise<TimelineEntry[]> {
-  const [records, thread, moves] = await db.batch([
+  const [records, thread, moves, advisories] = await db.batch([
     db.select({ storedAt: vulnRecords.storedAt, sha256: vulnRecords.sha256 }).from(vulnRecords).where(eq(vulnRecords.vulnId, report.id)),
     db
       .select({ author: comments.author, body: comments.body, createdAt: comments.createdAt })
@@ -54,6 +55,18 @@ export async function reportTimeline(db: Db, report: Report, now: Date): Promise
       .from(events)
       .where(and(eq(events.vulnId, report.id), eq(events.type, "Vuln::Triage::Changed")))
       .orderBy(asc(events.createdAt), asc(events.id)),
+    // Only what was published is a revision: a draft is nobody's fact yet.
+    db
+      .select({
+        advisoryId: advisoryRevisions.advisoryId,
+        number: advisoryRevisions.number,
+        state: sql<string>`json_extract(${advisoryRevisions.document}, '$.state')`,
+        at: advisoryRevisions.createdAt,
+      })
+      .from(advisoryRevisions)
+      .innerJoin(advisoryVulns, eq(advisoryVulns.advisoryId, advisoryRevisions.advisoryId))
+      .where(eq(advisoryVulns.vulnId, report.id))
+      .orderBy(asc(advisoryRevisions.createdAt), asc(advisoryRevisions.number)),
   ]);
   const facts: TimelineEntry[] = [{ type: "received", at: report.submission.received_at }];
   const record = records[0];
@@ -65,6 +78,9 @@ export async function reportTimeline(db: Db, report: Report, now: Date): Promise
     facts.push({ type: "triage_changed", at: v.changed_at, from: v.previous_triage_state, to: v.triage_state });
   }
   for (const c of thread) facts.push({ type: "comment", at: c.createdAt, author: c.author, sha256: await sha256Hex(c.body) });
+  for (const a of advisories) {
+    facts.push({ type: "advisory", at: a.at, advisory_id: a.advisoryId, revision: String(a.number), state: a.state });
+  }
   const nowMs = now.getTime();
   facts.push(
     ...deadlineFacts("acknowledge", report.expectations.acknowledge, nowMs),

@@ -263,6 +263,45 @@ describe("GET /v1/p/report/timeline", () => {
     expect(await chainHolds(entries.map((e, i) => (i === 2 ? { ...e, at: "2020-01-01T00:00:00.000Z" } : e)))).toBe(false);
   });
 
+  it("names each published revision of an advisory about the report, the withdrawal too, never a draft", async () => {
+    const report = await submitReport(undefined, {}, { realQueue: true });
+    await untilStored(report);
+    const key = report.org.key;
+    const advisory = await api("POST", "/v1/advisories", {
+      key,
+      body: {
+        data: {
+          type: "advisory",
+          attributes: {
+            title: "Stored XSS in profiles",
+            summary: "A profile name ran script.",
+            affected: [{ vendor: "Acme", product: "Widget", versions: [{ version: "1.0.0", status: "affected" }] }],
+          },
+          relationships: { vulns: { data: [{ type: "vuln", id: report.id }] } },
+        },
+      },
+    });
+    expect(advisory.status, advisory.text).toBe(201);
+    const id = advisory.body.data.id;
+    const advisoryFacts = async () => {
+      const res = await asReporter("GET", "/v1/p/report/timeline", report.token, { headers: { "CF-Connecting-IP": nextIp() } });
+      const entries = (await claimsOf(res.text, await keysNow())).entries as Record<string, string | null>[];
+      expect(await chainHolds(entries)).toBe(true);
+      return entries.filter((e) => e.type === "advisory").map(({ advisory_id, revision, state }) => ({ advisory_id, revision, state }));
+    };
+    expect(await advisoryFacts()).toEqual([]);
+    const change = (attributes: Record<string, unknown>) =>
+      api("PATCH", `/v1/advisories/${id}`, { key, body: { data: { type: "advisory", id, attributes } } });
+    expect((await change({ state: "published" })).status).toBe(200);
+    expect((await change({ remediation: "Upgrade to 1.0.1.", revision_note: "Fix released." })).status).toBe(200);
+    expect((await change({ state: "withdrawn", revision_note: "Not our product after all." })).status).toBe(200);
+    expect(await advisoryFacts()).toEqual([
+      { advisory_id: id, revision: "1", state: "published" },
+      { advisory_id: id, revision: "2", state: "published" },
+      { advisory_id: id, revision: "3", state: "withdrawn" },
+    ]);
+  });
+
   it("says when a promise was missed: a breached deadline at its due time", async () => {
     const report = await submitReport(undefined, {}, { realQueue: true });
     await untilStored(report);
