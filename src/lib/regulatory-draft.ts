@@ -1,4 +1,4 @@
-import type { RegulatoryReportKind, Severity, TriageState } from "../db/schema";
+import type { AffectedProduct, RegulatoryReportKind, Severity, TriageState } from "../db/schema";
 
 /** What a draft is filled from: the vuln as the organization keeps it, and who makes the product. */
 export interface DraftFacts {
@@ -15,6 +15,8 @@ export interface DraftFacts {
   exploitationKnownAt: string | null;
   /** The kind's deadline, if the clock runs. */
   dueAt: string | null;
+  /** The products and versions of the report's advisory (its draft if it has one), or null without one. */
+  affected: AffectedProduct[] | null;
 }
 
 /** One field of a filing: filled from the vuln (`value`), or left for the organization to complete. */
@@ -44,8 +46,8 @@ const TO_COMPLETE = (label: string) => `[to complete: ${label.toLowerCase()}]`;
  * The text an organization files with its CSIRT (through ENISA's single reporting platform) for a
  * vuln, per the Act's three stages: what the platform knows is filled in; what only the organization
  * knows (which Member States, the nature of the exploit, the measures users can take, how sensitive
- * it is) is listed as missing. Affected products and versions are always the organization's to
- * complete: the platform holds no advisory for the vuln yet.
+ * it is) is listed as missing. Affected products and versions come from the report's advisory (the
+ * draft being written, else the latest published); without one they are the organization's to complete.
  */
 export function regulatoryDraft(kind: RegulatoryReportKind, f: DraftFacts): RegulatoryDraft {
   const fixed = f.triageState === "resolved" && f.closedAt ? f.closedAt : null;
@@ -56,7 +58,7 @@ export function regulatoryDraft(kind: RegulatoryReportKind, f: DraftFacts): Regu
     { name: "vulnerability", label: "Vulnerability", value: f.title },
     { name: "exploitation_known_at", label: "Actively exploited, known since", value: f.exploitationKnownAt },
     { name: "received_at", label: "Report received", value: f.createdAt },
-    { name: "affected_products", label: "Affected products and versions", value: null },
+    { name: "affected_products", label: "Affected products and versions", value: f.affected?.length ? affectedText(f.affected) : null },
   ];
   const rating: DraftField[] = [
     { name: "severity", label: "Severity", value: f.severity },
@@ -96,4 +98,18 @@ export function regulatoryDraft(kind: RegulatoryReportKind, f: DraftFacts): Regu
     "",
   ];
   return { fields, body: lines.join("\n"), missing: fields.filter((field) => field.value === null).map((field) => field.name) };
+}
+
+/** "Acme Widget (pkg:npm/widget): from 1.0.0 before 1.4.2 affected, 1.4.2 fixed; ...": the advisory's products, in words. */
+export function affectedText(products: AffectedProduct[]): string {
+  return products
+    .map((p) => {
+      const versions = p.versions.map((v) =>
+        "version" in v
+          ? `${v.version} ${v.status}`
+          : `from ${v.range.introduced}${v.range.fixed ? ` before ${v.range.fixed}` : " on"} ${v.status}`,
+      );
+      return `${p.vendor} ${p.product}${p.purl ? ` (${p.purl})` : ""}: ${versions.join(", ")}`;
+    })
+    .join("; ");
 }

@@ -1,5 +1,13 @@
-import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
-import { organizations, regulatoryReports, vulns, type RegulatoryReportKind, type RegulatoryReportRow } from "../db/schema";
+import { and, count, desc, eq, getTableColumns, ne, sql } from "drizzle-orm";
+import {
+  advisories,
+  advisoryVulns,
+  organizations,
+  regulatoryReports,
+  vulns,
+  type RegulatoryReportKind,
+  type RegulatoryReportRow,
+} from "../db/schema";
 import type { Page } from "../db/pagination";
 import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { alertsAt, type CraKind, type Deadline, deadlinesAt, dueOf, metOf, nextLookMs } from "../lib/deadlines";
@@ -51,11 +59,25 @@ function vulnRead(ctx: ServiceContext, vulnId: string) {
 
 async function readVuln(ctx: ServiceContext, vulnId: string): Promise<VulnRecord & { organizationName: string }> {
   const [rows] = await readBatch(ctx, [vulnRead(ctx, vulnId)]);
+  return vulnOf(rows);
+}
+
+function vulnOf(rows: Awaited<ReturnType<typeof vulnRead>>): VulnRecord & { organizationName: string } {
   const row = rows[0];
   if (!row) throw vulnNotFound();
   const { organizationName, ...vuln } = row;
   return { ...toRecord(vuln), organizationName };
 }
+
+/** The affected products of the vuln's advisory: the draft being written first, else the latest published (never a withdrawn one). */
+const advisoryAffected = (ctx: ServiceContext, vulnId: string) =>
+  ctx.db
+    .select({ affected: advisories.affected })
+    .from(advisories)
+    .innerJoin(advisoryVulns, eq(advisoryVulns.advisoryId, advisories.id))
+    .where(where(eq(advisoryVulns.vulnId, vulnId), ne(advisories.state, "withdrawn"), tenantFilter(ctx, advisories.organizationId)))
+    .orderBy(desc(sql`${advisories.state} = 'draft'`), desc(advisories.updatedAt))
+    .limit(1);
 
 /**
  * Records what the organization filed with an authority, and meets the vuln's deadline of its kind
@@ -160,7 +182,8 @@ export async function draftRegulatoryReport(
   vulnId: string,
   kind: RegulatoryReportKind,
 ): Promise<RegulatoryDraft & { vuln: VulnRecord; deadline: Deadline }> {
-  const vuln = await readVuln(ctx, vulnId);
+  const [rows, advisory] = await readBatch(ctx, [vulnRead(ctx, vulnId), advisoryAffected(ctx, vulnId)]);
+  const vuln = vulnOf(rows);
   const deadline = deadlinesAt(dueOf(vuln), metOf(vuln), vuln.triageState, Date.now(), vuln.activelyExploited)[MEETS[kind].deadline];
   const draft = regulatoryDraft(kind, {
     manufacturer: vuln.organizationName,
@@ -175,6 +198,7 @@ export async function draftRegulatoryReport(
     closedAt: vuln.closedAt,
     exploitationKnownAt: vuln.exploitationKnownAt,
     dueAt: deadline?.due_at ?? null,
+    affected: advisory[0]?.affected ?? null,
   });
   return { ...draft, vuln, deadline: deadline ?? { due_at: null, met_at: null, state: "none" } };
 }

@@ -242,6 +242,56 @@ describe("GET /v1/vulns/{id}/regulatory_reports/draft", () => {
     expect(early.body.meta.missing).toEqual(["affected_products", "suspected_malicious", "member_states"]);
   });
 
+  it("fills the affected products and versions from the report's advisory: its draft first, never a withdrawn one", async () => {
+    const { org, v } = await report({ actively_exploited: true });
+    const advisory = (title: string, affected: unknown[]) =>
+      post("/v1/advisories", org.key, {
+        data: {
+          type: "advisory",
+          attributes: { title, summary: "Script in the admin page.", affected },
+          relationships: { vulns: { data: [{ type: "vuln", id: v.id }] } },
+        },
+      });
+    const affected = async () => {
+      const res = await get(`/v1/vulns/${v.id}/regulatory_reports/draft?kind=notification`, org.key);
+      const field = res.body.data.attributes.fields.find((f: { name: string }) => f.name === "affected_products");
+      return { value: field.value, missing: res.body.meta.missing.includes("affected_products"), body: res.body.data.attributes.body };
+    };
+    expect(await affected()).toMatchObject({ value: null, missing: true });
+    const first = await advisory("Stored XSS in the router admin", [
+      {
+        vendor: "Acme",
+        product: "Router",
+        purl: "pkg:generic/acme/router",
+        versions: [
+          { range: { introduced: "2.0.0", fixed: "2.3.1" }, status: "affected" },
+          { version: "2.3.1", status: "fixed" },
+        ],
+      },
+      { vendor: "Acme", product: "Router Mini", versions: [{ version: "1.1", status: "affected" }] },
+    ]);
+    expect(first.status, first.text).toBe(201);
+    const words = "Acme Router (pkg:generic/acme/router): from 2.0.0 before 2.3.1 affected, 2.3.1 fixed; Acme Router Mini: 1.1 affected";
+    expect(await affected()).toEqual({
+      value: words,
+      missing: false,
+      body: expect.stringContaining(`Affected products and versions: ${words}`),
+    });
+    // Published, then withdrawn: a withdrawn advisory speaks for nothing.
+    const id = first.body.data.id;
+    const change = (attributes: Record<string, unknown>) =>
+      patch(`/v1/advisories/${id}`, org.key, { data: { type: "advisory", id, attributes } });
+    expect((await change({ state: "published" })).status).toBe(200);
+    expect((await affected()).value).toBe(words);
+    expect((await change({ state: "withdrawn", revision_note: "Wrong product." })).status).toBe(200);
+    expect(await affected()).toMatchObject({ value: null, missing: true });
+    // Another organization's advisory never speaks for this report.
+    const other = await report({ actively_exploited: true });
+    expect((await get(`/v1/vulns/${other.v.id}/regulatory_reports/draft?kind=notification`, other.org.key)).body.meta.missing).toContain(
+      "affected_products",
+    );
+  });
+
   it("needs a known kind, and answers for a vuln not exploited with no deadline", async () => {
     const { org, v } = await report();
     for (const query of ["", "?kind=bogus", "?kind=notification&extra=1"]) {
