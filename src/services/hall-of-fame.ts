@@ -4,7 +4,7 @@ import { organizations, policies, type Severity, vulns } from "../db/schema";
 import { subquery } from "../db/queries";
 
 // A policy's hall of fame: the reporters who chose to be credited, for the reports its organization
-// resolved or published an advisory about; newest first, with the month of the report and its
+// resolved or published an advisory about (a withdrawn one credits nobody); newest first, with the month of the report and its
 // severity and nothing else about it.
 
 /** Entries a hall of fame shows (the newest). */
@@ -47,7 +47,7 @@ export async function findHallOfFame(db: Db, shortcode: string, now: string): Pr
           eq(vulns.creditConsent, true),
           isNotNull(vulns.creditName),
           subquery`(${vulns.triageState} = 'resolved' OR EXISTS (SELECT 1 FROM advisory_vulns av JOIN advisories a ON a.id = av.advisory_id
-            WHERE av.vuln_id = ${vulns.id} AND a.state <> 'draft'))`,
+            WHERE av.vuln_id = ${vulns.id} AND a.state = 'published'))`,
         ),
       )
       .orderBy(desc(vulns.createdAt), desc(vulns.id))

@@ -76,6 +76,19 @@ describe("the hall of fame", () => {
     expect((await advisory(open.id, "published")).status).toBe(201);
     expect((await browse("GET", `/p/${code}`)).text.match(/<a href="\/a\//g)?.length).toBe(2);
     expect((await browse("GET", `/o/${org.slug}/security.txt`)).text).toContain(`Acknowledgments: https://api.vdp.test/h/${code}\n`);
+    // Cy was credited only in that advisory: withdrawn, it credits nobody, and Cy leaves the hall.
+    const names = async () =>
+      (await api("GET", `/v1/p/policies/${code}/hall_of_fame`)).body.data.attributes.entries.map((e: { name: string }) => e.name);
+    expect(await names()).toEqual(["Cy", "Ben"]);
+    const published = (await api("GET", `/v1/advisories?page[size]=100`, { key: org.key })).body.data.find(
+      (a: { attributes: { state: string }; relationships: { vulns: { data: { id: string }[] } } }) =>
+        a.relationships.vulns.data.some((v) => v.id === open.id),
+    );
+    const withdrawn = await patch(`/v1/advisories/${published.id}`, org.key, {
+      data: { type: "advisory", id: published.id, attributes: { state: "withdrawn", revision_note: "Not a vulnerability after all." } },
+    });
+    expect(withdrawn.status, withdrawn.text).toBe(200);
+    expect(await names()).toEqual(["Ben"]);
   });
 
   it("is a 404 for a policy that keeps none, a draft or an unknown code", async () => {
