@@ -214,9 +214,13 @@ function replayResponse(c: Context, replay: IdempotentReplay): Response {
 /** The app's onError: every failure path ends here, so every error has the same shape. */
 export function handleError(err: Error, c: Context): Response {
   if (err instanceof IdempotentReplay) return replayResponse(c, err);
-  const known = asApiError(err);
-  if (known) return errorResponse(c, known);
-  if (err instanceof HTTPException) return errorResponse(c, fromHttpException(err));
+  const known = asApiError(err) ?? (err instanceof HTTPException ? fromHttpException(err) : undefined);
+  if (known) {
+    // A 500 always leaves its cause in the log under the request id, whoever made it (Hono's own
+    // HTTPException(500), "body was already consumed", was answered without one).
+    if (known.status >= 500 && known.code === "internal_error") logFailure(c, err);
+    return errorResponse(c, known);
+  }
   if (isStorageUnavailable(err)) {
     const { error, query } = loggable(err); // D1's words, not only Drizzle's "Failed query"
     console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), error, query }));
@@ -226,8 +230,12 @@ export function handleError(err: Error, c: Context): Response {
     );
   }
   // Never answer with internals: the stack and driver text go to the log, tied to the request id.
-  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), ...loggable(err) }));
+  logFailure(c, err);
   return errorResponse(c, new ApiError("internal_error", { detail: "Something went wrong. Quote meta.request_id when reporting it." }));
+}
+
+function logFailure(c: Context, err: Error): void {
+  console.error(JSON.stringify({ level: "error", request_id: c.get("requestId"), ...loggable(err) }));
 }
 
 function fromHttpException(err: HTTPException): ApiError {

@@ -50,14 +50,15 @@ export function rewritingSql(rewrite: (sql: string) => string): D1Database {
   return wrap(env.DB, { prepare: (inner) => (sql: string) => inner.prepare(rewrite(sql)) });
 }
 
-/** Every statement and batch fails with `message`; the key lookup (api_keys) can be spared. */
-export function unavailable(message: string, opts: { spareKeyLookup?: boolean } = {}): D1Database {
+/** Every statement and batch fails with `message` (or the error it makes); the key lookup (api_keys) can be spared. */
+export function unavailable(message: string | (() => Error), opts: { spareKeyLookup?: boolean } = {}): D1Database {
+  const error = typeof message === "string" ? () => new Error(message) : message;
   return wrap(env.DB, {
     prepare: (inner) => (sql: string) => {
       if (opts.spareKeyLookup && sql.includes("api_keys")) return inner.prepare(sql);
-      throw new Error(message);
+      throw error();
     },
-    batch: () => () => Promise.reject(new Error(message)),
+    batch: () => () => Promise.reject(error()),
   });
 }
 

@@ -1,3 +1,4 @@
+import { HTTPException } from "hono/http-exception";
 import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
@@ -187,6 +188,20 @@ describe("failures", () => {
         level: "error",
         request_id: res.headers.get("X-Request-Id"),
         error: expect.stringContaining("secret_column"),
+      }),
+    ]);
+  });
+
+  it("logs the cause of every 500 under its request id, Hono's own HTTPException(500) too", async () => {
+    const logs = expectedErrorLogs();
+    const consumed = () => new HTTPException(500, { message: "Cannot clone request: body was already consumed and not cached." });
+    const res = await get("/v1/policies", org.key, { env: { DB: unavailable(consumed, { spareKeyLookup: true }) } });
+    expect([res.status, res.body.errors[0].code]).toEqual([500, "internal_error"]);
+    expect(logs).toEqual([
+      expect.objectContaining({
+        level: "error",
+        request_id: res.headers.get("X-Request-Id"),
+        error: expect.stringContaining("body was already consumed"),
       }),
     ]);
   });

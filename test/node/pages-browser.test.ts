@@ -6,6 +6,7 @@ import { chromium, type Browser, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { PAGE_CSP, tooManyPage } from "../../src/templates/layout";
 import { keptMail, linkTo } from "./kept-mail";
+import { waitFor } from "../helpers/wait";
 
 // The pages as a researcher uses them, in Debian's Chromium against the shared npm run dev: the demo
 // brief's page, the form, the reporter's page; the organization's side through its API. A machine
@@ -51,13 +52,18 @@ const orgApi = async (method: string, p: string, body?: unknown) => {
       continue;
     }
     if (res.status >= 400) {
-      // The server's log says why, under the request's id.
+      // The server's log says why, under the request's id: its line may reach the log file after the
+      // answer reaches us, so wait for it (a bound, not a pause).
       const id = res.headers.get("X-Request-Id");
+      const linesOf = (rid: string) =>
+        readFileSync(logFile, "utf8")
+          .split("\n")
+          .filter((line) => line.includes(rid))
+          .join("\n");
       const logged = id
-        ? readFileSync(logFile, "utf8")
-            .split("\n")
-            .filter((line) => line.includes(id))
-            .join("\n")
+        ? await waitFor(`npm run dev's log line for ${id}`, () => linesOf(id), Boolean, { timeout: 10_000 }).catch(
+            () => `(nothing under ${id} within 10 s)`,
+          )
         : "(no X-Request-Id)";
       throw new Error(`${method} ${p} answered ${res.status}: ${text.slice(0, 500)}\nnpm run dev logged:\n${logged}`);
     }
