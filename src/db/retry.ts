@@ -2,11 +2,13 @@
  * The local runtime (`npm run dev`, Miniflare's D1) runs each statement or batch in a transaction that
  * ends by reading a commit token; when another process has just written the same database file (the
  * seed, `operator-key -- --local`, `wrangler d1 execute --local`), that read fails with "Failed to get
- * session commit token" and the transaction rolls back: nothing was written, so running it again is
- * safe for reads and writes alike. Deployed D1 never says this (it retries read-only queries itself),
- * so there the wrapper only passes calls through.
+ * session commit token", or the transaction cannot take the file's lock ("database is locked:
+ * SQLITE_BUSY", about one write in a thousand while operator-key ran beside the dev server), and it
+ * rolls back: nothing was written, so running it again is safe for reads and writes alike. Deployed D1
+ * never says either (one writer per database; it retries read-only queries itself), so there the
+ * wrapper only passes calls through.
  */
-const ROLLED_BACK = /Failed to get session commit token/;
+const ROLLED_BACK = /Failed to get session commit token|database is locked: SQLITE_BUSY/;
 
 /**
  * Waits before each attempt after the first: the other process's write is usually over by the first

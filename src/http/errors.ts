@@ -260,14 +260,15 @@ function fromHttpException(err: HTTPException): ApiError {
 /**
  * Failures a client's retry a moment later gets past: D1's transient errors (the ones its documentation
  * calls retryable among them), and the local runtime's rolled-back statement ("Failed to get session
- * commit token: internal error") once createDb's own retries (src/db/retry.ts) ran out.
+ * commit token: internal error", "database is locked: SQLITE_BUSY") once createDb's own retries
+ * (src/db/retry.ts) ran out.
  */
 function isStorageUnavailable(err: Error): boolean {
   // D1's own words (loggable's: a failed query from Drizzle carries them as its cause, its message being
   // the SQL and the parameters, which a client's values fill).
   const { error, query } = loggable(err);
   const text = query === undefined ? `${error} ${String((err as { cause?: unknown }).cause ?? "")}` : error;
-  return /D1_ERROR: [^\n]*?(Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout|storage caused object to be reset|reset because its code was updated)|Queue send failed: .*unavailable/i.test(
+  return /D1_ERROR: [^\n]*?(Network connection lost|internal error|Cannot resolve D1 DB due to transient issue|storage operation exceeded timeout|storage caused object to be reset|reset because its code was updated|database is locked)|Queue send failed: .*unavailable/i.test(
     text,
   );
 }

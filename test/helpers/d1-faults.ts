@@ -64,6 +64,8 @@ export function unavailable(message: string | (() => Error), opts: { spareKeyLoo
 
 /** What the local runtime says when another process wrote its database file: the statement rolled back. */
 export const ROLLED_BACK = "D1_ERROR: Failed to get session commit token: internal error; reference = test";
+/** What it says when another process holds the file's lock (seen beside operator-key --local): rolled back too. */
+export const LOCKED = "D1_ERROR: database is locked: SQLITE_BUSY";
 
 /**
  * The first `times` runs (a statement's first, all, raw or run, or a batch) fail with `ROLLED_BACK`

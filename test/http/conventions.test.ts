@@ -4,7 +4,7 @@ import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post, untilLimited } from "../helpers/api";
-import { failingBatch, ROLLED_BACK, rollingBack, unavailable } from "../helpers/d1-faults";
+import { failingBatch, LOCKED, ROLLED_BACK, rollingBack, unavailable } from "../helpers/d1-faults";
 import { expectedErrorLogs } from "../helpers/logs";
 import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { html } from "hono/html";
@@ -211,6 +211,7 @@ describe("failures", () => {
     "D1_ERROR: Network connection lost.",
     "D1_ERROR: Failed to get session commit token: internal error; reference = hvsdne9gfr026cj6g076n0o5",
     "D1_ERROR: Durable Object reset because its code was updated.",
+    LOCKED,
   ])("answers D1 being unavailable with 503 and Retry-After: %s", async (message) => {
     const logs = expectedErrorLogs();
     const res = await get("/v1/policies", org.key, { env: { DB: unavailable(message, { spareKeyLookup: true }) } });
@@ -234,10 +235,10 @@ describe("statements the local runtime rolled back (another process wrote its da
 
   // The failed attempt wrote nothing (the local runtime rolled its transaction back; here it never
   // reached D1): the batch run again makes the one policy.
-  it("runs a write's batch again: the policy is created", async () => {
+  it.each([ROLLED_BACK, LOCKED])("runs a write's batch again: the policy is created (%s)", async (message) => {
     const name = `Retried ${crypto.randomUUID()}`;
     const res = await post("/v1/policies", org.key, policyDoc({ name }), {
-      env: { DB: failingBatch(1, ROLLED_BACK, "before") },
+      env: { DB: failingBatch(1, message, "before") },
     });
     expect(res.status).toBe(201);
     const all = (await get("/v1/policies?page[size]=100", org.key)).body.data as { attributes: { name: string } }[];

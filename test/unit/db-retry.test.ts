@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RETRY_WAITS_MS, retryingRolledBack, retryRolledBack } from "../../src/db/retry";
-import { ROLLED_BACK as ROLLED_BACK_MESSAGE } from "../helpers/d1-faults";
+import { LOCKED, ROLLED_BACK as ROLLED_BACK_MESSAGE } from "../helpers/d1-faults";
 
 // The rule behind createDb's retries, with the waits recorded instead of slept.
 const ROLLED_BACK = new Error(ROLLED_BACK_MESSAGE);
@@ -20,10 +20,11 @@ function attempts(failures: Error[]) {
 describe("retryRolledBack", () => {
   it("runs a rolled-back attempt again after each wait, and returns the first success", async () => {
     const waits: number[] = [];
-    const a = attempts([ROLLED_BACK, ROLLED_BACK]);
+    // The file's lock held by another process rolls back the same way.
+    const a = attempts([ROLLED_BACK, new Error(LOCKED), ROLLED_BACK]);
     expect(await retryRolledBack(a.run, async (ms) => void waits.push(ms))).toBe("rows");
-    expect(a.calls()).toBe(3);
-    expect(waits).toEqual([25, 100]);
+    expect(a.calls()).toBe(4);
+    expect(waits).toEqual([25, 100, 400]);
   });
 
   it("gives up after the last wait with the last error", async () => {
