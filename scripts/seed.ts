@@ -18,6 +18,20 @@ export const DEMO = {
   directorySlug: "demo-directory",
 };
 
+/**
+ * A second organization beside the demo one, with data that looks like it (a published policy and
+ * brief of the same names and scope, listed in the same directory), as every test world has: a query
+ * that reads across organizations shows it in the demo's answers, not in production.
+ */
+export const NEIGHBOUR = {
+  organizationId: "01900000-0000-7000-8000-0000000000c1",
+  policyId: "01900000-0000-7000-8000-0000000000c2",
+  briefId: "01900000-0000-7000-8000-0000000000c3",
+  listingId: "01900000-0000-7000-8000-0000000000c4",
+  briefShortcode: "NBRX-0001",
+  policyShortcode: "NBRX-0002",
+};
+
 const at = "2026-01-01T00:00:00.000Z";
 const scope = (entries: [string, string, string, string | null][]) =>
   sqlText(JSON.stringify(entries.map(([id, kind, value, short_description]) => ({ id, kind, value, short_description }))));
@@ -44,10 +58,29 @@ INSERT OR IGNORE INTO briefs (id, organization_id, policy_id, name, short_descri
   VALUES (${sqlText(DEMO.briefId)}, ${sqlText(DEMO.organizationId)}, ${sqlText(DEMO.policyId)}, 'Report a vulnerability',
     'Found a security issue in demo.example? Tell us here.', ${sqlText(DEMO.briefShortcode)}, '${at}',
     ${scope([["01900000-0000-7000-8000-0000000000b1", "domain", "demo.example", null]])}, '[]', '${at}', '${at}');
+INSERT OR IGNORE INTO organizations (id, name, slug, website_url, claimed, created_at, updated_at)
+  VALUES (${sqlText(NEIGHBOUR.organizationId)}, 'Neighbour Security Co', 'neighbour-security-co', 'https://neighbour.example', 1, '${at}', '${at}');
+INSERT OR IGNORE INTO policies (id, organization_id, name, short_description, point_of_contact, cvd_timeline, safe_harbor,
+    offers_bounty, offers_swag, hall_of_fame, contact_url, securitytxt_url, public_disclosure, published_at, shortcode,
+    in_scope_assets, out_of_scope_assets, created_at, updated_at)
+  VALUES (${sqlText(NEIGHBOUR.policyId)}, ${sqlText(NEIGHBOUR.organizationId)}, 'Demo vulnerability disclosure policy',
+    'Report security issues in our web properties.', 'security@neighbour.example', 60, 'partial',
+    0, 0, 1, NULL, NULL, 1, '${at}', ${sqlText(NEIGHBOUR.policyShortcode)},
+    ${scope([["01900000-0000-7000-8000-0000000000c5", "domain", "demo.example", "Main site"]])}, '[]', '${at}', '${at}');
+INSERT OR IGNORE INTO briefs (id, organization_id, policy_id, name, short_description, shortcode, published_at,
+    in_scope_assets, out_of_scope_assets, created_at, updated_at)
+  VALUES (${sqlText(NEIGHBOUR.briefId)}, ${sqlText(NEIGHBOUR.organizationId)}, ${sqlText(NEIGHBOUR.policyId)}, 'Report a vulnerability',
+    'Found a security issue? Tell us here.', ${sqlText(NEIGHBOUR.briefShortcode)}, '${at}',
+    ${scope([["01900000-0000-7000-8000-0000000000c6", "domain", "demo.example", null]])}, '[]', '${at}', '${at}');
 INSERT OR IGNORE INTO directories (id, name, slug, description, min_maturity_rating, created_at, updated_at)
   VALUES (${sqlText(DEMO.directoryId)}, 'Demo directory', ${sqlText(DEMO.directorySlug)}, 'Organizations with a published disclosure policy', 1, '${at}', '${at}');
 INSERT OR IGNORE INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
   VALUES (${sqlText(DEMO.listingId)}, ${sqlText(DEMO.directoryId)}, ${sqlText(DEMO.organizationId)}, 1, 0, '${at}', '${at}');
+INSERT OR IGNORE INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
+  VALUES (${sqlText(NEIGHBOUR.listingId)}, ${sqlText(DEMO.directoryId)}, ${sqlText(NEIGHBOUR.organizationId)}, 1, 0, '${at}', '${at}');
+INSERT INTO directory_listing_items (id, listing_id, listable_type, listable_id, position, created_at, updated_at)
+  SELECT '01900000-0000-7000-8000-0000000000c7', ${sqlText(NEIGHBOUR.listingId)}, 'Policy', ${sqlText(NEIGHBOUR.policyId)}, 1, '${at}', '${at}'
+  WHERE NOT EXISTS (SELECT 1 FROM directory_listing_items WHERE listing_id = ${sqlText(NEIGHBOUR.listingId)});
 -- The demo items only into a listing that has none: a restart must not undo the user's changes.
 INSERT INTO directory_listing_items (id, listing_id, listable_type, listable_id, position, created_at, updated_at)
   SELECT * FROM (VALUES
