@@ -272,29 +272,7 @@ async function sendAndRecord(
       })
       .where(eq(webhookDeliveries.id, deliveryId)),
   ] as const;
-  const webhookUpdate = !webhook
-    ? null
-    : succeeded
-      ? // (Known to have none when the webhook was read: nothing to reset, one statement fewer.)
-        webhook.consecutiveFailures > 0
-        ? db
-            .update(webhooks)
-            .set({ consecutiveFailures: 0 })
-            .where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)))
-        : null
-      : gone
-        ? db.update(webhooks).set({ enabled: false, disabledReason: "gone", updatedAt: nowIso }).where(eq(webhooks.id, webhook.id))
-        : exhausted
-          ? db
-              .update(webhooks)
-              .set({
-                consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
-                enabled: sql`CASE WHEN ${webhooks.consecutiveFailures} + 1 >= ${FAILURES_BEFORE_DISABLE} THEN 0 ELSE ${webhooks.enabled} END`,
-                disabledReason: sql`CASE WHEN ${webhooks.consecutiveFailures} + 1 >= ${FAILURES_BEFORE_DISABLE} THEN 'failing' ELSE ${webhooks.disabledReason} END`,
-                updatedAt: nowIso,
-              })
-              .where(eq(webhooks.id, webhook.id))
-          : null;
+  const webhookUpdate = webhook ? webhookAfter(db, webhook, { succeeded, gone, exhausted }, nowIso) : null;
   try {
     const record: Statement[] = webhookUpdate ? [...statements, webhookUpdate] : [...statements];
     await (ctx.record ? ctx.record(record) : batchOf(db, record));
@@ -304,4 +282,38 @@ async function sendAndRecord(
     throw err;
   }
   return delay === null ? { ack: true } : { ack: false, delaySeconds: delay };
+}
+
+/**
+ * What an attempt's outcome changes on its webhook, if anything: a success resets its run of failures
+ * (when it had one: known from the read, so a healthy webhook costs no statement), a 410 disables it as
+ * gone, and a delivery that used up every attempt adds a failure, disabling it as failing at the fifth.
+ */
+function webhookAfter(
+  db: Db,
+  webhook: WebhookRow,
+  outcome: { succeeded: boolean; gone: boolean; exhausted: boolean },
+  nowIso: string,
+): Statement | null {
+  if (outcome.succeeded) {
+    if (webhook.consecutiveFailures === 0) return null;
+    return db
+      .update(webhooks)
+      .set({ consecutiveFailures: 0 })
+      .where(and(eq(webhooks.id, webhook.id), gt(webhooks.consecutiveFailures, 0)));
+  }
+  if (outcome.gone) {
+    return db.update(webhooks).set({ enabled: false, disabledReason: "gone", updatedAt: nowIso }).where(eq(webhooks.id, webhook.id));
+  }
+  if (!outcome.exhausted) return null;
+  const disables = sql`${webhooks.consecutiveFailures} + 1 >= ${FAILURES_BEFORE_DISABLE}`;
+  return db
+    .update(webhooks)
+    .set({
+      consecutiveFailures: sql`${webhooks.consecutiveFailures} + 1`,
+      enabled: sql`CASE WHEN ${disables} THEN 0 ELSE ${webhooks.enabled} END`,
+      disabledReason: sql`CASE WHEN ${disables} THEN 'failing' ELSE ${webhooks.disabledReason} END`,
+      updatedAt: nowIso,
+    })
+    .where(eq(webhooks.id, webhook.id));
 }
