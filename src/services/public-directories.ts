@@ -13,7 +13,7 @@ import {
   type PolicyRow,
 } from "../db/schema";
 import { maturityRating } from "../lib/maturity";
-import { compactPositions } from "./directories";
+import { compactPositions } from "./directory-listing-items";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 import { subquery } from "../db/queries";
 

@@ -7,17 +7,8 @@ import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
 import { z } from "@hono/zod-openapi";
-import {
-  addItem,
-  createListing,
-  deleteItem,
-  deleteListing,
-  getListing,
-  listItems,
-  listListings,
-  reorderItems,
-  updateListing,
-} from "../../../services/directories";
+import { createListing, deleteListing, getListing, listListings, updateListing } from "../../../services/directory-listings";
+import { addItem, deleteItem, listItems, reorderItems } from "../../../services/directory-listing-items";
 import { creation, noContent, serviceContext } from "../handler-helpers";
 import {
   CreateItemInput,

@@ -15,7 +15,8 @@ import {
   updateDocument,
   Uuid,
 } from "../../../http/openapi";
-import type { ItemRecord, ListingRecord } from "../../../services/directories";
+import type { ItemRecord } from "../../../services/directory-listing-items";
+import type { ListingRecord } from "../../../services/directory-listings";
 import { relationshipInput } from "../fields";
 
 export const DirectoryListing = resourceSchema(
