@@ -260,7 +260,8 @@ describe("the reporter's unsubscribe link", () => {
     const shown = await browse("GET", link);
     expect(shown.status).toBe(200);
     expect(shown.text).toContain(`<form method="post" action="${link}">`);
-    // Fetching it stops nothing.
+    // Fetching it stops nothing, nor does a HEAD, whatever it claims to come from.
+    for (const site of ["cross-site", "same-origin"]) await browse("HEAD", link, { headers: { "Sec-Fetch-Site": site } });
     await comment(p.org, r.id, "Thanks!", "reporter");
     expect((await mailOf(r.id)).map((m) => m.to)).toEqual([REPORTER]);
     // A forged link is not one.
