@@ -127,7 +127,10 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     problems: ProblemInput | ProblemInput[] = {},
   ) {
-    const list = Array.isArray(problems) ? problems : [problems];
+    // JSON:API wants the errors of a document unique: two checks of one member may say the same thing
+    // (a color's length and its pattern both refuse "red"), and it is said once.
+    const all = Array.isArray(problems) ? problems : [problems];
+    const list = all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
     super(list[0]?.detail ?? ERROR_CODES[code].title);
     this.status = ERROR_CODES[code].status;
     this.problems = list.length ? list : [{}];

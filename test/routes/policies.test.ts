@@ -106,6 +106,9 @@ describe("policies", () => {
     expect(res.status).toBe(422);
     expect(res.body.errors[0].code).toBe("validation_error");
     expect(res.body.errors[0].source.pointer.startsWith(`/data/attributes/${attribute}`)).toBe(true);
+    // Each problem once (JSON:API wants the errors unique): a color's length and pattern both refuse "red".
+    const said = res.body.errors.map((e: { detail: string; source: unknown }) => JSON.stringify([e.detail, e.source]));
+    expect(new Set(said).size).toBe(said.length);
     expect((await get("/v1/policies", org.key)).body.meta.page.total).toBe(before);
   });
 
