@@ -129,8 +129,14 @@ export class ApiError extends Error {
   ) {
     // JSON:API wants the errors of a document unique: two checks of one member may say the same thing
     // (a color's length and its pattern both refuse "red"), and it is said once.
-    const all = Array.isArray(problems) ? problems : [problems];
-    const list = all.filter((p, i) => all.findIndex((q) => JSON.stringify(q) === JSON.stringify(p)) === i);
+    // One pass with a set: a body of 60,000 bad members makes 60,000 problems.
+    const seen = new Set<string>();
+    const list = (Array.isArray(problems) ? problems : [problems]).filter((p) => {
+      const key = JSON.stringify(p);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
     super(list[0]?.detail ?? ERROR_CODES[code].title);
     this.status = ERROR_CODES[code].status;
     this.problems = list.length ? list : [{}];

@@ -1,3 +1,4 @@
+import { oneLine } from "../lib/text";
 import type { TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
 import { TRIAGE_IN_WORDS } from "../lib/in-words";
@@ -68,17 +69,16 @@ const through = (r: ReportParams) => (r.brief ? `through the brief "${r.brief}"`
 export const SUBJECT_LENGTH = 200;
 
 /**
- * A subject line is one line: a title may hold line breaks or control characters, which in a header
- * would start another header. Every run of them is one space, and a subject longer than the bound is cut.
+ * A subject line is one line: a title may hold line breaks or control characters (a row from before
+ * they were refused), which in a header would start another header. A subject longer than the bound is cut.
  */
-export function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
-  const flat = text.replace(/[\u0000-\u001f\u007f\u2028\u2029\s]+/g, " ").trim();
+export function subjectLine(text: string): string {
+  const flat = oneLine(text);
   return flat.length > SUBJECT_LENGTH ? `${flat.slice(0, SUBJECT_LENGTH - 1)}…` : flat;
 }
 
 export function subjectOf(p: NotificationParams): string {
-  return oneLine(subjectText(p));
+  return subjectLine(subjectText(p));
 }
 
 function subjectText(p: NotificationParams): string {
@@ -175,7 +175,8 @@ function footerOf(links: Links): Paragraph[] {
 const escaped = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-export function render(p: NotificationParams, links: Links): Rendered {
+export function render(params: NotificationParams, links: Links): Rendered {
+  const p = singleLined(params);
   const body = paragraphsOf(p, links);
   const footer = footerOf(links);
   const asText = (x: Paragraph) => (typeof x === "string" ? x : x.link);
@@ -191,4 +192,23 @@ export function render(p: NotificationParams, links: Links): Rendered {
     "</body></html>",
   ].join("\n");
   return { subject: subjectOf(p), text, html };
+}
+
+/**
+ * The names an e-mail quotes (a report's title, its brief's and organization's names, a contact's), each
+ * as one line: the API refuses line breaks in them, and an older row that holds some writes no
+ * paragraph of its own into the e-mail.
+ */
+function singleLined(p: NotificationParams): NotificationParams {
+  const flat = { ...p } as NotificationParams & { report?: ReportParams; organization?: string; name?: string };
+  if (flat.report)
+    flat.report = {
+      ...flat.report,
+      title: oneLine(flat.report.title),
+      brief: flat.report.brief === null ? null : oneLine(flat.report.brief),
+      organization: oneLine(flat.report.organization),
+    };
+  if (typeof flat.organization === "string") flat.organization = oneLine(flat.organization);
+  if (typeof flat.name === "string") flat.name = oneLine(flat.name);
+  return flat;
 }

@@ -132,6 +132,16 @@ const escaped = (name: string) => `"${[...name].map((ch) => `\\u${ch.charCodeAt(
 
 const mutation = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("none" as const) }) },
+  {
+    // A line break or control character inside a string: refused where the value is one line (a title, a
+    // name, a URL), kept where it is text (a description, a comment).
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant("line-break" as const),
+      pick: fc.nat(),
+      char: fc.constantFrom("\n", "\r\n", "\t", "\u0000", "\u0085", "\u2028", "\u202e"),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("replace" as const), pick: fc.nat(), value: fc.constantFrom(...WRONG) }) },
   {
@@ -244,6 +254,13 @@ function mutate(valid: unknown, m: Mutation): Body {
         m.escape ? escaped(name) : JSON.stringify(name),
       );
       return { text, duplicate: true, note: `member ${name} twice${m.escape ? " (second escaped)" : ""} at /${object.path.join("/")}` };
+    }
+    case "line-break": {
+      const strings = nodes.filter((n) => typeof n.value === "string" && n.path.length > 0);
+      const target = strings[pick % Math.max(strings.length, 1)];
+      if (!target) return { text: JSON.stringify(valid), note: "none (no string to break)" };
+      const broken = `${target.value as string}${m.char}more`;
+      return { text: JSON.stringify(setAt(valid, target.path, broken)), note: `/${target.path.join("/")} = ${JSON.stringify(broken)}` };
     }
     case "utf8": {
       // Inside a string value, so that the body is otherwise what the operation takes.

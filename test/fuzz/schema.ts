@@ -1,4 +1,5 @@
 import fc from "fast-check";
+import { ONE_LINE } from "../../src/lib/text";
 
 /** The part of OpenAPI 3.0's schema object the served document uses. */
 export interface Schema {
@@ -122,8 +123,17 @@ function baseArbitrary(s: Schema, components: Components, ids: Ids, path: (strin
 }
 
 function stringArbitrary(s: Schema, ids: Ids, name: string): fc.Arbitrary<string> {
-  // Without flags: fast-check cannot generate for them, and what matches without also matches with.
-  if (s.pattern) return fc.stringMatching(new RegExp(patternOf(s.pattern).source));
+  // A pattern that says only "one line" is met by what is made below (printable ASCII, hints, formats),
+  // so the values stay meaningful; other patterns make the value, within the schema's lengths. Without
+  // flags: fast-check cannot generate for them, and what matches without also matches with.
+  if (s.pattern && s.pattern !== ONE_LINE.source) {
+    const fits = (v: string) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Number.POSITIVE_INFINITY);
+    return fc.stringMatching(new RegExp(patternOf(s.pattern).source)).filter(fits);
+  }
+  return withoutPattern(s, ids, name).filter((v) => !s.pattern || new RegExp(s.pattern).test(v));
+}
+
+function withoutPattern(s: Schema, ids: Ids, name: string): fc.Arbitrary<string> {
   switch (s.format) {
     case "uuid":
       // A bare uuid names no record here: records are named only where the schema says which type.

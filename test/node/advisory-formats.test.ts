@@ -1,5 +1,8 @@
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, inject, it } from "vitest";
 import { type AdvisoryDocument, advisoryLinks, CREDIT_TYPES, type CreditType, creditWords, VERSION_STATUSES } from "../../src/lib/advisory";
 import { csafDocument } from "../../src/lib/advisory-csaf";
 import { cveContainer } from "../../src/lib/advisory-cve";
@@ -280,5 +283,147 @@ describe("an organization's CSAF provider files and Atom feed", () => {
     expect(atom.feed.entry.map((e: any) => e.title)).toEqual(["R&D <script> leak", good.title]);
     expect(atom.feed.entry[0].link[0]["@_href"]).toBe(`${origin}/a/${second.id}`);
     expect(parseAtom("<feed><entry></feed>").problems.length).toBeGreaterThan(0);
+  });
+});
+
+// ---- Hostile input, through the API ---------------------------------------------------------------
+
+const { base: devBase, persistTo: devPersistTo } = inject("dev");
+const root = path.resolve(import.meta.dirname, "../..");
+
+/** An organization of its own on the shared dev server (its own key, its own budget), with a report to write advisories about. */
+async function freshOrganization(): Promise<{ key: string; vulnId: string }> {
+  const { stdout } = await promisify(execFile)(process.execPath, ["scripts/operator-key.ts", "--local", "--persist-to", devPersistTo], {
+    cwd: root,
+  });
+  const operator = stdout.trim().split("\n").at(-1)!;
+  const call = async (key: string, method: string, p: string, body: unknown) => {
+    const res = await fetch(`${devBase}${p}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/vnd.api+json" },
+      body: JSON.stringify(body),
+    });
+    const json = (await res.json()) as any;
+    if (res.status >= 300) throw new Error(`${method} ${p}: ${res.status} ${JSON.stringify(json)}`);
+    return json.data;
+  };
+  const slug = `hostile-${Date.now().toString(36)}`;
+  const org = await call(operator, "POST", "/v1/organizations", {
+    data: { type: "organization", attributes: { name: "Hostile Co", slug } },
+  });
+  const key = (await call(operator, "POST", `/v1/organizations/${org.id}/api_keys`, { data: { type: "api_key", attributes: {} } }))
+    .attributes.key;
+  const b = await call(key, "POST", "/v1/briefs", {
+    data: { type: "brief", attributes: { name: "Bugs", published_at: "2020-01-01T00:00:00Z" } },
+  });
+  const v = await call(key, "POST", "/v1/vulns", {
+    data: {
+      type: "vuln",
+      attributes: { title: "A bug", description: "Steps." },
+      relationships: { brief: { data: { type: "brief", id: b.id } } },
+    },
+  });
+  return { key, vulnId: v.id };
+}
+
+// What a careless or hostile client sends: quotes, backslashes, spaces and markup in URLs, words of a
+// range in a version, control characters, scripts of other languages, characters JSON must escape.
+const HOSTILE = [..."aZ09 .-_/\\\"'<>&%|=,;:!*~^`{}#?@+()[]\t\n\r\u0000\u007f\u0085\u2028\u202eé漢😀"];
+const hostileText = (max: number) => fc.string({ unit: fc.constantFrom(...HOSTILE), minLength: 0, maxLength: max });
+/** Mostly what a client means, now and then what it should not send: an advisory is a mix of both. */
+const mostly = <T>(tame: fc.Arbitrary<T>, hostile: fc.Arbitrary<T>) =>
+  fc.oneof({ weight: 7, arbitrary: tame }, { weight: 1, arbitrary: hostile });
+const hostileVersion = mostly(
+  version,
+  fc.oneof(
+    fc.constantFrom("prior to 2.0", "<1.4", ">= 2", "all", "All versions", "1.0 | <3", "1.0,2.0", "2.0 before", "*", ""),
+    hostileText(20),
+  ),
+);
+const hostileAdvisory = fc.record({
+  title: mostly(text(120), hostileText(320)),
+  summary: mostly(text(300), hostileText(400)),
+  description: fc.option(mostly(text(300), hostileText(300)), { nil: null }),
+  remediation: fc.option(mostly(text(100), hostileText(100)), { nil: null }),
+  affected: fc.array(
+    fc.record({
+      vendor: mostly(text(40), hostileText(40)),
+      product: mostly(text(40), hostileText(40)),
+      purl: mostly(
+        pick(PURLS),
+        hostileText(30).map((s) => `pkg:npm/${s}`),
+      ),
+      versions: fc.array(
+        fc.oneof(
+          fc.record({ version: hostileVersion, status: pick(VERSION_STATUSES) }),
+          fc.record({
+            range: fc.record({ introduced: hostileVersion, fixed: fc.option(hostileVersion, { nil: null }) }),
+            status: pick(VERSION_STATUSES),
+          }),
+        ),
+        { minLength: 1, maxLength: 3 },
+      ),
+    }),
+    { minLength: 1, maxLength: 2 },
+  ),
+  references: fc.array(
+    mostly(
+      fc.webSegment().map((s) => `https://ref.example/${encodeURIComponent(s)}`),
+      fc.oneof(
+        hostileText(30).map((s) => `https://ref.example/${s}`),
+        hostileText(30).map((s) => `https://${s}`),
+        fc.constantFrom(
+          "http://ref.example/a",
+          "https://ref.example/a b",
+          'https://ref.example/"q"',
+          "https://ref.example/a\\b",
+          "https://ref.example/é",
+        ),
+      ),
+    ),
+    { maxLength: 3 },
+  ),
+  cwe_ids: fc.uniqueArray(pick(CWES), { maxLength: 2 }),
+  credits: fc.array(fc.record({ name: mostly(text(40), hostileText(40)), type: pick(CREDIT_TYPES) }), { maxLength: 2 }),
+});
+
+describe("any advisory the API accepts", () => {
+  it("is published as valid CSAF, OSV and CVE, whatever a client sent; what would not be is refused at its member", async () => {
+    const { key, vulnId } = await freshOrganization();
+    const get = async (p: string) => (await fetch(`${devBase}${p}`)).json();
+    let accepted = 0;
+    let refused = 0;
+    await fc.assert(
+      fc.asyncProperty(hostileAdvisory, async (attributes) => {
+        const res = await fetch(`${devBase}/v1/advisories`, {
+          method: "POST",
+          headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/vnd.api+json" },
+          body: JSON.stringify({
+            data: {
+              type: "advisory",
+              attributes: { ...attributes, state: "published" },
+              relationships: { vulns: { data: [{ type: "vuln", id: vulnId }] } },
+            },
+          }),
+        });
+        const body = (await res.json()) as any;
+        if (res.status !== 201) {
+          // Refused: a 422 naming the member, never a failure of the server.
+          expect([res.status, body.errors[0].code], JSON.stringify(body.errors[0])).toEqual([422, "validation_error"]);
+          expect(body.errors[0].source.pointer).toMatch(/^\/data\/attributes\//);
+          refused++;
+          return;
+        }
+        accepted++;
+        const id = body.data.id;
+        expect(await csafProblems(await get(`/v1/p/advisories/${id}/csaf`)), JSON.stringify(attributes)).toEqual([]);
+        expect(osvProblems(await get(`/v1/p/advisories/${id}/osv`)), JSON.stringify(attributes)).toEqual([]);
+        expect(cveProblems(await get(`/v1/p/advisories/${id}/cve`)), JSON.stringify(attributes)).toEqual([]);
+      }),
+      { numRuns: 60, seed: 20261128 },
+    );
+    // Both sides were tried: the generator is hostile enough to be refused, and tame enough to publish.
+    expect(accepted).toBeGreaterThanOrEqual(5);
+    expect(refused).toBeGreaterThanOrEqual(5);
   });
 });

@@ -82,6 +82,9 @@ describe("GET /v1/metrics", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("text/csv; charset=utf-8; header=present");
     expect(res.headers.get("Vary")).toContain("Accept");
+    expect(res.headers.get("Content-Disposition")).toBe(
+      `attachment; filename="metrics-${org.id}-${BY_HAND.period_start.slice(0, 10)}-to-${BY_HAND.period_end.slice(0, 10)}.csv"`,
+    );
     const parsed = Papa.parse<Record<string, string>>(res.text, { header: true, skipEmptyLines: true });
     expect(parsed.errors).toEqual([]);
     expect(parsed.data).toEqual([
@@ -127,6 +130,12 @@ describe("GET /v1/metrics", () => {
     const refused = await get(`/v1/metrics?q[organization_id_eq]=${org.id}`, other.key);
     expect([refused.status, refused.body.errors[0].code]).toEqual([403, "forbidden"]);
     expect((await get("/v1/metrics?q[created_at_gteq]=yesterday", org.key)).status).toBe(400);
+    // A period reversed, or starting after now with no end, is a 400 at its start, not a page of zeros.
+    const iso = (ms: number) => encodeURIComponent(new Date(ms).toISOString());
+    for (const query of [`q[created_at_gteq]=${iso(T0 + H)}&q[created_at_lteq]=${iso(T0)}`, `q[created_at_gteq]=${iso(Date.now() + H)}`]) {
+      const reversed = await get(`/v1/metrics?${query}`, org.key);
+      expect([reversed.status, reversed.body.errors[0].source]).toEqual([400, { parameter: "q[created_at_gteq]" }]);
+    }
   });
 });
 

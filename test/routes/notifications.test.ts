@@ -118,7 +118,9 @@ describe("e-mail on a new report", () => {
 
   it("say a title in one line: no line break of a report's title reaches a header", async () => {
     const p = await program({ responder: true });
-    const r = await report(p, { title: "Redirect\r\nBcc: mallory@evil.example\u2028and more", contact_email: REPORTER });
+    // The API refuses such a title now (test/http/single-line.test.ts); a row from before the rule may hold one.
+    const r = await report(p, { title: "Redirect", contact_email: REPORTER });
+    await env.DB.prepare("UPDATE vulns SET title = ? WHERE id = ?").bind("Redirect\r\nBcc: mallory@evil.example\u2028and more", r.id).run();
     const sent = await mailOf(r.id);
     expect(sent.map((m) => m.subject).sort()).toEqual([
       `New report ${r.shortcode}: Redirect Bcc: mallory@evil.example and more`,

@@ -3,17 +3,26 @@ import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 import { LIMITS } from "../../lib/limits";
 import { CVSS_VECTOR_INPUT_PATTERN, rateCvss } from "../../lib/cvss";
+import { ONE_LINE, ONE_LINE_MESSAGE } from "../../lib/text";
 
 // Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
-export const Name = z.string().trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
+/**
+ * A value that is one line: a title, a name, a URL, a version. Line breaks, tabs and control characters
+ * are refused (422 at the member), and the document's `pattern` says so to clients and the fuzzer.
+ */
+export const oneLine = <T extends z.ZodString>(schema: T) => schema.regex(ONE_LINE, ONE_LINE_MESSAGE);
+
+export const Name = oneLine(
+  z.string().trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`),
+);
 export const ShortDescription = z
   .string()
   .max(LIMITS.shortDescriptionLength, `must be at most ${LIMITS.shortDescriptionLength} characters`);
 
-export const HttpUrl = z
-  .string()
-  .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
+// One line before it is parsed: the URL parser drops tabs and line breaks, so "https://a.example/\r\nX"
+// would pass and be stored as sent.
+export const HttpUrl = oneLine(z.string().max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`))
   .refine((v) => {
     try {
       const url = new URL(v);
@@ -46,7 +55,7 @@ export const Color = z
 export const AssetKind = z.enum(ASSET_KINDS);
 
 /** An asset's value as sent (checked against its kind after): the length is declared here so the document says it. */
-export const AssetValue = z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
+export const AssetValue = oneLine(z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`));
 
 /** A related resource's id: a UUID (an id that names nothing is refused like any other). */
 export const RelatedId = Uuid;

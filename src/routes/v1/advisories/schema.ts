@@ -17,13 +17,19 @@ import {
 import { CREDIT_TYPES, cweName, VERSION_STATUSES } from "../../../lib/advisory";
 import { LIMITS } from "../../../lib/limits";
 import type { AdvisoryRecord } from "../../../services/advisories";
-import { CvssVector, CweIds, Name, RelatedId } from "../fields";
+import { CvssVector, CweIds, Name, oneLine, RelatedId } from "../fields";
 
 // An advisory's request and response schemas. The renderings of a published advisory (CSAF, OSV,
 // CVE) are made from its frozen revision: src/lib/advisory*.ts.
 
 const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
-const Version = text(LIMITS.versionLength);
+// One version, as every rendering can carry it: CSAF refuses a product version whose name reads as a
+// range ("prior to 2.0", "<1.4", "all versions": its mandatory test 6.1.31), and a range's bounds go into
+// a vers string (">=1.0|<2.0") that a space, a comparator or a separator would break. A range is `range`.
+const RANGE_WORDS = ["after", "all", "before", "earlier", "later", "prior", "versions"];
+const Version = text(LIMITS.versionLength)
+  .regex(/^[A-Za-z0-9._+~:^-]+$/, "must be one version such as 2.4.1 (letters, digits and . _ + ~ : ^ -); a range goes in range")
+  .refine((v) => !RANGE_WORDS.includes(v.toLowerCase()), "must be one version, not a word of a range; a range goes in range");
 
 /** A package URL, checked and normalized by the purl project's own library. */
 const Purl = z
@@ -73,9 +79,16 @@ const References = z
     z
       .string()
       .max(LIMITS.urlLength)
+      // A URI as RFC 3986 writes one (what CSAF, OSV and CVE validate): no space, quote, backslash or
+      // character outside ASCII unless percent-encoded.
+      .regex(
+        /^https:\/\/(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/,
+        "must be an https URL as RFC 3986 writes one: percent-encode spaces, quotes, backslashes and characters outside ASCII",
+      )
       .refine((v) => {
         try {
-          return new URL(v).protocol === "https:";
+          const url = new URL(v);
+          return url.protocol === "https:" && url.hostname.includes(".");
         } catch {
           return false;
         }
@@ -116,7 +129,7 @@ const attributes = {
   cwe_ids: KnownCweIds,
   credits: z.array(Credit).max(LIMITS.creditsPerAdvisory),
   state: z.enum(ADVISORY_STATES),
-  revision_note: text(LIMITS.revisionNoteLength).openapi({
+  revision_note: oneLine(text(LIMITS.revisionNoteLength)).openapi({
     description:
       'Why a published advisory changed (or was withdrawn): required with such a change, kept in its revision history. At publication, optional (default "Initial publication").',
   }),
@@ -131,7 +144,7 @@ const VulnsInput = z.strictObject({
 
 /** Every writable member, each optional: what a change takes, and a create too but for its required ones. */
 const AdvisoryChange = z.strictObject({
-  title: text(LIMITS.titleLength).optional(),
+  title: oneLine(text(LIMITS.titleLength)).optional(),
   summary: attributes.summary.optional(),
   description: attributes.description.optional(),
   affected: attributes.affected.optional(),
@@ -148,7 +161,7 @@ const AdvisoryChange = z.strictObject({
 export const CreateAdvisoryInput = requestDocument(
   "advisory",
   AdvisoryChange.extend({
-    title: text(LIMITS.titleLength),
+    title: oneLine(text(LIMITS.titleLength)),
     affected: attributes.affected,
     // A create makes a draft or publishes at once; only a published advisory is withdrawn.
     state: z.enum(["draft", "published"]).optional(),

@@ -117,6 +117,13 @@ export const metricsRouter = createRouter().openapi(
     responses: {
       200: {
         description: "The metrics",
+        headers: {
+          "Content-Disposition": {
+            description:
+              'With Accept: text/csv, a download named for its scope and days: attachment; filename="metrics-<scope>-<start>-to-<end>.csv"',
+            schema: { type: "string", maxLength: 120 },
+          },
+        },
         content: {
           ...jsonApiContent(singleDocument(MetricsResource)),
           [CSV_MEDIA_TYPE]: {
@@ -141,7 +148,12 @@ export const metricsRouter = createRouter().openapi(
     });
     c.header("Vary", "Accept");
     if (preferredMediaType(c.req.header("accept"), [JSONAPI_MEDIA_TYPE, CSV_MEDIA_TYPE]) === CSV_MEDIA_TYPE) {
-      return c.body(csvOf(metrics), 200, { "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present` });
+      // A download a person keeps: named for whose figures and which days they are.
+      const day = (iso: string) => iso.slice(0, 10);
+      return c.body(csvOf(metrics), 200, {
+        "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present`,
+        "Content-Disposition": `attachment; filename="metrics-${metrics.scope}-${day(metrics.periodStart)}-to-${day(metrics.periodEnd)}.csv"`,
+      });
     }
     return respond(c, single(resource("metrics", metrics.scope, attributesOf(metrics), "/v1/metrics")));
   },

@@ -15,6 +15,7 @@ import {
   DateTimeInput,
   HttpUrl,
   Name,
+  oneLine,
   relationshipInput,
   ScopeAssetSchema,
   ScopeAssetsInput,
@@ -32,9 +33,13 @@ const Branding = z
     primary_color: Color.nullable().optional(),
     secondary_color: Color.nullable().optional(),
     accent_color: Color.nullable().optional(),
-    font_heading: z.string().max(100).nullable().optional(),
-    font_body: z.string().max(100).nullable().optional(),
-    google_fonts: z.array(z.string().min(1).max(100)).max(10).nullable().optional(),
+    font_heading: oneLine(z.string().max(100)).nullable().optional(),
+    font_body: oneLine(z.string().max(100)).nullable().optional(),
+    google_fonts: z
+      .array(oneLine(z.string().min(1).max(100)))
+      .max(10)
+      .nullable()
+      .optional(),
   })
   .openapi("Branding");
 
@@ -83,7 +88,9 @@ const PolicyAttributesInput = z
   .strictObject({
     name: Name.nullable(),
     short_description: ShortDescription.nullable(),
-    point_of_contact: z.string().trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`).nullable(),
+    point_of_contact: oneLine(
+      z.string().trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`),
+    ).nullable(),
     cvd_timeline: z.number().int("must be a whole number of days").min(0).max(365).nullable().openapi({ description: "Days, 0..365" }),
     safe_harbor: z.enum(SAFE_HARBOR).nullable(),
     offers_bounty: z.boolean().nullable(),

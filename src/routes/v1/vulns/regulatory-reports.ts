@@ -23,7 +23,7 @@ import {
   listRegulatoryReports,
 } from "../../../services/regulatory-reports";
 import { vulnIdOf } from "../../../services/vulns";
-import { DateTimeInput } from "../fields";
+import { DateTimeInput, oneLine } from "../fields";
 import { creation, serviceContext } from "../handler-helpers";
 import { Deadline, VulnParam, VulnRef } from "./schema";
 
@@ -53,9 +53,7 @@ const CreateRegulatoryReportInput = requestDocument(
   z.strictObject({
     kind: Kind,
     submitted_at: DateTimeInput.openapi({ description: "When it was filed with the authority; never in the future." }),
-    reference: z
-      .string()
-      .max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`)
+    reference: oneLine(z.string().max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`))
       .nullable()
       .optional(),
     body: z
