@@ -138,8 +138,8 @@ const CustomDomainVerification = z
     record_name: z
       .string()
       .max(LIMITS.hostnameLength + 15)
+      .regex(/^_vdp-challenge\.[a-z0-9.-]+$/)
       .openapi({
-        format: "hostname",
         description: "Where to publish the record: `_vdp-challenge.` and the domain",
         example: "_vdp-challenge.security.example.com",
       }),
