@@ -10,11 +10,14 @@ import { closeUnansweredInfoRequests } from "./services/vulns";
 import { sweepDeadlineAlerts } from "./services/deadline-alerts";
 import { sweepNotifications } from "./notifications/send";
 import { versionUnversionedPolicies } from "./services/policy-versions";
+import { checkCustomDomainClaims } from "./services/custom-domains";
+import { dnsOverHttps } from "./lib/dns";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
  * give a first version to policies made before versions existed,
  * send the deadline alerts that are due,
+ * look up the TXT records of custom domains waiting for proof of control (and release claims never proven),
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired, keep
  * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
@@ -30,6 +33,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     sweepDeliveries: () => sweepDeliveries(db, queue),
     sweepNotifications: () => sweepNotifications(db, queue),
     versionUnversionedPolicies: () => versionUnversionedPolicies(db),
+    checkCustomDomainClaims: () => checkCustomDomainClaims(platform, dnsOverHttps(env.DNS_OVER_HTTPS_URL), now),
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
     purgeDeliveries: () => purgeDeliveries(db),
     resealWebhookSecrets: () => resealWebhookSecrets(db),

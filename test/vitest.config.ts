@@ -31,6 +31,9 @@ export default defineConfig(async () => {
                   EMAIL_LINK_KEY: EMAIL_LINK_KEY!,
                   // The origin the tests' requests use: links and security.txt name it.
                   PUBLIC_ORIGIN: "https://api.vdp.test",
+                  // Custom domains are checked against a resolver nobody listens on: a test that checks
+                  // one answers it with a fake (helpers/dns.ts), and nothing else reaches the network.
+                  DNS_OVER_HTTPS_URL: "http://127.0.0.1:9/dns-query",
                 },
               },
             }),

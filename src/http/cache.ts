@@ -63,9 +63,13 @@ export function organizationFilePath(slug: string, file: OrganizationFile): stri
   return `/o/${encodeURIComponent(slug)}/${file}`;
 }
 
-/** The cache's name for a well-known file served on a custom domain (a key only: no route answers it). */
+/**
+ * The cache's name for a well-known file served on a custom domain (a key only: no route answers it).
+ * Only a verified domain's file is stored; entries stored before domains were verified (under
+ * `/_hosts/`) are never read again and expire.
+ */
 export function customDomainFilePath(host: string, file: OrganizationFile): string {
-  return `/_hosts/${encodeURIComponent(host)}/.well-known/${file}`;
+  return `/_verified-hosts/${encodeURIComponent(host)}/.well-known/${file}`;
 }
 
 /** The page's cache path beside a public JSON path (`/v1/p/briefs/X` → `/b/X`), or null. */

@@ -67,7 +67,7 @@ export const ERROR_CODES = {
     status: 422,
     title: "Unprocessable entity",
     about:
-      "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead).",
+      "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead); verifying the custom domain of a policy that names none.",
   },
   idempotency_key_reused: {
     status: 422,

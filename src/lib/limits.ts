@@ -103,6 +103,8 @@ export const LIMITS = {
   vulnsPerAdvisory: 20,
   /** Why a published advisory changed (its revision's note), in characters. */
   revisionNoteLength: 1000,
+  /** Days a policy's claim on a custom domain waits for proof of control before it is released. */
+  customDomainClaimDays: 7,
   /** An e-mail that comes in (a reporter's reply), in bytes. */
   inboundEmailBytes: 10 * MiB,
 } as const;

@@ -8,11 +8,13 @@ import { cachedPublicBody, customDomainFilePath, type OrganizationFile, organiza
 import { database } from "../http/middleware";
 import { NotFound } from "../lib/domain-errors";
 import { normalizeUuid } from "../lib/ids";
+import { isUnder, platformHost } from "../lib/public-hosts";
 import { findOrganizationAdvisories, findSecurityTxtSource } from "../services/organization-files";
 import { SECURITY_TXT_TYPE, securityTxt } from "../templates/security-txt";
 import { limitAddress } from "./pages/shared";
 
 const JSON_TYPE = "application/json";
+const notOnThisHost = () => new NotFound("policy", "No published policy has this host as its verified custom domain.");
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
 type Render = (publisher: Publisher, docs: AdvisoryDocument[], origin: string, now: string) => string;
@@ -31,7 +33,7 @@ async function advisoryFile(c: Context<AppEnv>, file: OrganizationFile, contentT
 
 /**
  * The files an organization publishes for machines, no key: its security.txt at /o/{slug}/security.txt
- * and at /.well-known/security.txt on the custom domain of one of its published policies; its
+ * and at /.well-known/security.txt on the verified custom domain of one of its published policies; its
  * advisories as an Atom feed, and as a CSAF 2.0 provider's files under /o/{slug}/csaf/. Served from
  * the edge cache like the public reads, evicted by every change of the policy behind them.
  */
@@ -81,13 +83,15 @@ export const organizationFilesRouter = new Hono<AppEnv>()
   })
   .get("/.well-known/security.txt", database(), async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
-    const host = new URL(c.req.url).hostname;
+    const host = new URL(c.req.url).hostname.toLowerCase();
+    // The platform's own hosts speak for no organization, whatever a policy names.
+    if (isUnder(host, platformHost(c.env.PUBLIC_ORIGIN))) throw notOnThisHost();
     const response = await cachedPublicBody(c, customDomainFilePath(host, "security.txt"), SECURITY_TXT_TYPE, async () => {
       const now = new Date();
       const source = await findSecurityTxtSource(c.var.database.db, { host }, now.toISOString());
       // On its own domain the file names itself there, always https (RFC 9116 asks for it).
       return source && securityTxt(source, c.env.PUBLIC_ORIGIN, `https://${host}/.well-known/security.txt`, now);
     });
-    if (!response) throw new NotFound("policy", "No published policy names this host as its custom domain.");
+    if (!response) throw notOnThisHost();
     return response;
   });

@@ -6,7 +6,8 @@ import { subquery } from "../db/queries";
 
 // The files an organization publishes for machines, made from its published policy: security.txt at
 // /o/{slug}/security.txt, and the same file at /.well-known/security.txt on a published policy's custom
-// domain. An organization with several published policies speaks through the one published last.
+// domain once its organization has proven control of it (custom-domains.ts). An organization with
+// several published policies speaks through the one published last.
 
 /** What security.txt is made from. */
 export interface SecurityTxtSource {
@@ -18,7 +19,7 @@ export interface SecurityTxtSource {
 
 /**
  * The published policy an organization's files speak for, found by the organization's slug or by a
- * custom domain, with its organization and first brief: one round trip.
+ * verified custom domain, with its organization and first brief: one round trip.
  */
 export async function findSecurityTxtSource(
   db: Db,
@@ -29,7 +30,8 @@ export async function findSecurityTxtSource(
   const which =
     "slug" in by
       ? subquery`${policies.organizationId} = (SELECT id FROM organizations WHERE slug = ${by.slug})`
-      : eq(policies.customDomain, by.host);
+      : // One policy at most names a host (the unique index on its lower case, which this reads).
+        and(sql`lower(${policies.customDomain}) = ${by.host.toLowerCase()}`, isNotNull(policies.customDomainVerifiedAt));
   const chosen = db
     .select({ id: policies.id })
     .from(policies)

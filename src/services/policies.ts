@@ -21,6 +21,7 @@ import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-w
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
+import { claimColumns, claimGuard, NO_CLAIM } from "./custom-domain-claims";
 
 export interface PolicyInput {
   name?: string | null;
@@ -120,7 +121,7 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
  * organization is claimed (updates), whether the named organization exists and is claimed (operator
  * creates), and which of the named assets exist and whose they are.
  */
-async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; organizationId?: string; assetIds: string[] }) {
+export async function readForWrite(ctx: ServiceContext, opts: { policyId?: string; organizationId?: string; assetIds: string[] }) {
   const [policyRows, orgRows, assetRows] = await readBatch(ctx, [
     ctx.db
       .select({ ...getTableColumns(policies), ...relationshipColumns, ownerClaimed: ownerClaimed(policies.organizationId) })
@@ -199,11 +200,12 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     policyUrlStatus: null,
     creationMode: null,
     hostingMode: null,
-    customDomain: null,
+    ...NO_CLAIM,
     publishedAt: null,
     branding: null,
     responseTargets: null,
     ...columnsOf(input),
+    ...claimColumns(input.custom_domain, null, now),
     shortcode: shortcode(),
     inScopeAssets: assignScopeIds(input.in_scope_assets ?? []),
     outOfScopeAssets: assignScopeIds(input.out_of_scope_assets ?? []),
@@ -219,9 +221,12 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const listedIn = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, organizationId));
   // A published policy may become what its organization's security.txt speaks for.
   const keys = p.track<PolicyPublicKeys[]>(policyPublicKeys(ctx.db, eq(policies.id, row.id)));
-  const { results } = await whenRefused(
-    () => commit(ctx, p, respond),
-    () => refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
+  const { results } = await claimGuard(() =>
+    whenRefused(
+      () => commit(ctx, p, respond),
+      () =>
+        refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
+    ),
   );
   await evictStale(ctx, { ...staleOfPolicies(keys.of(results)), directories: listedIn.of(results).map((s) => s.slug) });
   return record;
@@ -239,29 +244,33 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   assertOperatorMayChange(ctx, read.ownerClaimed, "policies");
   assertAssetsOwned(links.assetIds ?? [], read.assetRows, existing.organizationId);
   const now = nowIso();
-  const changes: Partial<PolicyRow> = { ...columnsOf(input), updatedAt: now };
+  const changes: Partial<PolicyRow> = { ...columnsOf(input), ...claimColumns(input.custom_domain, existing, now), updatedAt: now };
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   const { briefIds: _briefs, assetIds: _assets, ...existingRow } = existing;
   // The next version is made from the row as this change leaves it, so the update must find the row
   // as it was read (its updated_at): a change that landed in between makes this one a conflict.
   const { statement: version } = await nextVersionStatement(ctx.db, { ...existingRow, ...changes }, now, { ifPreviousChanged: true });
-  const results = await whenRefused(
-    () =>
-      ctx.db.batch([
-        ctx.db
-          .update(policies)
-          .set(changes)
-          .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId), eq(policies.updatedAt, existing.updatedAt)))
-          .returning(),
-        // Right after the update, chained on it: nothing is versioned unless the row changed.
-        version,
-        ...linkStatements(ctx, id, links.assetIds),
-        ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
-        directorySlugsOf(ctx.db, existing.organizationId),
-        policyPublicKeys(ctx.db, eq(policies.id, id)),
-      ]),
-    () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
+  const results = await claimGuard(() =>
+    whenRefused(
+      () =>
+        ctx.db.batch([
+          ctx.db
+            .update(policies)
+            .set(changes)
+            .where(
+              and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId), eq(policies.updatedAt, existing.updatedAt)),
+            )
+            .returning(),
+          // Right after the update, chained on it: nothing is versioned unless the row changed.
+          version,
+          ...linkStatements(ctx, id, links.assetIds),
+          ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+          directorySlugsOf(ctx.db, existing.organizationId),
+          policyPublicKeys(ctx.db, eq(policies.id, id)),
+        ]),
+      () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
+    ),
   );
   const updated = results[0] as PolicyRow[];
   const shortcodes = results.at(-3) as { shortcode: string }[];

@@ -1,3 +1,5 @@
+import { isSpecialUseName, isWildcardDnsName } from "../lib/public-hosts";
+
 export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
 export interface UrlPolicy {
@@ -7,57 +9,6 @@ export interface UrlPolicy {
    */
   allowLoopback?: boolean;
 }
-
-/**
- * Names that never reach the public Internet: the special-use domains (RFC 6761: localhost, invalid,
- * test; RFC 8375: home.arpa; RFC 6762: local; RFC 7686: onion; RFC 9476: alt), the reverse-lookup zones,
- * and suffixes ICANN will not delegate or networks use privately (internal, localdomain, lan, home,
- * corp, intranet, private, and Kubernetes' svc). `example.*` stays allowed: RFC 6761 asks applications
- * to treat it as any other name.
- */
-const SPECIAL_USE = [
-  "localhost",
-  "invalid",
-  "test",
-  "home.arpa",
-  "local",
-  "onion",
-  "alt",
-  "in-addr.arpa",
-  "ip6.arpa",
-  "internal",
-  "localdomain",
-  "lan",
-  "home",
-  "corp",
-  "intranet",
-  "private",
-  "svc",
-];
-
-/**
- * Public wildcard-DNS services: any name under them resolves to the address it spells
- * (127.0.0.1.nip.io, 10-0-0-1.sslip.io) or to loopback (*.localtest.me), so a guard that reads names
- * only would let them through. A documented list, not a complete one: see "Where a webhook may point"
- * in docs/webhooks.md for what remains and why Cloudflare's egress bounds it.
- */
-const WILDCARD_DNS = [
-  "nip.io",
-  "sslip.io",
-  "xip.io",
-  "nip.direct",
-  "traefik.me",
-  "localtest.me",
-  "lvh.me",
-  "vcap.me",
-  "fuf.me",
-  "localho.st",
-  "lacolhost.com",
-  "1u.ms",
-  "rbndr.us",
-];
-
-const under = (host: string, names: readonly string[]) => names.some((n) => host === n || host.endsWith(`.${n}`));
 
 /**
  * Where a webhook may point: https on a web port (none, 443 or 8443), no user info, no IP literal in
@@ -88,8 +39,8 @@ export function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): UrlCheck {
   // Any other port would let a webhook knock on services that are not web servers (Redis on 6379 ...).
   if (url.port !== "" && url.port !== "8443") return { ok: false, reason: "must use port 443 or 8443 (or name none)" };
   if (host.startsWith("[") || /^[\d.]+$/.test(host)) return { ok: false, reason: "must name a host, not an IP address" };
-  if (under(host, SPECIAL_USE)) return { ok: false, reason: "must not point to a local, internal or special-use name" };
-  if (under(host, WILDCARD_DNS)) return { ok: false, reason: "must not use a wildcard-DNS service that maps names to addresses" };
+  if (isSpecialUseName(host)) return { ok: false, reason: "must not point to a local, internal or special-use name" };
+  if (isWildcardDnsName(host)) return { ok: false, reason: "must not use a wildcard-DNS service that maps names to addresses" };
   if (!host.includes(".") || host.split(".").some((label) => label === ""))
     return { ok: false, reason: "must name a public host (a single-label name is local)" };
   return { ok: true, url: url.toString() };

@@ -64,7 +64,9 @@ function pathArbitrary(op: Operation, bad: boolean): fc.Arbitrary<{ values: stri
       else if (how === 3) values[i] = NIL;
       // A junk slug must not be one that a directory made during the run may have.
       else values[i] = type === "slug" && /^[a-z0-9-]{1,64}$/.test(junk) ? `${junk}_` : junk;
-      const why = values[i] === placeholder("B", type) ? undefined : values[i] === valid[i] ? undefined : `the path names no ${type}`;
+      // A number in a path (a revision's, a policy version's) may well name one that exists: "1" is no junk there.
+      const mayExist = op.pathParams[i]!.name === "number" && /^[1-9][0-9]*$/.test(values[i]!);
+      const why = mayExist || values[i] === placeholder("B", type) || values[i] === valid[i] ? undefined : `the path names no ${type}`;
       return { values, why };
     });
 }

@@ -57,6 +57,8 @@ export interface Endpoint {
   operator?: "any" | "unclaimed" | "never";
   /** The code another organization gets where it is not "not_found" (routes under a vuln: "vuln_not_found"). */
   notFound?: "vuln_not_found";
+  /** Its success status where it is not the method's usual one (201 for POST, 204 for DELETE, else 200). */
+  success?: number;
 }
 
 const doc =
@@ -102,6 +104,14 @@ export const ENDPOINTS: Endpoint[] = [
     body: doc("policy", { name: "Changed" }),
     owned: true,
     operator: "unclaimed",
+  },
+  // An action, not a create: 200 with the policy. The fixture's policy has a custom domain.
+  {
+    method: "POST",
+    path: (f) => `/v1/policies/${f.policyId}/verify_custom_domain`,
+    ownedBy: (f) => `/v1/policies/${f.policyId}`,
+    operator: "unclaimed",
+    success: 200,
   },
   { method: "DELETE", path: (f) => `/v1/policies/${f.policyId}`, owned: true, operator: "unclaimed" },
   { method: "GET", path: () => "/v1/assets" },

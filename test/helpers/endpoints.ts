@@ -10,7 +10,7 @@ export type Fixture = FixtureOf<TestOrganization>;
 /** One organization with one of everything; `attributes` go to the organization (e.g. claimed: false). */
 export async function fixture(attributes: Record<string, unknown> = {}): Promise<Fixture> {
   const org = await organization(attributes);
-  const p = await policy(org, { published_at: PUBLISHED });
+  const p = await policy(org, { published_at: PUBLISHED, custom_domain: `security.${org.slug}.example.com` });
   const a = await asset(org);
   const b = await brief(org, { published_at: PUBLISHED }, p.id);
   const spare = await brief(org, { published_at: PUBLISHED });

@@ -200,6 +200,7 @@ const OPERATION_IDS = [
   "showPolicy",
   "updatePolicy",
   "deletePolicy",
+  "verifyPolicyCustomDomain",
   "listPolicyVersions",
   "showPolicyVersion",
   "listAssets",

@@ -48,7 +48,7 @@ async function snapshot(f: Fixture): Promise<unknown[]> {
   return [...reads, ...lists].map((r) => [r.status, r.body]);
 }
 
-const success = (e: Endpoint) => (e.method === "POST" ? 201 : e.method === "DELETE" ? 204 : 200);
+const success = (e: Endpoint) => e.success ?? (e.method === "POST" ? 201 : e.method === "DELETE" ? 204 : 200);
 
 /** Another organization's key: 403 where only operators go, 404 for a record it cannot see, 422 for a create naming another organization's. */
 const otherExpected = (e: Endpoint) => (e.operatorOnly ? 403 : e.owned || e.ownedBy ? 404 : 422);

@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
+import { fakeDns } from "../helpers/dns";
 import { fakeQueue } from "../helpers/events";
 import { webhookDoc } from "../helpers/endpoints";
 import { asset, brief, directory, listing, organization, policy, PUBLISHED, webhook, type TestOrganization } from "../helpers/factories";
@@ -109,6 +110,21 @@ const CASES: Case[] = [
     name: "DELETE /v1/policies/{id} (read, then the delete with its unlisting)",
     trips: 3,
     run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }),
+  },
+  {
+    name: "POST /v1/policies/{id}/verify_custom_domain",
+    trips: 3,
+    run: async (o) => {
+      const host = `rt-${crypto.randomUUID().slice(0, 8)}.example.com`;
+      const p = await policy(o, { custom_domain: host });
+      const dns = fakeDns();
+      try {
+        dns.publish(`_vdp-challenge.${host}`, p.attributes.custom_domain_verification.record_value);
+        return await api("POST", `/v1/policies/${p.id}/verify_custom_domain`, { key: o.key });
+      } finally {
+        dns.restore();
+      }
+    },
   },
   { name: "GET /v1/assets", trips: 2, run: (o) => get("/v1/assets", o.key) },
   { name: "GET /v1/assets/{id}", trips: 2, run: async (o) => get(`/v1/assets/${(await asset(o)).id}`, o.key) },

@@ -123,7 +123,11 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
   const create = async (url: string, type: string, attributes: Record<string, unknown>, relationships?: unknown) =>
     (await call("POST", url, { key, body: { data: { type, attributes, ...(relationships ? { relationships } : {}) } } })).data;
   const published = "2020-01-01T00:00:00.000Z";
-  const policy = await create("/v1/policies", "policy", { name: `Policy ${tag}`, published_at: published });
+  const policy = await create("/v1/policies", "policy", {
+    name: `Policy ${tag}`,
+    published_at: published,
+    custom_domain: `security-${tag}.answers.example.com`,
+  });
   const asset = await create("/v1/assets", "asset", { kind: "domain", value: `${tag}.example.com` });
   const brief = await create(
     "/v1/briefs",

@@ -33,7 +33,10 @@ export default async function setup(project: TestProject) {
   persistTo = mkdtempSync(path.join(tmpdir(), "vdp-dev-"));
   const port = 20000 + Math.floor(Math.random() * 20000);
   let output = "";
-  dev = spawn(process.execPath, ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo], {
+  // Custom domains are looked up at a resolver nobody listens on: the lookups the tests cause (a
+  // verification, the cron's) fail at once, on this machine, and say so.
+  const resolver = ["--var", "DNS_OVER_HTTPS_URL:http://127.0.0.1:9/dns-query"];
+  dev = spawn(process.execPath, ["scripts/dev.ts", "--port", String(port), "--ip", "127.0.0.1", "--persist-to", persistTo, ...resolver], {
     cwd: root,
     detached: true,
     // As a person runs it: not under NODE_ENV=test (Vitest's), which makes the local runtime skip

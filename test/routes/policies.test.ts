@@ -128,7 +128,9 @@ describe("policies", () => {
   });
 
   it("updates only what is sent, clears with null, and keeps scope ids of unchanged entries", async () => {
-    const created = (await post("/v1/policies", org.key, { data: { type: "policy", attributes: FULL } })).body.data;
+    const created = (
+      await post("/v1/policies", org.key, { data: { type: "policy", attributes: { ...FULL, custom_domain: "security-2.acme.example" } } })
+    ).body.data;
     const kept = created.attributes.in_scope_assets[0];
     const res = await patch(`/v1/policies/${created.id}`, org.key, {
       data: {
@@ -157,7 +159,9 @@ describe("policies", () => {
   });
 
   it("recomputes maturity_rating when the policy changes", async () => {
-    const created = (await post("/v1/policies", org.key, { data: { type: "policy", attributes: FULL } })).body.data;
+    const created = (
+      await post("/v1/policies", org.key, { data: { type: "policy", attributes: { ...FULL, custom_domain: "security-3.acme.example" } } })
+    ).body.data;
     expect(created.attributes.maturity_rating).toBe(5);
     const steps: [Record<string, unknown>, number][] = [
       [{ cvd_timeline: 120 }, 4],

@@ -16,7 +16,8 @@ async function publishedBrief(
     ...policyAttributes,
     policy_url_status: "alive",
     creation_mode: "custom",
-    custom_domain: "vdp.example.com",
+    // A domain is one policy's: each brief's policy names its own.
+    custom_domain: `vdp-${crypto.randomUUID().slice(0, 8)}.example.com`,
   });
   const b = await brief(org, { published_at: PUBLISHED, in_scope_assets: [{ kind: "domain", value: "shop.example.com" }] }, p.id);
   return { p, b };

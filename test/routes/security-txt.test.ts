@@ -1,6 +1,7 @@
-import { describe, expect, it } from "vitest";
-import { api, BASE, browse, patch } from "../helpers/api";
-import { brief, organization, policy, PUBLISHED } from "../helpers/factories";
+import { afterEach, describe, expect, it } from "vitest";
+import { api, BASE, browse, get, patch, post } from "../helpers/api";
+import { fakeDns } from "../helpers/dns";
+import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { rfc9116Problems } from "../helpers/rfc9116";
 
 // security.txt (RFC 9116) for each organization with a published policy, and on a policy's custom
@@ -127,11 +128,23 @@ describe("GET /o/{slug}/security.txt", () => {
 });
 
 describe("GET /.well-known/security.txt on a custom domain", () => {
-  it("answers on a published policy's custom domain, names itself there, and moves with the domain", async () => {
+  afterEach(() => dns?.restore());
+  let dns: ReturnType<typeof fakeDns> | undefined;
+  /** Proves control of the policy's custom domain, as its organization would (custom-domains.test.ts has the rules). */
+  async function verified(org: TestOrganization, policyId: string) {
+    const { custom_domain_verification: v } = (await get(`/v1/policies/${policyId}`, org.key)).body.data.attributes;
+    dns!.publish(v.record_name, v.record_value);
+    const res = await post(`/v1/policies/${policyId}/verify_custom_domain`, org.key, undefined);
+    expect(res.body.data.attributes.custom_domain_verification.status).toBe("verified");
+  }
+
+  it("answers on a published policy's verified custom domain, names itself there, and moves with the domain", async () => {
+    dns = fakeDns();
     const org = await organization();
     const host = `security-${org.slug}.example.org`;
     const p = await policy(org, { name: "Acme VDP", custom_domain: host, published_at: PUBLISHED });
     const read = (on: string) => api("GET", "/.well-known/security.txt", { origin: `https://${on}` });
+    await verified(org, p.id);
 
     const res = await read(host);
     expect(res.status).toBe(200);
@@ -145,10 +158,19 @@ describe("GET /.well-known/security.txt on a custom domain", () => {
     expect((await read(`other-${host}`)).status).toBe(404);
     expect((await read("api.vdp.test")).status).toBe(404);
 
-    // The policy moves to another domain: the old one answers 404 at once, the new one answers.
+    // A change of the policy evicts the file on its domain too.
+    await patch(`/v1/policies/${p.id}`, org.key, {
+      data: { type: "policy", id: p.id, attributes: { point_of_contact: "sec@acme.example" } },
+    });
+    const changed = await read(host);
+    expect([changed.headers.get("X-Cache"), fields(changed.text, "Contact")[0]]).toEqual(["MISS", "mailto:sec@acme.example"]);
+
+    // The policy moves to another domain: the old one answers 404 at once, the new one once verified.
     const moved = `new-${host}`;
     await patch(`/v1/policies/${p.id}`, org.key, { data: { type: "policy", id: p.id, attributes: { custom_domain: moved } } });
     expect((await read(host)).status).toBe(404);
+    expect((await read(moved)).status).toBe(404);
+    await verified(org, p.id);
     expect(fields((await read(moved)).text, "Canonical")).toEqual([`https://${moved}/.well-known/security.txt`]);
   });
 });

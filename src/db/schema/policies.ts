@@ -1,5 +1,6 @@
 import type { ResponseTargets } from "./promises";
-import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
+import { sql } from "drizzle-orm";
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
 import { timestamps } from "./columns";
 import { organizations } from "./organizations";
@@ -40,6 +41,14 @@ export const policies = sqliteTable(
     creationMode: text("creation_mode"),
     hostingMode: text("hosting_mode"),
     customDomain: text("custom_domain"),
+    // The claim on custom_domain and its proof (services/custom-domains.ts): the value its TXT record
+    // must hold, when the claim began, the last lookup and why it proved nothing, and when control was
+    // proven. A new domain starts a new claim; only a verified one serves anything.
+    customDomainToken: text("custom_domain_token"),
+    customDomainClaimedAt: text("custom_domain_claimed_at"),
+    customDomainCheckedAt: text("custom_domain_checked_at"),
+    customDomainFailure: text("custom_domain_failure"),
+    customDomainVerifiedAt: text("custom_domain_verified_at"),
     publishedAt: text("published_at"),
     shortcode: text("shortcode").notNull().unique(),
     branding: text("branding", { mode: "json" }).$type<Branding>(),
@@ -52,8 +61,13 @@ export const policies = sqliteTable(
   (t) => [
     index("policies_organization_created_at_idx").on(t.organizationId, t.createdAt),
     index("policies_organization_updated_at_idx").on(t.organizationId, t.updatedAt),
-    // security.txt on a custom domain finds its policy by the request's host.
-    index("policies_custom_domain_idx").on(t.customDomain),
+    // A domain is one policy's on the whole platform, whatever its case: the index decides between two
+    // claims at once. security.txt on a custom domain finds its policy through it, by the request's host.
+    uniqueIndex("policies_custom_domain_unique_idx").on(sql`lower(${t.customDomain})`),
+    // The claims the cron looks up again, least recently checked first.
+    index("policies_custom_domain_pending_idx")
+      .on(t.customDomainCheckedAt)
+      .where(sql`${t.customDomain} IS NOT NULL AND ${t.customDomainVerifiedAt} IS NULL`),
   ],
 );
 

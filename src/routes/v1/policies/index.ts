@@ -18,6 +18,8 @@ import {
   VersionNumberParam,
 } from "./schema";
 import { getPolicyVersion, listPolicyVersions } from "../../../services/policy-versions";
+import { verifyCustomDomain } from "../../../services/custom-domains";
+import { dnsOverHttps } from "../../../lib/dns";
 
 const tags = ["Policies"];
 const PolicyDocument = singleDocument(Policy);
@@ -123,6 +125,29 @@ export const policiesRouter = createRouter()
     async (c) => {
       await deletePolicy(serviceContext(c), c.req.valid("param").id);
       return noContent(c);
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/{id}/verify_custom_domain",
+      operationId: "verifyPolicyCustomDomain",
+      tags,
+      summary: "Look up the TXT record that proves control of the policy's custom domain, now",
+      description:
+        "Looks up `custom_domain_verification.record_name` over DNS-over-HTTPS and answers the policy as the lookup left it: `verified` when a TXT value there is `record_value` (the domain serves security.txt from now on), else still `pending` with `failure_reason` (no record yet, another value, or a resolver that did not answer: try again later; the cron also looks every 5 minutes). A verified domain is answered as it is, without a lookup. 422 for a policy without a custom domain; 409 when the domain changed during the lookup.",
+      request: { params: IdParam },
+      responses: {
+        200: {
+          description: "The policy, with the lookup's outcome in custom_domain_verification",
+          content: jsonApiContent(PolicyDocument),
+        },
+        ...errorResponses("write", { access: "unclaimed" }),
+      },
+    }),
+    async (c) => {
+      const record = await verifyCustomDomain(serviceContext(c), c.req.valid("param").id, dnsOverHttps(c.env.DNS_OVER_HTTPS_URL));
+      return respond(c, single(serializePolicy(record, nowIso())));
     },
   )
   .openapi(

@@ -10,6 +10,7 @@ import { maturityRating } from "../../../lib/maturity";
 import type { PolicyRow, PolicyVersionRow } from "../../../db/schema";
 import { ASSET_KINDS } from "../../../lib/asset-values";
 import type { PolicyRecord } from "../../../services/policies";
+import { challengeName, claimExpiry } from "../../../services/custom-domain-claims";
 import {
   Color,
   DateTimeInput,
@@ -104,7 +105,9 @@ const PolicyAttributesInput = z
     policy_url_status: z.enum(POLICY_URL_STATUS).nullable(),
     creation_mode: z.enum(CREATION_MODE).nullable(),
     hosting_mode: z.enum(HOSTING_MODE).nullable(),
-    custom_domain: Hostname.nullable(),
+    custom_domain: Hostname.nullable().openapi({
+      description: `The host that serves the organization's security.txt at /.well-known/security.txt (route it to this Worker), once its organization proves control of it (see custom_domain_verification). One policy's on the whole platform, whatever its case (another policy's is a 422 here); never this platform's own host or a name under it, nor a local, special-use or wildcard-DNS name. A new domain starts a new claim, which is released after ${LIMITS.customDomainClaimDays} days unless proven; null releases it.`,
+    }),
     published_at: DateTimeInput.nullable().openapi({ description: "null is a draft; a future time schedules publication" }),
     branding: Branding.nullable(),
     response_targets: ResponseTargetsInput.nullable(),
@@ -133,6 +136,44 @@ export const UpdatePolicyInput = updateDocument(
 
 export const ListPoliciesQuery = listQuery();
 
+const CustomDomainVerification = z
+  .object({
+    status: z.enum(["pending", "verified"]).openapi({
+      description: "pending: the domain serves nothing yet; verified: its organization proved control, and the domain serves security.txt",
+    }),
+    record_type: z.enum(["TXT"]),
+    record_name: z
+      .string()
+      .max(LIMITS.hostnameLength + 15)
+      .regex(/^_vdp-challenge\.[a-z0-9.-]+$/)
+      .openapi({
+        description: "Where to publish the record: `_vdp-challenge.` and the domain",
+        example: "_vdp-challenge.security.example.com",
+      }),
+    record_value: z
+      .string()
+      .length(32)
+      .regex(/^[0-9a-f]{32}$/)
+      .openapi({ description: "What the TXT record must hold, exactly: this claim's own value, new with each domain" }),
+    claimed_at: Timestamp.openapi({ description: "When the policy named this domain" }),
+    expires_at: Timestamp.nullable().openapi({
+      description: `When the claim is released (custom_domain becomes null) unless proven: ${LIMITS.customDomainClaimDays} days after claimed_at; null once verified`,
+    }),
+    checked_at: Timestamp.nullable().openapi({
+      description: "The last lookup of the record, asked for or the cron's (every 5 minutes while pending)",
+    }),
+    verified_at: Timestamp.nullable(),
+    failure_reason: z
+      .string()
+      .max(1000)
+      .nullable()
+      .openapi({ description: "Why the last lookup proved nothing: no record, another value, or a resolver that did not answer" }),
+  })
+  .openapi("CustomDomainVerification", {
+    description:
+      "The proof that the organization controls custom_domain (read-only; null without a custom domain). Publish a TXT record named `record_name` holding `record_value`, then POST /v1/policies/{id}/verify_custom_domain, or wait for the cron. A new domain needs its own proof.",
+  });
+
 const PolicyAttributes = z.object({
   name: Out.name.nullable(),
   short_description: Out.shortDescription.nullable(),
@@ -151,6 +192,7 @@ const PolicyAttributes = z.object({
   creation_mode: z.enum(CREATION_MODE).nullable(),
   hosting_mode: z.enum(HOSTING_MODE).nullable(),
   custom_domain: Out.hostname.nullable(),
+  custom_domain_verification: CustomDomainVerification.nullable(),
   published_at: Timestamp.nullable(),
   shortcode: Out.briefShortcode,
   branding: Branding.nullable(),
@@ -219,6 +261,22 @@ export const Policy = resourceSchema(
 
 type Enum<T extends readonly string[]> = T[number] | null;
 
+function customDomainVerification(row: PolicyRow): z.infer<typeof CustomDomainVerification> | null {
+  if (!row.customDomain || !row.customDomainToken || !row.customDomainClaimedAt) return null;
+  const verified = row.customDomainVerifiedAt !== null;
+  return {
+    status: verified ? "verified" : "pending",
+    record_type: "TXT",
+    record_name: challengeName(row.customDomain),
+    record_value: row.customDomainToken,
+    claimed_at: row.customDomainClaimedAt,
+    expires_at: verified ? null : claimExpiry(row.customDomainClaimedAt),
+    checked_at: row.customDomainCheckedAt,
+    verified_at: row.customDomainVerifiedAt,
+    failure_reason: row.customDomainFailure,
+  };
+}
+
 export function serializePolicy(row: PolicyRecord, now: string) {
   return resource(
     "policy",
@@ -230,6 +288,7 @@ export function serializePolicy(row: PolicyRecord, now: string) {
       creation_mode: row.creationMode as Enum<typeof CREATION_MODE>,
       hosting_mode: row.hostingMode as Enum<typeof HOSTING_MODE>,
       custom_domain: row.customDomain,
+      custom_domain_verification: customDomainVerification(row),
       branding: row.branding,
       response_targets: responseTargetsOf(row.responseTargets),
       created_at: row.createdAt,
