@@ -136,73 +136,77 @@ export function subjectOf(p: NotificationParams): string {
 /** Paragraphs, each a line of text (a link is a paragraph of its own). */
 type Paragraph = string | { link: string; label: string };
 
-/** One notice: what changed in a line (its heading in a digest), what it says, and what the reader can do. */
+/**
+ * One notice: its e-mail's text when it goes alone (`body`, then `actions`), and its part of a digest
+ * (`headline`, with `details`), whose actions are said once after every part, an answer's last.
+ */
 interface Notice {
-  headline: string;
   body: Paragraph[];
-  /** Said once in a digest, however many of its notices say it. */
+  headline: string;
+  details?: Paragraph[];
   actions: Paragraph[];
 }
 
 const inTheApi = (url: string) => `In the API: GET ${url} with your organization's key.`;
-const REPORT_PAGE = "Your report's page (the link is in your receipt e-mail) shows the details and the conversation.";
+const READ_IT = "Read it on your report's page (the link is in your receipt e-mail).";
 const TO_ANSWER =
   "To answer, reply to this e-mail: the text of your reply becomes your answer in the report's conversation, or answer on your report's page.";
+const received = (r: ReportParams) => (r.brief ? `received ${through(r)}` : through(r));
+const escalatedTo = (p: { role: string; report: ReportParams }) =>
+  p.role === "responder"
+    ? `You get this e-mail because ${p.report.organization} has no confirmed escalation contact, and you are one of its contacts.`
+    : `You get this e-mail because you are an escalation contact of ${p.report.organization}.`;
 
 function noticeOf(p: NotificationParams, links: Links): Notice {
   switch (p.kind) {
     case "contact_confirmation":
       return {
-        headline: "Confirm your address",
         body: [
           `Hello ${p.name},`,
           `${p.organization} added this address as a ${p.role} contact for the vulnerability reports it receives. Open the link and press the button on the page to confirm it. Until then nothing else is sent here.`,
           { link: links.confirm!, label: "Confirm this address" },
           "If you did not expect this, ignore this e-mail: nothing more will come.",
         ],
+        headline: "Confirm your address",
         actions: [],
       };
     case "report_received":
       return {
-        headline: "A new report came in",
         body: [
           `A new report came in for ${p.report.organization}, ${through(p.report)}: ${named(p.report)}.`,
           "This e-mail never carries what a report says: read it with your organization's API key.",
         ],
+        headline: `The report came in, ${through(p.report)}.`,
         actions: [inTheApi(links.api!)],
       };
     case "reporter_commented":
       return {
-        headline: "The reporter commented",
         body: [`The reporter of ${named(p.report)} added a comment. Read the conversation with your organization's API key.`],
+        headline: "The reporter added a comment.",
         actions: [inTheApi(`${links.api!}/comments`)],
       };
     case "deadline_approaching":
       return {
-        headline: `Due soon: ${DEADLINE_TASKS[p.deadline]}`,
         body: [
           `${p.report.organization} has a deadline coming up on a report.`,
-          `Report: ${named(p.report)}, ${p.report.brief ? `received ${through(p.report)}` : through(p.report)}.`,
+          `Report: ${named(p.report)}, ${received(p.report)}.`,
           `Due: ${DEADLINE_TASKS[p.deadline]}, by ${at(p.due_at)}. It is not done yet.`,
         ],
+        headline: `Due soon: ${DEADLINE_TASKS[p.deadline]}, by ${at(p.due_at)}. It is not done yet.`,
         actions: [inTheApi(links.api!)],
       };
     case "deadline_breached":
       return {
-        headline: `Missed: ${DEADLINE_TASKS[p.deadline]}`,
         body: [
           `${p.report.organization} missed a deadline on a report.`,
-          `Report: ${named(p.report)}, ${p.report.brief ? `received ${through(p.report)}` : through(p.report)}.`,
+          `Report: ${named(p.report)}, ${received(p.report)}.`,
           `Missed: ${DEADLINE_TASKS[p.deadline]}, due ${at(p.due_at)}. It is not done yet.`,
-          p.role === "escalation"
-            ? `You get this e-mail because you are an escalation contact of ${p.report.organization}.`
-            : `You get this e-mail because ${p.report.organization} has no confirmed escalation contact, and you are one of its contacts.`,
         ],
-        actions: [inTheApi(links.api!)],
+        headline: `Missed: ${DEADLINE_TASKS[p.deadline]}, due ${at(p.due_at)}. It is not done yet.`,
+        actions: [escalatedTo(p), inTheApi(links.api!)],
       };
     case "receipt":
       return {
-        headline: "Your report was received",
         body: [
           `${p.report.organization} received your report "${p.report.title}" ${through(p.report)} at ${at(p.received_at)}. Its reference is ${p.report.shortcode}.`,
           ...(p.acknowledge_due_at || p.triage_due_at
@@ -214,38 +218,42 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
           { link: links.reportPage!, label: "Open your report" },
           "Later e-mails about this report say what changed without this link. You can answer them by replying.",
         ],
+        headline: "Your report was received",
         actions: [],
       };
     case "organization_commented":
       return {
-        headline: `${p.report.organization} wrote to you`,
         body: [`${p.report.organization} wrote about your report ${named(p.report)}.`],
-        actions: ["Read it on your report's page (the link is in your receipt e-mail).", TO_ANSWER],
+        headline: `${p.report.organization} wrote to you.`,
+        actions: [READ_IT, TO_ANSWER],
       };
     case "triage_changed":
       if (p.triage_state === "needs_more_info")
         return {
-          headline: `${p.report.organization} asked you a question`,
           body: [
             `${p.report.organization} asked you a question about your report ${named(p.report)} and waits for your answer. Until you answer, the report waits for you.`,
           ],
+          headline: `${p.report.organization} asked you a question and waits for your answer.`,
           actions: ["Read the question on your report's page (the link is in your receipt e-mail).", TO_ANSWER],
         };
       return {
-        headline: `New state: ${TRIAGE_IN_WORDS[p.triage_state]}`,
         body: [`Your report ${named(p.report)} to ${p.report.organization} moved:`, TRIAGE_IN_WORDS[p.triage_state]],
-        actions: [REPORT_PAGE],
+        headline: `Its state is now: ${TRIAGE_IN_WORDS[p.triage_state]}.`,
+        actions: ["Your report's page (the link is in your receipt e-mail) shows the details and the conversation."],
       };
-    case "advisory_published":
+    case "advisory_published": {
+      const page = `${links.advisoryPages}${p.advisory.id}`;
       return {
-        headline: `${p.report.organization} credits you in an advisory`,
         body: [
           `${p.report.organization} published an advisory that credits you, as "${p.credit_name}", for your report ${named(p.report)}:`,
           p.advisory.title,
-          { link: `${links.advisoryPages}${p.advisory.id}`, label: `${links.advisoryPages}${p.advisory.id}` },
+          { link: page, label: page },
         ],
+        headline: `${p.report.organization} published an advisory that credits you, as "${p.credit_name}": ${p.advisory.title}`,
+        details: [{ link: page, label: page }],
         actions: [],
       };
+    }
   }
 }
 
@@ -284,8 +292,9 @@ export function render(p: NotificationParams, links: Links): Rendered {
 }
 
 /**
- * Several notices to one address about one report, oldest first, as one e-mail: each notice in turn
- * under its headline, then what the reader can do, each said once. One notice renders as itself.
+ * Several notices to one address about one report, oldest first, as one e-mail: the report named once,
+ * each notice in a line of its own, then what the reader can do, each said once (an answer last). One
+ * notice renders as itself.
  */
 export function renderDigest(notices: readonly NotificationParams[], links: Links, recipient: "contact" | "reporter"): Rendered {
   if (notices.length === 1) return render(notices[0]!, links);
@@ -299,18 +308,17 @@ export function renderDigest(notices: readonly NotificationParams[], links: Link
       : `${notices.length} updates on ${r.shortcode}: ${r.title}`,
   );
   const body: Paragraph[] = [
-    `${notices.length} updates about ${toReporter ? "your report" : "the report"} ${named(r)} to ${r.organization}, oldest first:`,
+    toReporter
+      ? `${notices.length} updates about your report ${named(r)} to ${r.organization}, oldest first:`
+      : `${notices.length} updates about the report ${named(r)} to ${r.organization}, oldest first:`,
   ];
-  const actions: Paragraph[] = [];
-  const said = new Set<string>();
+  const actions = new Map<string, Paragraph>();
   notices.forEach((n, i) => {
     const notice = noticeOf(n, links);
-    body.push(`${i + 1}. ${notice.headline}`, ...notice.body);
-    for (const p of notice.actions) {
-      const key = typeof p === "string" ? p : p.link;
-      if (!said.has(key)) actions.push(p);
-      said.add(key);
-    }
+    body.push(`${i + 1}. ${notice.headline}`, ...(notice.details ?? []));
+    for (const action of notice.actions) actions.set(typeof action === "string" ? action : action.link, action);
   });
-  return rendered(subject, [...body, ...actions], links);
+  const answer = actions.get(TO_ANSWER);
+  actions.delete(TO_ANSWER);
+  return rendered(subject, [...body, ...actions.values(), ...(answer ? [answer] : [])], links);
 }

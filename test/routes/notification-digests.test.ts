@@ -18,7 +18,7 @@ import {
   unprocessedOf,
 } from "../helpers/mail";
 import { runQueue } from "../helpers/queue";
-import type { SubmittedReport } from "../helpers/reporter";
+import { asReporter, type SubmittedReport } from "../helpers/reporter";
 
 // What the e-mails say and how they are grouped: notices to one address about one report that come
 // within moments of each other go as one e-mail saying everything that changed (each sent once, none
@@ -74,9 +74,15 @@ describe("notices that come within moments", () => {
     await runMail(box, await unprocessedOf(r.id));
     expect(box.sent.map((m) => [m.to, m.subject])).toEqual([[p.reporter, `Your report ${r.shortcode}: 3 updates from Acme Security`]]);
     const text = box.sent[0]!.text!;
-    expect(text.match(/Acme Security wrote about your report/g)).toHaveLength(2);
-    expect(text).toContain("Acme Security asked you a question");
-    expect(text.indexOf("wrote about")).toBeLessThan(text.indexOf("asked you a question"));
+    expect(text.split("\n\n").slice(0, 4)).toEqual([
+      `3 updates about your report "Stored XSS in the profile name" (${r.shortcode}) to Acme Security, oldest first:`,
+      "1. Acme Security wrote to you.",
+      "2. Acme Security asked you a question and waits for your answer.",
+      "3. Acme Security wrote to you.",
+    ]);
+    // What to do, said once, the answer last.
+    expect(text.match(/To answer, reply to this e-mail/g)).toHaveLength(1);
+    expect(text.indexOf("Read the question")).toBeLessThan(text.indexOf("To answer"));
     // Nothing private, and the unsubscribe link once.
     expect(text).not.toContain("Which browser?");
     expect(text.match(/\/u\//g)).toHaveLength(1);
@@ -155,6 +161,26 @@ describe("notices that come within moments", () => {
         .slice(1)
         .sort(),
     ).toEqual([`Acme Security wrote about your report ${r.shortcode}`, `New report ${r.shortcode}: Stored XSS in the profile name`].sort());
+  });
+
+  it("go to a contact as one e-mail too: a new report and the reporter's first comment", async () => {
+    const p = await emailProgram();
+    const r = await emailReport(p, { contact_email: p.reporter, notify_me: false });
+    await runQueueWithoutMail(await unprocessedOf(r.id));
+    at(T0 + 10_000);
+    await asReporter("POST", "/v1/p/report/comments", r.token, {
+      body: { data: { type: "comment", attributes: { body: "Also /admin." } } },
+    });
+    const box = mailbox();
+    await runMail(box, []);
+    expect(box.sent.map((m) => [m.to, m.subject])).toEqual([[p.responder, `2 updates on ${r.shortcode}: Stored XSS in the profile name`]]);
+    expect(box.sent[0]!.text!.split("\n\n")).toEqual([
+      `2 updates about the report "Stored XSS in the profile name" (${r.shortcode}) to Acme Security, oldest first:`,
+      '1. The report came in, through the brief "Acme web".',
+      "2. The reporter added a comment.",
+      `In the API: GET ${env.PUBLIC_ORIGIN}/v1/vulns/${r.id} with your organization's key.`,
+      `In the API: GET ${env.PUBLIC_ORIGIN}/v1/vulns/${r.id}/comments with your organization's key.`,
+    ]);
   });
 
   it("to different people, or about different reports, go apart", async () => {
