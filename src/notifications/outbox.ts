@@ -172,7 +172,10 @@ function selectOf(
 ) {
   // A uuidv7's time and counter from here, its random part from SQLite: one statement may write many rows.
   const prefix = uuidv7().slice(0, 19);
-  const due = SENT_ALONE.includes(kind) ? nowIso : new Date(Date.parse(nowIso) + GATHER_MS).toISOString();
+  // (Made by SQLite from the time bound, as the outbox sweep makes its times.)
+  const due = SENT_ALONE.includes(kind)
+    ? sql`${nowIso}`
+    : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '+${sql.raw(String(GATHER_MS / 1000))} seconds')`;
   return db.select({
     id: sql<string>`${prefix} || lower(substr('89ab', 1 + (random() & 3), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`.as(
       "id",
