@@ -5,7 +5,7 @@ import type { LeasedDelivery } from "../webhooks/fanout";
 import { MAX_QUEUE_DELAY_SECONDS } from "../webhooks/schedule";
 import { publishDeliveries, type QueueMessage } from "./outbox";
 import { processEventBatch, type Written } from "./process-batch";
-import { publishNotifications } from "../lib/queue";
+import { publishNotices } from "../notifications/outbox";
 import { attemptNotification, type EmailContext } from "../notifications/send";
 
 // A message whose processing failed comes back after 10 s, 20 s, 40 s ... up to 10 minutes; after
@@ -106,7 +106,7 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
   // The e-mails a step wrote go to the queue, each a message of its own (retried on its own schedule).
   const send = ({ deliveries, notifications }: Written) => {
     sends.push(...deliveries.map((leased) => sending((sent) => deliverLeased({ ...deliveryCtx, sent }, queue, leased))));
-    if (notifications.length) sends.push(publishNotifications(queue, notifications));
+    if (notifications.length) sends.push(publishNotices(queue, notifications));
   };
   const eventIdOf = (m: Message<unknown>) => (m.body as { event_id?: unknown } | null)?.event_id;
 

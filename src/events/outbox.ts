@@ -1,9 +1,10 @@
 import { and, asc, eq, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
-import type { Db } from "../db";
+import type { Db, Statement } from "../db";
 import { comments, events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../db/queries";
 import { QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
+import { emailsOfEvent } from "../notifications/outbox";
 import type { EventType } from "./types";
 
 // The queue's messages and senders live in lib/queue.ts; re-exported for the modules that use them from here.
@@ -26,6 +27,17 @@ const DESTROYED_PAYLOAD = sql.raw(`json_object('vuln', json_object('id', "vulns"
 export interface PlannedEvent {
   id: string;
   type: EventType;
+  /**
+   * The notices the event makes (src/notifications/outbox.ts): statements for the same batch, anywhere
+   * after the event's own (the unit of work puts them last, where no statement chains on them).
+   */
+  emails: Statement[];
+}
+
+/** A new event of `type`, with the e-mails it makes: no builder can plan an event and forget them. */
+function planned(db: Db, type: EventType, now: string): PlannedEvent {
+  const id = uuidv7();
+  return { id, type, emails: emailsOfEvent(db, { id, type }, now) };
 }
 
 /**
@@ -51,7 +63,7 @@ export function vulnEvent(
     when?: SQL;
   } = {},
 ) {
-  const event: PlannedEvent = { id: uuidv7(), type };
+  const event = planned(db, type, now);
   const payload = opts.payload ?? (type === "Vuln::Destroyed" ? DESTROYED_PAYLOAD : VULN_PAYLOAD);
   // (An insert-select builder rather than db.run(sql): drizzle's D1 batch cannot bind raw queries.)
   const statement = db.insert(events).select(
@@ -114,7 +126,7 @@ const COMMENT_PAYLOAD = sql.raw(`json_object('comment', json_object(
  * belongs after the comment's INSERT in the same batch: a comment the batch did not write has no event.
  */
 export function commentEvent(db: Db, commentId: string, now: string) {
-  const event: PlannedEvent = { id: uuidv7(), type: "Vuln::Comment::Created" };
+  const event = planned(db, "Vuln::Comment::Created", now);
   const statement = db.insert(events).select(
     db
       .select({
@@ -142,7 +154,7 @@ export interface AdvisoryPublished {
 
 /** Advisory::Published, for the batch that freezes the revision (an event of no vuln). */
 export function advisoryEvent(db: Db, organizationId: string, body: AdvisoryPublished, now: string) {
-  const event: PlannedEvent = { id: uuidv7(), type: "Advisory::Published" };
+  const event = planned(db, "Advisory::Published", now);
   const statement = db.insert(events).values({
     id: event.id,
     organizationId,

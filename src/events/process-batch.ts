@@ -1,6 +1,7 @@
 import type { Db, Statement } from "../db";
 import { events, vulns } from "../db/schema";
-import { audienceOf, audienceQueries, emailsFor, notificationFromEvent, releaseReceipt, type Audience } from "../notifications/outbox";
+import { noticesIn, type WrittenNotice } from "../notifications/outbox";
+import { releaseReceipt } from "../notifications/rows";
 import { receiveStatements, storeStatements } from "../intake/intake";
 import { batchOf, inList, subquery } from "../db/queries";
 import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
@@ -13,8 +14,10 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 //   2. every event's fan-out and, for each Vuln::Created, the intake's first step (dispatching ->
 //      received), its Vuln::Inbox::Received written processed with its fan-out in the statements
 //      right after it;
-//   3. the intake's second step (the record, received -> stored), Vuln::Inbox::Stored likewise, and
-//      Vuln::Created marked processed: until then, a retry redoes the intake.
+//   3. the intake's second step (the record, received -> stored), Vuln::Inbox::Stored likewise with the
+//      e-mails it makes (the contacts told of the report, and its receipt released), and Vuln::Created
+//      marked processed: until then, a retry redoes the intake.
+// Every other e-mail was written with the change that wrote its event: processing an event writes none.
 // Each step is one D1 batch, so one transaction: every statement keeps the guard it has when run
 // alone (conditional updates and inserts, events chained on changes(), the fan-out's unique index,
 // processed_at set only if unset), so a redelivered message changes nothing. Deliveries are written
@@ -23,7 +26,7 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 /** What a step wrote for the consumer to send next: webhook deliveries (leased) and e-mails. */
 export interface Written {
   deliveries: LeasedDelivery[];
-  notifications: string[];
+  notifications: WrittenNotice[];
 }
 
 /** Runs the parts' statements as one batch and hands each part its own slice of the results. */
@@ -41,24 +44,9 @@ async function runParts(db: Db, parts: Part[]): Promise<Written> {
   return written;
 }
 
-/**
- * The e-mails an event makes (src/notifications/outbox.ts), for the batch that processes it; with
- * `release`, the report's held receipt too, now that the report is stored.
- */
-function emailPart(
-  db: Db,
-  event: { id: string; type: string; payload: string; vulnId: string | null },
-  audience: Audience,
-  nowIso: string,
-  release = false,
-): Part {
-  const statements = emailsFor(event, audience).map((email) => notificationFromEvent(db, event.id, email, nowIso));
-  if (release && event.vulnId) statements.push(releaseReceipt(db, event.vulnId, nowIso));
-  return {
-    statements,
-    written: () => [],
-    notified: (results) => (results as { id: string }[][]).flatMap((rows) => rows.map((r) => r.id)),
-  };
+/** The e-mails the store's batch writes: those of its Vuln::Inbox::Stored, and the report's held receipt, released. */
+function emailPart(statements: Statement[]): Part {
+  return { statements, written: () => [], notified: noticesIn };
 }
 
 /** A part that writes no delivery. */
@@ -75,8 +63,7 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
   const eventIds = [...new Set(ids)];
   if (eventIds.length === 0) return;
   const nowIso = new Date(now).toISOString();
-  const [contactRows, reportRows] = audienceQueries(db, eventIds);
-  const [rows, hooks, submissions, confirmed, reports] = await db.batch([
+  const [rows, hooks, submissions] = await db.batch([
     db.select().from(events).where(inList(events.id, eventIds)),
     subscribedWebhooks(db, eventIds),
     // What the intake keeps of each new vuln, read now so that its record needs no read later.
@@ -86,11 +73,8 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
       .where(
         subquery`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`,
       ),
-    contactRows,
-    reportRows,
   ]);
   const targets = targetsOf(hooks);
-  const audience = audienceOf(confirmed, reports);
   const submissionOf = new Map(submissions.map((v) => [v.id, v.submission]));
 
   const intakes: { eventId: string; vulnId: string; organizationId: string }[] = [];
@@ -102,7 +86,7 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
       const receive = receiveStatements(db, event.vulnId!, nowIso);
       first.push(plain(receive.statements), fanOutWritten(db, receive.event, event.organizationId, targets, now));
     }
-    first.push(emailPart(db, event, audience, nowIso), fanOut(db, event, targets, now, { markProcessed: !created }));
+    first.push(fanOut(db, event, targets, now, { markProcessed: !created }));
   }
   send(await runParts(db, first));
 
@@ -114,7 +98,7 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
       second.push(
         plain(store.statements),
         fanOutWritten(db, store.event, intake.organizationId, targets, now),
-        emailPart(db, { ...store.event, payload: "{}", vulnId: intake.vulnId }, audience, nowIso, true),
+        emailPart([...store.event.emails, releaseReceipt(db, intake.vulnId, nowIso)]),
       );
     }
     second.push(plain([markProcessed(db, intake.eventId, nowIso)]));

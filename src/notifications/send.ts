@@ -1,23 +1,24 @@
-import { and, eq, inArray, isNull, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, eq, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
-import { inList, subquery } from "../db/queries";
+import { changedRows, inList, subquery } from "../db/queries";
 import { publishNotifications, QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import { contacts, notifications, vulns, type NotificationRow } from "../db/schema";
 import { LIMITS } from "../lib/limits";
 import { loggable } from "../lib/log";
 import { nextDelaySeconds } from "../webhooks/schedule";
 import { confirmationToken, openLink, replyAddress, unsubscribeToken } from "./links";
-import { render, type Links, type NotificationParams } from "./templates";
+import { GATHER_BOUND_MS, GATHER_MS, SENT_ALONE } from "./outbox";
+import { gathered, HOUR_MS, sameEmailAs, underLimits, unleased, whyNot } from "./places";
+import { renderDigest, type Links, type NotificationParams } from "./templates";
 
-// Sending one e-mail of the outbox, from the queue, like a webhook delivery: leased first, so a
-// duplicate message cannot send it twice; the outcome recorded before the message is acknowledged;
-// a failed send retried on the webhooks' schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) and then
-// recorded as failed. Past an hourly limit it waits (delayed) until the hour frees a place.
+// Sending the outbox's e-mails, from the queue, like webhook deliveries: leased first, so a duplicate
+// message cannot send one twice; the outcome recorded before the message is acknowledged; a failed
+// send retried on the webhooks' schedule (5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h) and then recorded
+// as failed. Notices to one address about one report wait for each other a little and go as one
+// e-mail. Past an hourly limit an e-mail waits (delayed) until the hour frees a place.
 
 const LEASE_MS = 60_000;
 const DUE_SKEW_MS = 2_000;
-const HOUR_MS = 3_600_000;
 /** The longest last_error the log keeps, in characters. */
 export const ERROR_LENGTH = 500;
 
@@ -62,46 +63,44 @@ async function reporterExtras(ctx: EmailContext, report: Reporter) {
 }
 
 /**
- * The hour's sends so far, per organization and per address, with the oldest of each (when a place
- * frees), on the indexes (organization_id, sent_at) and (to, sent_at).
- */
-function sentInHour(db: Db, id: string, since: string) {
-  // The outer row's columns, inside a nested template: Drizzle writes those with their table's name.
-  const within = (column: SQL, value: SQLiteColumn) => sql`FROM ${notifications} n WHERE n.${column} = ${value} AND n.sent_at > ${since}`;
-  const byOrganization = within(sql.raw("organization_id"), notifications.organizationId);
-  const byRecipient = within(sql.raw(`"to"`), notifications.to);
-  return db
-    .select({
-      organizationSent: subquery<number>`(SELECT count(*) ${byOrganization})`,
-      organizationOldest: subquery<string | null>`(SELECT min(n.sent_at) ${byOrganization})`,
-      recipientSent: subquery<number>`(SELECT count(*) ${byRecipient})`,
-      recipientOldest: subquery<string | null>`(SELECT min(n.sent_at) ${byRecipient})`,
-    })
-    .from(notifications)
-    .where(eq(notifications.id, id));
-}
-
-/**
- * One attempt at one e-mail. Reads, in one round trip with the lease: the row, its contact or its
- * report as they are now, and the hour's sends. Then cancels it, delays it, or sends it and records
- * the outcome.
+ * One attempt at one e-mail. One round trip takes the lease, if the row is due, waited long enough for
+ * the notices that go with it and has a place under the hourly limits (one conditional write, so
+ * concurrent attempts cannot take the same place), with every notice waiting to go in the same e-mail,
+ * and reads the rows, the contact or the report as they are now, and, for a row it could not lease, why.
+ * Then it cancels them, makes the row wait, or sends one e-mail saying them all and records the outcome.
  */
 export async function attemptNotification(ctx: EmailContext, id: string, now = Date.now()): Promise<EmailOutcome> {
   const { db } = ctx;
   const nowIso = new Date(now).toISOString();
   const lease = new Date(now + LEASE_MS).toISOString();
-  const [leased, rows, contactRows, reportRows, counts] = await db.batch([
+  const [leadLeased, together, rows, contactRows, reportRows, why] = await db.batch([
     db
       .update(notifications)
-      .set({ leaseUntil: lease })
+      .set({ leaseUntil: lease, reservedAt: nowIso })
       .where(
         and(
           eq(notifications.id, id),
           inArray(notifications.status, ["pending", "delayed"]),
           or(isNull(notifications.nextAttemptAt), lte(notifications.nextAttemptAt, new Date(now + DUE_SKEW_MS).toISOString())),
-          or(isNull(notifications.leaseUntil), lte(notifications.leaseUntil, nowIso)),
+          unleased(nowIso),
+          gathered(now),
+          underLimits(now),
         ),
       ),
+    db
+      .update(notifications)
+      .set({ leaseUntil: lease })
+      // Chained on the lease just before it (SQLite's changes()): only the attempt that leased the row takes them.
+      .where(
+        and(
+          sql`changes() > 0`,
+          ne(notifications.id, id),
+          inArray(notifications.status, ["pending", "delayed"]),
+          unleased(nowIso),
+          sameEmailAs(id, lease),
+        ),
+      )
+      .returning(),
     db.select().from(notifications).where(eq(notifications.id, id)),
     db
       .select({ email: contacts.email, confirmedAt: contacts.confirmedAt })
@@ -111,25 +110,31 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
       .select({ id: vulns.id, shortcode: vulns.shortcode, notifyReporter: vulns.notifyReporter, contactEmail: vulns.contactEmail })
       .from(vulns)
       .where(eq(vulns.id, subquery`(SELECT vuln_id FROM notifications WHERE id = ${id})`)),
-    sentInHour(db, id, new Date(now - HOUR_MS).toISOString()),
+    whyNot(db, id, now),
   ]);
   const row = rows[0];
   if (!row) return { ack: true };
-  if (leased.meta.changes === 0 || row.leaseUntil !== lease) {
-    // Held by another attempt, or not due yet (a message early for a wait): come back then. Done: nothing to do.
-    const waiting = row.status === "pending" || row.status === "delayed";
-    const until = [row.leaseUntil, row.nextAttemptAt]
-      .filter((t): t is string => t !== null && t > nowIso)
-      .sort()
-      .at(-1);
-    if (waiting && until) return { ack: false, delaySeconds: Math.ceil((Date.parse(until) - now) / 1000) + 1 };
-    return { ack: true };
-  }
-  const record = (changes: Partial<NotificationRow>) =>
+  // (Two attempts in the same millisecond write the same lease: only the write that changed the row tells.)
+  if (changedRows(leadLeased) === 0) return notLeased(ctx, row, why[0]!, now);
+
+  // The row first, then the notices going with it, oldest first.
+  const leased = [row, ...together.sort((a, b) => a.createdAt.localeCompare(b.createdAt) || a.id.localeCompare(b.id))];
+  const record = (changes: Partial<NotificationRow>, attempted = false) =>
     db
       .update(notifications)
-      .set({ ...changes, leaseUntil: null, updatedAt: nowIso })
-      .where(eq(notifications.id, id));
+      .set({
+        ...changes,
+        ...(attempted ? { attemptCount: sql`${notifications.attemptCount} + 1` } : {}),
+        leaseUntil: null,
+        reservedAt: null,
+        updatedAt: nowIso,
+      })
+      .where(
+        inList(
+          notifications.id,
+          leased.map((n) => n.id),
+        ),
+      );
 
   const report = reportRows[0] ? { ...reportRows[0], notifyReporter: Boolean(reportRows[0].notifyReporter) } : undefined;
   const reason = cancelled(row, contactRows[0], report);
@@ -138,65 +143,92 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
     return { ack: true };
   }
 
-  const c = counts[0]!;
-  const waitUntil =
-    c.organizationSent >= LIMITS.emailsPerOrganizationHour
-      ? c.organizationOldest
-      : c.recipientSent >= LIMITS.emailsPerRecipientHour
-        ? c.recipientOldest
-        : null;
-  if (waitUntil) {
-    const next = new Date(Date.parse(waitUntil) + HOUR_MS + 1000).toISOString();
-    const which = c.organizationSent >= LIMITS.emailsPerOrganizationHour ? "organization" : "recipient";
-    await record({
-      status: "delayed",
-      nextAttemptAt: next,
-      lastError: `waiting: the ${which}'s limit of ${which === "organization" ? LIMITS.emailsPerOrganizationHour : LIMITS.emailsPerRecipientHour} e-mails an hour is reached`,
-    });
-    return { ack: false, delaySeconds: Math.max(1, Math.ceil((Date.parse(next) - now) / 1000)) };
-  }
-
   let message: EmailMessageBuilder;
   try {
-    message = await compose(ctx, row, report);
+    message = await compose(ctx, leased, report);
   } catch (err) {
     // A link that does not open (EMAIL_LINK_KEY changed without the old key): an operator's mistake,
     // said in the log; the e-mail waits, unrecorded, until the key is back.
-    await db.update(notifications).set({ leaseUntil: null }).where(eq(notifications.id, id));
+    await record({});
     throw new Error(`notification ${id} cannot be composed: ${(err as Error).message}`, { cause: err });
   }
   const attempt = row.attemptCount + 1;
   try {
     const sent = await ctx.email.send(message);
-    await record({
-      status: "sent",
-      attemptCount: attempt,
-      sentAt: nowIso,
-      messageId: sent.messageId,
-      sealedLink: null,
-      lastError: null,
-      nextAttemptAt: null,
-    });
+    await record(
+      { status: "sent", sentAt: nowIso, messageId: sent.messageId, sealedLink: null, lastError: null, nextAttemptAt: null },
+      true,
+    );
     return { ack: true };
   } catch (err) {
     const delay = nextDelaySeconds(attempt, null);
     const error = String((err as Error)?.message ?? err).slice(0, ERROR_LENGTH);
     console.error(JSON.stringify({ level: "warn", message: "e-mail not sent", notification_id: id, attempt, ...loggable(err as Error) }));
-    await record({
-      status: delay === null ? "failed" : "pending",
-      attemptCount: attempt,
-      lastError: error,
-      nextAttemptAt: delay === null ? null : new Date(now + delay * 1000).toISOString(),
-      ...(delay === null ? { sealedLink: null } : {}),
-    });
+    // The notices that were to go with it share its fate: they go with its retry.
+    await record(
+      {
+        status: delay === null ? "failed" : "pending",
+        lastError: error,
+        nextAttemptAt: delay === null ? null : new Date(now + delay * 1000).toISOString(),
+        ...(delay === null ? { sealedLink: null } : {}),
+      },
+      true,
+    );
     return delay === null ? { ack: true } : { ack: false, delaySeconds: delay };
   }
 }
 
-/** The message for the Email Service binding: the template rendered with the links it needs. */
-async function compose(ctx: EmailContext, row: NotificationRow, report: Reporter | undefined): Promise<EmailMessageBuilder> {
-  const params = row.params as unknown as NotificationParams;
-  const links: Links = {};
+type WhyNot = Awaited<ReturnType<typeof whyNot>>[number];
+
+/**
+ * A row the attempt could not lease: done already (nothing to do), held by another attempt or not due
+ * (come back then), waiting for the notices that go with it (until the last came GATHER_MS ago, at
+ * most GATHER_BOUND_MS after the first), or past an hourly limit (delayed until a place frees, and the
+ * log says so). The last two are written on the row, so the log and the sweep know when it goes.
+ */
+async function notLeased(ctx: EmailContext, row: NotificationRow, why: WhyNot, now: number): Promise<EmailOutcome> {
+  const nowIso = new Date(now).toISOString();
+  if (row.status !== "pending" && row.status !== "delayed") return { ack: true };
+  const comeBack = (until: string) => ({ ack: false as const, delaySeconds: Math.max(1, Math.ceil((Date.parse(until) - now) / 1000) + 1) });
+  const later = [row.leaseUntil, row.nextAttemptAt]
+    .filter((t): t is string => t !== null && t > new Date(now + DUE_SKEW_MS).toISOString())
+    .sort()
+    .at(-1);
+  if (later) return comeBack(later);
+  const wait = (changes: Partial<NotificationRow>) =>
+    ctx.db
+      .update(notifications)
+      .set({ ...changes, updatedAt: nowIso })
+      .where(and(eq(notifications.id, row.id), inArray(notifications.status, ["pending", "delayed"]), unleased(nowIso)));
+
+  if (!SENT_ALONE.includes(row.kind) && why.newestWaiting && why.oldestWaiting) {
+    const until = Math.min(Date.parse(why.newestWaiting) + GATHER_MS, Date.parse(why.oldestWaiting) + GATHER_BOUND_MS);
+    if (until > now) {
+      const at = new Date(until).toISOString();
+      await wait({ nextAttemptAt: at });
+      return comeBack(at);
+    }
+  }
+  const full = (["organization", "recipient"] as const).find((which) =>
+    which === "organization"
+      ? why.organizationCounted >= LIMITS.emailsPerOrganizationHour
+      : why.recipientCounted >= LIMITS.emailsPerRecipientHour,
+  );
+  if (!full) return comeBack(new Date(now + DUE_SKEW_MS).toISOString());
+  const frees = full === "organization" ? why.organizationFrees : why.recipientFrees;
+  const next = new Date(Date.parse(frees ?? nowIso) + HOUR_MS + 1000).toISOString();
+  const limit = full === "organization" ? LIMITS.emailsPerOrganizationHour : LIMITS.emailsPerRecipientHour;
+  await wait({ status: "delayed", nextAttemptAt: next, lastError: `waiting: the ${full}'s limit of ${limit} e-mails an hour is reached` });
+  return comeBack(next);
+}
+
+/**
+ * The message for the Email Service binding: the notices rendered (one alone, several as one e-mail
+ * saying each) with the links they need.
+ */
+async function compose(ctx: EmailContext, leased: NotificationRow[], report: Reporter | undefined): Promise<EmailMessageBuilder> {
+  const row = leased[0]!;
+  const links: Links = { advisoryPages: `${ctx.publicOrigin}/a/` };
   let extras: Awaited<ReturnType<typeof reporterExtras>> | undefined;
   if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicOrigin}/c/${await confirmationToken(row.contactId!, row.to)}`;
   if (row.recipient === "contact" && row.vulnId) links.api = `${ctx.publicOrigin}/v1/vulns/${row.vulnId}`;
@@ -205,7 +237,11 @@ async function compose(ctx: EmailContext, row: NotificationRow, report: Reporter
     Object.assign(links, extras.links);
     if (row.kind === "receipt" && row.sealedLink) links.reportPage = await openLink(row.id, row.sealedLink);
   }
-  const { subject, text, html } = render(params, links);
+  const { subject, text, html } = renderDigest(
+    leased.map((n) => n.params as unknown as NotificationParams),
+    links,
+    row.recipient,
+  );
   return {
     from: ctx.from,
     to: row.to,

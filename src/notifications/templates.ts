@@ -1,12 +1,13 @@
-import { oneLine } from "../lib/text";
-import type { TriageState } from "../db/schema";
+import { oneLine as singleLine } from "../lib/text";
+import type { NotificationKind, TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
 import { TRIAGE_IN_WORDS } from "../lib/in-words";
 
 // Every e-mail the platform sends, as a subject, a plain-text part and an HTML part that says the same
 // (escaped like the pages: every value is text, never markup; tested against an HTML parser). A template reads only its row's params,
 // which name a report (title, shortcode, brief, organization) and never carry what the report says:
-// no description, no comment text, no file. Links are made when the e-mail is sent.
+// no description, no comment text, no file. Links are made when the e-mail is sent. Notices to one
+// address about one report that wait together go as one e-mail (a digest) saying each in turn.
 
 /** The report an e-mail is about, as its params name it. */
 export interface ReportParams {
@@ -20,10 +21,13 @@ export interface ReportParams {
 export type NotificationParams =
   | { kind: "contact_confirmation"; organization: string; name: string; role: string }
   | { kind: "report_received" | "reporter_commented"; report: ReportParams }
-  | { kind: "deadline_approaching" | "deadline_breached"; report: ReportParams; deadline: DeadlineKind; due_at: string }
+  | { kind: "deadline_approaching"; report: ReportParams; deadline: DeadlineKind; due_at: string }
+  /** `role`: the contact's, as the alert found it (a responder hears a breach when no escalation contact is confirmed). */
+  | { kind: "deadline_breached"; report: ReportParams; deadline: DeadlineKind; due_at: string; role: string }
   | { kind: "receipt"; report: ReportParams; received_at: string; acknowledge_due_at: string | null; triage_due_at: string | null }
   | { kind: "organization_commented"; report: ReportParams }
-  | { kind: "triage_changed"; report: ReportParams; triage_state: TriageState; previous_triage_state: string };
+  | { kind: "triage_changed"; report: ReportParams; triage_state: TriageState; previous_triage_state: string }
+  | { kind: "advisory_published"; report: ReportParams; advisory: { id: string; title: string }; credit_name: string };
 
 /** The links an e-mail may carry, made at send time from PUBLIC_ORIGIN and the MAC keys. */
 export interface Links {
@@ -33,8 +37,10 @@ export interface Links {
   reportPage?: string;
   /** The reporter's unsubscribe page (every reporter e-mail). */
   unsubscribe?: string;
-  /** The report as an API resource (contacts' e-mails). */
+  /** The report as an API resource (contacts' e-mails), said in words: a person cannot open it. */
   api?: string;
+  /** Where the public advisory pages are (`/a/`), followed by an advisory's id. */
+  advisoryPages?: string;
 }
 
 export interface Rendered {
@@ -43,7 +49,7 @@ export interface Rendered {
   html: string;
 }
 
-const DEADLINE_WORDS: Record<DeadlineKind, string> = {
+export const DEADLINE_WORDS: Record<DeadlineKind, string> = {
   acknowledge: "acknowledge the report",
   triage: "triage the report",
   resolve: "resolve the report",
@@ -53,113 +59,202 @@ const DEADLINE_WORDS: Record<DeadlineKind, string> = {
   cra_final_report: "file the EU Cyber Resilience Act final report",
 };
 
-// The report page's words, but an e-mail has no conversation below it.
-const STATE_WORDS: Record<TriageState, string> = {
-  ...TRIAGE_IN_WORDS,
-  needs_more_info: "The organization needs more information from you: answer on your report's page, or reply to this e-mail",
+/** Each deadline as the work it asks for. */
+const DEADLINE_TASKS: Record<DeadlineKind, string> = {
+  acknowledge: "acknowledging the report",
+  triage: "triaging the report",
+  resolve: "resolving the report",
+  disclosure: "disclosing the report",
+  cra_early_warning: "filing the EU Cyber Resilience Act early warning",
+  cra_notification: "filing the EU Cyber Resilience Act notification",
+  cra_final_report: "filing the EU Cyber Resilience Act final report",
+};
+
+/** A triage state in a subject: the report page's words, but a question says it is one. */
+export const TRIAGE_SUBJECT_WORDS: Record<TriageState, string> = { ...TRIAGE_IN_WORDS, needs_more_info: "a question for you" };
+
+/**
+ * A subject, as parts: text, a param (by its path, e.g. "report.shortcode"), a time in UTC, or a param
+ * said in words. The same parts make the subject here from a row's params and in SQL where a change
+ * writes its notices (src/notifications/outbox.ts), so the two cannot say different things.
+ */
+export type SubjectPart = string | { param: string } | { time: string } | { param: string; words: Record<string, string> };
+
+const param = (path: string) => ({ param: path });
+const shortcode = param("report.shortcode");
+
+export const SUBJECTS: Record<NotificationKind, SubjectPart[]> = {
+  contact_confirmation: ["Confirm your address for ", param("organization"), "'s vulnerability reports"],
+  report_received: ["New report ", shortcode, ": ", param("report.title")],
+  reporter_commented: ["The reporter commented on ", shortcode],
+  deadline_approaching: ["Due soon on ", shortcode, ": ", { param: "deadline", words: DEADLINE_WORDS }, " by ", { time: "due_at" }],
+  deadline_breached: ["Missed on ", shortcode, ": ", { param: "deadline", words: DEADLINE_WORDS }, " was due ", { time: "due_at" }],
+  receipt: ["Your report to ", param("report.organization"), " was received: ", shortcode],
+  organization_commented: [param("report.organization"), " wrote about your report ", shortcode],
+  triage_changed: ["Your report ", shortcode, ": ", { param: "triage_state", words: TRIAGE_SUBJECT_WORDS }],
+  advisory_published: [param("report.organization"), " credits you in its advisory: ", param("advisory.title")],
 };
 
 /** When, in UTC, as a person reads it. */
 const at = (iso: string) => `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`;
 
-const named = (r: ReportParams) => `${r.title} (${r.shortcode})`;
+const named = (r: ReportParams) => `"${r.title}" (${r.shortcode})`;
 const through = (r: ReportParams) => (r.brief ? `through the brief "${r.brief}"` : "entered by the organization");
 
 /** The longest subject line, in characters: a long title is cut, with an ellipsis. */
 export const SUBJECT_LENGTH = 200;
 
+/** What a subject line folds to a space: control characters, line and paragraph separators, and every space of JavaScript's \s. */
+export const FOLDED_TO_SPACE =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
+  /[\u0000-\u001f\u007f\u2028\u2029\s]+/g;
+
 /**
- * A subject line is one line: a title may hold line breaks or control characters (a row from before
- * they were refused), which in a header would start another header. A subject longer than the bound is cut.
+ * A subject line is one line: a title may hold line breaks or control characters, which in a header
+ * would start another header. Every run of them is one space, and a subject longer than the bound is
+ * cut (counted in characters, as SQLite counts them).
  */
-export function subjectLine(text: string): string {
-  const flat = oneLine(text);
-  return flat.length > SUBJECT_LENGTH ? `${flat.slice(0, SUBJECT_LENGTH - 1)}…` : flat;
+export function oneLine(text: string): string {
+  const chars = [...text.replace(FOLDED_TO_SPACE, " ").trim()];
+  return chars.length > SUBJECT_LENGTH ? `${chars.slice(0, SUBJECT_LENGTH - 1).join("")}…` : chars.join("");
+}
+
+function valueAt(params: NotificationParams, path: string): string {
+  const value = path.split(".").reduce<unknown>((o, key) => (o as Record<string, unknown> | undefined)?.[key], params);
+  return value === null || value === undefined ? "" : String(value);
 }
 
 export function subjectOf(p: NotificationParams): string {
-  return subjectLine(subjectText(p));
-}
-
-function subjectText(p: NotificationParams): string {
-  switch (p.kind) {
-    case "contact_confirmation":
-      return `Confirm your address for ${p.organization}'s vulnerability reports`;
-    case "report_received":
-      return `New report ${p.report.shortcode}: ${p.report.title}`;
-    case "reporter_commented":
-      return `The reporter commented on ${p.report.shortcode}`;
-    case "deadline_approaching":
-      return `Due soon on ${p.report.shortcode}: ${DEADLINE_WORDS[p.deadline]} by ${at(p.due_at)}`;
-    case "deadline_breached":
-      return `Missed on ${p.report.shortcode}: ${DEADLINE_WORDS[p.deadline]} was due ${at(p.due_at)}`;
-    case "receipt":
-      return `Your report to ${p.report.organization} was received: ${p.report.shortcode}`;
-    case "organization_commented":
-      return `${p.report.organization} wrote about your report ${p.report.shortcode}`;
-    case "triage_changed":
-      return `Your report ${p.report.shortcode}: ${STATE_WORDS[p.triage_state]}`;
-  }
+  const said = SUBJECTS[p.kind].map((part) => {
+    if (typeof part === "string") return part;
+    if ("time" in part) return at(valueAt(p, part.time));
+    const value = valueAt(p, part.param);
+    return "words" in part ? (part.words[value] ?? value) : value;
+  });
+  return oneLine(said.join(""));
 }
 
 /** Paragraphs, each a line of text (a link is a paragraph of its own). */
 type Paragraph = string | { link: string; label: string };
 
-function paragraphsOf(p: NotificationParams, links: Links): Paragraph[] {
+/**
+ * One notice: its e-mail's text when it goes alone (`body`, then `actions`), and its part of a digest
+ * (`headline`, with `details`), whose actions are said once after every part, an answer's last.
+ */
+interface Notice {
+  body: Paragraph[];
+  headline: string;
+  details?: Paragraph[];
+  actions: Paragraph[];
+}
+
+const inTheApi = (url: string) => `In the API: GET ${url} with your organization's key.`;
+const READ_IT = "Read it on your report's page (the link is in your receipt e-mail).";
+const TO_ANSWER =
+  "To answer, reply to this e-mail: the text of your reply becomes your answer in the report's conversation, or answer on your report's page.";
+const received = (r: ReportParams) => (r.brief ? `received ${through(r)}` : through(r));
+const escalatedTo = (p: { role: string; report: ReportParams }) =>
+  p.role === "responder"
+    ? `You get this e-mail because ${p.report.organization} has no confirmed escalation contact, and you are one of its contacts.`
+    : `You get this e-mail because you are an escalation contact of ${p.report.organization}.`;
+
+function noticeOf(p: NotificationParams, links: Links): Notice {
   switch (p.kind) {
     case "contact_confirmation":
-      return [
-        `Hello ${p.name},`,
-        `${p.organization} added this address as a ${p.role} contact for the vulnerability reports it receives. Open the link and press the button on the page to confirm it. Until then nothing else is sent here.`,
-        { link: links.confirm!, label: "Confirm this address" },
-        "If you did not expect this, ignore this e-mail: nothing more will come.",
-      ];
+      return {
+        body: [
+          `Hello ${p.name},`,
+          `${p.organization} added this address as a ${p.role} contact for the vulnerability reports it receives. Open the link and press the button on the page to confirm it. Until then nothing else is sent here.`,
+          { link: links.confirm!, label: "Confirm this address" },
+          "If you did not expect this, ignore this e-mail: nothing more will come.",
+        ],
+        headline: "Confirm your address",
+        actions: [],
+      };
     case "report_received":
-      return [
-        `A new report came in for ${p.report.organization}, ${through(p.report)}:`,
-        named(p.report),
-        "Read it with your organization's API key (this e-mail never carries what a report says):",
-        { link: links.api!, label: links.api! },
-      ];
+      return {
+        body: [
+          `A new report came in for ${p.report.organization}, ${through(p.report)}: ${named(p.report)}.`,
+          "This e-mail never carries what a report says: read it with your organization's API key.",
+        ],
+        headline: `The report came in, ${through(p.report)}.`,
+        actions: [inTheApi(links.api!)],
+      };
     case "reporter_commented":
-      return [
-        `The reporter of ${named(p.report)} added a comment.`,
-        "Read the conversation with your organization's API key:",
-        { link: `${links.api!}/comments`, label: `${links.api!}/comments` },
-      ];
+      return {
+        body: [`The reporter of ${named(p.report)} added a comment. Read the conversation with your organization's API key.`],
+        headline: "The reporter added a comment.",
+        actions: [inTheApi(`${links.api!}/comments`)],
+      };
     case "deadline_approaching":
-      return [
-        `${p.report.organization} promised to ${DEADLINE_WORDS[p.deadline]} ${named(p.report)} by ${at(p.due_at)}, and has not yet.`,
-        { link: links.api!, label: links.api! },
-      ];
+      return {
+        body: [
+          `${p.report.organization} has a deadline coming up on a report.`,
+          `Report: ${named(p.report)}, ${received(p.report)}.`,
+          `Due: ${DEADLINE_TASKS[p.deadline]}, by ${at(p.due_at)}. It is not done yet.`,
+        ],
+        headline: `Due soon: ${DEADLINE_TASKS[p.deadline]}, by ${at(p.due_at)}. It is not done yet.`,
+        actions: [inTheApi(links.api!)],
+      };
     case "deadline_breached":
-      return [
-        `${p.report.organization} promised to ${DEADLINE_WORDS[p.deadline]} ${named(p.report)} by ${at(p.due_at)}. That time has passed and it is not done. You get this as an escalation contact.`,
-        { link: links.api!, label: links.api! },
-      ];
+      return {
+        body: [
+          `${p.report.organization} missed a deadline on a report.`,
+          `Report: ${named(p.report)}, ${received(p.report)}.`,
+          `Missed: ${DEADLINE_TASKS[p.deadline]}, due ${at(p.due_at)}. It is not done yet.`,
+        ],
+        headline: `Missed: ${DEADLINE_TASKS[p.deadline]}, due ${at(p.due_at)}. It is not done yet.`,
+        actions: [escalatedTo(p), inTheApi(links.api!)],
+      };
     case "receipt":
-      return [
-        `${p.report.organization} received your report "${p.report.title}" ${through(p.report)} at ${at(p.received_at)}. Its reference is ${p.report.shortcode}.`,
-        ...(p.acknowledge_due_at || p.triage_due_at
-          ? [
-              `${p.report.organization} promises to acknowledge it by ${p.acknowledge_due_at ? at(p.acknowledge_due_at) : "(no promise)"} and to triage it by ${p.triage_due_at ? at(p.triage_due_at) : "(no promise)"}.`,
-            ]
-          : []),
-        "Your report's page shows its state and the conversation, takes your answers and files, and gives you a signed receipt. Keep this e-mail: its link is your only way back, and it is never shown again.",
-        { link: links.reportPage!, label: "Open your report" },
-        "Later e-mails about this report say what changed without this link. You can answer them by replying.",
-      ];
+      return {
+        body: [
+          `${p.report.organization} received your report "${p.report.title}" ${through(p.report)} at ${at(p.received_at)}. Its reference is ${p.report.shortcode}.`,
+          ...(p.acknowledge_due_at || p.triage_due_at
+            ? [
+                `${p.report.organization} promises to acknowledge it by ${p.acknowledge_due_at ? at(p.acknowledge_due_at) : "(no promise)"} and to triage it by ${p.triage_due_at ? at(p.triage_due_at) : "(no promise)"}.`,
+              ]
+            : []),
+          "Your report's page shows its state and the conversation, takes your answers and files, and gives you a signed receipt. Keep this e-mail: its link is your only way back, and it is never shown again.",
+          { link: links.reportPage!, label: "Open your report" },
+          "Later e-mails about this report say what changed without this link. You can answer them by replying.",
+        ],
+        headline: "Your report was received",
+        actions: [],
+      };
     case "organization_commented":
-      return [
-        `${p.report.organization} wrote about your report ${named(p.report)}.`,
-        "Read it on your report's page (the link is in your receipt e-mail), or reply to this e-mail to answer.",
-      ];
+      return {
+        body: [`${p.report.organization} wrote about your report ${named(p.report)}.`],
+        headline: `${p.report.organization} wrote to you.`,
+        actions: [READ_IT, TO_ANSWER],
+      };
     case "triage_changed":
-      return [
-        `Your report ${named(p.report)} to ${p.report.organization} moved:`,
-        STATE_WORDS[p.triage_state],
-        "Your report's page (the link is in your receipt e-mail) shows the details.",
-      ];
+      if (p.triage_state === "needs_more_info")
+        return {
+          body: [
+            `${p.report.organization} asked you a question about your report ${named(p.report)} and waits for your answer. Until you answer, the report waits for you.`,
+          ],
+          headline: `${p.report.organization} asked you a question and waits for your answer.`,
+          actions: ["Read the question on your report's page (the link is in your receipt e-mail).", TO_ANSWER],
+        };
+      return {
+        body: [`Your report ${named(p.report)} to ${p.report.organization} moved:`, TRIAGE_IN_WORDS[p.triage_state]],
+        headline: `Its state is now: ${TRIAGE_IN_WORDS[p.triage_state]}.`,
+        actions: ["Your report's page (the link is in your receipt e-mail) shows the details and the conversation."],
+      };
+    case "advisory_published": {
+      const page = `${links.advisoryPages}${p.advisory.id}`;
+      return {
+        body: [
+          `${p.report.organization} published an advisory that credits you, as "${p.credit_name}", for your report ${named(p.report)}:`,
+          p.advisory.title,
+          { link: page, label: page },
+        ],
+        headline: `${p.report.organization} published an advisory that credits you, as "${p.credit_name}": ${p.advisory.title}`,
+        details: [{ link: page, label: page }],
+        actions: [],
+      };
+    }
   }
 }
 
@@ -175,9 +270,7 @@ function footerOf(links: Links): Paragraph[] {
 const escaped = (text: string) =>
   text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
 
-export function render(params: NotificationParams, links: Links): Rendered {
-  const p = singleLined(params);
-  const body = paragraphsOf(p, links);
+function rendered(subject: string, body: Paragraph[], links: Links): Rendered {
   const footer = footerOf(links);
   const asText = (x: Paragraph) => (typeof x === "string" ? x : x.link);
   const text = [...body.map(asText), ...(footer.length ? ["--", ...footer.map(asText)] : [])].join("\n\n");
@@ -185,13 +278,51 @@ export function render(params: NotificationParams, links: Links): Rendered {
     typeof x === "string" ? `<p>${escaped(x)}</p>` : `<p><a href="${escaped(x.link)}">${escaped(x.label)}</a></p>`;
   const html = [
     "<!doctype html>",
-    `<html lang="en"><head><meta charset="utf-8"><title>${escaped(subjectOf(p))}</title></head>`,
+    `<html lang="en"><head><meta charset="utf-8"><title>${escaped(subject)}</title></head>`,
     '<body style="font-family: system-ui, sans-serif; line-height: 1.5; max-width: 40em">',
     ...body.map(asHtml),
     ...(footer.length ? ['<hr><div style="color: #555; font-size: 0.9em">', ...footer.map(asHtml), "</div>"] : []),
     "</body></html>",
   ].join("\n");
-  return { subject: subjectOf(p), text, html };
+  return { subject, text, html };
+}
+
+export function render(p: NotificationParams, links: Links): Rendered {
+  const notice = noticeOf(singleLined(p), links);
+  return rendered(subjectOf(p), [...notice.body, ...notice.actions], links);
+}
+
+/**
+ * Several notices to one address about one report, oldest first, as one e-mail: the report named once,
+ * each notice in a line of its own, then what the reader can do, each said once (an answer last). One
+ * notice renders as itself.
+ */
+export function renderDigest(notices: readonly NotificationParams[], links: Links, recipient: "contact" | "reporter"): Rendered {
+  if (notices.length === 1) return render(notices[0]!, links);
+  const first = notices[0]!;
+  if (!("report" in first)) throw new Error("only notices about a report go together");
+  const r = first.report;
+  const toReporter = recipient === "reporter";
+  const subject = oneLine(
+    toReporter
+      ? `Your report ${r.shortcode}: ${notices.length} updates from ${r.organization}`
+      : `${notices.length} updates on ${r.shortcode}: ${r.title}`,
+  );
+  const named1 = (singleLined(first) as typeof first).report;
+  const body: Paragraph[] = [
+    toReporter
+      ? `${notices.length} updates about your report ${named(named1)} to ${named1.organization}, oldest first:`
+      : `${notices.length} updates about the report ${named(named1)} to ${named1.organization}, oldest first:`,
+  ];
+  const actions = new Map<string, Paragraph>();
+  notices.forEach((n, i) => {
+    const notice = noticeOf(singleLined(n), links);
+    body.push(`${i + 1}. ${notice.headline}`, ...(notice.details ?? []));
+    for (const action of notice.actions) actions.set(typeof action === "string" ? action : action.link, action);
+  });
+  const answer = actions.get(TO_ANSWER);
+  actions.delete(TO_ANSWER);
+  return rendered(subject, [...body, ...actions.values(), ...(answer ? [answer] : [])], links);
 }
 
 /**
@@ -204,11 +335,11 @@ function singleLined(p: NotificationParams): NotificationParams {
   if (flat.report)
     flat.report = {
       ...flat.report,
-      title: oneLine(flat.report.title),
-      brief: flat.report.brief === null ? null : oneLine(flat.report.brief),
-      organization: oneLine(flat.report.organization),
+      title: singleLine(flat.report.title),
+      brief: flat.report.brief === null ? null : singleLine(flat.report.brief),
+      organization: singleLine(flat.report.organization),
     };
-  if (typeof flat.organization === "string") flat.organization = oneLine(flat.organization);
-  if (typeof flat.name === "string") flat.name = oneLine(flat.name);
+  if (typeof flat.organization === "string") flat.organization = singleLine(flat.organization);
+  if (typeof flat.name === "string") flat.name = singleLine(flat.name);
   return flat;
 }

@@ -8,7 +8,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
 import { confirmationMatches, contactOfToken } from "../notifications/links";
-import { newNotification } from "../notifications/outbox";
+import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type Sort } from "./list-pages";
 import { commit, Plan, readBatch, type Responder } from "./unit-of-work";

@@ -4,6 +4,7 @@ import type { ServiceContext, Stale } from "./context";
 import { batchOf } from "../db/queries";
 import type { IdempotencyKeyRow } from "../db/schema";
 import type { StoredResponse } from "../http/idempotency-key";
+import { noticesIn, publishNotices } from "../notifications/outbox";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 
@@ -29,10 +30,12 @@ export class Handle<T> {
   }
 }
 
-/** A change planned by a service: the record it makes, its statements, and the events among them. */
+/** A change planned by a service: the record it makes, its statements, the events among them, and their e-mails. */
 export class Plan<R> {
   readonly statements: BatchItem<"sqlite">[] = [];
   readonly events: { event: PlannedEvent; index: number }[] = [];
+  /** The notices the planned events make, written after every statement of the change. */
+  readonly emails: BatchItem<"sqlite">[] = [];
 
   constructor(readonly record: R) {}
 
@@ -43,7 +46,10 @@ export class Plan<R> {
 
   /** Adds a statement whose result the service reads after the commit, and hands back its handle. */
   track<T = unknown>(statement: BatchItem<"sqlite">, event?: PlannedEvent): Handle<T> {
-    if (event) this.events.push({ event, index: this.statements.length });
+    if (event) {
+      this.events.push({ event, index: this.statements.length });
+      this.emails.push(...event.emails);
+    }
     this.statements.push(statement);
     return new Handle<T>(this.statements.length - 1);
   }
@@ -64,8 +70,10 @@ export async function evictStale(ctx: ServiceContext, stale: Stale): Promise<voi
 }
 
 /**
- * Commits a plan in one D1 batch: the change, its outbox events and, with an Idempotency-Key, the
- * stored response. Then hands the events that were written to the queue, after the response.
+ * Commits a plan in one D1 batch: the change, its outbox events, the e-mails they make (last: each
+ * reads its event's row, and none may come between a statement and the one chained on it) and, with
+ * an Idempotency-Key, the stored response. Then hands the events and e-mails written to the queue,
+ * after the response.
  */
 export async function commit<R>(
   ctx: ServiceContext,
@@ -74,7 +82,7 @@ export async function commit<R>(
 ): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
-  const statements = [...p.statements];
+  const statements = [...p.statements, ...p.emails];
   if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
   const results = await batchOf(ctx.db, statements);
@@ -87,5 +95,7 @@ export async function commit<R>(
         events.map((e) => e.id),
       ),
     );
-  return { events, results };
+  const notices = noticesIn(results.slice(p.statements.length, p.statements.length + p.emails.length));
+  if (notices.length) ctx.defer(publishNotices(ctx.queue, notices));
+  return { events, results: results.slice(0, p.statements.length) };
 }

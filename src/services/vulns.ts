@@ -43,7 +43,7 @@ import { inList, where, whenRefused, subquery } from "../db/queries";
 import { changedRows } from "../db/queries";
 import { commit, type Handle, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
-import { receiptRow } from "../notifications/outbox";
+import { receiptRow } from "../notifications/rows";
 
 export interface VulnInput {
   title: string;

@@ -12,6 +12,7 @@ import {
 import { uuidv7 } from "../lib/ids";
 import { inList, subquery } from "../db/queries";
 import { leasedUntil } from "./deliver";
+import type { WrittenNotice } from "../notifications/outbox";
 
 export function newDelivery(
   webhookId: string,
@@ -47,8 +48,8 @@ export interface LeasedDelivery {
 export interface Part {
   statements: Statement[];
   written(results: unknown[]): LeasedDelivery[];
-  /** The e-mails (notification ids) the statements wrote, to hand to the queue. */
-  notified?(results: unknown[]): string[];
+  /** The e-mails the statements wrote, to hand to the queue. */
+  notified?(results: unknown[]): WrittenNotice[];
 }
 
 /** The enabled webhooks by organization and subscribed event type. */

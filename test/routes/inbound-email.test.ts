@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
 import { replyText } from "../../src/inbound-email";
 import { api } from "../helpers/api";
+import { testClock } from "../helpers/clock";
 import { brief, organization, PUBLISHED } from "../helpers/factories";
 import { confirmedContact, mailbox, runMail } from "../helpers/mail";
 import { asReporter, submitReport } from "../helpers/reporter";
@@ -12,6 +13,8 @@ import { asReporter, submitReport } from "../helpers/reporter";
 // and adds it as a reporter comment, once; anything else is refused with a reason and writes nothing.
 
 const REPORTER = "finder@researcher.example";
+// The test's clock: the notices a reply causes wait a little for others to go with them, and that time passes.
+testClock(Date.parse("2026-08-03T09:00:00.000Z"));
 
 /** A report whose reporter got a notice: its Reply-To is where an answer goes. */
 async function noticed() {

@@ -14,22 +14,25 @@ export const NOTIFICATION_KINDS = [
   "receipt",
   "organization_commented",
   "triage_changed",
+  "advisory_published",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
 /**
- * held: a receipt written with its report, sent once the report is stored; pending: to send (now, or at
- * next_attempt_at after a failed attempt); delayed: waiting for an hourly limit, until next_attempt_at;
- * sent; failed: every attempt failed; cancelled: its reporter unsubscribed, or its contact went, first.
+ * held: a receipt written with its report, sent once the report is stored; pending: to send at
+ * next_attempt_at (a notice about a report waits a little for others to go with it; after a failed
+ * attempt, the retry's time); delayed: waiting for an hourly limit, until next_attempt_at; sent (alone,
+ * or in one e-mail with the other notices to the same address about the same report: the same
+ * message_id); failed: every attempt failed; cancelled: its reporter unsubscribed, or its contact went, first.
  */
 export const NOTIFICATION_STATUSES = ["held", "pending", "delayed", "sent", "failed", "cancelled"] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export const NOTIFICATION_RECIPIENTS = ["contact", "reporter"] as const;
 
 /**
- * The e-mail outbox: one row per e-mail to one address, written in the same D1 batch as what causes it
- * (directly, or by the queue consumer in the batch that processes the event the change wrote), sent
- * from the queue with retries, and kept as the organization's notification log. Never the body.
+ * The e-mail outbox: one row per notice to one address, written in the same D1 batch as the change that
+ * causes it (src/notifications/outbox.ts), sent from the queue with retries, and kept as the
+ * organization's notification log. Never the body.
  */
 export const notifications = sqliteTable(
   "notifications",
@@ -54,6 +57,9 @@ export const notifications = sqliteTable(
     nextAttemptAt: text("next_attempt_at"),
     leaseUntil: text("lease_until"),
     sentAt: text("sent_at"),
+    // While an attempt sends it: the place it holds in the hourly limits (taken and counted in one
+    // conditional write), given back with the outcome, when sent_at counts it instead.
+    reservedAt: text("reserved_at"),
     messageId: text("message_id"),
     ...timestamps,
   },
@@ -61,9 +67,11 @@ export const notifications = sqliteTable(
     index("notifications_organization_created_at_idx").on(t.organizationId, t.createdAt, t.id),
     index("notifications_organization_status_idx").on(t.organizationId, t.status, t.createdAt, t.id),
     index("notifications_status_next_idx").on(t.status, t.nextAttemptAt),
-    // The hourly limits count what went out in the last hour, per organization and per address.
+    // The hourly limits count what went out in the last hour, and what is going out, per organization and per address.
     index("notifications_organization_sent_idx").on(t.organizationId, t.sentAt),
     index("notifications_to_sent_idx").on(t.to, t.sentAt),
+    index("notifications_organization_reserved_idx").on(t.organizationId, t.reservedAt),
+    index("notifications_to_reserved_idx").on(t.to, t.reservedAt),
     index("notifications_vuln_idx").on(t.vulnId, t.kind),
     uniqueIndex("notifications_event_to_idx").on(t.eventId, t.to, t.kind),
   ],

@@ -19,13 +19,14 @@ import { serviceContext } from "../handler-helpers";
 import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
 import { SUBJECT_LENGTH } from "../../../notifications/templates";
 import { ERROR_LENGTH } from "../../../notifications/send";
+import { GATHER_BOUND_MS, GATHER_MS } from "../../../notifications/outbox";
+import { LIMITS } from "../../../lib/limits";
 
 // The e-mail log: every e-mail to the organization's contacts and its reporters, with when, to whom and
 // how it went. Never the body: the log is read by whoever holds a key, the body was for its recipient.
 
 const Status = z.enum(NOTIFICATION_STATUSES).openapi({
-  description:
-    "held: a receipt waiting for its report to be stored; pending: to be sent (again at next_attempt_at after a failure); delayed: waiting for an hourly limit (500 per organization, 20 per address) until next_attempt_at, never dropped; sent; failed: every attempt failed (last_error says why); cancelled: not sent, because its contact went or changed, or its reporter unsubscribed (last_error says which).",
+  description: `held: a receipt waiting for its report to be stored; pending: to be sent at next_attempt_at (a notice about a report waits until no other to the same address about it came in the last ${GATHER_MS / 1000} seconds, ${GATHER_BOUND_MS / 60_000} minutes at most after the first, and they go as one e-mail; after a failure, the retry's time); delayed: waiting for an hourly limit (${LIMITS.emailsPerOrganizationHour} e-mails per organization, ${LIMITS.emailsPerRecipientHour} per address) until next_attempt_at, never dropped; sent (the notices that went in one e-mail have the same sent_at); failed: every attempt failed (last_error says why); cancelled: not sent, because its contact went or changed, or its reporter unsubscribed (last_error says which).`,
 });
 
 const ListNotificationsQuery = listQuery({
