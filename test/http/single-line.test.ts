@@ -2,12 +2,12 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, patch, post } from "../helpers/api";
 import { brief, organization, policy, PUBLISHED, type TestOrganization, vuln } from "../helpers/factories";
-import { confirmedContact, mailbox, runMail } from "../helpers/mail";
 import { nextIp } from "../helpers/reporter";
 
 // Single-line values (titles, names, URLs, versions, tags) hold no line break, tab or control
 // character: each is refused at its member and nothing is written. A row written before the rule is
-// rendered as one line, so an anonymous title never writes a paragraph into a responder's e-mail.
+// rendered as one line (test/routes/notifications.test.ts), so an anonymous title never writes a
+// paragraph into a responder's e-mail.
 
 const BREAKERS: [string, string][] = [
   ["a line feed", "Stored XSS\nClick https://evil.example to claim your bounty"],
@@ -143,29 +143,5 @@ describe("single-line values", () => {
     });
     expect(described.status).toBe(200);
     expect(described.body.data.attributes.description).toBe("Step 1.\nStep 2.\r\n\tIndented.");
-  });
-
-  it("are rendered as one line in e-mails where an older row holds line breaks", async () => {
-    const other = await organization({ name: "Acme Security" });
-    await confirmedContact(other, { email: `resp-${other.slug}@acme.example`, role: "responder" });
-    const b = await brief(other, { published_at: PUBLISHED, name: "Acme web" });
-    const v = await vuln(other, b.id, { title: "Stored XSS" });
-    // As a row from before the rule: a title with a paragraph and a link of its own.
-    await env.DB.prepare("UPDATE vulns SET title = ? WHERE id = ?").bind(BREAKERS[0]![1], v.id).run();
-    await env.DB.prepare("UPDATE briefs SET name = ? WHERE id = ?").bind("Acme\r\nweb", b.id).run();
-    const box = mailbox();
-    const created = await env.DB.prepare("SELECT id FROM events WHERE vuln_id = ? AND processed_at IS NULL")
-      .bind(v.id)
-      .all<{ id: string }>();
-    await runMail(
-      box,
-      created.results.map((e) => e.id),
-    );
-    const mail = box.sent.find((m) => m.to === `resp-${other.slug}@acme.example` && m.subject.startsWith("New report"))!;
-    expect(mail.subject).toBe(`New report ${v.attributes.shortcode}: Stored XSS Click https://evil.example to claim your bounty`);
-    const lines = mail.text!.split("\n");
-    expect(lines.some((l) => l.startsWith("Click https://evil.example"))).toBe(false);
-    expect(mail.text).toContain("Stored XSS Click https://evil.example to claim your bounty");
-    expect(mail.text).toContain('"Acme web"');
   });
 });

@@ -104,6 +104,10 @@ describe("e-mail on a new report", () => {
       `New report ${r.shortcode}: Redirect Bcc: mallory@evil.example and more`,
       `Your report to Acme Security was received: ${r.shortcode}`,
     ]);
+    // Nor a paragraph of its own into the text: the title is one line there too.
+    const told = sent.find((m) => m.to === p.responder)!;
+    expect(told.text).toContain("Redirect Bcc: mallory@evil.example and more");
+    expect(told.text!.split("\n").some((line) => line.startsWith("Bcc:"))).toBe(false);
     expect(
       sent
         .flatMap((m) => [m.to, m.cc, m.bcc])
@@ -121,7 +125,9 @@ describe("e-mail on a new report", () => {
       `${"\u{1F600}".repeat(120)}${"a".repeat(60)}`,
     ];
     for (const title of titles) {
-      const r = await report(p, { title, contact_email: REPORTER, notify_me: false });
+      // The API refuses a title that is not one line; a row from before that rule may hold one.
+      const r = await report(p, { title: "Placeholder", contact_email: REPORTER, notify_me: false });
+      await env.DB.prepare("UPDATE vulns SET title = ? WHERE id = ?").bind(title, r.id).run();
       const [mail] = await mailOf(r.id);
       const [logged] = await outbox({ vulnId: r.id });
       const row = await env.DB.prepare("SELECT subject FROM notifications WHERE id = ?").bind(logged!.id).first<{ subject: string }>();
