@@ -331,5 +331,35 @@ export function whyBodyMustFail(body: Body, schema: Schema, components: Componen
   ) {
     return "webhook URL on a port other than 443 or 8443";
   }
+  if (
+    template === "/v1/vulns" &&
+    Array.isArray((parsed as { data?: unknown }).data) &&
+    duplicateCycle((parsed as { data: unknown[] }).data)
+  )
+    return "duplicates that name each other in one bulk change";
   return undefined;
+}
+
+/**
+ * Whether the changes of a bulk PATCH make duplicates that lead back to themselves (X of Y and Y of X,
+ * or a vuln of itself), which one PATCH after another would refuse too.
+ */
+export function duplicateCycle(changes: unknown[]): boolean {
+  const named = new Map<string, string>();
+  for (const c of changes as {
+    id?: unknown;
+    attributes?: { triage_state?: unknown };
+    relationships?: { duplicate_of?: { data?: { id?: unknown } | null } };
+  }[]) {
+    const of = c?.relationships?.duplicate_of?.data?.id;
+    if (typeof c?.id === "string" && c.attributes?.triage_state === "duplicate" && typeof of === "string") named.set(c.id, of);
+  }
+  for (const start of named.keys()) {
+    const seen = new Set<string>();
+    for (let at: string | undefined = start; at !== undefined; at = named.get(at)) {
+      if (seen.has(at)) return true;
+      seen.add(at);
+    }
+  }
+  return false;
 }

@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { get } from "../helpers/api";
 import { ENDPOINTS, label } from "../helpers/endpoints";
+import { duplicateCycle } from "./bodies";
 import { caseArbitrary, type FuzzCase } from "./cases";
 import { Findings } from "./findings";
 import { judge, send, type Answer, type KeyKind } from "./harness";
@@ -28,6 +29,18 @@ beforeAll(async () => {
 });
 
 describe("the fuzzer's own generator", () => {
+  it("knows a duplicate cycle in a bulk change from a chain", () => {
+    const dup = (id: string, of: string) => ({
+      id,
+      attributes: { triage_state: "duplicate" },
+      relationships: { duplicate_of: { data: { id: of } } },
+    });
+    expect(duplicateCycle([dup("x", "y"), dup("y", "x")])).toBe(true);
+    expect(duplicateCycle([dup("x", "x")])).toBe(true);
+    expect(duplicateCycle([dup("x", "y"), dup("y", "z"), dup("w", "x")])).toBe(false);
+    expect(duplicateCycle([dup("x", "y"), { id: "y", attributes: { triage_state: "triaged" } }])).toBe(false);
+  });
+
   it("can match every pattern the document gives (a pattern no string matches refuses every value)", () => {
     const patterns = [...new Set(JSON.stringify(doc).match(/"pattern":"(?:[^"\\]|\\.)*"/g) ?? [])].map(
       (p) => JSON.parse(`{${p}}`).pattern as string,
