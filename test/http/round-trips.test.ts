@@ -538,7 +538,7 @@ const CASES: Case[] = [
   {
     name: "GET /v1/p/report/comments/{comment_id}",
     trips: 2,
-    run: async (o) => {
+    run: async () => {
       const f = await reporterFixture();
       return asReporter("GET", `/v1/p/report/comments/${f.commentId}`, f.report.token);
     },
@@ -557,7 +557,7 @@ const CASES: Case[] = [
   {
     name: "GET /v1/p/report/attachments/{attachment_id}",
     trips: 2,
-    run: async (o) => {
+    run: async () => {
       const f = await reporterFixture();
       return asReporter("GET", `/v1/p/report/attachments/${f.attachmentId}`, f.report.token);
     },
@@ -565,7 +565,7 @@ const CASES: Case[] = [
   {
     name: "GET /v1/p/report/attachments/{attachment_id}/content",
     trips: 2,
-    run: async (o) => {
+    run: async () => {
       const f = await reporterFixture();
       return asReporter("GET", `/v1/p/report/attachments/${f.attachmentId}/content`, f.report.token);
     },
