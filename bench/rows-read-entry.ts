@@ -6,13 +6,17 @@
 // with `run()` to learn it; probes are never timed, and writes are never run twice (they are counted in
 // `X-Bench-D1-Unmeasured` instead).
 //
-// One route of its own, never in the product: `POST /__bench/deadline-sweep?now=MS` runs the cron's
-// deadline sweep once at that moment over the counting binding, and answers what it read and sent.
+// Two routes of its own, never in the product: `POST /__bench/deadline-sweep?now=MS` runs the cron's
+// deadline sweep once at that moment over the counting binding, and answers what it read and sent;
+// `POST /__bench/email-reply` reads the posted raw message as the email handler reads a reply (the MIME
+// parse, then the quote stripped) and answers the characters the stripping examined.
+import PostalMime from "postal-mime";
 import worker from "../src/index.ts";
 import { primaryDb } from "../src/db/index.ts";
 import type { QueueMessage } from "../src/lib/queue.ts";
 import { platformContext } from "../src/scheduled.ts";
 import { sweepDeadlineAlerts } from "../src/services/deadline-alerts.ts";
+import { replyOf, type Work } from "../src/notifications/reply-text.ts";
 
 export * from "../src/index.ts";
 
@@ -77,6 +81,11 @@ function countingDatabase<T extends D1Database | D1DatabaseSession>(db: T, tally
 export default {
   ...worker,
   async fetch(request, env, ctx) {
+    if (new URL(request.url).pathname === "/__bench/email-reply" && request.method === "POST") {
+      const work: Work = { steps: 0 };
+      const reply = replyOf(await PostalMime.parse(request.body!), work);
+      return Response.json({ steps: work.steps, chars: "tooLong" in reply ? null : reply.text.length });
+    }
     if (request.headers.get("x-bench-rows-read") !== "1") return worker.fetch(request, env, ctx);
     const tally: Tally = { rowsRead: 0, roundTrips: 0, unmeasured: 0 };
     const url = new URL(request.url);

@@ -11,6 +11,7 @@ import { backlogRun, deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQ
 import { lastPage, listSpec, probeRowsRead, TRIAGE_VIEWS } from "./lists.ts";
 import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
 import { dueForSweep, localD1File, seed, type SeededOrganization } from "./seed.ts";
+import { emailReplyRows } from "./email.ts";
 import { apiRuntime, devVarArgs, startReceiver, startWrangler, stopAll } from "./servers.ts";
 import { formatNumber, renderTable, type Row } from "./table.ts";
 
@@ -20,9 +21,9 @@ const remaining = () => budgetMs - (performance.now() - began);
 const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
 const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
 const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 120) * 1000;
-// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, deliveries, creates) runs those parts alone.
+// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, email, deliveries, creates) runs those parts alone.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-const part = (name: "startup" | "reads" | "lists" | "deadlines" | "deliveries" | "creates") => !only || only.includes(name);
+const part = (name: "startup" | "reads" | "lists" | "deadlines" | "email" | "deliveries" | "creates") => !only || only.includes(name);
 const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 const tmp = mkdtempSync(path.join(tmpdir(), "vdp-bench-"));
@@ -356,6 +357,12 @@ if (part("deadlines")) {
   } else {
     rows.push(skipped("GET /v1/metrics over 90 days", "ms"));
   }
+}
+
+// ---- An e-mailed reply's read at 10 MiB against 10 KB ------------------------------------------------
+if (part("email")) {
+  step("e-mailed replies: bodies hard for a quote stripper, 10 MiB vs 10 KB");
+  rows.push(...(await emailReplyRows(api.url, settings.reps)));
 }
 
 // ---- Webhook deliveries to a 50 ms receiver ------------------------------------------------------

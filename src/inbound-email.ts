@@ -10,12 +10,14 @@ import { cleanFilename } from "./lib/filenames";
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { addReporterFile, replyAsReporter } from "./services/reporter";
 import { parseReplyAddress, replyMatches } from "./notifications/links";
+import { replyOf } from "./notifications/reply-text";
 
 // Replies by e-mail (Cloudflare Email Routing hands every message for INBOUND_EMAIL_DOMAIN to the
 // Worker's email handler). A reporter's answer to a notice, sent to its Reply-To, becomes a reporter
 // comment exactly as one from the report's page would: the address's MAC names the report, the sender
 // must be the report's contact_email, the quoted history and the signature are cut, and a message seen
-// before (its Message-ID) adds nothing. Anything else is refused with a reason and writes nothing.
+// before (its Message-ID) adds nothing. Anything else (an automatic reply, a file an upload would refuse)
+// is refused whole with a reason and writes nothing.
 
 /** Why a message is refused: said to the sending server (setReject), never more than it needs. */
 export class Refused extends Error {
@@ -25,99 +27,98 @@ export class Refused extends Error {
 /** The address of a header or envelope value: the part in angle brackets, if any, lower-cased. */
 export const addressOf = (value: string) => (/<([^>]+)>/.exec(value)?.[1] ?? value).trim().toLowerCase();
 
-const QUOTE_INTRO = [
-  /^On .+ wrote:$/, // Gmail, Apple Mail, Thunderbird
-  /^Le .+ a écrit\s?:$/,
-  /^Am .+ schrieb .+:$/,
-  /^-{2,}\s*Original Message\s*-{2,}$/i, // Outlook
-  /^_{5,}$/, // Outlook's rule before From:
-  /^From: .+$/, // a forwarded or Outlook header block
-];
-
 /**
- * The text the reporter wrote: everything above the quoted history (the first quoting line, or the
- * line that introduces it) and above the signature ("-- " on its own line, RFC 3676), trimmed.
+ * Whether a message was sent by a program rather than written by a person (RFC 3834): Auto-Submitted
+ * other than "no" (auto-replied, auto-generated, ...), the autoresponders' own X-Autoreply and
+ * X-Autorespond, or Precedence auto_reply, bulk or junk. Such a message is no answer of the reporter's.
  */
-export function replyText(text: string): string {
-  const lines = text.replace(/\r\n?/g, "\n").split("\n");
-  const kept: string[] = [];
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (line === "-- " || line === "--") break;
-    if (line.startsWith(">")) break;
-    // An introduction may wrap onto a second line before the quote ("On Mon, ... <x@y>\nwrote:").
-    const joined = i + 1 < lines.length ? `${line.trim()} ${lines[i + 1]!.trim()}` : line.trim();
-    if (QUOTE_INTRO.some((re) => re.test(line.trim()))) break;
-    if (/^On .+/.test(line.trim()) && /^On .+ wrote:$/.test(joined)) break;
-    kept.push(line);
-  }
-  return kept.join("\n").trim();
+export function automatic(headers: { key: string; value: string }[]): boolean {
+  return headers.some(({ key, value }) => {
+    const name = key.toLowerCase();
+    if (name === "auto-submitted") {
+      // The keyword, without comments or parameters: "auto-replied (vacation); owner-email=..."
+      const keyword = value
+        .replace(/\([^()]*\)/g, " ")
+        .split(";")[0]!
+        .trim()
+        .toLowerCase();
+      return keyword !== "no";
+    }
+    if (name === "x-autoreply" || name === "x-autorespond") return true;
+    return name === "precedence" && ["auto_reply", "bulk", "junk"].includes(value.trim().toLowerCase());
+  });
 }
 
-/** The text of an HTML-only message, as plain text: tags out, entities of the common kind decoded. */
-function textOfHtml(html: string): string {
-  return html
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, "")
-    .replace(/<blockquote[\s\S]*$/i, "")
-    .replace(/<br\s*\/?>|<\/p>|<\/div>/gi, "\n")
-    .replace(/<[^>]+>/g, "")
-    .replace(/&nbsp;/g, " ")
-    .replace(/&lt;/g, "<")
-    .replace(/&gt;/g, ">")
-    .replace(/&quot;/g, '"')
-    .replace(/&#39;/g, "'")
-    .replace(/&amp;/g, "&");
+const NOT_THE_REPORTER = "This address takes replies from the report's reporter only, from the address the report gave.";
+
+type InboundMessage = { from: string; to: string; raw: ReadableStream<Uint8Array>; rawSize: number };
+
+/**
+ * The checks the envelope answers, before the message is read: its size, the reply address and its
+ * MAC, the sender. A message they refuse (or that fails here) has its stream cancelled: left unread,
+ * the runtime would wait on it as a hung request.
+ */
+async function addressedReply(message: InboundMessage, env: Env) {
+  try {
+    if (message.rawSize > LIMITS.inboundEmailBytes) throw new Refused(`Message too large: at most ${mib(LIMITS.inboundEmailBytes)}.`);
+    const address = parseReplyAddress(message.to, env.INBOUND_EMAIL_DOMAIN);
+    if (!address) throw new Refused("No such recipient.");
+    const db = primaryDb(env.DB);
+    const vuln = await db
+      .select({
+        id: vulns.id,
+        organizationId: vulns.organizationId,
+        contactEmail: vulns.contactEmail,
+        // What the report holds already, so files that would not fit refuse the message before it writes anything.
+        // (The outer row's id qualified: unqualified, it would name the attachment's own.)
+        files: subquery<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
+        bytes: subquery<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
+      })
+      .from(vulns)
+      .where(eq(vulns.shortcode, address.shortcode))
+      .get();
+    if (!vuln || !(await replyMatches(vuln.id, address.given))) throw new Refused("No such recipient.");
+    const reporter = vuln.contactEmail?.toLowerCase();
+    if (!reporter || addressOf(message.from) !== reporter) throw new Refused(NOT_THE_REPORTER);
+    return { db, vuln, reporter };
+  } catch (err) {
+    await message.raw.cancel().catch(() => {});
+    throw err;
+  }
 }
 
 /** What the email handler does with one message; throws Refused with the reason to give the sender. */
 export async function receiveReply(
-  message: { from: string; to: string; raw: ReadableStream<Uint8Array>; rawSize: number },
+  message: InboundMessage,
   env: Env,
   defer: (work: Promise<unknown>) => void,
 ): Promise<{ commentId: string } | { duplicate: true }> {
-  if (message.rawSize > LIMITS.inboundEmailBytes) throw new Refused(`Message too large: at most ${mib(LIMITS.inboundEmailBytes)}.`);
-  const address = parseReplyAddress(message.to, env.INBOUND_EMAIL_DOMAIN);
-  if (!address) throw new Refused("No such recipient.");
-  const db = primaryDb(env.DB);
-  const vuln = await db
-    .select({
-      id: vulns.id,
-      organizationId: vulns.organizationId,
-      contactEmail: vulns.contactEmail,
-      // What the report holds already, so files that would not fit refuse the message before it writes anything.
-      // (The outer row's id qualified: unqualified, it would name the attachment's own.)
-      files: subquery<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
-      bytes: subquery<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
-    })
-    .from(vulns)
-    .where(eq(vulns.shortcode, address.shortcode))
-    .get();
-  if (!vuln || !(await replyMatches(vuln.id, address.given))) throw new Refused("No such recipient.");
-  const reporter = vuln.contactEmail?.toLowerCase();
-  if (!reporter || addressOf(message.from) !== reporter)
-    throw new Refused("This address takes replies from the report's reporter only, from the address the report gave.");
-
+  const { db, vuln, reporter } = await addressedReply(message, env);
   let email: Email;
   try {
     email = await PostalMime.parse(message.raw);
   } catch {
     throw new Refused("The message could not be read as MIME.");
   }
-  if (!email.from?.address || email.from.address.toLowerCase() !== reporter)
-    throw new Refused("This address takes replies from the report's reporter only, from the address the report gave.");
+  if (!email.from?.address || email.from.address.toLowerCase() !== reporter) throw new Refused(NOT_THE_REPORTER);
+  if (automatic(email.headers)) throw new Refused("This address takes replies written by the reporter, not automatic replies (RFC 3834).");
   const messageId = email.messageId?.trim();
   if (!messageId) throw new Refused("The message has no Message-ID.");
   const seen = await db.select({ id: inboundEmails.messageId }).from(inboundEmails).where(eq(inboundEmails.messageId, messageId)).get();
   if (seen) return { duplicate: true };
 
-  const body = replyText(email.text ?? textOfHtml(email.html ?? ""));
+  const reply = replyOf(email);
+  if ("tooLong" in reply || reply.text.length > LIMITS.commentLength)
+    throw new Refused(`The reply is longer than ${LIMITS.commentLength} characters.`);
+  const body = reply.text;
   if (!body) throw new Refused("The reply has no text above the quoted message.");
-  if (body.length > LIMITS.commentLength) throw new Refused(`The reply is longer than ${LIMITS.commentLength} characters.`);
   const files = (email.attachments ?? []).filter((a) => a.disposition !== "inline" || a.filename);
   let bytes = vuln.bytes;
   for (const file of files) {
     const size = typeof file.content === "string" ? new TextEncoder().encode(file.content).byteLength : file.content.byteLength;
     if (size > LIMITS.fileBytes) throw new Refused(`An attachment is over ${mib(LIMITS.fileBytes)}; send it from your report's page.`);
+    // An upload refuses an empty file; refused here, the comment is not stored without it.
+    if (size === 0) throw new Refused("An attachment is empty; nothing was added. Send the file again, or only the text.");
     if (cleanFilename(file.filename ?? "") === null) throw new Refused("An attachment has no usable name.");
     bytes += size;
   }

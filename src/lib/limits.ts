@@ -29,6 +29,8 @@ export const RATE_LIMIT_BINDINGS = {
   REPORTER_RATE_LIMITER: RATES.reporter,
 } as const;
 
+const COMMENT_LENGTH = 20_000;
+
 /** Sizes and counts. */
 export const LIMITS = {
   /** A request body (JSON), in bytes. */
@@ -47,8 +49,13 @@ export const LIMITS = {
   descriptionLength: 100_000,
   /** Domains a vuln names. */
   domainsPerVuln: 50,
-  /** A comment's body, in characters. */
-  commentLength: 20_000,
+  /** A comment's body, in characters (an e-mailed reply's too). */
+  commentLength: COMMENT_LENGTH,
+  /**
+   * Characters of an e-mailed reply's body read, line ends included: the longest comment, with room for
+   * its line ends and the line that starts the quote. A reply that has not ended within them is too long.
+   */
+  emailReplyReadLength: COMMENT_LENGTH + 4_000,
   /** A regulatory report's text as filed, in characters, and the authority's reference for it. */
   regulatoryReportLength: 100_000,
   regulatoryReferenceLength: 200,

@@ -27,6 +27,8 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   regulatoryReportId: string;
   webhookId: string;
   deliveryId: string;
+  /** Where the webhooks made for the fixture send (default: the factories' https://hooks.example.com/vdp). */
+  webhookUrl?: string;
   /** A contact, and the e-mail that asked it to confirm its address (the notification log's). */
   contactId: string;
   notificationId: string;
@@ -256,7 +258,12 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: () => "/v1/notifications" },
   { method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
   { method: "GET", path: () => "/v1/webhooks" },
-  { method: "POST", path: () => "/v1/webhooks", body: (f) => webhookDoc({}, f.org.id), operator: "never" },
+  {
+    method: "POST",
+    path: () => "/v1/webhooks",
+    body: (f) => webhookDoc(f.webhookUrl ? { url: f.webhookUrl } : {}, f.org.id),
+    operator: "never",
+  },
   { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
   {
     method: "PATCH",

@@ -1,9 +1,12 @@
 import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { promisify } from "node:util";
 import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
-import { beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { csafProblems, cveProblems, osvProblems } from "./advisory-validators";
 import { ENDPOINTS, EVENT_TYPE_ID, type Fixture } from "../helpers/endpoint-table";
 import { jsonApiValidator } from "./jsonapi-schema";
@@ -15,7 +18,7 @@ import { waitFor } from "../helpers/wait";
 // that departs from one, or an operation no test calls, fails here.
 
 const root = path.resolve(import.meta.dirname, "../..");
-const { base, persistTo } = inject("dev");
+const { base, persistTo, logFile } = inject("dev");
 
 interface Operation {
   method: string;
@@ -107,9 +110,25 @@ async function operatorKey(): Promise<string> {
   return stdout.trim().split("\n").at(-1)!;
 }
 
+/**
+ * Where the fixture's webhooks send: a receiver on loopback (npm run dev allows it) that takes every
+ * delivery. A host on the internet would have the dev server look up its name for each delivery (and
+ * print the failed lookup's stack trace on an offline machine).
+ */
+let delivered = 0;
+const receiver = http.createServer((req, res) =>
+  req.resume().on("end", () => {
+    delivered++;
+    res.writeHead(204).end();
+  }),
+);
+afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve()).closeAllConnections()));
+
 /** The workerd tests' fixture, made here through HTTP: one organization with one of everything. */
 async function fixture(operator: string): Promise<Fixture & { shortcode: string; policyShortcode: string; token: string }> {
   const tag = crypto.randomUUID().slice(0, 8);
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/vdp`;
   const org = await call("POST", "/v1/organizations", {
     key: operator,
     body: { data: { type: "organization", attributes: { name: `Answers ${tag}`, slug: `answers-${tag}` } } },
@@ -160,7 +179,7 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
   const hook = await create(
     "/v1/webhooks",
     "webhook",
-    { name: `Hook ${tag}`, url: "https://hooks.example.com/vdp" },
+    { name: `Hook ${tag}`, url: webhookUrl },
     {
       trigger_event_types: { data: [{ type: "trigger_event_type", id: EVENT_TYPE_ID }] },
     },
@@ -220,6 +239,7 @@ async function fixture(operator: string): Promise<Fixture & { shortcode: string;
     regulatoryReportId: filing.id,
     webhookId: hook.id,
     deliveryId: delivery.data.id,
+    webhookUrl,
     contactId: contact.id,
     notificationId: log.data[0].id,
     advisoryId: publishedAdvisory.id,
@@ -300,6 +320,19 @@ beforeAll(async () => {
   };
   for (const method of ["GET", "PATCH", "POST"]) for (const e of ENDPOINTS.filter((e) => e.method === method)) await send(e);
   for (const e of ENDPOINTS.filter((e) => e.method === "DELETE").reverse()) await send(e);
+});
+
+describe("the fixture's webhooks", () => {
+  it("take their deliveries on loopback, so the dev server looks up no host name for them", async () => {
+    const lookups = () => readFileSync(logFile, "utf8").match(/failed to lookup address.*/g) ?? [];
+    const seen = await waitFor(
+      "a delivery to the loopback receiver, or a failed lookup in the dev server's log",
+      () => ({ delivered, lookups: lookups() }),
+      (s) => s.delivered > 0 || s.lookups.length > 0,
+      { interval: 250 },
+    );
+    expect(seen.lookups).toEqual([]);
+  });
 });
 
 describe("a published advisory as the server renders it", () => {

@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import worker from "../../src/index";
-import { replyText } from "../../src/inbound-email";
+import { LIMITS } from "../../src/lib/limits";
 import { api } from "../helpers/api";
 import { testClock } from "../helpers/clock";
 import { brief, organization, PUBLISHED } from "../helpers/factories";
@@ -39,6 +39,10 @@ function mime(o: {
   subject?: string;
   text: string;
   messageId?: string;
+  /** More header lines, as written ("Auto-Submitted: auto-replied"). */
+  headers?: string[];
+  /** The body as HTML instead of text. */
+  html?: boolean;
   attachment?: { name: string; content: string };
 }) {
   const id = o.messageId ?? `<reply-${++counter}-${crypto.randomUUID()}@researcher.example>`;
@@ -47,9 +51,11 @@ function mime(o: {
     `To: ${o.to}`,
     `Subject: Re: ${o.subject ?? "your report"}`,
     `Message-ID: ${id}`,
+    ...(o.headers ?? []),
     "MIME-Version: 1.0",
   ];
-  if (!o.attachment) return { id, raw: [...headers, "Content-Type: text/plain; charset=utf-8", "", o.text].join("\r\n") };
+  const type = `Content-Type: text/${o.html ? "html" : "plain"}; charset=utf-8`;
+  if (!o.attachment) return { id, raw: [...headers, type, "", o.text].join("\r\n") };
   return {
     id,
     raw: [
@@ -57,7 +63,7 @@ function mime(o: {
       'Content-Type: multipart/mixed; boundary="b1"',
       "",
       "--b1",
-      "Content-Type: text/plain; charset=utf-8",
+      type,
       "",
       o.text,
       "--b1",
@@ -71,14 +77,34 @@ function mime(o: {
   };
 }
 
-/** Delivers a message to the Worker's email handler as Email Routing does; answers the reason it was refused, or null. */
-async function deliver(envelope: { from: string; to: string }, raw: string, rawSize?: number) {
+/**
+ * Delivers a message to the Worker's email handler as Email Routing does. Answers the reason it was
+ * refused (or null) and what became of its raw stream: read to the end, cancelled, or left open (which
+ * the runtime reports as a hung request).
+ */
+async function deliverWith(envelope: { from: string; to: string }, raw: string, rawSize?: number) {
   let rejected: string | null = null;
+  let end: "read" | "cancelled" | "open" = "open";
   const bytes = new TextEncoder().encode(raw);
+  let given = false;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (given) {
+        controller.close();
+        end = "read";
+        return;
+      }
+      given = true;
+      controller.enqueue(bytes);
+    },
+    cancel() {
+      end = "cancelled";
+    },
+  });
   const message = {
     from: envelope.from,
     to: envelope.to,
-    raw: new Response(bytes).body!,
+    raw: stream,
     rawSize: rawSize ?? bytes.byteLength,
     headers: new Headers(),
     setReject: (reason: string) => {
@@ -94,8 +120,15 @@ async function deliver(envelope: { from: string; to: string }, raw: string, rawS
     ctx,
   );
   await waitOnExecutionContext(ctx);
-  return rejected;
+  return { rejected: rejected as string | null, raw: end };
 }
+
+/** The reason a delivered message was refused, or null. */
+const deliver = async (envelope: { from: string; to: string }, raw: string, rawSize?: number) =>
+  (await deliverWith(envelope, raw, rawSize)).rejected;
+
+const inboundCount = async (vulnId: string) =>
+  (await env.DB.prepare("SELECT count(*) AS n FROM inbound_emails WHERE vuln_id = ?").bind(vulnId).first<{ n: number }>())!.n;
 
 const thread = async (token: string) =>
   (await asReporter("GET", "/v1/p/report/comments", token)).body.data.map((c: any) => [c.attributes.author, c.attributes.body]);
@@ -156,6 +189,102 @@ describe("a reply by e-mail", () => {
     expect(await thread(r.token)).toEqual([]);
   });
 
+  it("is refused whole, writing nothing, when an attachment is empty", async () => {
+    const { org, r, replyTo } = await noticed();
+    const { raw } = mime({ to: replyTo, text: "The log is attached.", attachment: { name: "empty.txt", content: "" } });
+    expect(await deliver({ from: REPORTER, to: replyTo }, raw)).toBe(
+      "An attachment is empty; nothing was added. Send the file again, or only the text.",
+    );
+    expect(await thread(r.token)).toEqual([]);
+    expect((await api("GET", `/v1/vulns/${r.id}/attachments`, { key: org.key })).body.data).toEqual([]);
+    expect(await inboundCount(r.id)).toBe(0);
+  });
+
+  it("is refused, writing nothing, when it is an automatic reply, and the report keeps waiting on the reporter", async () => {
+    const { org, r, replyTo } = await noticed();
+    const moved = await api("PATCH", `/v1/vulns/${r.id}`, {
+      key: org.key,
+      body: { data: { type: "vuln", id: r.id, attributes: { triage_state: "needs_more_info" } } },
+    });
+    expect(moved.status).toBe(200);
+    const automatic = [
+      ["Auto-Submitted: auto-replied"],
+      ["Auto-Submitted: auto-generated"],
+      ["Auto-Submitted: Auto-Replied (vacation)"],
+      ["Auto-Submitted: auto-notified; owner-email=finder@researcher.example"],
+      ["X-Autoreply: yes"],
+      ["X-Autorespond: Out of office"],
+      ["Precedence: auto_reply"],
+      ["Precedence: bulk"],
+      ["Precedence: Junk"],
+    ];
+    const reasons = [];
+    for (const headers of automatic) {
+      const { raw } = mime({ to: replyTo, text: "I am out of the office until Monday.", headers });
+      reasons.push(await deliver({ from: REPORTER, to: replyTo }, raw));
+    }
+    expect(reasons).toEqual(automatic.map(() => "This address takes replies written by the reporter, not automatic replies (RFC 3834)."));
+    expect(await thread(r.token)).toEqual([]);
+    expect(await inboundCount(r.id)).toBe(0);
+    expect((await api("GET", `/v1/vulns/${r.id}`, { key: org.key })).body.data.attributes.triage_state).toBe("needs_more_info");
+
+    // Auto-Submitted: no is a person's message (RFC 3834), as is a list's Precedence: it is taken.
+    const { raw } = mime({ to: replyTo, text: "Here is the detail.", headers: ["Auto-Submitted: no", "Precedence: list"] });
+    expect(await deliver({ from: REPORTER, to: replyTo }, raw)).toBeNull();
+    expect(await thread(r.token)).toEqual([["reporter", "Here is the detail."]]);
+    expect((await api("GET", `/v1/vulns/${r.id}`, { key: org.key })).body.data.attributes.triage_state).not.toBe("needs_more_info");
+  });
+
+  it("cancels the raw stream of a message it refuses without reading it, and reads the others to the end", async () => {
+    const { replyTo } = await noticed();
+    const [local, domain] = replyTo.split("@") as [string, string];
+    const forged = `${local.slice(0, -1)}${local.endsWith("a") ? "b" : "a"}@${domain}`;
+    const ends = [];
+    for (const [envelope, raw, size] of [
+      [{ from: REPORTER, to: forged }, mime({ to: forged, text: "hi" }).raw],
+      [{ from: REPORTER, to: `${local}@elsewhere.example` }, mime({ to: `${local}@elsewhere.example`, text: "hi" }).raw],
+      [{ from: "mallory@evil.example", to: replyTo }, mime({ from: "mallory@evil.example", to: replyTo, text: "hi" }).raw],
+      [{ from: REPORTER, to: replyTo }, mime({ to: replyTo, text: "hi" }).raw, LIMITS.inboundEmailBytes + 1],
+      [{ from: REPORTER, to: replyTo }, mime({ from: "mallory@evil.example", to: replyTo, text: "hi" }).raw],
+      [{ from: REPORTER, to: replyTo }, mime({ to: replyTo, text: "Thanks." }).raw],
+    ] as const) {
+      const { rejected, raw: end } = await deliverWith(envelope, raw, size);
+      ends.push([rejected === null ? "taken" : "refused", end]);
+    }
+    expect(ends).toEqual([
+      ["refused", "cancelled"],
+      ["refused", "cancelled"],
+      ["refused", "cancelled"],
+      ["refused", "cancelled"],
+      ["refused", "read"],
+      ["taken", "read"],
+    ]);
+  });
+
+  it("is refused as too long, writing nothing, when its body is pathological for a quote stripper", async () => {
+    const { r, replyTo } = await noticed();
+    // Up to the message limit, less room for the headers: one line each, or quote markers nested deep.
+    const size = LIMITS.inboundEmailBytes - 1024;
+    const bodies: [string, boolean][] = [
+      [`Am ${" schrieb".repeat(size / 8 - 1)}`, false],
+      [`On ${" wrote:x".repeat(size / 8 - 1)}`, false],
+      ["x".repeat(size), false],
+      ["<".repeat(size), true],
+      ["<script".repeat(size / 7), true],
+      [`${"a".repeat(LIMITS.commentLength + 1)}\n${">".repeat(size - LIMITS.commentLength - 2)}`, false],
+    ];
+    const reasons = [];
+    for (const [text, html] of bodies) reasons.push(await deliver({ from: REPORTER, to: replyTo }, mime({ to: replyTo, text, html }).raw));
+    expect(reasons).toEqual(bodies.map(() => `The reply is longer than ${LIMITS.commentLength} characters.`));
+    // Nested quote markers with nothing above them: no reply at all.
+    const quoted = Array.from({ length: 1000 }, (_, depth) => `${"> ".repeat(depth + 1)}line ${depth}`).join("\n");
+    expect(await deliver({ from: REPORTER, to: replyTo }, mime({ to: replyTo, text: quoted }).raw)).toBe(
+      "The reply has no text above the quoted message.",
+    );
+    expect(await thread(r.token)).toEqual([]);
+    expect(await inboundCount(r.id)).toBe(0);
+  });
+
   it("is refused with a reason, writing nothing, when forged, foreign, empty or too large", async () => {
     const { r, replyTo } = await noticed();
     const [local, domain] = replyTo.split("@") as [string, string];
@@ -187,21 +316,6 @@ describe("a reply by e-mail", () => {
       "Message too large: at most 10 MiB.",
     ]);
     expect(await thread(r.token)).toEqual([]);
-    expect((await env.DB.prepare("SELECT count(*) AS n FROM inbound_emails WHERE vuln_id = ?").bind(r.id).first<{ n: number }>())!.n).toBe(
-      0,
-    );
-  });
-});
-
-describe("replyText", () => {
-  it("keeps what was written above the quote of the common mail clients and above the signature", () => {
-    expect(replyText("Yes.\n\nOn Tue, Aug 4, 2026 at 10:00 AM Acme <n@vdp.example>\nwrote:\n> old")).toBe("Yes.");
-    expect(replyText("Oui.\r\n\r\nLe mar. 4 août 2026 à 10:00, Acme <n@vdp.example> a écrit :\r\n> old")).toBe("Oui.");
-    expect(replyText("Done\n\n-----Original Message-----\nFrom: Acme\n")).toBe("Done");
-    expect(replyText("Done\n________________________________\nFrom: Acme\nSent: today")).toBe("Done");
-    expect(replyText("Line one\n> quoted\nmore")).toBe("Line one");
-    expect(replyText("Body\n-- \nSig")).toBe("Body");
-    expect(replyText("On second thought, it is worse.\nSee /admin.")).toBe("On second thought, it is worse.\nSee /admin.");
-    expect(replyText("> all quoted")).toBe("");
+    expect(await inboundCount(r.id)).toBe(0);
   });
 });
