@@ -9,9 +9,10 @@ import { limitAddress, page, pageHeaders, privatePage, sameSiteForms } from "./s
 
 /**
  * What e-mails link to: /c/{token} confirms a contact's address, /u/{token} stops a reporter's e-mails.
- * A GET shows a page whose button does it, so a mail scanner that fetches links changes nothing. The
- * confirmation's button is a same-site form; the unsubscribe also takes the one-click POST of RFC 8058,
- * which the reader's mail provider sends from its own site.
+ * A GET shows a page whose button does it, so a mail scanner that fetches links changes nothing; Hono
+ * answers a HEAD with the GET's handler (the method still "HEAD"), so only a POST acts, never "not a
+ * GET". The confirmation's button is a same-site form; the unsubscribe also takes the one-click POST of
+ * RFC 8058, which the reader's mail provider sends from its own site.
  */
 export const emailLinksRouter = new Hono<AppEnv>();
 emailLinksRouter.use("/c/*", pageHeaders, privatePage, sameSiteForms);
@@ -22,7 +23,7 @@ emailLinksRouter.on(["GET", "POST"], "/c/:token", database(), async (c) => {
   const target = await findConfirmation(c.var.database.db, c.req.param("token"));
   if (!target) return page(c, notFoundPage("confirmation link"), 404);
   const view = { ...target.contact, organization: target.organization };
-  if (c.req.method === "GET") return page(c, confirmPage(view, c.req.path));
+  if (c.req.method !== "POST") return page(c, confirmPage(view, c.req.path));
   await confirmContact(c.var.database.db, target);
   return page(c, confirmPage(view, c.req.path, true));
 });
@@ -31,7 +32,7 @@ emailLinksRouter.on(["GET", "POST"], "/u/:token", database(), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const found = await findUnsubscribe(c.var.database.db, c.req.param("token"));
   if (!found) return page(c, notFoundPage("unsubscribe link"), 404);
-  if (c.req.method === "GET") return page(c, unsubscribePage(found, c.req.path));
+  if (c.req.method !== "POST") return page(c, unsubscribePage(found, c.req.path));
   await unsubscribeReporter(c.var.database.db, found.id);
   return page(c, unsubscribePage({ ...found, notifyReporter: false }, c.req.path));
 });
