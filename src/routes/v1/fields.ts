@@ -38,9 +38,11 @@ export const DateTimeInput = z.iso
   .overwrite((v) => new Date(v).toISOString())
   .refine((v) => /^\d{4}-/.test(v) && !v.startsWith("0000"), "must be between the years 0001 and 9999 in UTC");
 
+// A value that fails a check whose message another check repeats stops there (abort), so a member is
+// named once per problem: "red" is both the wrong length and the wrong form, one error.
 export const Color = z
   .string()
-  .length(7, "must be a color like #1a2b3c")
+  .length(7, { message: "must be a color like #1a2b3c", abort: true })
   .regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
 
 export const AssetKind = z.enum(ASSET_KINDS);
@@ -117,7 +119,7 @@ export const CweIds = z
   .array(
     z
       .string()
-      .max(10, "must be a CWE id such as CWE-79")
+      .max(10, { message: "must be a CWE id such as CWE-79", abort: true })
       // Any case in ("cwe-79"), upper case out; no regex flag, so the pattern reads the same in OpenAPI.
       .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
       .transform((v) => v.toUpperCase()),
