@@ -2,7 +2,7 @@ import { and, count, eq, gte, lte, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
 import { briefs, vulns } from "../db/schema";
 import { DEADLINE_KINDS, type DeadlineKind, PROMISE_KINDS } from "../lib/deadlines";
-import { Forbidden } from "../lib/domain-errors";
+import { BadInput, Forbidden } from "../lib/domain-errors";
 import type { ServiceContext } from "./context";
 import { readBatch } from "./unit-of-work";
 import { subquery } from "../db/queries";
@@ -60,6 +60,11 @@ export async function readMetrics(
   const scope = scopeOf(ctx, opts.organizationId);
   const to = opts.to ?? now.toISOString();
   const from = opts.from ?? new Date(Date.parse(to) - METRICS_DEFAULT_DAYS * DAY).toISOString();
+  // Reversed, the period holds no report, and zeros would read as a quiet period rather than a mistake.
+  if (from > to)
+    throw new BadInput(`q[created_at_gteq]: the period's start is after its end (${opts.to ? "q[created_at_lteq]" : "now"}, ${to}).`, {
+      parameter: "q[created_at_gteq]",
+    });
   const period = and(
     scope === "platform" ? undefined : sql`${vulns.organizationId} = ${scope}`,
     gte(vulns.createdAt, from),

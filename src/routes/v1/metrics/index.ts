@@ -105,6 +105,11 @@ function csvOf(m: Metrics): string {
   return `${COLUMNS.join(",")}\r\n${values.map((v) => (v === null ? "" : String(v))).join(",")}\r\n`;
 }
 
+/** Whose figures and which days: metrics-<organization id or "platform">-<first day>-<last day>.csv (ASCII, no colon). */
+function csvFilename(m: Metrics): string {
+  return `metrics-${m.scope}-${m.periodStart.slice(0, 10)}-${m.periodEnd.slice(0, 10)}.csv`;
+}
+
 export const metricsRouter = createRouter().openapi(
   createRoute({
     method: "get",
@@ -117,6 +122,12 @@ export const metricsRouter = createRouter().openapi(
     responses: {
       200: {
         description: "The metrics",
+        headers: {
+          "Content-Disposition": {
+            description: 'The CSV answer only: attachment; filename="metrics-<organization id or platform>-<first day>-<last day>.csv"',
+            schema: { type: "string", maxLength: 128 },
+          },
+        },
         content: {
           ...jsonApiContent(singleDocument(MetricsResource)),
           [CSV_MEDIA_TYPE]: {
@@ -141,7 +152,10 @@ export const metricsRouter = createRouter().openapi(
     });
     c.header("Vary", "Accept");
     if (preferredMediaType(c.req.header("accept"), [JSONAPI_MEDIA_TYPE, CSV_MEDIA_TYPE]) === CSV_MEDIA_TYPE) {
-      return c.body(csvOf(metrics), 200, { "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present` });
+      return c.body(csvOf(metrics), 200, {
+        "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present`,
+        "Content-Disposition": `attachment; filename="${csvFilename(metrics)}"`,
+      });
     }
     return respond(c, single(resource("metrics", metrics.scope, attributesOf(metrics), "/v1/metrics")));
   },
