@@ -43,7 +43,7 @@ const RegulatoryReport = resourceSchema(
     submitted_at: Timestamp.openapi({ description: "When it was filed with the authority." }),
     reference: z.string().max(LIMITS.regulatoryReferenceLength).nullable().openapi({ description: "The authority's reference, if any." }),
     body: z.string().max(LIMITS.regulatoryReportLength).openapi({ description: "The text filed." }),
-    created_at: Timestamp,
+    created_at: Timestamp.openapi({ description: "When it was recorded here (set by the platform; submitted_at is the organization's word)." }),
   }),
   z.object({ vuln: toOneSchema("vuln") }),
 );
@@ -52,7 +52,9 @@ const CreateRegulatoryReportInput = requestDocument(
   "regulatory_report",
   z.strictObject({
     kind: Kind,
-    submitted_at: DateTimeInput.openapi({ description: "When it was filed with the authority; never in the future." }),
+    submitted_at: DateTimeInput.openapi({
+      description: "When it was filed with the authority: never in the future, nor before the vuln's exploitation_known_at.",
+    }),
     reference: z
       .string()
       .max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`)
