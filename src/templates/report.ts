@@ -46,8 +46,8 @@ function conversation(v: ReportView): Html {
 
 function files(v: ReportView): Html {
   if (v.files.length === 0) return html`<p class="muted">No files yet.</p>`;
-  return html`<table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">From</th></tr></thead><tbody>
-${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${f.filename}</a></td><td>${sizeOf(f.byteSize)}</td><td>${f.uploadedBy === "reporter" ? "You" : v.report.organizationName}</td></tr>`)}
+  return html`<table><thead><tr><th scope="col">File</th><th scope="col" class="nowrap">Size</th><th scope="col">From</th></tr></thead><tbody>
+${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${f.filename}</a></td><td class="nowrap">${sizeOf(f.byteSize)}</td><td>${f.uploadedBy === "reporter" ? "You" : v.report.organizationName}</td></tr>`)}
 </tbody></table>`;
 }
 
