@@ -1,4 +1,5 @@
-import type { AdvisoryDocument } from "../db/schema";
+import type { AdvisoryDocument, AdvisoryRow, Credit, RevisionEntry } from "../db/schema";
+import { baseCvss, severityOf } from "./cvss";
 import { CWE_NAMES } from "./cwe-names";
 
 // The model's types live beside the tables that keep it (src/db/schema/advisories.ts).
@@ -45,3 +46,36 @@ export function csafTrackingId(doc: Pick<AdvisoryDocument, "id">): string {
 
 /** A credit type as words (remediation_developer → "remediation developer"), as CVE records spell them. */
 export const creditWords = (type: import("../db/schema").CreditType) => type.replace(/_/g, " ");
+
+/** The organization an advisory is published by, as a revision names it. */
+export type AdvisoryPublisher = { id: string; name: string; slug: string; websiteUrl: string | null };
+
+/** The advisory as a revision freezes it: the row, its publisher, its credits as resolved, its history to date. */
+export function advisoryDocument(
+  row: AdvisoryRow,
+  publisher: AdvisoryPublisher,
+  credits: Credit[],
+  history: RevisionEntry[],
+): AdvisoryDocument {
+  const rated = row.cvssVector ? baseCvss(row.cvssVector) : null;
+  return {
+    id: row.id,
+    publisher: { name: publisher.name, slug: publisher.slug, website_url: publisher.websiteUrl, organization_id: publisher.id },
+    title: row.title,
+    summary: row.summary ?? "",
+    description: row.description,
+    affected: row.affected,
+    remediation: row.remediation,
+    references: row.references,
+    cve_id: row.cveId,
+    cvss: rated && { vector: rated.vector, version: rated.version, score: rated.score, severity: severityOf(rated.score) },
+    cwe_ids: row.cweIds,
+    credits,
+    state: row.state === "withdrawn" ? "withdrawn" : "published",
+    revision: row.revision,
+    published_at: row.publishedAt!,
+    updated_at: history.at(-1)!.date,
+    withdrawn_at: row.withdrawnAt,
+    history,
+  };
+}

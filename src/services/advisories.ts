@@ -15,8 +15,15 @@ import {
   vulns,
 } from "../db/schema";
 import { advisoryEvent } from "../events/outbox";
-import type { AdvisoryDocument, AffectedProduct, Credit, RevisionEntry } from "../lib/advisory";
-import { baseCvss, type CvssRating, severityOf } from "../lib/cvss";
+import {
+  type AdvisoryDocument,
+  advisoryDocument,
+  type AdvisoryPublisher,
+  type AffectedProduct,
+  type Credit,
+  type RevisionEntry,
+} from "../lib/advisory";
+import { baseCvss, type CvssRating } from "../lib/cvss";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
@@ -119,7 +126,7 @@ const ORGANIZATION_FACTS = {
 };
 const organizationRead = (ctx: ServiceContext, organizationId: string) =>
   ctx.db.select(ORGANIZATION_FACTS).from(organizations).where(eq(organizations.id, organizationId));
-type OrganizationFacts = { id: string; name: string; slug: string; websiteUrl: string | null };
+type OrganizationFacts = AdvisoryPublisher;
 
 function assertVulnsOwned(ids: readonly string[], found: readonly VulnFacts[]) {
   const known = new Set(found.map((v) => v.id));
@@ -175,31 +182,6 @@ function assertPublishable(row: AdvisoryRow) {
   if (problems.length) throw new Invalid(problems);
 }
 
-/** The advisory as a revision freezes it. */
-function documentOf(row: AdvisoryRow, organization: OrganizationFacts, credits: Credit[], history: RevisionEntry[]): AdvisoryDocument {
-  const rated = row.cvssVector ? baseCvss(row.cvssVector) : null;
-  return {
-    id: row.id,
-    publisher: { name: organization.name, slug: organization.slug, website_url: organization.websiteUrl, organization_id: organization.id },
-    title: row.title,
-    summary: row.summary ?? "",
-    description: row.description,
-    affected: row.affected,
-    remediation: row.remediation,
-    references: row.references,
-    cve_id: row.cveId,
-    cvss: rated && { vector: rated.vector, version: rated.version, score: rated.score, severity: severityOf(rated.score) },
-    cwe_ids: row.cweIds,
-    credits,
-    state: row.state === "withdrawn" ? "withdrawn" : "published",
-    revision: row.revision,
-    published_at: row.publishedAt!,
-    updated_at: history.at(-1)!.date,
-    withdrawn_at: row.withdrawnAt,
-    history,
-  };
-}
-
 /**
  * The statements that freeze `row`'s revision: the revision itself, the disclosure its publication
  * makes (the vulns' disclosure deadline is met by the first), and Advisory::Published.
@@ -221,7 +203,7 @@ function freeze(
 ) {
   const { row, vulnIds, facts, organization, now } = args;
   const history = [...args.history, { number: row.revision, date: now, note: args.note }];
-  const document = documentOf(row, organization, resolvedCredits(row.credits, facts), history);
+  const document = advisoryDocument(row, organization, resolvedCredits(row.credits, facts), history);
   // Chained on the statement just before it (the change of the advisory's row): when a concurrent change
   // left that one nothing to update, the number comes out NULL and the database refuses the whole batch.
   const number = args.chained ? sql<number>`CASE WHEN changes() > 0 THEN ${row.revision} END` : sql<number>`${row.revision}`;

@@ -101,7 +101,7 @@ async function check(page: Page, name: string, width: number) {
 function brokenCells(page: Page, selector: string): Promise<string[]> {
   return page.$$eval(selector, (cells) =>
     cells.flatMap((cell) => {
-      const range = document.createRange();
+      const range = cell.ownerDocument.createRange();
       range.selectNodeContents(cell);
       const lines = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.top)));
       return lines.size > 1 ? [cell.textContent ?? ""] : [];

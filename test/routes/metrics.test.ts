@@ -148,7 +148,10 @@ describe("GET /v1/metrics", () => {
     const future = await get(`/v1/metrics?q[created_at_gteq]=${encodeURIComponent(new Date(T0 + 60 * H).toISOString())}`, org.key);
     expect([future.status, future.body.errors[0].source]).toEqual([400, { parameter: "q[created_at_gteq]" }]);
     // A period of one instant is a period.
-    const instant = await get(`/v1/metrics?q[created_at_gteq]=${encodeURIComponent(start)}&q[created_at_lteq]=${encodeURIComponent(start)}`, org.key);
+    const instant = await get(
+      `/v1/metrics?q[created_at_gteq]=${encodeURIComponent(start)}&q[created_at_lteq]=${encodeURIComponent(start)}`,
+      org.key,
+    );
     expect(instant.status).toBe(200);
   });
 });

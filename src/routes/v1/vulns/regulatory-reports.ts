@@ -43,7 +43,9 @@ const RegulatoryReport = resourceSchema(
     submitted_at: Timestamp.openapi({ description: "When it was filed with the authority." }),
     reference: z.string().max(LIMITS.regulatoryReferenceLength).nullable().openapi({ description: "The authority's reference, if any." }),
     body: z.string().max(LIMITS.regulatoryReportLength).openapi({ description: "The text filed." }),
-    created_at: Timestamp.openapi({ description: "When it was recorded here (set by the platform; submitted_at is the organization's word)." }),
+    created_at: Timestamp.openapi({
+      description: "When it was recorded here (set by the platform; submitted_at is the organization's word).",
+    }),
   }),
   z.object({ vuln: toOneSchema("vuln") }),
 );
