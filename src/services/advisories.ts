@@ -21,6 +21,7 @@ import {
   type AdvisoryPublisher,
   type AffectedProduct,
   type Credit,
+  renderingProblems,
   type RevisionEntry,
 } from "../lib/advisory";
 import { baseCvss, type CvssRating } from "../lib/cvss";
@@ -179,6 +180,8 @@ function assertPublishable(row: AdvisoryRow) {
       detail: "A published advisory names at least one affected version.",
       source: { pointer: "/data/attributes/affected" },
     });
+  // A row written before the request schema checked what the renderings need is checked again here.
+  for (const { detail, pointer } of renderingProblems(row)) problems.push({ detail, source: { pointer } });
   if (problems.length) throw new Invalid(problems);
 }
 

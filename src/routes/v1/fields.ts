@@ -3,26 +3,38 @@ import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 import { LIMITS } from "../../lib/limits";
 import { CVSS_VECTOR_INPUT_PATTERN, rateCvss } from "../../lib/cvss";
+import { SINGLE_LINE_PATTERN, SINGLE_LINE_RULE } from "../../lib/text";
+import { HTTP_URL_PATTERN, HTTPS_URL_PATTERN, isWebUrl, WEB_URL_RULE } from "../../lib/urls";
 
 // Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
-export const Name = z.string().trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
-export const ShortDescription = z
-  .string()
-  .max(LIMITS.shortDescriptionLength, `must be at most ${LIMITS.shortDescriptionLength} characters`);
+/**
+ * Text of one line, the start of every single-line member (titles, names, short descriptions,
+ * references, versions): no control character, line break or bidirectional override (src/lib/text.ts).
+ * Checked on the text as sent, before any trim, and given in the document as the member's pattern.
+ */
+export const SingleLine = z.string().regex(SINGLE_LINE_PATTERN, SINGLE_LINE_RULE);
 
-export const HttpUrl = z
-  .string()
-  .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, "must be an http or https URL")
-  .openapi({ format: "uri" });
+export const Name = SingleLine.trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
+export const ShortDescription = SingleLine.max(
+  LIMITS.shortDescriptionLength,
+  `must be at most ${LIMITS.shortDescriptionLength} characters`,
+);
+
+/** A web address as RFC 3986 writes one (src/lib/urls.ts): what the API publishes must read as a URI everywhere. */
+export function webUrl(schemes: "http" | "https" = "http") {
+  const rule = `must be an ${schemes === "https" ? "https" : "http or https"} URL, ${WEB_URL_RULE}`;
+  return (
+    z
+      .string()
+      .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
+      // The grammar first (the document's pattern), then the parse; one problem is named once.
+      .regex(schemes === "https" ? HTTPS_URL_PATTERN : HTTP_URL_PATTERN, { message: rule, abort: true })
+      .refine((v) => isWebUrl(v, schemes), rule)
+      .openapi({ format: "uri" })
+  );
+}
+export const HttpUrl = webUrl();
 
 /**
  * RFC 3339 with any offset in; the same instant out in UTC with milliseconds. Timestamps are compared
@@ -48,7 +60,7 @@ export const Color = z
 export const AssetKind = z.enum(ASSET_KINDS);
 
 /** An asset's value as sent (checked against its kind after): the length is declared here so the document says it. */
-export const AssetValue = z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
+export const AssetValue = SingleLine.max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
 
 /** A related resource's id: a UUID (an id that names nothing is refused like any other). */
 export const RelatedId = Uuid;

@@ -19,6 +19,7 @@ import {
   ScopeAssetSchema,
   ScopeAssetsInput,
   ShortDescription,
+  SingleLine,
   toManyInput,
 } from "../fields";
 
@@ -32,9 +33,9 @@ const Branding = z
     primary_color: Color.nullable().optional(),
     secondary_color: Color.nullable().optional(),
     accent_color: Color.nullable().optional(),
-    font_heading: z.string().max(100).nullable().optional(),
-    font_body: z.string().max(100).nullable().optional(),
-    google_fonts: z.array(z.string().min(1).max(100)).max(10).nullable().optional(),
+    font_heading: SingleLine.max(100).nullable().optional(),
+    font_body: SingleLine.max(100).nullable().optional(),
+    google_fonts: z.array(SingleLine.min(1).max(100)).max(10).nullable().optional(),
   })
   .openapi("Branding");
 
@@ -83,7 +84,7 @@ const PolicyAttributesInput = z
   .strictObject({
     name: Name.nullable(),
     short_description: ShortDescription.nullable(),
-    point_of_contact: z.string().trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`).nullable(),
+    point_of_contact: SingleLine.trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`).nullable(),
     cvd_timeline: z.number().int("must be a whole number of days").min(0).max(365).nullable().openapi({ description: "Days, 0..365" }),
     safe_harbor: z.enum(SAFE_HARBOR).nullable(),
     offers_bounty: z.boolean().nullable(),

@@ -23,7 +23,7 @@ import {
   listRegulatoryReports,
 } from "../../../services/regulatory-reports";
 import { vulnIdOf } from "../../../services/vulns";
-import { DateTimeInput } from "../fields";
+import { DateTimeInput, SingleLine } from "../fields";
 import { creation, serviceContext } from "../handler-helpers";
 import { Deadline, VulnParam, VulnRef } from "./schema";
 
@@ -57,9 +57,7 @@ const CreateRegulatoryReportInput = requestDocument(
     submitted_at: DateTimeInput.openapi({
       description: "When it was filed with the authority: never in the future, nor before the vuln's exploitation_known_at.",
     }),
-    reference: z
-      .string()
-      .max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`)
+    reference: SingleLine.max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`)
       .nullable()
       .optional(),
     body: z
