@@ -1,6 +1,7 @@
 import type { TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
 import { TRIAGE_IN_WORDS } from "../lib/in-words";
+import { oneLine as flatten } from "../lib/text";
 
 // Every e-mail the platform sends, as a subject, a plain-text part and an HTML part that says the same
 // (escaped like the pages: every value is text, never markup; tested against an HTML parser). A template reads only its row's params,
@@ -72,8 +73,7 @@ export const SUBJECT_LENGTH = 200;
  * would start another header. Every run of them is one space, and a subject longer than the bound is cut.
  */
 export function oneLine(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is replaced
-  const flat = text.replace(/[\u0000-\u001f\u007f\u2028\u2029\s]+/g, " ").trim();
+  const flat = flatten(text);
   return flat.length > SUBJECT_LENGTH ? `${flat.slice(0, SUBJECT_LENGTH - 1)}…` : flat;
 }
 
@@ -178,10 +178,11 @@ const escaped = (text: string) =>
 export function render(p: NotificationParams, links: Links): Rendered {
   const body = paragraphsOf(p, links);
   const footer = footerOf(links);
-  const asText = (x: Paragraph) => (typeof x === "string" ? x : x.link);
+  // Each paragraph is one line, whatever a title or a name kept from before that rule holds.
+  const asText = (x: Paragraph) => (typeof x === "string" ? flatten(x) : x.link);
   const text = [...body.map(asText), ...(footer.length ? ["--", ...footer.map(asText)] : [])].join("\n\n");
   const asHtml = (x: Paragraph) =>
-    typeof x === "string" ? `<p>${escaped(x)}</p>` : `<p><a href="${escaped(x.link)}">${escaped(x.label)}</a></p>`;
+    typeof x === "string" ? `<p>${escaped(flatten(x))}</p>` : `<p><a href="${escaped(x.link)}">${escaped(x.label)}</a></p>`;
   const html = [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8"><title>${escaped(subjectOf(p))}</title></head>`,

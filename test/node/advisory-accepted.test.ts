@@ -63,7 +63,22 @@ const PRINTABLE = [
   "v3",
 ];
 // And what breaks a line, or reorders it.
-const BREAKING = ["\t", "\n", "\r\n", "\r", "\u0000", "\u0007", "\u001b[31m", "\u007f", "\u0085", "\u009b", "\u2028", "\u2029", "\u202e", "\u2066"];
+const BREAKING = [
+  "\t",
+  "\n",
+  "\r\n",
+  "\r",
+  "\u0000",
+  "\u0007",
+  "\u001b[31m",
+  "\u007f",
+  "\u0085",
+  "\u009b",
+  "\u2028",
+  "\u2029",
+  "\u202e",
+  "\u2066",
+];
 const tokens = (list: string[], max: number) => fc.array(fc.constantFrom(...list), { minLength: 1, maxLength: max }).map((t) => t.join(""));
 /** Mostly text as written, now and then with a break in it. */
 const words = (max: number) =>
@@ -81,11 +96,27 @@ const text = fc.oneof(
 const version = fc.oneof(
   { weight: 30, arbitrary: fc.tuple(fc.nat(20), fc.nat(20)).map(([a, b]) => `${a}.${b}`) },
   { weight: 2, arbitrary: words(5) },
-  fc.constantFrom("prior to 2.0", "< 2.0", "<=1.4", "2.0 and later", "all versions", "before 1.0", "1.0 - 2.0", "1.x", "*", "v1|2", "=1.0", "v1.2.3", "v2"),
+  fc.constantFrom(
+    "prior to 2.0",
+    "< 2.0",
+    "<=1.4",
+    "2.0 and later",
+    "all versions",
+    "before 1.0",
+    "1.0 - 2.0",
+    "1.x",
+    "*",
+    "v1|2",
+    "=1.0",
+    "v1.2.3",
+    "v2",
+  ),
 );
 const url = fc.oneof(
   { weight: 12, arbitrary: fc.webUrl({ validSchemes: ["https"], withQueryParameters: true, withFragments: true }) },
-  fc.tuple(fc.constantFrom("https://", "HTTPS://", "https:", "http://", "https:\\\\"), fc.domain(), words(4)).map(([s, d, w]) => `${s}${d}/${w}`),
+  fc
+    .tuple(fc.constantFrom("https://", "HTTPS://", "https:", "http://", "https:\\\\"), fc.domain(), words(4))
+    .map(([s, d, w]) => `${s}${d}/${w}`),
   fc.constantFrom(
     "https://ref.example/a b",
     'https://ref.example/"x"',
@@ -135,9 +166,12 @@ const attributes = fc.record(
     ),
     references: fc.array(url, { maxLength: 3 }),
     cve_id: fc.option(fc.constantFrom("CVE-2026-12345", "CVE-1999-0001"), { nil: null }),
-    cvss_vector: fc.option(fc.constantFrom("CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N", "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N"), {
-      nil: null,
-    }),
+    cvss_vector: fc.option(
+      fc.constantFrom("CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N", "CVSS:4.0/AV:N/AC:L/AT:N/PR:N/UI:N/VC:H/VI:H/VA:H/SC:N/SI:N/SA:N"),
+      {
+        nil: null,
+      },
+    ),
     cwe_ids: fc.oneof(
       { weight: 9, arbitrary: fc.uniqueArray(fc.constantFrom(...CWES), { maxLength: 3 }) },
       fc.array(fc.constantFrom(...CWES.slice(0, 3)), { maxLength: 3 }),
@@ -187,11 +221,13 @@ function accepted({ attributes, publisher, reporterName, changes }: Scenario) {
   const o = org.data.data.attributes;
   const credits: Credit[] = (a.credits ?? []).map((c) => ("name" in c ? c : { name: credited.data, type: c.type }));
   const day = 86_400_000;
-  const history = [a.revision_note ?? "Initial publication", ...notes.map((n) => n.data!.data.attributes.revision_note!)].map((note, i) => ({
-    number: i + 1,
-    date: new Date(Date.parse("2026-11-01T10:00:00.000Z") + i * day).toISOString(),
-    note,
-  }));
+  const history = [a.revision_note ?? "Initial publication", ...notes.map((n) => n.data!.data.attributes.revision_note!)].map(
+    (note, i) => ({
+      number: i + 1,
+      date: new Date(Date.parse("2026-11-01T10:00:00.000Z") + i * day).toISOString(),
+      note,
+    }),
+  );
   const row: AdvisoryRow = {
     id: ADVISORY,
     organizationId: ORG,

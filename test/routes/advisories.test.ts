@@ -373,7 +373,7 @@ describe("advisories", () => {
     const id = created.body.data.id;
     // As a row written before the checks may hold it.
     const affected = [{ vendor: "Acme", product: "Widget", purl: null, versions: [{ version: "prior to 2.0", status: "affected" }] }];
-    await env.DB.prepare("UPDATE advisories SET \"references\" = ?, affected = ?, cwe_ids = ? WHERE id = ?")
+    await env.DB.prepare('UPDATE advisories SET "references" = ?, affected = ?, cwe_ids = ? WHERE id = ?')
       .bind(JSON.stringify(["https://acme.example/a b"]), JSON.stringify(affected), JSON.stringify(["CWE-79", "CWE-79"]), id)
       .run();
     const res = await patch(`/v1/advisories/${id}`, org.key, change(id, { state: "published" }));

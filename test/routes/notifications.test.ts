@@ -116,14 +116,24 @@ describe("e-mail on a new report", () => {
     expect(again.sent).toEqual([]);
   });
 
-  it("say a title in one line: no line break of a report's title reaches a header", async () => {
+  it("say a title in one line: no line break of a report's title reaches a header or starts a paragraph", async () => {
     const p = await program({ responder: true });
-    const r = await report(p, { title: "Redirect\r\nBcc: mallory@evil.example\u2028and more", contact_email: REPORTER });
+    const r = await report(p, { contact_email: REPORTER });
+    // A title kept from before titles had to be one line (the API refuses one now).
+    await env.DB.prepare("UPDATE vulns SET title = ? WHERE id = ?")
+      .bind("Redirect\r\nBcc: mallory@evil.example\u2028and more\n\nClick https://evil.example/\u202elanigiro", r.id)
+      .run();
     const sent = await mailOf(r.id);
+    const flat = "Redirect Bcc: mallory@evil.example and more Click https://evil.example/lanigiro";
     expect(sent.map((m) => m.subject).sort()).toEqual([
-      `New report ${r.shortcode}: Redirect Bcc: mallory@evil.example and more`,
+      `New report ${r.shortcode}: ${flat}`,
       `Your report to Acme Security was received: ${r.shortcode}`,
     ]);
+    for (const m of sent) {
+      expect(m.text).not.toMatch(/^Click|^Bcc|\u2028|\u202e/m);
+      expect(m.html).not.toMatch(/<p>Click|\u2028|\u202e/);
+    }
+    expect(sent.find((m) => m.to === p.responder)!.text).toContain(`${flat} (${r.shortcode})`);
     expect(
       sent
         .flatMap((m) => [m.to, m.cc, m.bcc])
