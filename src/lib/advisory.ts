@@ -128,16 +128,22 @@ export function renderingProblems(
       ? []
       : [{ pointer: at(`references/${i}`), detail: `references/${i} must be an https URL as RFC 3986 writes one.` }],
   );
-  row.affected.forEach((p: AffectedProduct, i) =>
+  row.affected.forEach((p: AffectedProduct, i) => {
     p.versions.forEach((v, j) => {
-      for (const [where, version] of "version" in v
-        ? ([["version", v.version]] as const)
-        : ([["range/introduced", v.range.introduced], ...(v.range.fixed ? ([["range/fixed", v.range.fixed]] as const) : [])] as const)) {
+      const versions =
+        "version" in v
+          ? [["version", v.version]]
+          : [
+              ["range/introduced", v.range.introduced],
+              ["range/fixed", v.range.fixed],
+            ];
+      for (const [where, version] of versions) {
+        if (!version) continue;
         const problem = versionProblem(version) ?? (p.purl && where === "version" ? purlVersionProblem(p.purl, v) : null);
         if (problem) problems.push({ pointer: at(`affected/${i}/versions/${j}/${where}`), detail: `${where}: ${problem}` });
       }
-    }),
-  );
+    });
+  });
   if (new Set(row.cweIds).size !== row.cweIds.length) problems.push({ pointer: at("cwe_ids"), detail: "cwe_ids names a CWE id twice." });
   if (row.remediation && row.remediation.length > LIMITS.advisoryRemediationLength)
     problems.push({ pointer: at("remediation"), detail: `remediation must be at most ${LIMITS.advisoryRemediationLength} characters.` });

@@ -10,6 +10,8 @@ import { asReporter, submitReport } from "../helpers/reporter";
 
 const HOSTILE = (word: string) => `${word}\r\nEvil\u2028\u0007\u202e\u2066 here`;
 const FLAT = (word: string) => `${word} Evil here`;
+// What no page shows outside a multi-line member (the page's own markup has line feeds only).
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is looked for
 const FORBIDDEN = /[\r\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/;
 
 const set = (table: string, assignments: Record<string, string>, id: string) =>
