@@ -125,7 +125,11 @@ export const metricsRouter = createRouter().openapi(
         headers: {
           "Content-Disposition": {
             description: 'The CSV answer only: attachment; filename="metrics-<organization id or platform>-<first day>-<last day>.csv"',
-            schema: { type: "string", maxLength: 128 },
+            schema: {
+              type: "string",
+              maxLength: 128,
+              pattern: '^attachment; filename="metrics-[0-9a-z-]+-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}-[0-9]{2}-[0-9]{2}\\.csv"$',
+            },
           },
         },
         content: {
