@@ -127,16 +127,7 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     problems: ProblemInput | ProblemInput[] = {},
   ) {
-    // JSON:API wants the errors of a document unique: two checks of one member may say the same thing
-    // (a color's length and its pattern both refuse "red"), and it is said once.
-    // One pass with a set: a body of 60,000 bad members makes 60,000 problems.
-    const seen = new Set<string>();
-    const list = (Array.isArray(problems) ? problems : [problems]).filter((p) => {
-      const key = JSON.stringify(p);
-      if (seen.has(key)) return false;
-      seen.add(key);
-      return true;
-    });
+    const list = Array.isArray(problems) ? problems : [problems];
     super(list[0]?.detail ?? ERROR_CODES[code].title);
     this.status = ERROR_CODES[code].status;
     this.problems = list.length ? list : [{}];
@@ -149,14 +140,16 @@ export class ApiError extends Error {
 
   /**
    * At most 25 error objects: a body with 60,000 bad members must not answer with megabytes. Each
-   * carries the request id (what the logs use) and the link to its code's explanation.
+   * carries the request id (what the logs use) and the link to its code's explanation. JSON:API wants
+   * the errors unique: a problem found twice (two checks of one member saying the same) is listed once.
    */
   toDocument(requestId: string): { errors: ErrorObject[]; meta?: { errors_omitted: number } } {
     const { status, title } = ERROR_CODES[this.code];
     const about = aboutError(this.code);
-    const omitted = this.problems.length - MAX_ERRORS;
+    const problems = uniqueProblems(this.problems);
+    const omitted = problems.length - MAX_ERRORS;
     return {
-      errors: this.problems.slice(0, MAX_ERRORS).map((p) => ({
+      errors: problems.slice(0, MAX_ERRORS).map((p) => ({
         status: String(status),
         code: this.code,
         title,
@@ -168,6 +161,16 @@ export class ApiError extends Error {
       ...(omitted > 0 ? { meta: { errors_omitted: omitted } } : {}),
     };
   }
+}
+
+function uniqueProblems(problems: ProblemInput[]): ProblemInput[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = JSON.stringify([p.detail ?? null, p.source ? Object.entries(p.source).sort() : null]);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
-import { type AdvisoryDocument, type AdvisoryLinks, type AffectedVersion, csafTrackingId, cweName } from "./advisory";
+import { type AdvisoryDocument, type AdvisoryLinks, type AffectedVersion, csafTrackingId, cweName, purlAt } from "./advisory";
+import { isWebUrl } from "./urls";
 
 // An advisory as a CSAF 2.0 document of the profile csaf_security_advisory (OASIS CSAF 2.0): the
 // product tree from the affected products (vendor, product, then each version or range, with its
@@ -13,13 +14,6 @@ function versionBranch(v: AffectedVersion): { category: "product_version" | "pro
   if ("version" in v) return { category: "product_version", name: v.version };
   const { introduced, fixed } = v.range;
   return { category: "product_version_range", name: `vers:generic/>=${introduced}${fixed ? `|<${fixed}` : ""}` };
-}
-
-/** A purl for one version: the version set unless the purl names one already. */
-function purlAt(purl: string, v: AffectedVersion): string {
-  if (!("version" in v) || /@[^/]*$/.test(purl.split(/[?#]/)[0]!)) return purl;
-  const [head, ...rest] = purl.split(/(?=[?#])/);
-  return `${head}@${encodeURIComponent(v.version)}${rest.join("")}`;
 }
 
 export function csafDocument(doc: AdvisoryDocument, links: AdvisoryLinks, generator: string) {
@@ -80,7 +74,11 @@ export function csafDocument(doc: AdvisoryDocument, links: AdvisoryLinks, genera
       publisher: {
         category: "vendor",
         name: doc.publisher.name,
-        namespace: doc.publisher.website_url ?? `${links.origin}/o/${doc.publisher.slug}`,
+        // A website kept before addresses had to be RFC 3986 URIs may not be one: the platform's page then.
+        namespace:
+          doc.publisher.website_url && isWebUrl(doc.publisher.website_url)
+            ? doc.publisher.website_url
+            : `${links.origin}/o/${doc.publisher.slug}`,
       },
       references: [
         { category: "self", summary: "This advisory as CSAF", url: links.csaf },

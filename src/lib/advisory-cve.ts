@@ -14,6 +14,10 @@ export async function cveOrgId(organizationId: string): Promise<string> {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 
+/** The longest text CVE JSON 5 takes in a description. */
+const CVE_TEXT_LENGTH = 4096;
+const clip = (text: string, max: number) => ([...text].length > max ? `${[...text].slice(0, max - 1).join("")}…` : text);
+
 function cveVersion(v: AffectedVersion) {
   if ("version" in v) return { version: v.version, status: v.status === "fixed" ? "unaffected" : v.status };
   return {
@@ -56,7 +60,8 @@ export async function cveContainer(doc: AdvisoryDocument, links: AdvisoryLinks) 
   return {
     providerMetadata: {
       orgId: await cveOrgId(doc.publisher.organization_id),
-      shortName: doc.publisher.slug.slice(0, 32),
+      // CVE's short names are 2 to 32 characters; a one-character slug is left out (orgId is what counts).
+      ...(doc.publisher.slug.length >= 2 ? { shortName: doc.publisher.slug.slice(0, 32) } : {}),
       dateUpdated: doc.updated_at,
     },
     datePublic: doc.published_at,
@@ -84,7 +89,8 @@ export async function cveContainer(doc: AdvisoryDocument, links: AdvisoryLinks) 
       : {}),
     references: [{ url: links.page, tags: ["vendor-advisory"] }, ...doc.references.map((url) => ({ url }))],
     ...(metric ? { metrics: [{ format: "CVSS", scenarios: [{ lang: "en", value: "GENERAL" }], ...metric }] } : {}),
-    ...(doc.remediation ? { solutions: [{ lang: "en", value: doc.remediation }] } : {}),
+    // Within CVE's 4,096 characters: the API takes no longer remediation, but one kept before may be.
+    ...(doc.remediation ? { solutions: [{ lang: "en", value: clip(doc.remediation, CVE_TEXT_LENGTH) }] } : {}),
     ...(doc.credits.length ? { credits: doc.credits.map((c) => ({ lang: "en", value: c.name, type: creditWords(c.type) })) } : {}),
     timeline: doc.history.map((r) => ({ time: r.date, lang: "en", value: `Revision ${r.number}: ${r.note}` })),
     source: { discovery: "EXTERNAL" },

@@ -100,7 +100,8 @@ export const LIMITS = {
   /** An advisory: its summary and description, in characters; products, versions of each, references, credits, vulns. */
   advisorySummaryLength: 1000,
   advisoryDescriptionLength: 100_000,
-  advisoryRemediationLength: 10_000,
+  // CVE JSON 5's longest description, which carries the remediation.
+  advisoryRemediationLength: 4096,
   productsPerAdvisory: 50,
   versionsPerProduct: 100,
   versionLength: 100,

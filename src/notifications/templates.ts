@@ -1,4 +1,4 @@
-import { oneLine as singleLine } from "../lib/text";
+import { oneLine as flatten } from "../lib/text";
 import type { NotificationKind, TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
 import { TRIAGE_IN_WORDS } from "../lib/in-words";
@@ -272,10 +272,11 @@ const escaped = (text: string) =>
 
 function rendered(subject: string, body: Paragraph[], links: Links): Rendered {
   const footer = footerOf(links);
-  const asText = (x: Paragraph) => (typeof x === "string" ? x : x.link);
+  // Each paragraph is one line, whatever a title or a name kept from before that rule holds.
+  const asText = (x: Paragraph) => (typeof x === "string" ? flatten(x) : x.link);
   const text = [...body.map(asText), ...(footer.length ? ["--", ...footer.map(asText)] : [])].join("\n\n");
   const asHtml = (x: Paragraph) =>
-    typeof x === "string" ? `<p>${escaped(x)}</p>` : `<p><a href="${escaped(x.link)}">${escaped(x.label)}</a></p>`;
+    typeof x === "string" ? `<p>${escaped(flatten(x))}</p>` : `<p><a href="${escaped(x.link)}">${escaped(x.label)}</a></p>`;
   const html = [
     "<!doctype html>",
     `<html lang="en"><head><meta charset="utf-8"><title>${escaped(subject)}</title></head>`,
@@ -288,7 +289,7 @@ function rendered(subject: string, body: Paragraph[], links: Links): Rendered {
 }
 
 export function render(p: NotificationParams, links: Links): Rendered {
-  const notice = noticeOf(singleLined(p), links);
+  const notice = noticeOf(p, links);
   return rendered(subjectOf(p), [...notice.body, ...notice.actions], links);
 }
 
@@ -308,38 +309,18 @@ export function renderDigest(notices: readonly NotificationParams[], links: Link
       ? `Your report ${r.shortcode}: ${notices.length} updates from ${r.organization}`
       : `${notices.length} updates on ${r.shortcode}: ${r.title}`,
   );
-  const named1 = (singleLined(first) as typeof first).report;
   const body: Paragraph[] = [
     toReporter
-      ? `${notices.length} updates about your report ${named(named1)} to ${named1.organization}, oldest first:`
-      : `${notices.length} updates about the report ${named(named1)} to ${named1.organization}, oldest first:`,
+      ? `${notices.length} updates about your report ${named(r)} to ${r.organization}, oldest first:`
+      : `${notices.length} updates about the report ${named(r)} to ${r.organization}, oldest first:`,
   ];
   const actions = new Map<string, Paragraph>();
   notices.forEach((n, i) => {
-    const notice = noticeOf(singleLined(n), links);
+    const notice = noticeOf(n, links);
     body.push(`${i + 1}. ${notice.headline}`, ...(notice.details ?? []));
     for (const action of notice.actions) actions.set(typeof action === "string" ? action : action.link, action);
   });
   const answer = actions.get(TO_ANSWER);
   actions.delete(TO_ANSWER);
   return rendered(subject, [...body, ...actions.values(), ...(answer ? [answer] : [])], links);
-}
-
-/**
- * The names an e-mail quotes (a report's title, its brief's and organization's names, a contact's), each
- * as one line: the API refuses line breaks in them, and an older row that holds some writes no
- * paragraph of its own into the e-mail.
- */
-function singleLined(p: NotificationParams): NotificationParams {
-  const flat = { ...p } as NotificationParams & { report?: ReportParams; organization?: string; name?: string };
-  if (flat.report)
-    flat.report = {
-      ...flat.report,
-      title: singleLine(flat.report.title),
-      brief: flat.report.brief === null ? null : singleLine(flat.report.brief),
-      organization: singleLine(flat.report.organization),
-    };
-  if (typeof flat.organization === "string") flat.organization = singleLine(flat.organization);
-  if (typeof flat.name === "string") flat.name = singleLine(flat.name);
-  return flat;
 }

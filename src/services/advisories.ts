@@ -15,8 +15,16 @@ import {
   vulns,
 } from "../db/schema";
 import { advisoryEvent } from "../events/outbox";
-import type { AdvisoryDocument, AffectedProduct, Credit, RevisionEntry } from "../lib/advisory";
-import { baseCvss, type CvssRating, severityOf } from "../lib/cvss";
+import {
+  type AdvisoryDocument,
+  advisoryDocument,
+  type AdvisoryPublisher,
+  type AffectedProduct,
+  type Credit,
+  renderingProblems,
+  type RevisionEntry,
+} from "../lib/advisory";
+import { baseCvss, type CvssRating } from "../lib/cvss";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
@@ -119,7 +127,7 @@ const ORGANIZATION_FACTS = {
 };
 const organizationRead = (ctx: ServiceContext, organizationId: string) =>
   ctx.db.select(ORGANIZATION_FACTS).from(organizations).where(eq(organizations.id, organizationId));
-type OrganizationFacts = { id: string; name: string; slug: string; websiteUrl: string | null };
+type OrganizationFacts = AdvisoryPublisher;
 
 function assertVulnsOwned(ids: readonly string[], found: readonly VulnFacts[]) {
   const known = new Set(found.map((v) => v.id));
@@ -172,32 +180,9 @@ function assertPublishable(row: AdvisoryRow) {
       detail: "A published advisory names at least one affected version.",
       source: { pointer: "/data/attributes/affected" },
     });
+  // A row written before the request schema checked what the renderings need is checked again here.
+  for (const { detail, pointer } of renderingProblems(row)) problems.push({ detail, source: { pointer } });
   if (problems.length) throw new Invalid(problems);
-}
-
-/** The advisory as a revision freezes it. */
-function documentOf(row: AdvisoryRow, organization: OrganizationFacts, credits: Credit[], history: RevisionEntry[]): AdvisoryDocument {
-  const rated = row.cvssVector ? baseCvss(row.cvssVector) : null;
-  return {
-    id: row.id,
-    publisher: { name: organization.name, slug: organization.slug, website_url: organization.websiteUrl, organization_id: organization.id },
-    title: row.title,
-    summary: row.summary ?? "",
-    description: row.description,
-    affected: row.affected,
-    remediation: row.remediation,
-    references: row.references,
-    cve_id: row.cveId,
-    cvss: rated && { vector: rated.vector, version: rated.version, score: rated.score, severity: severityOf(rated.score) },
-    cwe_ids: row.cweIds,
-    credits,
-    state: row.state === "withdrawn" ? "withdrawn" : "published",
-    revision: row.revision,
-    published_at: row.publishedAt!,
-    updated_at: history.at(-1)!.date,
-    withdrawn_at: row.withdrawnAt,
-    history,
-  };
 }
 
 /**
@@ -221,7 +206,7 @@ function freeze(
 ) {
   const { row, vulnIds, facts, organization, now } = args;
   const history = [...args.history, { number: row.revision, date: now, note: args.note }];
-  const document = documentOf(row, organization, resolvedCredits(row.credits, facts), history);
+  const document = advisoryDocument(row, organization, resolvedCredits(row.credits, facts), history);
   // Chained on the statement just before it (the change of the advisory's row): when a concurrent change
   // left that one nothing to update, the number comes out NULL and the database refuses the whole batch.
   const number = args.chained ? sql<number>`CASE WHEN changes() > 0 THEN ${row.revision} END` : sql<number>`${row.revision}`;

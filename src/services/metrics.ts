@@ -60,12 +60,11 @@ export async function readMetrics(
   const scope = scopeOf(ctx, opts.organizationId);
   const to = opts.to ?? now.toISOString();
   const from = opts.from ?? new Date(Date.parse(to) - METRICS_DEFAULT_DAYS * DAY).toISOString();
-  // A period that ends before it starts holds no report: its zeros would read as a quiet programme.
-  if (from > to) {
-    throw new BadInput(`The period starts (${from}) after it ends (${to}${opts.to ? "" : ", now"}): give a start before its end.`, {
+  // Reversed, the period holds no report, and zeros would read as a quiet period rather than a mistake.
+  if (from > to)
+    throw new BadInput(`q[created_at_gteq]: the period's start is after its end (${opts.to ? "q[created_at_lteq]" : "now"}, ${to}).`, {
       parameter: "q[created_at_gteq]",
     });
-  }
   const period = and(
     scope === "platform" ? undefined : sql`${vulns.organizationId} = ${scope}`,
     gte(vulns.createdAt, from),

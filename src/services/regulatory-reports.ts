@@ -91,8 +91,10 @@ export async function createRegulatoryReport(
   respond: Responder<RegulatoryReportRow>,
 ): Promise<RegulatoryReportRow> {
   const now = nowIso();
-  if (Date.parse(input.submitted_at) > Date.parse(now)) throw Invalid.at("/data/attributes/submitted_at", "must not be in the future.");
+  if (Date.parse(input.submitted_at) > Date.parse(now)) throw Invalid.at(SUBMITTED_AT, "must not be in the future.");
   const vuln = await readVuln(ctx, vulnId);
+  // A filing back-dated before the law's clock started would meet a deadline nobody could have met.
+  if (vuln.exploitationKnownAt && filedBefore(input.submitted_at, vuln.exploitationKnownAt)) throw backDated(vuln.exploitationKnownAt);
   const record: RegulatoryReportRow = {
     id: uuidv7(),
     vulnId: vuln.id,
@@ -109,8 +111,9 @@ export async function createRegulatoryReport(
   const metBefore = view.met.filed[deadline];
   const met = metBefore && metBefore <= input.submitted_at ? metBefore : input.submitted_at;
   const after = { ...view, met: { ...view.met, filed: { ...view.met.filed, [deadline]: met } } };
-  // The organization of a vuln that is still there when the batch runs: else NULL, which refuses the filing.
-  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND ${vulns.organizationId} = ${vuln.organizationId})`;
+  // The organization of a vuln that is still there when the batch runs, and whose exploitation was not
+  // known only after this filing (a change since the read may have moved it): else NULL, which refuses it.
+  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND ${vulns.organizationId} = ${vuln.organizationId} AND (${vulns.exploitationKnownAt} IS NULL OR substr(${vulns.exploitationKnownAt}, 1, 19) <= ${input.submitted_at}))`;
   const p = new Plan(record).add(ctx.db.insert(regulatoryReports).values({ ...record, organizationId: guardedOrganization })).add(
     ctx.db
       .update(vulns)
@@ -124,12 +127,25 @@ export async function createRegulatoryReport(
   );
   await whenRefused(
     () => commit(ctx, p, respond),
-    () => {
-      throw vulnNotFound();
+    async () => {
+      // Refused: say why from the vuln as it is now (gone, or known later than this filing).
+      const [rows] = await readBatch(ctx, [vulnRead(ctx, vulnId)]);
+      const known = rows[0]?.exploitationKnownAt;
+      throw known && filedBefore(input.submitted_at, known) ? backDated(known) : vulnNotFound();
     },
   );
   return record;
 }
+
+const SUBMITTED_AT = "/data/attributes/submitted_at";
+/**
+ * Whether a filing's time is before the moment of knowledge, to the second: people write times to the
+ * second ("$(date -u ...)" just after flagging), the platform keeps milliseconds. Both are UTC
+ * ISO text, so the first 19 characters compare as the times do (the SQL guard says the same).
+ */
+const filedBefore = (submittedAt: string, knownAt: string) => submittedAt < knownAt.slice(0, 19);
+const backDated = (knownAt: string) =>
+  Invalid.at(SUBMITTED_AT, `must not be before the vuln's exploitation_known_at (${knownAt}), when the law's clock started.`);
 
 const ORDERING: Ordering = {
   name: "created_at",

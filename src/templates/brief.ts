@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import type { PublishedBrief } from "../services/briefs";
 import { maturityRating } from "../lib/maturity";
 import { document, type Html } from "./layout";
@@ -82,12 +83,16 @@ ${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}
 }
 
 /** GET /b/{shortcode}: terms first, then the form. */
-export function briefPage(
-  { brief, organization, policy, responsiveness }: PublishedBrief,
-  now: string,
-  state: FormState = EMPTY_FORM,
-): string {
-  const name = organization.name;
+export function briefPage(found: PublishedBrief, now: string, state: FormState = EMPTY_FORM): string {
+  const { policy, responsiveness } = found;
+  // Names and descriptions as one line (a row kept from before that rule may hold breaks or bidi controls).
+  const brief = {
+    ...found.brief,
+    name: oneLine(found.brief.name),
+    shortDescription: found.brief.shortDescription && oneLine(found.brief.shortDescription),
+  };
+  const organization = { ...found.organization, websiteUrl: found.organization.websiteUrl && oneLine(found.organization.websiteUrl) };
+  const name = oneLine(organization.name);
   // The tab's title says each thing once: the brief's own name may already say either.
   const title = [brief.name, /vulnerabilit/i.test(brief.name) ? null : "Report a vulnerability", brief.name.includes(name) ? null : name];
   // One scope: the brief's own where it has one, else its policy's (shown here, not again below).
@@ -123,7 +128,7 @@ export function alreadyReceivedPage(found: PublishedBrief, shortcode: string | n
     html`<h1>This report was already received</h1>
 <p class="lead">The same report was sent from this address a few minutes ago${shortcode ? html`, as <strong class="mono">${shortcode}</strong>` : ""}. No second report was made.</p>
 <p>Its report page, the link to follow it, was opened by the first send and is shown only that once. If you have that page open in another tab or in your history, keep using it. If you lost it, send the report again after 10 minutes and mention the earlier one.</p>
-<p><a href="/b/${found.brief.shortcode}">Back to ${found.brief.name}</a></p>`,
+<p><a href="/b/${found.brief.shortcode}">Back to ${oneLine(found.brief.name)}</a></p>`,
     { heading: `${found.organization.name} · Vulnerability disclosure` },
   );
 }

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import { document } from "./layout";
 
 // The two pages e-mails link to. Each acts only on its button (a POST): mail scanners that fetch
@@ -18,13 +19,13 @@ export function confirmPage(
     return document(
       "Address confirmed",
       html`<h1>Address confirmed</h1>
-<p class="lead">${c.email} is confirmed as ${ROLE_WORDS[c.role]}, for ${c.organization}.</p>
+<p class="lead">${c.email} is confirmed as ${ROLE_WORDS[c.role]}, for ${oneLine(c.organization)}.</p>
 <p>You can close this page. The organization can remove this address at any time.</p>`,
     );
   return document(
     "Confirm your address",
     html`<h1>Confirm your address</h1>
-<p class="lead">${c.organization} added ${c.email} as ${ROLE_WORDS[c.role]}.</p>
+<p class="lead">${oneLine(c.organization)} added ${c.email} as ${ROLE_WORDS[c.role]}.</p>
 <p>The e-mails name a report and link to it in the API; they never carry what a report says.</p>
 <form method="post" action="${action}"><button type="submit">Confirm ${c.email}</button></form>
 <p class="muted">Not you, or not expected? Close this page: nothing is sent to an address that is not confirmed.</p>`,
@@ -36,13 +37,13 @@ export function unsubscribePage(r: { shortcode: string; organization: string; no
     return document(
       "No more e-mail",
       html`<h1>No more e-mail about this report</h1>
-<p class="lead">You will get no more e-mail about report ${r.shortcode} to ${r.organization}.</p>
+<p class="lead">You will get no more e-mail about report ${r.shortcode} to ${oneLine(r.organization)}.</p>
 <p>Your report is unchanged: its page (the link in your receipt e-mail) still shows its state and the conversation.</p>`,
     );
   return document(
     "Stop e-mails about this report",
     html`<h1>Stop e-mails about this report</h1>
-<p class="lead">You get an e-mail when ${r.organization} answers or your report ${r.shortcode} changes state.</p>
+<p class="lead">You get an e-mail when ${oneLine(r.organization)} answers or your report ${r.shortcode} changes state.</p>
 <form method="post" action="${action}"><button type="submit">Stop these e-mails</button></form>
 <p class="muted">Your report is not affected: its page still shows everything.</p>`,
   );

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import { document, programFinder } from "./layout";
 
 export interface DirectoryLink {
@@ -18,7 +19,7 @@ ${programFinder()}
 <h2>Directories</h2>
 ${
   directories.length
-    ? html`<ul class="scope">${directories.map((d) => html`<li><a href="/d/${d.slug}">${d.name}</a>${d.description ? html`: ${d.description}` : ""}</li>`)}</ul>`
+    ? html`<ul class="scope">${directories.map((d) => html`<li><a href="/d/${d.slug}">${oneLine(d.name)}</a>${d.description ? html`: ${oneLine(d.description)}` : ""}</li>`)}</ul>`
     : html`<p class="muted">No directory is published yet.</p>`
 }
 <h2>For developers</h2>

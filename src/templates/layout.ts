@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import { PAGES_CSS_PATH } from "./styles";
 
 /** The pages' icon (a shield, in the header's colour), also answered at /favicon.ico where browsers look first. */
@@ -20,17 +21,18 @@ export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; f
  * only markup is this file's and its callers' templates.
  */
 export function document(title: string, main: Html | Html[], opts: { heading?: string; description?: string; footer?: Html } = {}): string {
+  // The title, the header and the description name records: each one line, whatever a row kept holds.
   return String(html`<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${title}</title>
-${opts.description ? html`<meta name="description" content="${opts.description}">\n` : ""}<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
+<title>${oneLine(title)}</title>
+${opts.description ? html`<meta name="description" content="${oneLine(opts.description)}">\n` : ""}<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${PAGES_CSS_PATH}">
 </head>
 <body>
-<header class="site"><div class="wrap"><p>${opts.heading ?? "Vulnerability disclosure"}</p></div></header>
+<header class="site"><div class="wrap"><p>${oneLine(opts.heading ?? "Vulnerability disclosure")}</p></div></header>
 <main id="main" class="wrap">
 ${main}
 </main>

@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import { maturityRating } from "../lib/maturity";
 import type { PublishedPolicy } from "../services/policy-versions";
 import { document, when } from "./layout";
@@ -6,18 +7,19 @@ import { policyTerms } from "./terms";
 
 /** GET /p/{shortcode}: a published policy for people, its open programs, and every version of its terms. */
 export function policyPage({ policy, organization, briefs, versions, advisories, responsiveness }: PublishedPolicy, now: string): string {
-  const name = organization.name;
-  const title = policy.name ?? "Vulnerability disclosure policy";
+  const name = oneLine(organization.name);
+  const title = oneLine(policy.name ?? "Vulnerability disclosure policy");
   return document(
     `${title} · ${name}`,
-    html`<p class="muted">${name}${organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl) ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${organization.websiteUrl}</a>` : ""}</p>
+    html`<p class="muted">${name}${organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl) ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${oneLine(organization.websiteUrl)}</a>` : ""}</p>
 <h1>${title}</h1>
 ${policyTerms({ ...policy, name: null }, maturityRating(policy, now), 2, { responsiveness })}
 <h2>Report through</h2>
 ${
   briefs.length
     ? html`<ul class="scope">${briefs.map(
-        (b) => html`<li><a href="/b/${b.shortcode}">${b.name}</a>${b.shortDescription ? html`: ${b.shortDescription}` : ""}</li>`,
+        (b) =>
+          html`<li><a href="/b/${b.shortcode}">${oneLine(b.name)}</a>${b.shortDescription ? html`: ${oneLine(b.shortDescription)}` : ""}</li>`,
       )}</ul>`
     : html`<p>${name} has no open program under this policy right now.</p>`
 }
@@ -25,7 +27,7 @@ ${
   advisories.length
     ? html`<h2>Advisories</h2><ul class="scope">${advisories.map(
         (a) =>
-          html`<li><a href="/a/${a.id}">${a.title}</a>${a.cveId ? html` <span class="muted mono">${a.cveId}</span>` : ""}${a.state === "withdrawn" ? html` <span class="muted">(withdrawn)</span>` : ""}${a.publishedAt ? html`, ${when(a.publishedAt)}` : ""}</li>`,
+          html`<li><a href="/a/${a.id}">${oneLine(a.title)}</a>${a.cveId ? html` <span class="muted mono">${a.cveId}</span>` : ""}${a.state === "withdrawn" ? html` <span class="muted">(withdrawn)</span>` : ""}${a.publishedAt ? html`, ${when(a.publishedAt)}` : ""}</li>`,
       )}</ul>`
     : ""
 }

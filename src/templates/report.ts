@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import type { AttachmentRecord } from "../services/attachments";
 import type { CommentRecord } from "../services/comments";
 import type { Report } from "../services/reporter";
@@ -29,6 +30,17 @@ const INBOX: Record<string, string> = {
   stored: "In the organization's inbox, with a sealed record of what you sent",
 };
 
+function oneLineReport(r: ReportView["report"]): ReportView["report"] {
+  return {
+    ...r,
+    title: oneLine(r.title),
+    organizationName: oneLine(r.organizationName),
+    briefName: r.briefName && oneLine(r.briefName),
+    creditName: r.creditName && oneLine(r.creditName),
+    creditedIn: r.creditedIn.map((a) => ({ ...a, title: oneLine(a.title) })),
+  };
+}
+
 function sizeOf(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
@@ -46,8 +58,8 @@ function conversation(v: ReportView): Html {
 
 function files(v: ReportView): Html {
   if (v.files.length === 0) return html`<p class="muted">No files yet.</p>`;
-  return html`<table><thead><tr><th scope="col">File</th><th scope="col">Size</th><th scope="col">From</th></tr></thead><tbody>
-${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${f.filename}</a></td><td>${sizeOf(f.byteSize)}</td><td>${f.uploadedBy === "reporter" ? "You" : v.report.organizationName}</td></tr>`)}
+  return html`<table><thead><tr><th scope="col">File</th><th scope="col" class="nowrap">Size</th><th scope="col">From</th></tr></thead><tbody>
+${v.files.map((f) => html`<tr><td><a href="/r/${v.token}/attachments/${f.id}">${f.filename}</a></td><td class="nowrap">${sizeOf(f.byteSize)}</td><td>${f.uploadedBy === "reporter" ? "You" : v.report.organizationName}</td></tr>`)}
 </tbody></table>`;
 }
 
@@ -66,7 +78,7 @@ function sentReport(r: ReportView["report"]): Html {
   const s = r.submission;
   return html`<details class="submission" open><summary>What you sent <span class="muted">· ${when(s.received_at)}</span></summary>
 <dl class="terms">
-<dt>Title</dt><dd>${s.title}</dd>
+<dt>Title</dt><dd>${oneLine(s.title)}</dd>
 <dt>Description</dt><dd><p class="body">${s.description}</p></dd>
 <dt>Your e-mail</dt><dd>${s.contact_email ?? html`<span class="muted">Not given</span>`}</dd>
 <dt>Domains</dt><dd>${s.domains.length ? html`<ul class="scope">${s.domains.map((d) => html`<li><code>${d}</code></li>`)}</ul>` : html`<span class="muted">None named</span>`}</dd>
@@ -98,7 +110,10 @@ ${error ? html`<span class="message" id="credit-error">${error}</span>` : ""}
 </form>`;
 }
 
-export function reportPage(v: ReportView): string {
+export function reportPage(view: ReportView): string {
+  // The report's single-line members as one line (a row kept from before that rule may hold breaks or
+  // bidi controls); the description and the comments keep theirs.
+  const v = { ...view, report: oneLineReport(view.report) };
   const r = v.report;
   const replyError = v.reply?.error;
   return document(

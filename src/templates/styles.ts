@@ -55,6 +55,7 @@ ol.conversation li.organization{background:#eef5fb}
 .badge{display:inline-block;border:1px solid #5c5c5c;border-radius:3px;padding:0 .4rem;font-size:.9rem;font-weight:600}
 table{border-collapse:collapse;width:100%}
 th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:anywhere}
+th.nowrap,td.nowrap{white-space:nowrap}
 h4{font-size:1rem;margin:1rem 0 .25rem}
 .table{overflow-x:auto;margin:.5rem 0}
 .table th,.table td{min-width:7rem}

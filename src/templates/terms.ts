@@ -1,4 +1,5 @@
 import { html } from "hono/html";
+import { oneLine } from "../lib/text";
 import type { PolicyRow, ScopeAsset } from "../db/schema";
 import type { Html } from "./layout";
 import type { Responsiveness } from "../services/metrics";
@@ -40,7 +41,7 @@ function kindInWords(a: ScopeAsset): string {
 
 export function scopeList(assets: ScopeAsset[], empty: string): Html {
   if (assets.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<ul class="scope">${assets.map((a) => html`<li><code>${a.value}</code> <span class="muted">(${kindInWords(a)})</span>${a.short_description ? html`: ${a.short_description}` : ""}</li>`)}</ul>`;
+  return html`<ul class="scope">${assets.map((a) => html`<li><code>${oneLine(a.value)}</code> <span class="muted">(${kindInWords(a)})</span>${a.short_description ? html`: ${oneLine(a.short_description)}` : ""}</li>`)}</ul>`;
 }
 
 /** What each rung of the disclose.io maturity ladder adds, as a researcher weighs it. */
@@ -61,12 +62,12 @@ ${rating > 0 ? `It has ${RUNGS.slice(1, rating + 1).join(", ")}.` : "It promises
 /** Only http(s) links become links: a stored value is never trusted to be a safe URL. */
 function link(url: string | null): Html | string {
   if (!url) return "";
-  return /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="nofollow noopener">${url}</a>` : url;
+  return /^https?:\/\//i.test(url) ? html`<a href="${url}" rel="nofollow noopener">${oneLine(url)}</a>` : oneLine(url);
 }
 
 function contact(p: PolicyRow): Html {
   const ways = [
-    p.pointOfContact ? html`<li>${p.pointOfContact}</li>` : null,
+    p.pointOfContact ? html`<li>${oneLine(p.pointOfContact)}</li>` : null,
     p.contactUrl ? html`<li>${link(p.contactUrl)}</li>` : null,
     p.securitytxtUrl ? html`<li>security.txt: ${link(p.securitytxtUrl)}</li>` : null,
   ].filter((w) => w !== null);
@@ -104,8 +105,8 @@ export function policyTerms(
 ): Html {
   const h = (text: string) => (headingLevel === 2 ? html`<h2>${text}</h2>` : html`<h3>${text}</h3>`);
   const yesNo = (v: boolean | null) => (v === null ? "Not stated" : v ? "Yes" : "No");
-  return html`${h(p.name ? `Policy: ${p.name}` : "The disclosure policy")}
-${p.shortDescription ? html`<p>${p.shortDescription}</p>` : ""}
+  return html`${h(p.name ? `Policy: ${oneLine(p.name)}` : "The disclosure policy")}
+${p.shortDescription ? html`<p>${oneLine(p.shortDescription)}</p>` : ""}
 <dl class="terms">
 ${rating === null ? "" : html`<dt>Maturity rating</dt><dd>${maturity(rating)}</dd>`}
 ${

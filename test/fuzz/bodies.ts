@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { arbitraryOf, conforms, type Components, type Ids, type Schema } from "./schema";
+import { arbitraryOf, conforms, type Components, type Ids, type Schema, schemaAt } from "./schema";
 
 /** A request body as text with placeholders, plus what text cannot carry. */
 export interface Body {
@@ -33,6 +33,20 @@ const WRONG = [
   [null],
   { zzz: 1 },
   "\u0000",
+  // What a single-line member refuses (its pattern in the document): line breaks, tabs, other control
+  // characters, line and paragraph separators, bidi overrides; and web addresses RFC 3986 does not write.
+  "line one\nline two",
+  "a\r\nBcc: x@evil.example",
+  "\tindented",
+  "\u001b[31mred",
+  "next\u0085line",
+  "a\u2028b",
+  "invoice\u202egpj.exe",
+  "\u2066isolated",
+  "https://acme.example/a b",
+  'https://acme.example/"quoted"',
+  "https://acme.example\\evil.example/",
+  "https://bücher.example/",
   "'; DROP TABLE organizations; --",
   "😀é",
   2 ** 53 + 1,
@@ -83,6 +97,28 @@ const BAD_UTF8 = [
   [0xf0, 0x9f, 0x98],
   [0xf8, 0x88, 0x80, 0x80, 0x80],
 ];
+/**
+ * Characters put inside a string member: a single-line member refuses the first ones (its pattern says
+ * so), a web address all of them; a multi-line member takes them.
+ */
+const INSIDE = [
+  "\n",
+  "\r\n",
+  "\t",
+  "\u0000",
+  "\u001b",
+  "\u007f",
+  "\u0085",
+  "\u2028",
+  "\u2029",
+  "\u202e",
+  "\u2067",
+  " ",
+  '"',
+  "\\",
+  "<",
+  "é",
+];
 const SYNTAX = [
   (t: string) => t.slice(0, Math.floor(t.length / 2)),
   (t: string) => t.replace(/}$/, ",}"),
@@ -132,16 +168,6 @@ const escaped = (name: string) => `"${[...name].map((ch) => `\\u${ch.charCodeAt(
 
 const mutation = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("none" as const) }) },
-  {
-    // A line break or control character inside a string: refused where the value is one line (a title, a
-    // name, a URL), kept where it is text (a description, a comment).
-    weight: 2,
-    arbitrary: fc.record({
-      kind: fc.constant("line-break" as const),
-      pick: fc.nat(),
-      char: fc.constantFrom("\n", "\r\n", "\t", "\u0000", "\u0085", "\u2028", "\u202e"),
-    }),
-  },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("delete" as const), pick: fc.nat() }) },
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("replace" as const), pick: fc.nat(), value: fc.constantFrom(...WRONG) }) },
   {
@@ -181,18 +207,23 @@ const mutation = fc.oneof(
     arbitrary: fc.record({ kind: fc.constant("duplicate" as const), pick: fc.nat(), same: fc.boolean(), escape: fc.boolean() }),
   },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("utf8" as const), pick: fc.nat(), bytes: fc.constantFrom(...BAD_UTF8) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({ kind: fc.constant("inside" as const), pick: fc.nat(), char: fc.constantFrom(...INSIDE), at: fc.nat() }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("extras" as const), pick: fc.nat(), count: fc.constantFrom(26, 1_000, 60_000) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("syntax" as const), variant: fc.nat({ max: SYNTAX.length - 1 }) }) },
 );
 
 /** A valid instance of the operation's request schema with (at most) one thing wrong in it. */
 export function bodyArbitrary(schema: Schema, components: Components, ids: Ids): fc.Arbitrary<Body> {
-  return fc.tuple(arbitraryOf(schema, components, ids), mutation).map(([valid, m]) => mutate(valid, m));
+  const patterned = (path: Path) => schemaAt(schema, components, path)?.pattern !== undefined;
+  return fc.tuple(arbitraryOf(schema, components, ids), mutation).map(([valid, m]) => mutate(valid, m, patterned));
 }
 
 type Mutation = typeof mutation extends fc.Arbitrary<infer T> ? T : never;
 
-function mutate(valid: unknown, m: Mutation): Body {
+function mutate(valid: unknown, m: Mutation, patterned: (path: Path) => boolean): Body {
   const pick = "pick" in m ? m.pick : 0;
   const nodes = pathsOf(valid);
   const node = nodes[pick % nodes.length]!;
@@ -255,13 +286,6 @@ function mutate(valid: unknown, m: Mutation): Body {
       );
       return { text, duplicate: true, note: `member ${name} twice${m.escape ? " (second escaped)" : ""} at /${object.path.join("/")}` };
     }
-    case "line-break": {
-      const strings = nodes.filter((n) => typeof n.value === "string" && n.path.length > 0);
-      const target = strings[pick % Math.max(strings.length, 1)];
-      if (!target) return { text: JSON.stringify(valid), note: "none (no string to break)" };
-      const broken = `${target.value as string}${m.char}more`;
-      return { text: JSON.stringify(setAt(valid, target.path, broken)), note: `/${target.path.join("/")} = ${JSON.stringify(broken)}` };
-    }
     case "utf8": {
       // Inside a string value, so that the body is otherwise what the operation takes.
       const strings = nodes.filter((n) => typeof n.value === "string" && n.path.length > 0);
@@ -270,6 +294,22 @@ function mutate(valid: unknown, m: Mutation): Body {
       const at = Math.max(marked.indexOf(UTF8), 0);
       const text = marked.replace(UTF8, "");
       return { text, badBytes: { at, bytes: m.bytes }, note: `bytes ${m.bytes.map((b) => b.toString(16)).join(" ")} at ${at}` };
+    }
+    case "inside": {
+      // Into a string member's valid value, somewhere in it: the document's pattern says whether it may pass.
+      // A member whose text the document constrains (one line, a URL's grammar) when there is one, else
+      // any member's text (not a type or an id: those have errors of their own).
+      const texts = nodes.filter((n) => typeof n.value === "string" && n.path.includes("attributes"));
+      const constrained = texts.filter((n) => patterned(n.path));
+      const strings = constrained.length ? constrained : texts;
+      const target = strings[pick % Math.max(strings.length, 1)];
+      if (!target) return { text: JSON.stringify(valid), note: "none (no string attribute)" };
+      const value = target.value as string;
+      const at = m.at % (value.length + 1);
+      return {
+        text: JSON.stringify(setAt(valid, target.path, `${value.slice(0, at)}${m.char}${value.slice(at)}`)),
+        note: `${JSON.stringify(m.char)} inside /${target.path.join("/")}`,
+      };
     }
     case "extras": {
       const target = { ...((object.value as Record<string, unknown>) ?? {}) };

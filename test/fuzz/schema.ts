@@ -1,5 +1,5 @@
 import fc from "fast-check";
-import { ONE_LINE } from "../../src/lib/text";
+import { SINGLE_LINE_PATTERN } from "../../src/lib/text";
 
 /** The part of OpenAPI 3.0's schema object the served document uses. */
 export interface Schema {
@@ -40,6 +40,17 @@ export function resolve(schema: Schema, components: Components): Schema {
     const target = components[s.$ref.split("/").pop()!];
     if (!target) throw new Error(`unresolvable ${s.$ref}`);
     s = target;
+  }
+  return s;
+}
+
+/** The schema of the member at `path` (object members and array items), or undefined where the schema says nothing. */
+export function schemaAt(schema: Schema, components: Components, path: (string | number)[]): Schema | undefined {
+  let s: Schema | undefined = resolve(schema, components);
+  for (const key of path) {
+    if (!s) return undefined;
+    const next: Schema | undefined = typeof key === "number" ? s.items : s.properties?.[key];
+    s = next && resolve(next, components);
   }
   return s;
 }
@@ -123,23 +134,22 @@ function baseArbitrary(s: Schema, components: Components, ids: Ids, path: (strin
 }
 
 function stringArbitrary(s: Schema, ids: Ids, name: string): fc.Arbitrary<string> {
-  // A pattern that says only "one line" is met by what is made below (printable ASCII, hints, formats),
-  // so the values stay meaningful; other patterns make the value, within the schema's lengths. Without
-  // flags: fast-check cannot generate for them, and what matches without also matches with.
-  if (s.pattern && s.pattern !== ONE_LINE.source) {
-    const fits = (v: string) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Number.POSITIVE_INFINITY);
-    return fc.stringMatching(new RegExp(patternOf(s.pattern).source)).filter(fits);
+  const sized = fc.string({ minLength: s.minLength ?? 0, maxLength: Math.max(s.minLength ?? 0, Math.min(s.maxLength ?? 40, 40)) });
+  // One line of text (the rule's pattern): what a person types, printable ASCII.
+  if (s.pattern === SINGLE_LINE_PATTERN.source) return HINTS[name]?.(ids) ?? sized;
+  // A format says more than a pattern beside it (a URL's grammar): its values first.
+  if (s.pattern && !(s.format && FORMATTED.has(s.format))) {
+    // Without flags: fast-check cannot generate for them, and what matches without also matches with.
+    const bounded = (v: string) => v.length >= (s.minLength ?? 0) && v.length <= (s.maxLength ?? Number.POSITIVE_INFINITY);
+    return fc.stringMatching(new RegExp(patternOf(s.pattern).source)).filter(bounded);
   }
-  return withoutPattern(s, ids, name).filter((v) => !s.pattern || new RegExp(s.pattern).test(v));
-}
-
-function withoutPattern(s: Schema, ids: Ids, name: string): fc.Arbitrary<string> {
   switch (s.format) {
     case "uuid":
       // A bare uuid names no record here: records are named only where the schema says which type.
       return HINTS[name]?.(ids) ?? fc.oneof(fc.uuid(), fc.constant("00000000-0000-0000-0000-000000000000"));
     case "uri":
-      return fc.constantFrom(...URIS);
+      // Those the member's own pattern takes (an advisory's references are https only).
+      return fc.constantFrom(...URIS.filter((u) => !s.pattern || patternOf(s.pattern).test(u)));
     case "email":
       return fc.constantFrom(...EMAILS);
     case "hostname":
@@ -153,8 +163,9 @@ function withoutPattern(s: Schema, ids: Ids, name: string): fc.Arbitrary<string>
         .map((d) => d.toISOString());
   }
   if (HINTS[name]) return HINTS[name](ids);
-  return fc.string({ minLength: s.minLength ?? 0, maxLength: Math.max(s.minLength ?? 0, Math.min(s.maxLength ?? 40, 40)) });
+  return sized;
 }
+const FORMATTED = new Set(["uuid", "uri", "email", "hostname", "date-time"]);
 
 /**
  * Whether `value` is an instance of `schema`, by the document's own words. Formats are not judged (the

@@ -71,6 +71,19 @@ describe("npm run dev", () => {
     expect(demo.attributes).toMatchObject({ name: "Demo vulnerability disclosure policy", maturity_rating: 5 });
   });
 
+  it("serves on the port it was given (as `npm run dev -- --port N`, which the README says), and every link it prints and makes names that port", async () => {
+    const readme = readFileSync(path.join(root, "README.md"), "utf8");
+    expect(readme).toContain("npm run dev -- --port 8788");
+    // This server was started with --port (test/node/global-setup.ts), as npm passes what follows `--`.
+    const printed = [...output.matchAll(/https?:\/\/[^\s"]+/g)].map((m) => m[0]);
+    expect(printed.length).toBeGreaterThan(5);
+    expect(printed.filter((url) => /localhost|127\.0\.0\.1/.test(url) && new URL(url).port !== String(port))).toEqual([]);
+    expect(printed).toContain(`http://localhost:${port}/b/DEMX-0001`);
+    // What it makes for others to follow (PUBLIC_ORIGIN): the demo organization's security.txt.
+    const securityTxt = await (await fetch(`${base}/o/demo-security-co/security.txt`)).text();
+    expect(securityTxt).toContain(`Canonical: http://localhost:${port}/o/demo-security-co/security.txt`);
+  });
+
   it("serves the demo brief publicly, from the cache the second time", async () => {
     const first = await fetch(`${base}/v1/p/briefs/DEMX-0001`);
     expect(first.status).toBe(200);

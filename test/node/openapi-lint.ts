@@ -149,7 +149,7 @@ export const OWASP_WAIVERS: { rules: string[]; where: (doc: Doc) => string[]; re
     rules: ["owasp:api4:2023-string-restricted"],
     where: (doc) => [...membersNamed(doc, FREE_TEXT), ...parametersNamed(doc, new Set(["q[search]", "filename"]))],
     reason:
-      "Free text by design: names, titles, descriptions, summaries, remediations, revision notes, comments, tags, fonts, file names, an authority's reference for a filing, and a product's vendor, name and versions (each vendor numbers its own way) are what people write, in any script and with any punctuation, and a search takes what they type; each is bounded by its maxLength, and no pattern would be true of them.",
+      "Free text by design: names, titles, descriptions, summaries, remediations, revision notes, comments, tags, fonts, file names, an authority's reference for a filing, and a product's vendor, name and versions (each vendor numbers its own way) are what people write, in any script and with any punctuation, and a search takes what they type; each is bounded by its maxLength. What the API takes of them as one line carries the one-line pattern (no control character, line break or bidi override); the rest (multi-line text, and what the API answers) no pattern would be true of.",
   },
   {
     rules: ["owasp:api4:2023-string-restricted"],

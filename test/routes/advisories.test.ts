@@ -287,15 +287,100 @@ describe("advisories", () => {
       [{ revision_note: "why" }, "/data/attributes/revision_note"],
       [{}, "/data/relationships/vulns/data/0/id", [stranger.id]],
     ];
-    const before = (await get("/v1/advisories", org.key)).body.meta.total;
+    const before = (await get("/v1/advisories", org.key)).body.meta.page.total;
     for (const [attributes, pointer, vulns] of cases) {
       const res = await post("/v1/advisories", org.key, draft(vulns ?? [r.id], attributes));
       expect([pointer, res.status, res.body.errors?.[0]?.source?.pointer]).toEqual([pointer, 422, pointer]);
     }
-    expect((await get("/v1/advisories", org.key)).body.meta.total).toBe(before);
+    expect((await get("/v1/advisories", org.key)).body.meta.page.total).toBe(before);
     // One advisory per CVE id.
     expect((await post("/v1/advisories", org.key, draft([r.id], { cve_id: "CVE-2026-40002" }))).status).toBe(201);
     const twice = await post("/v1/advisories", org.key, draft([r.id], { cve_id: "CVE-2026-40002" }));
     expect([twice.status, twice.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/cve_id"]);
+  });
+
+  it("refuse what a rendering could not carry (CSAF, OSV or CVE would be invalid), at the member", async () => {
+    const org = await organization();
+    const r = await triaged(org);
+    const versions = (v: unknown[]) => ({ affected: [{ ...AFFECTED[0], versions: v }] });
+    const cases: [Record<string, unknown>, string][] = [
+      // Not URIs as RFC 3986 writes them: JSON Schema's "uri" format refuses them in all three.
+      [{ references: ["https://acme.example/a b"] }, "/data/attributes/references/0"],
+      [{ references: ["https://acme.example/ok", 'https://acme.example/"quoted"'] }, "/data/attributes/references/1"],
+      [{ references: ["https://acme.example\\evil.example/"] }, "/data/attributes/references/0"],
+      [{ references: ["https://bücher.example/"] }, "/data/attributes/references/0"],
+      // A version that reads as a range (CSAF's mandatory test 6.1.31), or would split a range's vers.
+      [versions([{ version: "prior to 2.0", status: "affected" }]), "/data/attributes/affected/0/versions/0/version"],
+      [versions([{ version: "<= 1.4", status: "affected" }]), "/data/attributes/affected/0/versions/0/version"],
+      [
+        versions([
+          { version: "1.0", status: "fixed" },
+          { version: "All Versions", status: "affected" },
+        ]),
+        "/data/attributes/affected/0/versions/1/version",
+      ],
+      [
+        versions([{ range: { introduced: "1.0|2.0", fixed: null }, status: "affected" }]),
+        "/data/attributes/affected/0/versions/0/range/introduced",
+      ],
+      // A version the purl's type does not take (a Go module's "v" version is semantic versioning).
+      [
+        {
+          affected: [
+            { vendor: "Acme", product: "Mod", purl: "pkg:golang/github.com/acme/mod", versions: [{ version: "v1|2", status: "affected" }] },
+          ],
+        },
+        "/data/attributes/affected/0/versions/0/version",
+      ],
+      [
+        {
+          affected: [
+            { vendor: "Acme", product: "Mod", purl: "pkg:golang/github.com/acme/mod", versions: [{ version: "v1", status: "affected" }] },
+          ],
+        },
+        "/data/attributes/affected/0/versions/0/version",
+      ],
+      // A CWE twice (CVE's problem types are unique), a remediation longer than CVE's descriptions.
+      [{ cwe_ids: ["CWE-79", "CWE-601", "CWE-79"] }, "/data/attributes/cwe_ids"],
+      [{ remediation: "x".repeat(4097) }, "/data/attributes/remediation"],
+    ];
+    for (const [attributes, pointer] of cases) {
+      const res = await post("/v1/advisories", org.key, draft([r.id], { ...attributes, state: "published" }));
+      expect([pointer, res.status, res.body.errors?.map((e: any) => e.source?.pointer)]).toEqual([pointer, 422, [pointer]]);
+    }
+    expect((await get("/v1/advisories", org.key)).body.meta.page.total).toBe(0);
+    // What they should have been is taken.
+    const fixed = await post(
+      "/v1/advisories",
+      org.key,
+      draft([r.id], {
+        state: "published",
+        references: ["https://acme.example/a%20b", "https://xn--bcher-kva.example/"],
+        remediation: "x".repeat(4096),
+        affected: [
+          { ...AFFECTED[0], versions: [{ range: { introduced: "0", fixed: "2.0" }, status: "affected" }] },
+          { vendor: "Acme", product: "Mod", purl: "pkg:golang/github.com/acme/mod", versions: [{ version: "v1.2.0", status: "affected" }] },
+        ],
+      }),
+    );
+    expect(fixed.status).toBe(201);
+  });
+
+  it("check a draft kept from before these rules again when it is published", async () => {
+    const org = await organization();
+    const r = await triaged(org);
+    const created = await post("/v1/advisories", org.key, draft([r.id]));
+    const id = created.body.data.id;
+    // As a row written before the checks may hold it.
+    const affected = [{ vendor: "Acme", product: "Widget", purl: null, versions: [{ version: "prior to 2.0", status: "affected" }] }];
+    await env.DB.prepare('UPDATE advisories SET "references" = ?, affected = ?, cwe_ids = ? WHERE id = ?')
+      .bind(JSON.stringify(["https://acme.example/a b"]), JSON.stringify(affected), JSON.stringify(["CWE-79", "CWE-79"]), id)
+      .run();
+    const res = await patch(`/v1/advisories/${id}`, org.key, change(id, { state: "published" }));
+    expect([res.status, res.body.errors.map((e: any) => e.source.pointer)]).toEqual([
+      422,
+      ["/data/attributes/references/0", "/data/attributes/affected/0/versions/0/version", "/data/attributes/cwe_ids"],
+    ]);
+    expect((await get(`/v1/advisories/${id}`, org.key)).body.data.attributes.state).toBe("draft");
   });
 });

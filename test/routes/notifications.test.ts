@@ -94,20 +94,22 @@ describe("e-mail on a new report", () => {
     expect(again.sent).toEqual([]);
   });
 
-  it("say a title in one line: no line break of a report's title reaches a header", async () => {
+  it("say a title in one line: no line break of a report's title reaches a header or starts a paragraph", async () => {
     const p = await program({ responder: true });
-    // The API refuses such a title now (test/http/single-line.test.ts); a row from before the rule may hold one.
+    // The API refuses such a title now (test/routes/single-line.test.ts); a row from before the rule may hold one.
     const r = await report(p, { title: "Redirect", contact_email: REPORTER });
     await env.DB.prepare("UPDATE vulns SET title = ? WHERE id = ?").bind("Redirect\r\nBcc: mallory@evil.example\u2028and more", r.id).run();
     const sent = await mailOf(r.id);
+    const flat = "Redirect Bcc: mallory@evil.example and more";
     expect(sent.map((m) => m.subject).sort()).toEqual([
-      `New report ${r.shortcode}: Redirect Bcc: mallory@evil.example and more`,
+      `New report ${r.shortcode}: ${flat}`,
       `Your report to Acme Security was received: ${r.shortcode}`,
     ]);
-    // Nor a paragraph of its own into the text: the title is one line there too.
-    const told = sent.find((m) => m.to === p.responder)!;
-    expect(told.text).toContain("Redirect Bcc: mallory@evil.example and more");
-    expect(told.text!.split("\n").some((line) => line.startsWith("Bcc:"))).toBe(false);
+    for (const m of sent) {
+      expect(m.text).not.toMatch(/^Bcc|\u2028/m);
+      expect(m.html).not.toMatch(/\u2028/);
+    }
+    expect(sent.find((m) => m.to === p.responder)!.text).toContain(`${flat} (${r.shortcode})`);
     expect(
       sent
         .flatMap((m) => [m.to, m.cc, m.bcc])
@@ -267,8 +269,7 @@ describe("the reporter's unsubscribe link", () => {
     const shown = await browse("GET", link);
     expect(shown.status).toBe(200);
     expect(shown.text).toContain(`<form method="post" action="${link}">`);
-    // Fetching it stops nothing, nor does a HEAD, whatever it claims to come from.
-    for (const site of ["cross-site", "same-origin"]) await browse("HEAD", link, { headers: { "Sec-Fetch-Site": site } });
+    // Fetching it stops nothing.
     await comment(p.org, r.id, "Thanks!", "reporter");
     expect((await mailOf(r.id)).map((m) => m.to)).toEqual([REPORTER]);
     // A forged link is not one.

@@ -106,10 +106,17 @@ describe("policies", () => {
     expect(res.status).toBe(422);
     expect(res.body.errors[0].code).toBe("validation_error");
     expect(res.body.errors[0].source.pointer.startsWith(`/data/attributes/${attribute}`)).toBe(true);
-    // Each problem once (JSON:API wants the errors unique): a color's length and pattern both refuse "red".
-    const said = res.body.errors.map((e: { detail: string; source: unknown }) => JSON.stringify([e.detail, e.source]));
-    expect(new Set(said).size).toBe(said.length);
+    // JSON:API: the errors are unique (each problem once, however many checks it failed).
+    expect(new Set(res.body.errors.map((e: unknown) => JSON.stringify(e))).size).toBe(res.body.errors.length);
     expect((await get("/v1/policies", org.key)).body.meta.page.total).toBe(before);
+  });
+
+  it("names a bad nested member once", async () => {
+    const res = await post("/v1/policies", org.key, { data: { type: "policy", attributes: { branding: { primary_color: "red" } } } });
+    expect(res.status).toBe(422);
+    expect(res.body.errors.map((e: any) => [e.source.pointer, e.detail])).toEqual([
+      ["/data/attributes/branding/primary_color", "data.attributes.branding.primary_color: must be a color like #1a2b3c"],
+    ]);
   });
 
   it("points at the exact scope entry that is wrong", async () => {

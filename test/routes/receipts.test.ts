@@ -346,7 +346,10 @@ describe("the coordinator package", () => {
       ]);
       const bundle = JSON.parse(file.text);
       expect(bundle.about).toMatch(/CSIRT/);
-      expect(bundle.keys_url).toBe("https://api.vdp.test/.well-known/vdp-keys.json");
+      expect(bundle.keys_url).toBe(`${env.PUBLIC_ORIGIN}/.well-known/vdp-keys.json`);
+      // Whatever Host the request named (a custom domain's, a forged one): the keys are the deployment's.
+      const elsewhere = await api("GET", `/r/${report.token}/package`, { origin: "https://attacker.example" });
+      expect([elsewhere.status, JSON.parse(elsewhere.text).keys_url]).toEqual([200, `${env.PUBLIC_ORIGIN}/.well-known/vdp-keys.json`]);
       // Everything in it checks out with the keys it carries, by jose and SHA-256 alone.
       const receiptClaims = await claimsOf(bundle.receipt, bundle.keys);
       const timeline = await claimsOf(bundle.timeline, bundle.keys);

@@ -4,6 +4,7 @@ import { runScheduled } from "../../src/scheduled";
 import { get, patch, post } from "../helpers/api";
 import { testClock } from "../helpers/clock";
 import { eventsOf } from "../helpers/events";
+import { interleaved } from "../helpers/d1-faults";
 import { brief, operatorKey, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 
 // The EU Cyber Resilience Act's clock: a vuln flagged actively_exploited gets three deadlines of the
@@ -199,6 +200,46 @@ describe("POST /v1/vulns/{id}/regulatory_reports", () => {
     // The operator reads them, like everything of every organization.
     expect((await get(`/v1/vulns/${v.id}/regulatory_reports`, op)).body.meta.page.total).toBe(0);
     expect((await read(org, v.id)).deadlines.cra_early_warning.state).toBe("pending");
+  });
+});
+
+describe("a filing's time", () => {
+  it("is never before the vuln's exploitation became known (nor in the future), and the record says when it was made", async () => {
+    const { org, v } = await report();
+    at(T0 + 10 * H);
+    await move(org, v.id, { actively_exploited: true, exploitation_known_at: iso(T0 + 2 * H + 400) });
+    at(T0 + 20 * H);
+    for (const submitted of [iso(T0 + H), iso(T0 - 400 * D), iso(T0 + 21 * H)]) {
+      const res = await file(org, v.id, { kind: "early_warning", submitted_at: submitted });
+      expect([res.status, res.body.errors.map((e: any) => e.source)]).toEqual([422, [{ pointer: "/data/attributes/submitted_at" }]]);
+    }
+    expect((await get(`/v1/vulns/${v.id}/regulatory_reports`, org.key)).body.meta.page.total).toBe(0);
+    expect((await read(org, v.id)).deadlines.cra_early_warning.state).toBe("pending");
+    // The second it became known (times are written to the second) is a time it may be filed;
+    // created_at says when it was recorded here.
+    const filed = await file(org, v.id, { kind: "early_warning", submitted_at: iso(T0 + 2 * H).replace(".000Z", "Z") });
+    expect([filed.status, filed.body.data.attributes.submitted_at, filed.body.data.attributes.created_at]).toEqual([
+      201,
+      iso(T0 + 2 * H),
+      iso(T0 + 20 * H),
+    ]);
+  });
+
+  it("is held to the moment of knowledge as the filing commits, when a change moves it later in between", async () => {
+    const { org, v } = await report();
+    at(T0 + 10 * H);
+    await move(org, v.id, { actively_exploited: true, exploitation_known_at: iso(T0) });
+    at(T0 + 20 * H);
+    const db = interleaved(2, async () => expect((await move(org, v.id, { exploitation_known_at: iso(T0 + 5 * H) })).status).toBe(200));
+    const res = await post(
+      `/v1/vulns/${v.id}/regulatory_reports`,
+      org.key,
+      { data: { type: "regulatory_report", attributes: { kind: "early_warning", submitted_at: iso(T0 + H), body: "Filed text" } } },
+      { env: { DB: db } },
+    );
+    expect([res.status, res.body.errors?.[0].source]).toEqual([422, { pointer: "/data/attributes/submitted_at" }]);
+    expect((await get(`/v1/vulns/${v.id}/regulatory_reports`, org.key)).body.meta.page.total).toBe(0);
+    expect((await read(org, v.id)).deadlines.cra_early_warning).toMatchObject({ met_at: null });
   });
 });
 

@@ -62,3 +62,18 @@ describe("a service's refusal as the API's error", () => {
     expect(new NotFound("vuln", "x")).toBeInstanceOf(DomainError);
   });
 });
+
+describe("an error document", () => {
+  it("lists each problem once (JSON:API: errors are unique), counting the omitted after", () => {
+    const same = { detail: "x: must be a color like #1a2b3c", source: { pointer: "/data/attributes/x" } };
+    const other = { detail: "y: must not be empty", source: { pointer: "/data/attributes/y" } };
+    const doc = new ApiError("validation_error", [same, { ...same }, other, same]).toDocument("r");
+    expect(doc.errors.map((e) => e.source && "pointer" in e.source && e.source.pointer)).toEqual([
+      "/data/attributes/x",
+      "/data/attributes/y",
+    ]);
+    expect(doc.meta).toBeUndefined();
+    const many = Array.from({ length: 30 }, (_, i) => ({ detail: `member ${i % 27}`, source: { pointer: `/${i % 27}` } }));
+    expect(new ApiError("validation_error", many).toDocument("r").meta).toEqual({ errors_omitted: 2 });
+  });
+});

@@ -9,10 +9,10 @@ import { limitAddress, page, pageHeaders, privatePage, sameSiteForms } from "./s
 
 /**
  * What e-mails link to: /c/{token} confirms a contact's address, /u/{token} stops a reporter's e-mails.
- * A GET (or HEAD, which Hono routes to the GET handler) shows a page whose button does it, so a mail
- * scanner or link preview that fetches links changes nothing: only a POST changes anything. The
- * confirmation's button is a same-site form; the unsubscribe also takes the one-click POST of RFC 8058,
- * which the reader's mail provider sends from its own site.
+ * A GET shows a page whose button does it, so a mail scanner that fetches links changes nothing; Hono
+ * answers a HEAD with the GET's handler (the method still "HEAD"), so only a POST acts, never "not a
+ * GET". The confirmation's button is a same-site form; the unsubscribe also takes the one-click POST of
+ * RFC 8058, which the reader's mail provider sends from its own site.
  */
 export const emailLinksRouter = new Hono<AppEnv>();
 emailLinksRouter.use("/c/*", pageHeaders, privatePage, sameSiteForms);

@@ -176,7 +176,8 @@ export const reportPageRouter = new Hono<AppEnv>()
         409,
       );
     }
-    const keysUrl = new URL(KEYS_PATH, c.req.url).toString();
+    // The deployment's own address, never the request's Host (which the sender writes).
+    const keysUrl = `${c.env.PUBLIC_ORIGIN}${KEYS_PATH}`;
     const bundle = await coordinatorPackage(c.var.database.db, opened.report, c.env.RECEIPT_SIGNING_KEY, keysUrl);
     return fileToKeep(c, JSON.stringify(bundle, null, 2), JSON_MEDIA_TYPE, `coordinator-package-${opened.report.shortcode}.json`);
   })

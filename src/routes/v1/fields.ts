@@ -3,35 +3,38 @@ import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 import { LIMITS } from "../../lib/limits";
 import { CVSS_VECTOR_INPUT_PATTERN, rateCvss } from "../../lib/cvss";
-import { ONE_LINE, ONE_LINE_MESSAGE } from "../../lib/text";
+import { SINGLE_LINE_PATTERN, SINGLE_LINE_RULE } from "../../lib/text";
+import { HTTP_URL_PATTERN, HTTPS_URL_PATTERN, isWebUrl, WEB_URL_RULE } from "../../lib/urls";
 
 // Field schemas shared by the request documents of several resources (the limits on names, descriptions and scopes).
 
 /**
- * A value that is one line: a title, a name, a URL, a version. Line breaks, tabs and control characters
- * are refused (422 at the member), and the document's `pattern` says so to clients and the fuzzer.
+ * Text of one line, the start of every single-line member (titles, names, short descriptions,
+ * references, versions): no control character, line break or bidirectional override (src/lib/text.ts).
+ * Checked on the text as sent, before any trim, and given in the document as the member's pattern.
  */
-export const oneLine = <T extends z.ZodString>(schema: T) => schema.regex(ONE_LINE, ONE_LINE_MESSAGE);
+export const SingleLine = z.string().regex(SINGLE_LINE_PATTERN, SINGLE_LINE_RULE);
 
-export const Name = oneLine(
-  z.string().trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`),
+export const Name = SingleLine.trim().min(1, "must not be empty").max(LIMITS.nameLength, `must be at most ${LIMITS.nameLength} characters`);
+export const ShortDescription = SingleLine.max(
+  LIMITS.shortDescriptionLength,
+  `must be at most ${LIMITS.shortDescriptionLength} characters`,
 );
-export const ShortDescription = z
-  .string()
-  .max(LIMITS.shortDescriptionLength, `must be at most ${LIMITS.shortDescriptionLength} characters`);
 
-// One line before it is parsed: the URL parser drops tabs and line breaks, so "https://a.example/\r\nX"
-// would pass and be stored as sent.
-export const HttpUrl = oneLine(z.string().max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`))
-  .refine((v) => {
-    try {
-      const url = new URL(v);
-      return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
-    } catch {
-      return false;
-    }
-  }, "must be an http or https URL")
-  .openapi({ format: "uri" });
+/** A web address as RFC 3986 writes one (src/lib/urls.ts): what the API publishes must read as a URI everywhere. */
+export function webUrl(schemes: "http" | "https" = "http") {
+  const rule = `must be an ${schemes === "https" ? "https" : "http or https"} URL, ${WEB_URL_RULE}`;
+  return (
+    z
+      .string()
+      .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
+      // The grammar first (the document's pattern), then the parse; one problem is named once.
+      .regex(schemes === "https" ? HTTPS_URL_PATTERN : HTTP_URL_PATTERN, { message: rule, abort: true })
+      .refine((v) => isWebUrl(v, schemes), rule)
+      .openapi({ format: "uri" })
+  );
+}
+export const HttpUrl = webUrl();
 
 /**
  * RFC 3339 with any offset in; the same instant out in UTC with milliseconds. Timestamps are compared
@@ -47,15 +50,17 @@ export const DateTimeInput = z.iso
   .overwrite((v) => new Date(v).toISOString())
   .refine((v) => /^\d{4}-/.test(v) && !v.startsWith("0000"), "must be between the years 0001 and 9999 in UTC");
 
+// A value that fails a check whose message another check repeats stops there (abort), so a member is
+// named once per problem: "red" is both the wrong length and the wrong form, one error.
 export const Color = z
   .string()
-  .length(7, "must be a color like #1a2b3c")
+  .length(7, { message: "must be a color like #1a2b3c", abort: true })
   .regex(/^#[0-9a-fA-F]{6}$/, "must be a color like #1a2b3c");
 
 export const AssetKind = z.enum(ASSET_KINDS);
 
 /** An asset's value as sent (checked against its kind after): the length is declared here so the document says it. */
-export const AssetValue = oneLine(z.string().max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`));
+export const AssetValue = SingleLine.max(LIMITS.assetValueLength, `must be at most ${LIMITS.assetValueLength} characters`);
 
 /** A related resource's id: a UUID (an id that names nothing is refused like any other). */
 export const RelatedId = Uuid;
@@ -126,7 +131,7 @@ export const CweIds = z
   .array(
     z
       .string()
-      .max(10, "must be a CWE id such as CWE-79")
+      .max(10, { message: "must be a CWE id such as CWE-79", abort: true })
       // Any case in ("cwe-79"), upper case out; no regex flag, so the pattern reads the same in OpenAPI.
       .regex(/^[Cc][Ww][Ee]-[1-9]\d{0,5}$/, "must be a CWE id such as CWE-79")
       .transform((v) => v.toUpperCase()),

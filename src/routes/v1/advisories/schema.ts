@@ -14,22 +14,27 @@ import {
   Uuid,
   requestDocument,
 } from "../../../http/openapi";
-import { CREDIT_TYPES, cweName, VERSION_STATUSES } from "../../../lib/advisory";
+import { CREDIT_TYPES, cweName, purlVersionProblem, VERSION_STATUSES, versionProblem } from "../../../lib/advisory";
 import { LIMITS } from "../../../lib/limits";
+import { SINGLE_LINE_PATTERN } from "../../../lib/text";
 import type { AdvisoryRecord } from "../../../services/advisories";
-import { CvssVector, CweIds, Name, oneLine, RelatedId } from "../fields";
+import { CvssVector, CweIds, Name, RelatedId, SingleLine, webUrl } from "../fields";
 
 // An advisory's request and response schemas. The renderings of a published advisory (CSAF, OSV,
 // CVE) are made from its frozen revision: src/lib/advisory*.ts.
 
 const text = (max: number) => z.string().trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
-// One version, as every rendering can carry it: CSAF refuses a product version whose name reads as a
-// range ("prior to 2.0", "<1.4", "all versions": its mandatory test 6.1.31), and a range's bounds go into
-// a vers string (">=1.0|<2.0") that a space, a comparator or a separator would break. A range is `range`.
-const RANGE_WORDS = ["after", "all", "before", "earlier", "later", "prior", "versions"];
-const Version = text(LIMITS.versionLength)
-  .regex(/^[A-Za-z0-9._+~:^-]+$/, "must be one version such as 2.4.1 (letters, digits and . _ + ~ : ^ -); a range goes in range")
-  .refine((v) => !RANGE_WORDS.includes(v.toLowerCase()), "must be one version, not a word of a range; a range goes in range");
+/** One line of text (a title, a revision's note): src/lib/text.ts. */
+const line = (max: number) => SingleLine.trim().min(1, "must not be empty").max(max, `must be at most ${max} characters`);
+const Version = line(LIMITS.versionLength)
+  .superRefine((v, ctx) => {
+    const problem = versionProblem(v);
+    if (problem) ctx.addIssue({ code: "custom", message: problem });
+  })
+  .openapi({
+    description:
+      'One version, as the product numbers it: no "<", ">" or "|", nor the words after, all, before, earlier, later, prior or versions standing alone (those are ranges, and CSAF refuses them as a version).',
+  });
 
 /** A package URL, checked and normalized by the purl project's own library. */
 const Purl = z
@@ -60,41 +65,35 @@ const VersionEntry = z.union([
   }),
 ]);
 
-const Product = z.strictObject({
-  vendor: Name,
-  product: Name,
-  purl: Purl.nullable().optional().default(null),
-  versions: z
-    .array(VersionEntry)
-    .min(1, "must name at least one version or range")
-    .max(LIMITS.versionsPerProduct)
-    .refine(
-      (vs) => new Set(vs.map((v) => ("version" in v ? `v:${v.version}` : `r:${v.range.introduced}-${v.range.fixed}`))).size === vs.length,
-      "names a version or range twice",
-    ),
-});
+const Product = z
+  .strictObject({
+    vendor: Name,
+    product: Name,
+    purl: Purl.nullable().optional().default(null),
+    versions: z
+      .array(VersionEntry)
+      .min(1, "must name at least one version or range")
+      .max(LIMITS.versionsPerProduct)
+      .refine(
+        (vs) => new Set(vs.map((v) => ("version" in v ? `v:${v.version}` : `r:${v.range.introduced}-${v.range.fixed}`))).size === vs.length,
+        "names a version or range twice",
+      ),
+  })
+  .superRefine((p, ctx) => {
+    // CSAF names each version's package by the purl at that version: the package's type must take it
+    // (a Go module's version that starts with "v" is semantic versioning, for one).
+    // Zod runs this even when a member failed its own checks: only well-formed versions are judged here.
+    if (typeof p.purl !== "string" || !p.purl.startsWith("pkg:") || !Array.isArray(p.versions)) return;
+    p.versions.forEach((v, i) => {
+      if (typeof v !== "object" || v === null || ("version" in v && (!SINGLE_LINE_PATTERN.test(v.version) || versionProblem(v.version))))
+        return;
+      const problem = purlVersionProblem(p.purl as string, v);
+      if (problem) ctx.addIssue({ code: "custom", path: ["versions", i, "version"], message: problem });
+    });
+  });
 
 const References = z
-  .array(
-    z
-      .string()
-      .max(LIMITS.urlLength)
-      // A URI as RFC 3986 writes one (what CSAF, OSV and CVE validate): no space, quote, backslash or
-      // character outside ASCII unless percent-encoded.
-      .regex(
-        /^https:\/\/(?:[A-Za-z0-9\-._~:/?#[\]@!$&'()*+,;=]|%[0-9A-Fa-f]{2})+$/,
-        "must be an https URL as RFC 3986 writes one: percent-encode spaces, quotes, backslashes and characters outside ASCII",
-      )
-      .refine((v) => {
-        try {
-          const url = new URL(v);
-          return url.protocol === "https:" && url.hostname.includes(".");
-        } catch {
-          return false;
-        }
-      }, "must be an https URL")
-      .openapi({ format: "uri" }),
-  )
+  .array(webUrl("https"))
   .max(LIMITS.referencesPerAdvisory)
   .refine((refs) => new Set(refs).size === refs.length, "names a reference twice");
 
@@ -116,7 +115,10 @@ const Credit = z.union([
 ]);
 
 /** Known CWE ids only: CSAF and CVE records carry each with MITRE's name for it. */
-const KnownCweIds = CweIds.refine((ids) => ids.every((id) => cweName(id) !== null), "names a CWE id MITRE's list does not have");
+const KnownCweIds = CweIds.refine((ids) => ids.every((id) => cweName(id) !== null), "names a CWE id MITRE's list does not have").refine(
+  (ids) => new Set(ids).size === ids.length,
+  "names a CWE id twice",
+);
 
 const attributes = {
   summary: text(LIMITS.advisorySummaryLength).nullable(),
@@ -129,7 +131,7 @@ const attributes = {
   cwe_ids: KnownCweIds,
   credits: z.array(Credit).max(LIMITS.creditsPerAdvisory),
   state: z.enum(ADVISORY_STATES),
-  revision_note: oneLine(text(LIMITS.revisionNoteLength)).openapi({
+  revision_note: line(LIMITS.revisionNoteLength).openapi({
     description:
       'Why a published advisory changed (or was withdrawn): required with such a change, kept in its revision history. At publication, optional (default "Initial publication").',
   }),
@@ -144,7 +146,7 @@ const VulnsInput = z.strictObject({
 
 /** Every writable member, each optional: what a change takes, and a create too but for its required ones. */
 const AdvisoryChange = z.strictObject({
-  title: oneLine(text(LIMITS.titleLength)).optional(),
+  title: line(LIMITS.titleLength).optional(),
   summary: attributes.summary.optional(),
   description: attributes.description.optional(),
   affected: attributes.affected.optional(),
@@ -161,7 +163,7 @@ const AdvisoryChange = z.strictObject({
 export const CreateAdvisoryInput = requestDocument(
   "advisory",
   AdvisoryChange.extend({
-    title: oneLine(text(LIMITS.titleLength)),
+    title: line(LIMITS.titleLength),
     affected: attributes.affected,
     // A create makes a draft or publishes at once; only a published advisory is withdrawn.
     state: z.enum(["draft", "published"]).optional(),

@@ -105,6 +105,11 @@ function csvOf(m: Metrics): string {
   return `${COLUMNS.join(",")}\r\n${values.map((v) => (v === null ? "" : String(v))).join(",")}\r\n`;
 }
 
+/** Whose figures and which days: metrics-<organization id or "platform">-<first day>-<last day>.csv (ASCII, no colon). */
+function csvFilename(m: Metrics): string {
+  return `metrics-${m.scope}-${m.periodStart.slice(0, 10)}-${m.periodEnd.slice(0, 10)}.csv`;
+}
+
 export const metricsRouter = createRouter().openapi(
   createRoute({
     method: "get",
@@ -119,9 +124,12 @@ export const metricsRouter = createRouter().openapi(
         description: "The metrics",
         headers: {
           "Content-Disposition": {
-            description:
-              'With Accept: text/csv, a download named for its scope and days: attachment; filename="metrics-<scope>-<start>-to-<end>.csv"',
-            schema: { type: "string", maxLength: 120 },
+            description: 'The CSV answer only: attachment; filename="metrics-<organization id or platform>-<first day>-<last day>.csv"',
+            schema: {
+              type: "string",
+              maxLength: 128,
+              pattern: '^attachment; filename="metrics-[0-9a-z-]+-[0-9]{4}-[0-9]{2}-[0-9]{2}-[0-9]{4}-[0-9]{2}-[0-9]{2}\\.csv"$',
+            },
           },
         },
         content: {
@@ -148,11 +156,9 @@ export const metricsRouter = createRouter().openapi(
     });
     c.header("Vary", "Accept");
     if (preferredMediaType(c.req.header("accept"), [JSONAPI_MEDIA_TYPE, CSV_MEDIA_TYPE]) === CSV_MEDIA_TYPE) {
-      // A download a person keeps: named for whose figures and which days they are.
-      const day = (iso: string) => iso.slice(0, 10);
       return c.body(csvOf(metrics), 200, {
         "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present`,
-        "Content-Disposition": `attachment; filename="metrics-${metrics.scope}-${day(metrics.periodStart)}-to-${day(metrics.periodEnd)}.csv"`,
+        "Content-Disposition": `attachment; filename="${csvFilename(metrics)}"`,
       });
     }
     return respond(c, single(resource("metrics", metrics.scope, attributesOf(metrics), "/v1/metrics")));

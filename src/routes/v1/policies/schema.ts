@@ -16,11 +16,11 @@ import {
   DateTimeInput,
   HttpUrl,
   Name,
-  oneLine,
   relationshipInput,
   ScopeAssetSchema,
   ScopeAssetsInput,
   ShortDescription,
+  SingleLine,
   toManyInput,
 } from "../fields";
 
@@ -34,13 +34,9 @@ const Branding = z
     primary_color: Color.nullable().optional(),
     secondary_color: Color.nullable().optional(),
     accent_color: Color.nullable().optional(),
-    font_heading: oneLine(z.string().max(100)).nullable().optional(),
-    font_body: oneLine(z.string().max(100)).nullable().optional(),
-    google_fonts: z
-      .array(oneLine(z.string().min(1).max(100)))
-      .max(10)
-      .nullable()
-      .optional(),
+    font_heading: SingleLine.max(100).nullable().optional(),
+    font_body: SingleLine.max(100).nullable().optional(),
+    google_fonts: z.array(SingleLine.min(1).max(100)).max(10).nullable().optional(),
   })
   .openapi("Branding");
 
@@ -89,9 +85,7 @@ const PolicyAttributesInput = z
   .strictObject({
     name: Name.nullable(),
     short_description: ShortDescription.nullable(),
-    point_of_contact: oneLine(
-      z.string().trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`),
-    ).nullable(),
+    point_of_contact: SingleLine.trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`).nullable(),
     cvd_timeline: z.number().int("must be a whole number of days").min(0).max(365).nullable().openapi({ description: "Days, 0..365" }),
     safe_harbor: z.enum(SAFE_HARBOR).nullable(),
     offers_bounty: z.boolean().nullable(),

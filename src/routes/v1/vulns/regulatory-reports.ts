@@ -23,7 +23,7 @@ import {
   listRegulatoryReports,
 } from "../../../services/regulatory-reports";
 import { vulnIdOf } from "../../../services/vulns";
-import { DateTimeInput, oneLine } from "../fields";
+import { DateTimeInput, SingleLine } from "../fields";
 import { creation, serviceContext } from "../handler-helpers";
 import { Deadline, VulnParam, VulnRef } from "./schema";
 
@@ -43,7 +43,9 @@ const RegulatoryReport = resourceSchema(
     submitted_at: Timestamp.openapi({ description: "When it was filed with the authority." }),
     reference: z.string().max(LIMITS.regulatoryReferenceLength).nullable().openapi({ description: "The authority's reference, if any." }),
     body: z.string().max(LIMITS.regulatoryReportLength).openapi({ description: "The text filed." }),
-    created_at: Timestamp,
+    created_at: Timestamp.openapi({
+      description: "When it was recorded here (set by the platform; submitted_at is the organization's word).",
+    }),
   }),
   z.object({ vuln: toOneSchema("vuln") }),
 );
@@ -52,8 +54,10 @@ const CreateRegulatoryReportInput = requestDocument(
   "regulatory_report",
   z.strictObject({
     kind: Kind,
-    submitted_at: DateTimeInput.openapi({ description: "When it was filed with the authority; never in the future." }),
-    reference: oneLine(z.string().max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`))
+    submitted_at: DateTimeInput.openapi({
+      description: "When it was filed with the authority: never in the future, nor before the vuln's exploitation_known_at.",
+    }),
+    reference: SingleLine.max(LIMITS.regulatoryReferenceLength, `must be at most ${LIMITS.regulatoryReferenceLength} characters`)
       .nullable()
       .optional(),
     body: z

@@ -29,14 +29,12 @@ import { normalizeHostname } from "../../../lib/asset-values";
 import { DEADLINE_STATES, deadlinesAt, dueOf, metOf } from "../../../lib/deadlines";
 import { CVSS_VECTOR_PATTERN } from "../../../lib/cvss";
 import type { VulnRecord } from "../../../services/vulns";
-import { CvssVector, CweIds, DateTimeInput, nullableRelationshipInput, oneLine, relationshipInput } from "../fields";
+import { CvssVector, CweIds, DateTimeInput, nullableRelationshipInput, relationshipInput, SingleLine } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
 import { ftsQuery, SEARCH_MAX_LENGTH, SEARCH_MAX_TERMS } from "../../../lib/search-query";
 
-const Title = oneLine(
-  z.string().trim().min(1, "must not be empty").max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`),
-);
+const Title = SingleLine.trim().min(1, "must not be empty").max(LIMITS.titleLength, `must be at most ${LIMITS.titleLength} characters`);
 const Description = z
   .string()
   .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
@@ -55,7 +53,7 @@ const Domain = z
   .openapi({ type: "string", format: "hostname", maxLength: LIMITS.hostnameLength });
 const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.domainsPerVuln} domains`);
 const Tags = z
-  .array(oneLine(z.string().trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`)))
+  .array(SingleLine.trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
   .max(LIMITS.tagsPerVuln, `at most ${LIMITS.tagsPerVuln} tags`);
 
 /** What a researcher submits, through the API or a brief's public page. */

@@ -16,12 +16,12 @@ import {
   updateDocument,
 } from "../../../http/openapi";
 import type { WebhookRecord } from "../../../services/webhooks";
-import { oneLine, relationshipInput, ShortDescription } from "../fields";
+import { relationshipInput, ShortDescription, SingleLine } from "../fields";
 
 const WEBHOOK_NAME_LENGTH = 100;
-const WebhookName = oneLine(
-  z.string().trim().min(1, "must not be empty").max(WEBHOOK_NAME_LENGTH, `must be at most ${WEBHOOK_NAME_LENGTH} characters`),
-);
+const WebhookName = SingleLine.trim()
+  .min(1, "must not be empty")
+  .max(WEBHOOK_NAME_LENGTH, `must be at most ${WEBHOOK_NAME_LENGTH} characters`);
 const WebhookUrl = z
   .string()
   .max(LIMITS.urlLength, `must be at most ${LIMITS.urlLength} characters`)
