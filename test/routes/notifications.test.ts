@@ -109,7 +109,7 @@ describe("e-mail on a new report", () => {
       expect(m.text).not.toMatch(/^Bcc|\u2028/m);
       expect(m.html).not.toMatch(/\u2028/);
     }
-    expect(sent.find((m) => m.to === p.responder)!.text).toContain(`${flat} (${r.shortcode})`);
+    expect(sent.find((m) => m.to === p.responder)!.text).toContain(`"${flat}" (${r.shortcode})`);
     expect(
       sent
         .flatMap((m) => [m.to, m.cc, m.bcc])
