@@ -116,3 +116,19 @@ export function publicCors(): MiddlewareHandler {
     maxAge: 86400,
   });
 }
+
+/**
+ * What only an HTML document heeds, on every page the Worker answers (the reference, the pages, their
+ * errors): an agent cluster of its own, and no DNS prefetch of the links it shows. JSON answers go
+ * without them.
+ *
+ * @example app.use("*", htmlDocumentHeaders())
+ */
+export function htmlDocumentHeaders(): MiddlewareHandler {
+  return async function htmlDocumentHeadersMiddleware(c, next) {
+    await next();
+    if (!c.res.headers.get("Content-Type")?.startsWith("text/html")) return;
+    c.res.headers.set("Origin-Agent-Cluster", "?1");
+    c.res.headers.set("X-DNS-Prefetch-Control", "off");
+  };
+}

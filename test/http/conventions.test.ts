@@ -3,7 +3,7 @@ import { createExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { beforeAll, describe, expect, it } from "vitest";
-import { api, get, patch, post, untilLimited } from "../helpers/api";
+import { api, browse, get, patch, post, untilLimited } from "../helpers/api";
 import { failingBatch, LOCKED, ROLLED_BACK, rollingBack, unavailable } from "../helpers/d1-faults";
 import { expectedErrorLogs } from "../helpers/logs";
 import { brief, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
@@ -269,6 +269,19 @@ describe("headers", () => {
     expect(res.headers.get("X-Content-Type-Options")).toBe("nosniff");
     expect(res.headers.get("Strict-Transport-Security")).toMatch(/max-age=/);
     expect(res.headers.get("Content-Security-Policy")).toContain("default-src 'none'");
+    expect(res.headers.get("X-Frame-Options")).toBe("SAMEORIGIN");
+    // Nothing for browsers and plug-ins gone from use, nor what only an HTML document heeds.
+    for (const gone of [
+      "X-XSS-Protection",
+      "X-Download-Options",
+      "X-Permitted-Cross-Domain-Policies",
+      "Origin-Agent-Cluster",
+      "X-DNS-Prefetch-Control",
+    ])
+      expect([gone, res.headers.get(gone)]).toEqual([gone, null]);
+    // A page has those two.
+    const page = await browse("GET", "/docs");
+    expect([page.headers.get("Origin-Agent-Cluster"), page.headers.get("X-DNS-Prefetch-Control")]).toEqual(["?1", "off"]);
   });
 
   it("sends CORS headers on public routes only", async () => {
