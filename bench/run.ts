@@ -436,6 +436,8 @@ if (part("deliveries")) {
       api: [run.seconds],
       baseline: ideal,
       ratio: true,
+      // One run, so a noisy figure: on one local isolate the creates and the deliveries share a thread.
+      target: { of: "ratio", op: "<=", value: 1.5 },
       lowerBound: !run.complete,
       note: notes(
         `of which creating the ${deliveryCount} reports through POST /v1/vulns, 10 in flight: ${run.createSeconds.toFixed(1)} s`,
