@@ -48,3 +48,18 @@ export function fakeDns() {
     restore: () => spy.mockRestore(),
   };
 }
+
+/**
+ * The test world's resolver: every file starts with one that knows no record (NXDOMAIN) at the
+ * configured resolver's URL and passes every other request on. A test that publishes records uses
+ * fakeDns over it. Without it, a custom domain checked by the cron or the fuzzer reached for the dead
+ * port the tests configure, and the runtime logged each refused connection as an uncaught exception.
+ */
+export function quietDns(): void {
+  const passOn = globalThis.fetch;
+  vi.spyOn(globalThis, "fetch").mockImplementation(async (input, init) => {
+    const request = new Request(input as RequestInfo, init);
+    if (!request.url.startsWith(`${env.DNS_OVER_HTTPS_URL}?`)) return passOn(input, init);
+    return txtAnswer(new URL(request.url).searchParams.get("name") ?? "", []);
+  });
+}
