@@ -1,5 +1,6 @@
 import type { Context } from "hono";
 import { toHex } from "../lib/crypto";
+import type { Stale } from "../lib/stale";
 
 /**
  * The edge cache of public reads, on the Cache API. Entries live in the data center
@@ -190,6 +191,18 @@ export async function publicHit(path: string, ifNoneMatch: string | undefined): 
   if (matchesEtag(ifNoneMatch, etag)) return notModified(etag, "HIT");
   // A copy: what the cache hands out may not be changed, and callers add the request's id.
   return new Response(hit.body, hit);
+}
+
+/** The cache's JSON paths of what a change made stale (evictPublic adds each one's page). */
+export function stalePaths(stale: Stale): string[] {
+  return [
+    ...(stale.briefs ?? []).map(publicBriefPath),
+    ...(stale.directories ?? []).map(publicDirectoryPath),
+    ...(stale.policies ?? []).map(publicPolicyPath),
+    ...(stale.organizations ?? []).flatMap((slug) => ORGANIZATION_FILES.map((file) => organizationFilePath(slug, file))),
+    ...(stale.hosts ?? []).flatMap((host) => ORGANIZATION_FILES.map((file) => customDomainFilePath(host, file))),
+    ...(stale.advisories ?? []).flatMap((id) => [publicAdvisoryPath(id), ...ADVISORY_FORMATS.map((f) => publicAdvisoryPath(id, f))]),
+  ];
 }
 
 /**

@@ -30,7 +30,8 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { tenantFilter, type ServiceContext } from "./context";
 import { listPage, type Sort } from "./list-pages";
-import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import type { Stale } from "../lib/stale";
 
 // Advisories: what an organization tells the world about vulnerabilities it fixed. A draft changes
 // freely and is the organization's alone. Publishing freezes revision 1; every later change of a
@@ -301,8 +302,8 @@ export async function createAdvisory(
       note: input.revision_note ?? "Initial publication",
       now,
     });
+  p.evicts(publishing ? staleOfPublication(row.id, orgs[0]!.slug, pages) : DRAFT);
   await cveGuard(() => commit(ctx, p, respond));
-  if (publishing) await evictStale(ctx, { advisories: [row.id], organizations: [orgs[0]!.slug], policies: pages.map((p) => p.shortcode) });
   return record;
 }
 
@@ -412,12 +413,14 @@ export async function updateAdvisory(
   if (note === null && !contentChanged) return existing;
   next.updatedAt = now;
   const record: AdvisoryRecord = { ...next, vulnIds: ids };
-  const p = new Plan(record).add(
+  const p = new Plan(record);
+  const update = p.track<D1Result>(
     ctx.db
       .update(advisories)
       .set({ ...next, id: undefined, organizationId: undefined, createdAt: undefined })
       .where(and(eq(advisories.id, id), eq(advisories.updatedAt, existing.updatedAt))),
   );
+  p.evicts(note !== null ? staleOfPublication(id, orgs[0]!.slug, pages) : DRAFT);
   if (note !== null) {
     const history = latest[0]?.document.history ?? [];
     freeze(ctx, p, { row: next, vulnIds: ids, facts, organization: orgs[0]!, history, note, now, chained: true });
@@ -433,9 +436,16 @@ export async function updateAdvisory(
       throw lost();
     },
   );
-  if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0) throw lost();
-  if (note !== null) await evictStale(ctx, { advisories: [id], organizations: [orgs[0]!.slug], policies: pages.map((p) => p.shortcode) });
+  if ((update.of(results)?.meta?.changes ?? 0) === 0) throw lost();
   return record;
+}
+
+/** A draft is never public: its changes make nothing stale. */
+const DRAFT: Stale = {};
+
+/** A publication (or a new revision, or a withdrawal) makes stale its read, its organization's files and its policies' pages. */
+function staleOfPublication(id: string, organizationSlug: string, pages: { shortcode: string }[]): Stale {
+  return { advisories: [id], organizations: [organizationSlug], policies: pages.map((p) => p.shortcode) };
 }
 
 /**
@@ -454,18 +464,22 @@ function refuseUnlessChanged(ctx: ServiceContext, id: string) {
 
 /** Deletes a draft; what was published stays (withdraw it instead). */
 export async function deleteAdvisory(ctx: ServiceContext, id: string): Promise<void> {
-  const [deleted, seen] = await ctx.db.batch([
+  const p = new Plan(null).evicts(DRAFT);
+  const deleted = p.track<{ id: string }[]>(
     ctx.db
       .delete(advisories)
       .where(and(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId)), eq(advisories.state, "draft")))
       .returning({ id: advisories.id }),
+  );
+  const seen = p.track<{ state: string }[]>(
     ctx.db
       .select({ state: advisories.state })
       .from(advisories)
       .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
-  ]);
-  if (deleted.length) return;
-  if (!seen[0]) throw notFound();
+  );
+  const { results } = await commit(ctx, p);
+  if (deleted.of(results).length) return;
+  if (!seen.of(results)[0]) throw notFound();
   throw new Unprocessable({
     detail: "A published advisory is not deleted: what was published stays readable. Withdraw it (state: withdrawn) instead.",
   });

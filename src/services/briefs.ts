@@ -16,11 +16,12 @@ import {
 import { listPage, type Sort } from "./list-pages";
 import { inList, where, whenRefused, subquery } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
-import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
+import type { Stale } from "../lib/stale";
 
 export interface BriefInput {
   name?: string;
@@ -134,7 +135,8 @@ export async function createBrief(
   const p = new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
   // Its policy's page lists the policy's briefs; its security.txt names the first.
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [row.policyId]));
-  const { results } = await whenRefused(
+  p.evicts((results) => staleOfPolicies(policyPages.of(results) ?? []));
+  await whenRefused(
     () => commit(ctx, p, respond),
     () =>
       refusedLinks(
@@ -143,7 +145,6 @@ export async function createBrief(
         organizationId,
       ),
   );
-  await evictStale(ctx, staleOfPolicies(policyPages.of(results) ?? []));
   return row;
 }
 
@@ -174,23 +175,24 @@ export async function updateBrief(ctx: ServiceContext, id: string, input: BriefI
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   if (links.policyId !== undefined) changes.policyId = links.policyId;
-  const [rows, slugs, policyPages] = await whenRefused(
-    () =>
-      ctx.db.batch([
-        ctx.db
-          .update(briefs)
-          .set(changes)
-          .where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId)))
-          .returning(),
-        directorySlugsOf(ctx.db, existing.organizationId),
-        // The pages of the policy it leaves and the one it joins.
-        policiesOfBriefs(ctx, [existing.policyId, changes.policyId]),
-      ]),
+  const p = new Plan(null);
+  const rows = p.track<BriefRow[]>(
+    ctx.db
+      .update(briefs)
+      .set(changes)
+      .where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId)))
+      .returning(),
+  );
+  const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, existing.organizationId));
+  // The pages of the policy it leaves and the one it joins.
+  const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [existing.policyId, changes.policyId]));
+  p.evicts((r) => staleOfBrief(rows.of(r)[0], policyPages.of(r), slugs.of(r)));
+  const { results } = await whenRefused(
+    () => commit(ctx, p),
     () => refusedLinks(ctx, { policyId: links.policyId }, existing.organizationId),
   );
-  const row = rows[0];
+  const row = rows.of(results)[0];
   if (!row) throw notFound();
-  await evictStale(ctx, { ...staleOfPolicies(policyPages), briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
   return row;
 }
 
@@ -207,7 +209,8 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
     .get();
   if (!existing) throw notFound();
   assertOperatorMayChange(ctx, existing.claimed, "briefs");
-  const [deleted, reports, slugs, policyPages] = await ctx.db.batch([
+  const p = new Plan(null);
+  const deleted = p.track<BriefRow[]>(
     ctx.db
       .delete(briefs)
       .where(
@@ -218,17 +221,31 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
         ),
       )
       .returning(),
-    ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)),
-    directorySlugsOf(ctx.db, existing.organizationId),
-    policiesOfBriefs(ctx, [existing.policyId]),
-    ...unlistStatements(ctx.db, "Brief", id, existing.organizationId, subquery`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`),
-  ]);
-  const row = deleted[0];
-  if (row) return evictStale(ctx, { ...staleOfPolicies(policyPages), briefs: [row.shortcode], directories: slugs.map((s) => s.slug) });
-  const n = reports[0]?.n ?? 0;
+  );
+  const reports = p.track<{ n: number }[]>(ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)));
+  const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, existing.organizationId));
+  const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [existing.policyId]));
+  for (const s of unlistStatements(
+    ctx.db,
+    "Brief",
+    id,
+    existing.organizationId,
+    subquery`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`,
+  ))
+    p.add(s);
+  p.evicts((r) => staleOfBrief(deleted.of(r)[0], policyPages.of(r), slugs.of(r)));
+  const { results } = await commit(ctx, p);
+  if (deleted.of(results)[0]) return;
+  const n = reports.of(results)[0]?.n ?? 0;
   throw new Unprocessable({
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,
   });
+}
+
+/** A brief's change makes stale its page, its policy's page and files, and the directories listing its organization. */
+function staleOfBrief(row: BriefRow | undefined, policyPages: PolicyPublicKeys[], slugs: { slug: string }[]): Stale {
+  if (!row) return {};
+  return { ...staleOfPolicies(policyPages), briefs: [row.shortcode], directories: slugs.map((s) => s.slug) };
 }
 
 // ---- The public read (no key) ------------------------------------------------------------------

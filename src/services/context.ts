@@ -6,6 +6,7 @@ import type { QueueMessage } from "../events/outbox";
 import type { IdempotencyUnit } from "../http/idempotency-key";
 import { Forbidden, Invalid } from "../lib/domain-errors";
 import { subquery } from "../db/queries";
+import type { Stale } from "../lib/stale";
 
 export { PLATFORM_CALLER, PUBLIC_CALLER, type Caller } from "../lib/caller";
 
@@ -21,20 +22,6 @@ export interface ServiceContext {
   idempotency?: IdempotencyUnit;
   /** Drops the public reads a committed change made stale; absent where nothing public is cached (the queue, the cron). */
   evict?: (stale: Stale) => Promise<void>;
-}
-
-/**
- * The public reads a change made stale: briefs and policies by shortcode, directories by slug (with
- * their pages), an organization's files by its slug, and the files served on custom domains by host.
- */
-export interface Stale {
-  briefs?: readonly string[];
-  directories?: readonly string[];
-  policies?: readonly string[];
-  organizations?: readonly string[];
-  hosts?: readonly string[];
-  /** Published advisories by id: their read, page and renderings. */
-  advisories?: readonly string[];
 }
 
 /**

@@ -1,5 +1,4 @@
 import { and, asc, eq, isNotNull, isNull, lt, or } from "drizzle-orm";
-import { batchOf } from "../db/queries";
 import { policies, type PolicyRow } from "../db/schema";
 import type { TxtResolver } from "../lib/dns";
 import { Conflict, NotFound, Unprocessable } from "../lib/domain-errors";
@@ -7,7 +6,8 @@ import { nowIso } from "../lib/ids";
 import { assertOperatorMayChange, type ServiceContext } from "./context";
 import { challengeName, type ClaimColumns, customDomainProblem, expiredBefore, NO_CLAIM } from "./custom-domain-claims";
 import { getPolicy, type PolicyRecord, readForWrite } from "./policies";
-import { evictStale } from "./unit-of-work";
+import { commit, Plan } from "./unit-of-work";
+import type { Stale } from "../lib/stale";
 
 // Proof that an organization controls its policy's custom domain: a TXT record at
 // _vdp-challenge.<domain> holding the claim's value, looked up over DNS-over-HTTPS when the
@@ -68,7 +68,13 @@ export async function verifyCustomDomain(ctx: ServiceContext, id: string, resolv
   if (problem) throw new Unprocessable({ detail: `${problem} Name another custom_domain.` });
 
   const outcome = await lookUp(existing, resolve, nowIso());
-  const [row] = await recordOutcome(ctx, existing, outcome);
+  const p = new Plan(null);
+  const rows = p.track<PolicyRow[]>(recordOutcome(ctx, existing, outcome));
+  const { results } = await commit(
+    ctx,
+    p.evicts((r) => staleOfVerified(rows.of(r))),
+  );
+  const row = rows.of(results)[0];
   if (!row) {
     // Verified meanwhile by another request (or the cron) is the answer this one was after.
     const now = await getPolicy(ctx, id);
@@ -77,8 +83,6 @@ export async function verifyCustomDomain(ctx: ServiceContext, id: string, resolv
       "The policy's custom_domain changed while its record was looked up; read the policy again and verify the new claim.",
     );
   }
-  // Its security.txt now answers on the domain; nothing of an unproven domain was ever cached.
-  if (row.customDomainVerifiedAt) await evictStale(ctx, { hosts: [row.customDomain!] });
   return { ...row, briefIds: existing.briefIds, assetIds: existing.assetIds };
 }
 
@@ -114,8 +118,15 @@ export async function checkCustomDomainClaims(ctx: ServiceContext, resolve: TxtR
       claim.customDomainClaimedAt! < expired ? { ...NO_CLAIM, updatedAt: at } : await lookUp(claim, resolve, at),
     ),
   );
-  await batchOf(
-    ctx.db,
-    due.map((claim, i) => recordOutcome(ctx, claim, outcomes[i]!)),
+  const p = new Plan(null);
+  const rows = due.map((claim, i) => p.track<PolicyRow[]>(recordOutcome(ctx, claim, outcomes[i]!)));
+  await commit(
+    ctx,
+    p.evicts((r) => staleOfVerified(rows.flatMap((h) => h.of(r)))),
   );
+}
+
+/** A domain just proven: its security.txt now answers there (nothing of an unproven domain was ever cached). */
+function staleOfVerified(rows: PolicyRow[]): Stale {
+  return { hosts: rows.flatMap((row) => (row.customDomainVerifiedAt && row.customDomain ? [row.customDomain] : [])) };
 }

@@ -5,7 +5,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import type { ServiceContext } from "./context";
 import { isUniqueViolation } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
-import { commit, evictStale, Plan, type Responder } from "./unit-of-work";
+import { commit, NEW_RECORD, Plan, type Responder } from "./unit-of-work";
 import { Invalid, NotFound } from "../lib/domain-errors";
 
 export interface DirectoryInput {
@@ -52,7 +52,7 @@ export async function createDirectory(
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(directories).values(row)), respond));
+  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(directories).values(row)).evicts(NEW_RECORD), respond));
   return row;
 }
 
@@ -64,8 +64,8 @@ export async function updateDirectory(ctx: ServiceContext, id: string, input: Di
   if (input.slug !== undefined) changes.slug = input.slug;
   if (input.description !== undefined) changes.description = input.description;
   if (input.min_maturity_rating !== undefined) changes.minMaturityRating = input.min_maturity_rating;
-  await slugGuard(() => ctx.db.update(directories).set(changes).where(eq(directories.id, id)));
   const row = { ...existing, ...changes };
-  await evictStale(ctx, { directories: [...new Set([existing.slug, row.slug])] });
+  const p = new Plan(row).add(ctx.db.update(directories).set(changes).where(eq(directories.id, id)));
+  await slugGuard(() => commit(ctx, p.evicts({ directories: [...new Set([existing.slug, row.slug])] })));
   return row;
 }

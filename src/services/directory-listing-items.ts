@@ -8,7 +8,7 @@ import { isPublished } from "../lib/maturity";
 import type { ServiceContext } from "./context";
 import { batchOf, isUniqueViolation, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
-import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, NotFound, Unprocessable } from "../lib/domain-errors";
 
 import { customizedBy, itemsListing, listingNotFound, selectItemsListing, selectListing } from "./directory-listings";
@@ -126,6 +126,7 @@ export async function addItem(
       .set({ updatedAt: now, ...customizedBy(ctx) })
       .where(eq(directoryListings.id, listingId)),
   );
+  p.evicts({ directories: [listing.directorySlug] });
   await whenRefused(
     () => commit(ctx, p, respond),
     async () => {
@@ -137,7 +138,6 @@ export async function addItem(
       throw new Unprocessable({ detail: `${type} is already in this listing.`, source: ITEM_POINTER });
     throw err;
   });
-  await evictStale(ctx, { directories: [listing.directorySlug] });
   return p.record;
 }
 
@@ -186,15 +186,18 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
   ]);
   const listing = await itemsListing(ctx, listings);
   if (!items[0]) throw new NotFound("directory_listing_item", "No item of this listing has that id.");
-  await ctx.db.batch([
-    ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
-    compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)),
-    ctx.db
-      .update(directoryListings)
-      .set({ updatedAt: nowIso(), ...customizedBy(ctx) })
-      .where(eq(directoryListings.id, listingId)),
-  ]);
-  await evictStale(ctx, { directories: [listing.directorySlug] });
+  const p = new Plan(null)
+    .add(
+      ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
+    )
+    .add(compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)))
+    .add(
+      ctx.db
+        .update(directoryListings)
+        .set({ updatedAt: nowIso(), ...customizedBy(ctx) })
+        .where(eq(directoryListings.id, listingId)),
+    );
+  await commit(ctx, p.evicts({ directories: [listing.directorySlug] }));
 }
 
 /**
@@ -225,20 +228,22 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
   // the order). Otherwise nothing is written, the listing included, and the answer is a 409.
   const same = subquery`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${listingId}) = ${ids.length}
     AND NOT EXISTS (SELECT 1 FROM directory_listing_items i3 WHERE i3.listing_id = ${listingId} AND i3.id NOT IN (SELECT value FROM json_each(${order})))`;
-  const [updated] = await ctx.db.batch([
+  const p = new Plan(null);
+  const positions = p.track<D1Result>(
     ctx.db
       .update(directoryListingItems)
       .set({ position: subquery`(SELECT key + 1 FROM json_each(${order}) WHERE value = ${directoryListingItems.id})`, updatedAt: now })
       .where(and(eq(directoryListingItems.listingId, listingId), same)),
+  );
+  p.add(
     ctx.db
       .update(directoryListings)
       .set({ updatedAt: now, ...customizedBy(ctx) })
       .where(and(eq(directoryListings.id, listingId), same)),
-  ]);
-  if (updated.meta.changes === 0 && ids.length > 0)
+  );
+  const { results } = await commit(ctx, p.evicts({ directories: [listing.directorySlug] }));
+  if (positions.of(results).meta.changes === 0 && ids.length > 0)
     throw new Conflict("The listing's items changed while this request ran; read them again and retry.");
   const byId = new Map(items.map((i) => [i.id, i]));
-  const rows = ids.map((id, i) => ({ ...byId.get(id)!, position: i + 1, updatedAt: now })) as ItemRecord[];
-  await evictStale(ctx, { directories: [listing.directorySlug] });
-  return rows;
+  return ids.map((id, i) => ({ ...byId.get(id)!, position: i + 1, updatedAt: now })) as ItemRecord[];
 }

@@ -6,7 +6,7 @@ import { LIMITS } from "../lib/limits";
 import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
-import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 // A directory listing: one organization in one directory. The operator makes and deletes it (also for an
@@ -114,7 +114,7 @@ export async function createListing(
       .where(eq(directoryListings.directoryId, directoryId)),
   );
   await whenRefused(
-    () => commit(ctx, new Plan(row).add(insert), respond),
+    () => commit(ctx, new Plan(row).add(insert).evicts({ directories: [row.directorySlug] }), respond),
     async () => {
       const [again] = await readBatch(ctx, [
         ctx.db.select({ n: count() }).from(directoryListings).where(eq(directoryListings.directoryId, directoryId)),
@@ -127,7 +127,6 @@ export async function createListing(
       throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
     throw err;
   });
-  await evictStale(ctx, { directories: [row.directorySlug] });
   return row;
 }
 
@@ -140,16 +139,16 @@ export async function updateListing(ctx: ServiceContext, id: string, input: { vi
   const existing = await getListing(ctx, id);
   if (input.visible === undefined || input.visible === existing.visible) return existing; // no change, nothing customized
   const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), visible: input.visible, ...customizedBy(ctx) };
-  await ctx.db
+  const update = ctx.db
     .update(directoryListings)
     .set(changes)
     .where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
-  await evictStale(ctx, { directories: [existing.directorySlug] });
+  await commit(ctx, new Plan(null).add(update).evicts({ directories: [existing.directorySlug] }));
   return { ...existing, ...changes };
 }
 
 export async function deleteListing(ctx: ServiceContext, id: string): Promise<void> {
   const existing = await getListing(ctx, id);
-  await ctx.db.delete(directoryListings).where(eq(directoryListings.id, id));
-  await evictStale(ctx, { directories: [existing.directorySlug] });
+  const remove = ctx.db.delete(directoryListings).where(eq(directoryListings.id, id));
+  await commit(ctx, new Plan(null).add(remove).evicts({ directories: [existing.directorySlug] }));
 }

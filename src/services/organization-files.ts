@@ -1,7 +1,7 @@
 import { and, desc, eq, isNotNull, lte, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { type AdvisoryDocument, advisoryRevisions, briefs, organizations, policies, type PolicyRow } from "../db/schema";
-import type { Stale } from "./context";
+import type { Stale } from "../lib/stale";
 import { subquery } from "../db/queries";
 
 // The files an organization publishes for machines, made from its published policy: security.txt at

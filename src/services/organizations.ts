@@ -5,7 +5,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, where } from "../db/queries";
 import { listPage, type Sort } from "./list-pages";
-import { commit, evictStale, Plan, type Responder } from "./unit-of-work";
+import { commit, NEW_RECORD, Plan, type Responder } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound } from "../lib/domain-errors";
 
@@ -49,7 +49,7 @@ export async function createOrganization(
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(organizations).values(row)), respond));
+  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(organizations).values(row)).evicts(NEW_RECORD), respond));
   return row;
 }
 
@@ -58,32 +58,36 @@ export async function createOrganization(
  * the same batch reads which, and their public reads are evicted.
  */
 export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
-  const [before, rows, shortcodes, slugs] = await slugGuard(() =>
-    ctx.db.batch([
-      // Its files are kept under its slug: the old one's go too.
-      ctx.db.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, id)),
-      ctx.db
-        .update(organizations)
-        .set({
-          ...(input.name !== undefined && { name: input.name }),
-          ...(input.slug !== undefined && { slug: input.slug }),
-          ...(input.website_url !== undefined && { websiteUrl: input.website_url }),
-          ...(input.claimed !== undefined && { claimed: input.claimed }),
-          updatedAt: nowIso(),
-        })
-        .where(eq(organizations.id, id))
-        .returning(),
-      ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.organizationId, id)),
-      directorySlugsOf(ctx.db, id),
-    ]),
+  const p = new Plan(null);
+  // Its files are kept under its slug: the old one's go too.
+  const before = p.track<{ slug: string }[]>(
+    ctx.db.select({ slug: organizations.slug }).from(organizations).where(eq(organizations.id, id)),
   );
-  const row = rows[0];
+  const rows = p.track<OrganizationRow[]>(
+    ctx.db
+      .update(organizations)
+      .set({
+        ...(input.name !== undefined && { name: input.name }),
+        ...(input.slug !== undefined && { slug: input.slug }),
+        ...(input.website_url !== undefined && { websiteUrl: input.website_url }),
+        ...(input.claimed !== undefined && { claimed: input.claimed }),
+        updatedAt: nowIso(),
+      })
+      .where(eq(organizations.id, id))
+      .returning(),
+  );
+  const shortcodes = p.track<{ shortcode: string }[]>(
+    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.organizationId, id)),
+  );
+  const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, id));
+  p.evicts((r) => ({
+    briefs: shortcodes.of(r).map((b) => b.shortcode),
+    directories: slugs.of(r).map((d) => d.slug),
+    organizations: [...new Set([...rows.of(r), ...before.of(r)].map((o) => o.slug))],
+  }));
+  const { results } = await slugGuard(() => commit(ctx, p));
+  const row = rows.of(results)[0];
   if (!row) throw new NotFound("organization", "No organization has that id.");
-  await evictStale(ctx, {
-    briefs: shortcodes.map((b) => b.shortcode),
-    directories: slugs.map((d) => d.slug),
-    organizations: [...new Set([row.slug, ...before.map((b) => b.slug)])],
-  });
   return row;
 }
 

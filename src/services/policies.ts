@@ -17,7 +17,7 @@ import { inList, insertChunks, where, whenRefused, subquery } from "../db/querie
 import { listPage, type Sort } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
-import { commit, evictStale, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
@@ -221,14 +221,14 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const listedIn = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, organizationId));
   // A published policy may become what its organization's security.txt speaks for.
   const keys = p.track<PolicyPublicKeys[]>(policyPublicKeys(ctx.db, eq(policies.id, row.id)));
-  const { results } = await claimGuard(() =>
+  p.evicts((r) => ({ ...staleOfPolicies(keys.of(r)), directories: listedIn.of(r).map((s) => s.slug) }));
+  await claimGuard(() =>
     whenRefused(
       () => commit(ctx, p, respond),
       () =>
         refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
     ),
   );
-  await evictStale(ctx, { ...staleOfPolicies(keys.of(results)), directories: listedIn.of(results).map((s) => s.slug) });
   return record;
 }
 
@@ -251,45 +251,41 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   // The next version is made from the row as this change leaves it, so the update must find the row
   // as it was read (its updated_at): a change that landed in between makes this one a conflict.
   const { statement: version } = await nextVersionStatement(ctx.db, { ...existingRow, ...changes }, now, { ifPreviousChanged: true });
-  const results = await claimGuard(() =>
+  const p = new Plan(null);
+  const updated = p.track<PolicyRow[]>(
+    ctx.db
+      .update(policies)
+      .set(changes)
+      .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId), eq(policies.updatedAt, existing.updatedAt)))
+      .returning(),
+  );
+  // Right after the update, chained on it: nothing is versioned unless the row changed.
+  p.add(version);
+  for (const statement of linkStatements(ctx, id, links.assetIds)) p.add(statement);
+  const shortcodes = p.track<{ shortcode: string }[]>(
+    ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
+  );
+  const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, existing.organizationId));
+  const keys = p.track<PolicyPublicKeys[]>(policyPublicKeys(ctx.db, eq(policies.id, id)));
+  p.evicts((r) => ({
+    // The custom domain it had answers no more (or for another policy).
+    ...staleOfPolicies(keys.of(r), [existing.customDomain]),
+    briefs: shortcodes.of(r).map((s) => s.shortcode),
+    directories: slugs.of(r).map((s) => s.slug),
+  }));
+  const { results } = await claimGuard(() =>
     whenRefused(
-      () =>
-        ctx.db.batch([
-          ctx.db
-            .update(policies)
-            .set(changes)
-            .where(
-              and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId), eq(policies.updatedAt, existing.updatedAt)),
-            )
-            .returning(),
-          // Right after the update, chained on it: nothing is versioned unless the row changed.
-          version,
-          ...linkStatements(ctx, id, links.assetIds),
-          ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
-          directorySlugsOf(ctx.db, existing.organizationId),
-          policyPublicKeys(ctx.db, eq(policies.id, id)),
-        ]),
+      () => commit(ctx, p),
       () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
     ),
   );
-  const updated = results[0] as PolicyRow[];
-  const shortcodes = results.at(-3) as { shortcode: string }[];
-  const slugs = results.at(-2) as { slug: string }[];
-  const keys = results.at(-1) as PolicyPublicKeys[];
-  const row = updated[0];
+  const row = updated.of(results)[0];
   if (!row) {
     const still = await ctx.db.select({ id: policies.id }).from(policies).where(eq(policies.id, id)).get();
     if (still) throw new Conflict("The policy changed while this request ran; read it again and retry.");
     throw notFound();
   }
-  const record: PolicyRecord = { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() };
-  await evictStale(ctx, {
-    // The custom domain it had answers no more (or for another policy).
-    ...staleOfPolicies(keys, [existing.customDomain]),
-    briefs: shortcodes.map((s) => s.shortcode),
-    directories: slugs.map((s) => s.slug),
-  });
-  return record;
+  return { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() } satisfies PolicyRecord;
 }
 
 export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
@@ -300,20 +296,24 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
     .get();
   if (!existing) throw notFound();
   assertOperatorMayChange(ctx, existing.claimed, "policies");
-  const [shortcodes, keys, slugs, deleted] = await ctx.db.batch([
+  const p = new Plan(null);
+  const shortcodes = p.track<{ shortcode: string }[]>(
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.policyId, id)),
-    policyPublicKeys(ctx.db, eq(policies.id, id)),
-    directorySlugsOf(ctx.db, existing.organizationId),
+  );
+  const keys = p.track<PolicyPublicKeys[]>(policyPublicKeys(ctx.db, eq(policies.id, id)));
+  const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, existing.organizationId));
+  const deleted = p.track<{ id: string }[]>(
     ctx.db
       .delete(policies)
       .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId)))
       .returning({ id: policies.id }),
-    ...unlistStatements(ctx.db, "Policy", id, existing.organizationId),
-  ]);
-  if (deleted.length === 0) throw notFound();
-  await evictStale(ctx, {
-    ...staleOfPolicies(keys),
-    briefs: shortcodes.map((s) => s.shortcode),
-    directories: slugs.map((s) => s.slug),
-  });
+  );
+  for (const statement of unlistStatements(ctx.db, "Policy", id, existing.organizationId)) p.add(statement);
+  p.evicts((r) => ({
+    ...staleOfPolicies(keys.of(r)),
+    briefs: shortcodes.of(r).map((s) => s.shortcode),
+    directories: slugs.of(r).map((s) => s.slug),
+  }));
+  const { results } = await commit(ctx, p);
+  if (deleted.of(results).length === 0) throw notFound();
 }

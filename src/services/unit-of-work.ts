@@ -1,8 +1,20 @@
+import { getTableName, is, Table } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
+import { SQLiteDeleteBase, SQLiteInsertBase, SQLiteUpdateBase } from "drizzle-orm/sqlite-core";
 import { publishEvents, writtenEvents, type PlannedEvent } from "../events/outbox";
-import type { ServiceContext, Stale } from "./context";
+import type { ServiceContext } from "./context";
+import type { Stale } from "../lib/stale";
 import { batchOf } from "../db/queries";
-import type { IdempotencyKeyRow } from "../db/schema";
+import {
+  advisories,
+  briefs,
+  directories,
+  directoryListingItems,
+  directoryListings,
+  organizations,
+  policies,
+  type IdempotencyKeyRow,
+} from "../db/schema";
 import type { StoredResponse } from "../http/idempotency-key";
 import { noticesIn, publishNotices } from "../notifications/outbox";
 
@@ -30,14 +42,53 @@ export class Handle<T> {
   }
 }
 
-/** A change planned by a service: the record it makes, its statements, the events among them, and their e-mails. */
+/**
+ * The tables the public reads (briefs, policies, directories, advisories, an organization's files) are
+ * made from: a plan that writes one of them must say what it makes stale (see Plan.evicts), or its
+ * commit refuses to run.
+ */
+const PUBLIC_TABLES = new Set<string>(
+  [organizations, policies, briefs, directories, directoryListings, directoryListingItems, advisories].map((t) => getTableName(t)),
+);
+
+/** The table an insert, update or delete writes (a read, or raw SQL that writes none of them: null). */
+function writtenTable(statement: BatchItem<"sqlite">): string | null {
+  if (is(statement, SQLiteInsertBase) || is(statement, SQLiteUpdateBase) || is(statement, SQLiteDeleteBase)) {
+    const table: unknown = (Reflect.get(statement, "config") as { table?: unknown } | undefined)?.table;
+    return is(table, Table) ? getTableName(table) : null;
+  }
+  // Raw SQL (a db.run of a sql template) says its table in its text.
+  const getQuery = Reflect.get(statement, "getQuery") as (() => { sql: string }) | undefined;
+  const query = getQuery ? getQuery.call(statement).sql : "";
+  return /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from)\s+"?(\w+)"?/i.exec(query)?.[1] ?? null;
+}
+
+/** A record just made: no public read of it was ever cached (a not-found answer is never stored). */
+export const NEW_RECORD: Stale = {};
+
+/** What a committed change made stale, from its statements' results (read by their handles). */
+export type Evicts = Stale | ((results: readonly unknown[]) => Stale);
+
+/**
+ * A change planned by a service: the record it makes, its statements, the events among them, their
+ * e-mails, and the public reads it makes stale. commit runs it and then evicts those reads, so no
+ * service evicts anything itself.
+ */
 export class Plan<R> {
   readonly statements: BatchItem<"sqlite">[] = [];
   readonly events: { event: PlannedEvent; index: number }[] = [];
   /** The notices the planned events make, written after every statement of the change. */
   readonly emails: BatchItem<"sqlite">[] = [];
+  /** Undefined until said: a plan writing public data must say, even that it makes nothing stale. */
+  stale?: Evicts;
 
   constructor(readonly record: R) {}
+
+  /** What the change makes stale among the public reads: keys, or a function of the results. */
+  evicts(stale: Evicts): this {
+    this.stale = stale;
+    return this;
+  }
 
   add(statement: BatchItem<"sqlite">, event?: PlannedEvent): this {
     this.track(statement, event);
@@ -63,23 +114,32 @@ export type Responder<R> = (record: R) => StoredResponse;
 
 /**
  * After a change has committed: evicts the public reads it made stale, awaited, so the writer's next
- * read of them is fresh. Every write of public data ends here; no route evicts anything itself.
+ * read of them is fresh. Only commit calls it: every write of public data is a plan.
  */
-export async function evictStale(ctx: ServiceContext, stale: Stale): Promise<void> {
+async function evictStale(ctx: ServiceContext, stale: Stale): Promise<void> {
   if (Object.values(stale).some((keys) => keys?.length) && ctx.evict) await ctx.evict(stale);
+}
+
+/** A plan that writes a public table and has not said what it makes stale is a mistake of its service. */
+function assertEvictionSaid(p: Plan<unknown>): void {
+  if (p.stale !== undefined) return;
+  const table = p.statements.map(writtenTable).find((t) => t !== null && PUBLIC_TABLES.has(t));
+  if (table) throw new Error(`A plan writes ${table}, whose rows public reads show, without saying what it makes stale (Plan.evicts).`);
 }
 
 /**
  * Commits a plan in one D1 batch: the change, its outbox events, the e-mails they make (last: each
  * reads its event's row, and none may come between a statement and the one chained on it) and, with
- * an Idempotency-Key, the stored response. Then hands the events and e-mails written to the queue,
- * after the response.
+ * an Idempotency-Key, the stored response. Then evicts the public reads the plan made stale (awaited,
+ * so the writer's next read is fresh) and hands the events and e-mails written to the queue, after
+ * the response.
  */
 export async function commit<R>(
   ctx: ServiceContext,
   p: Plan<R>,
   respond?: Responder<R>,
 ): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
+  assertEvictionSaid(p);
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
   const statements = [...p.statements, ...p.emails];
@@ -97,5 +157,7 @@ export async function commit<R>(
     );
   const notices = noticesIn(results.slice(p.statements.length, p.statements.length + p.emails.length));
   if (notices.length) ctx.defer(publishNotices(ctx.queue, notices));
-  return { events, results: results.slice(0, p.statements.length) };
+  const own = results.slice(0, p.statements.length);
+  if (p.stale) await evictStale(ctx, typeof p.stale === "function" ? p.stale(own) : p.stale);
+  return { events, results: own };
 }

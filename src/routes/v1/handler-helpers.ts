@@ -5,17 +5,7 @@ import { type ResourceObject, single } from "../../http/jsonapi";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../http/idempotency-key";
-import {
-  ADVISORY_FORMATS,
-  customDomainFilePath,
-  publicAdvisoryPath,
-  evictPublic,
-  ORGANIZATION_FILES,
-  organizationFilePath,
-  publicBriefPath,
-  publicDirectoryPath,
-  publicPolicyPath,
-} from "../../http/cache";
+import { evictPublic, stalePaths } from "../../http/cache";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
 type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & { var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> };
@@ -27,15 +17,7 @@ export function serviceContext(c: RequestOf): ServiceContext {
     queue: c.env.EVENTS as Queue<QueueMessage>,
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
-    evict: (stale) =>
-      evictPublic([
-        ...(stale.briefs ?? []).map(publicBriefPath),
-        ...(stale.directories ?? []).map(publicDirectoryPath),
-        ...(stale.policies ?? []).map(publicPolicyPath),
-        ...(stale.organizations ?? []).flatMap((slug) => ORGANIZATION_FILES.map((file) => organizationFilePath(slug, file))),
-        ...(stale.hosts ?? []).flatMap((host) => ORGANIZATION_FILES.map((file) => customDomainFilePath(host, file))),
-        ...(stale.advisories ?? []).flatMap((id) => [publicAdvisoryPath(id), ...ADVISORY_FORMATS.map((f) => publicAdvisoryPath(id, f))]),
-      ]),
+    evict: (stale) => evictPublic(stalePaths(stale)),
   };
 }
 
