@@ -3,7 +3,7 @@ import { sweepOutbox } from "./events/outbox";
 import type { QueueMessage } from "./lib/queue";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
-import { purgeExpiredIdempotencyKeys } from "./http/idempotency-key";
+import { purgeExpiredIdempotencyKeys } from "./lib/idempotency-key";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { closeUnansweredInfoRequests } from "./services/vulns";
@@ -37,7 +37,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
     purgeDeliveries: () => purgeDeliveries(db),
     resealWebhookSecrets: () => resealWebhookSecrets(db),
-    purgeOrphanAttachments: () => purgeOrphanObjects(db, env.ATTACHMENTS, OBJECT_PREFIX),
+    purgeOrphanAttachments: () => purgeOrphanObjects(db, { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX }),
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
   await sent();

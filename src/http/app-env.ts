@@ -1,6 +1,6 @@
 import type { RequestDatabase } from "../db";
 import type { Caller } from "../lib/caller";
-import type { IdempotencyUnit } from "./idempotency-key";
+import type { IdempotencyUnit } from "../lib/idempotency-key";
 
 export type AppEnv = {
   Bindings: Env;

@@ -2,11 +2,12 @@ import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env";
 import { sha256Hex } from "../lib/crypto";
 import { clientIp } from "./rate-limit";
-import { IdempotencyUnit } from "./idempotency-key";
+import { IdempotencyUnit } from "../lib/idempotency-key";
 import { ApiError } from "./errors";
 import { rawUpload } from "./route-facts";
 import { mib } from "../lib/limits";
 import { IDEMPOTENCY_KEY_PATTERN } from "../lib/ids";
+import { LIMITS } from "../lib/limits";
 
 const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
 
@@ -25,7 +26,7 @@ export function idempotency(): MiddlewareHandler<AppEnv> {
     if (key === undefined) return next();
     if (!IDEMPOTENCY_KEY.test(key)) {
       throw new ApiError("bad_request", {
-        detail: "Idempotency-Key must be 1 to 255 printable ASCII characters (a UUID will do).",
+        detail: `Idempotency-Key must be 1 to ${LIMITS.idempotencyKeyLength} printable ASCII characters (a UUID will do).`,
         source: { header: "Idempotency-Key" },
       });
     }

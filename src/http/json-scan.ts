@@ -1,3 +1,5 @@
+import { LIMITS } from "../lib/limits";
+
 /**
  * One pass over a JSON text, before anything parses it into objects, that finds what JSON.parse lets
  * through but the API must refuse: nesting deeper than a limit (recursive code further on would
@@ -8,7 +10,7 @@
  */
 
 /** How deep a request document may nest, counting the outermost object or array as 1. */
-export const MAX_JSON_DEPTH = 64;
+export const MAX_JSON_DEPTH = LIMITS.jsonDepth;
 
 export type JsonScanResult =
   | { ok: true; loneSurrogates: string[] }
@@ -34,7 +36,7 @@ export function escapePointerSegment(segment: string): string {
 }
 
 /** Scans `text`; lone surrogates are listed by JSON Pointer (up to 25), everything else stops the scan. */
-export function scanJson(text: string, maxDepth = MAX_JSON_DEPTH): JsonScanResult {
+export function scanJson(text: string, maxDepth: number = MAX_JSON_DEPTH): JsonScanResult {
   const n = text.length;
   const stack: Frame[] = [];
   const loneSurrogates: string[] = [];

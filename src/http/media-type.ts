@@ -69,7 +69,7 @@ const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false });
 /**
  * Reads the body as bytes and refuses, before any parser or recursive walk sees it: bytes that are not
  * UTF-8 (a lenient decode would turn them into U+FFFD and corrupt the "exactly as received" intake
- * record), malformed JSON, nesting deeper than 64 levels, duplicate member names, and lone surrogates
+ * record), malformed JSON, nesting deeper than LIMITS.jsonDepth levels, duplicate member names, and lone surrogates
  * (422 at their pointers). An empty body passes: actions take none, and the validator of a route that
  * needs one answers it.
  */

@@ -44,7 +44,7 @@ export function database(): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Rejects bodies over 1 MiB with the API's 413 document, before anything parses them. Attachment
+ * Rejects bodies over LIMITS.bodyBytes (1 MiB) with the API's 413 document, before anything parses them. Attachment
  * uploads are the exception (a route that declares `rawUpload`): they stream up to 10 MiB and count as they go, where this
  * limit would gather a chunked body in memory first.
  *

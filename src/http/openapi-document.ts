@@ -4,6 +4,7 @@ import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
 import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";
 import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
+import { LIMITS, RATES } from "../lib/limits";
 
 // What applies to many operations at once is added here, once, so every route (and every route still
 // to come) gets it without declaring it: response headers, the Idempotency-Key and X-D1-Bookmark
@@ -93,8 +94,8 @@ const HEADERS = {
     format: "uuid",
   }),
   ClientRequestId: header(
-    "The client's own `X-Request-Id`, echoed when well-formed (1 to 255 of `A-Za-z0-9_-=.:`); never used as the request id.",
-    { type: "string", maxLength: 255, pattern: CLIENT_REQUEST_ID_PATTERN },
+    `The client's own \`X-Request-Id\`, echoed when well-formed (1 to ${LIMITS.clientRequestIdLength} of \`A-Za-z0-9_-=.:\`); never used as the request id.`,
+    { type: "string", maxLength: LIMITS.clientRequestIdLength, pattern: CLIENT_REQUEST_ID_PATTERN },
   ),
   D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica.", {
     type: "string",
@@ -123,8 +124,8 @@ const HEADERS = {
   CacheControl: header("How long shared caches may keep the answer.", { type: "string", enum: [PUBLIC_CACHE_CONTROL] }),
   AccessControlAllowOrigin: header("`*`: public reads and submissions may be made from any web page.", { type: "string", enum: ["*"] }),
   RateLimitLimit: header(
-    "The requests a minute the limit that counts this caller allows: 600 with an API key, 30 with a reporter's token, 300 public reads and 5 submissions from one address, 60 from one address without a valid key or token (every 401). Past it the answer is a 429 with Retry-After.",
-    { type: "integer", format: "int32", minimum: 1, maximum: 600 },
+    `The requests a minute the limit that counts this caller allows: ${RATES.apiKey} with an API key, ${RATES.reporter} with a reporter's token, ${RATES.publicReads} public reads and ${RATES.publicSubmits} submissions from one address, ${RATES.unauthenticated} from one address without a valid key or token (every 401). Past it the answer is a 429 with Retry-After.`,
+    { type: "integer", format: "int32", minimum: 1, maximum: Math.max(...Object.values(RATES)) },
   ),
 } as const;
 
@@ -136,9 +137,9 @@ const PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "1 to 255 printable ASCII characters (a UUID will do). The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); " +
+      `1 to ${LIMITS.idempotencyKeyLength} printable ASCII characters (a UUID will do). The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); ` +
       "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key (public routes: the client IP).",
-    schema: { type: "string", minLength: 1, maxLength: 255, pattern: IDEMPOTENCY_KEY_PATTERN },
+    schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyLength, pattern: IDEMPOTENCY_KEY_PATTERN },
   },
   D1Bookmark: {
     name: "X-D1-Bookmark",
@@ -152,8 +153,7 @@ const PARAMETERS = {
     name: "X-Request-Id",
     in: "header",
     required: false,
-    description:
-      "Your own id for the request, echoed as `X-Client-Request-Id` when it is 1 to 255 of `A-Za-z0-9_-=.:` (any other value is ignored, never refused); the server always makes its own `X-Request-Id`.",
+    description: `Your own id for the request, echoed as \`X-Client-Request-Id\` when it is 1 to ${LIMITS.clientRequestIdLength} of \`A-Za-z0-9_-=.:\` (any other value is ignored, never refused); the server always makes its own \`X-Request-Id\`.`,
     schema: { type: "string" },
   },
   IfNoneMatch: {

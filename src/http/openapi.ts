@@ -75,7 +75,7 @@ export const ErrorObjectSchema = z
 
 export const ErrorDocumentSchema = z
   .object({
-    errors: z.array(ErrorObjectSchema).max(25),
+    errors: z.array(ErrorObjectSchema).max(LIMITS.errorsListed),
     meta: z
       .object({
         errors_omitted: z

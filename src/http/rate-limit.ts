@@ -37,12 +37,19 @@ export function rateLimitHeader(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** What each per-address binding of the routes that need no key allows in a minute (reads, submissions). */
+const PER_ADDRESS: Record<"PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER", number> = {
+  PUBLIC_READ_RATE_LIMITER: RATES.publicReads,
+  PUBLIC_SUBMIT_RATE_LIMITER: RATES.publicSubmits,
+};
+
 /**
- * Per-client-IP limits for the routes that need no key: 300 reads and 5 submissions a minute.
+ * Per-client-IP limits for the routes that need no key, as RATES says: public reads and submissions a minute.
  *
- * @example route.middleware = [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)]
+ * @example route.middleware = [publicRateLimit("PUBLIC_READ_RATE_LIMITER")]
  */
-export function publicRateLimit(binding: IpLimiter, perMinute: number): MiddlewareHandler<AppEnv> {
+export function publicRateLimit(binding: keyof typeof PER_ADDRESS): MiddlewareHandler<AppEnv> {
+  const perMinute = PER_ADDRESS[binding];
   return declaring(
     async function publicRateLimitMiddleware(c, next) {
       // A public read that missed the cache was counted already, on its way through publicReadFromCache.

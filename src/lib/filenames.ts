@@ -1,6 +1,7 @@
+import { LIMITS } from "./limits";
 // Names and types of uploaded files: what is kept, and what a download may tell a browser.
 
-export const MAX_FILENAME_LENGTH = 255;
+export const MAX_FILENAME_LENGTH = LIMITS.filenameLength;
 
 // C0 and C1 controls and DEL, and the invisible format characters (bidi overrides such as U+202E,
 // zero-width joiners) that make "exe.txt" read as "txt.exe" or hide part of a name.

@@ -113,6 +113,20 @@ export const LIMITS = {
   revisionNoteLength: 1000,
   /** Days a policy's claim on a custom domain waits for proof of control before it is released. */
   customDomainClaimDays: 7,
+  /** An e-mail address, in characters (RFC 5321's longest path). */
+  emailLength: 254,
+  /** Webhooks of one organization. */
+  webhooksPerOrganization: 20,
+  /** How deep a request's JSON may nest, the outermost value counting as 1. */
+  jsonDepth: 64,
+  /** A file's name, in characters, once cleaned. */
+  filenameLength: 255,
+  /** A search of the inbox (q[search]), and a list of triage states (q[triage_state_in]), in characters. */
+  searchLength: 200,
+  triageStateListLength: 200,
+  /** An Idempotency-Key, and the X-Request-Id a client sends, in characters. */
+  idempotencyKeyLength: 255,
+  clientRequestIdLength: 255,
   /** An e-mail that comes in (a reporter's reply), in bytes. */
   inboundEmailBytes: 10 * MiB,
 } as const;

@@ -1,10 +1,11 @@
+import { LIMITS } from "./limits";
 // What a person types into a search box, made into an FTS5 query that cannot be malformed: FTS5's
 // own syntax (AND, OR, NEAR, column filters, parentheses) is never taken from the text.
 
 /** Letters, digits and underscores: what FTS5's unicode61 tokenizer keeps as one token. */
 const WORD = /[\p{L}\p{N}_]+/gu;
 
-export const SEARCH_MAX_LENGTH = 200;
+export const SEARCH_MAX_LENGTH = LIMITS.searchLength;
 export const SEARCH_MAX_TERMS = 16;
 
 /**

@@ -58,7 +58,7 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
     tags: ["Index"],
     summary: path === "/" ? "The index: name, version and where to go next" : "The index of version 1 (the same as /)",
     security: [],
-    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300), database()],
+    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER"), database()],
     responses: {
       200: {
         description: "The API's name and version, and links to the reference, the OpenAPI document and the public routes",

@@ -38,7 +38,7 @@ export const wellKnownRouter = createRouter().openapi(
     tags: ["Public"],
     summary: "The public keys that sign reporters' receipts, as a JWK Set (no key; cached for an hour)",
     security: [],
-    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
+    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
     request: { query: NoQuery },
     responses: {
       200: {

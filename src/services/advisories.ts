@@ -1,6 +1,5 @@
 import { and, desc, eq, getTableColumns, type SQL, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import type { Page } from "../db/pagination";
 import { inList, isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import {
   type AdvisoryRevisionRow,
@@ -29,8 +28,8 @@ import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { tenantFilter, type ServiceContext } from "./context";
-import { listPage, type Sort } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { listPage, type ListQuery } from "./list-pages";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import type { Stale } from "../lib/stale";
 
 // Advisories: what an organization tells the world about vulnerabilities it fixed. A draft changes
@@ -78,9 +77,9 @@ async function cveGuard<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export async function listAdvisories(ctx: ServiceContext, page: Page, sort?: Sort, filters: { state?: AdvisoryState } = {}) {
+export async function listAdvisories(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { state?: AdvisoryState }) {
   const filter = where(tenantFilter(ctx, advisories.organizationId), filters.state ? eq(advisories.state, filters.state) : undefined);
-  const { rows, total } = await listPage(ctx.db, advisories, filter, sort, page, vulnIdsColumn);
+  const { rows, total } = await listPage(ctx.db, advisories, { filter, sort, page, extraColumns: vulnIdsColumn });
   return { rows: rows.map(toRecord), total };
 }
 
@@ -251,7 +250,6 @@ export async function createAdvisory(
   ctx: ServiceContext,
   input: AdvisoryInput & { title: string },
   vulnIds: string[],
-  respond: Responder<AdvisoryRecord>,
 ): Promise<AdvisoryRecord> {
   const organizationId = ctx.caller.organizationId!;
   const ids = [...new Set(vulnIds)].sort();
@@ -303,7 +301,7 @@ export async function createAdvisory(
       now,
     });
   p.evicts(publishing ? staleOfPublication(row.id, orgs[0]!.slug, pages) : DRAFT);
-  await cveGuard(() => commit(ctx, p, respond));
+  await cveGuard(() => commit(ctx, p, ctx.respond));
   return record;
 }
 
@@ -350,8 +348,7 @@ const CONTENT: (keyof AdvisoryRow)[] = [
 export async function updateAdvisory(
   ctx: ServiceContext,
   id: string,
-  input: AdvisoryInput,
-  vulnIds: string[] | undefined,
+  { input, vulnIds }: { input: AdvisoryInput; vulnIds: string[] | undefined },
 ): Promise<AdvisoryRecord> {
   const seen = subquery`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
   // One read: the advisory, its latest revision's history, the vulns it will name (those given, or its

@@ -4,10 +4,9 @@ import { apiKeys, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/s
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller, ServiceContext } from "./context";
-import { commit, Plan, type Responder } from "./unit-of-work";
-import type { Page } from "../db/pagination";
+import { commit, Plan } from "./unit-of-work";
 import { batchOf, isForeignKeyViolation } from "../db/queries";
-import { ordering, pageStatements, type Sort } from "./list-pages";
+import { ordering, pageStatements, type ListQuery } from "./list-pages";
 import { NotFound } from "../lib/domain-errors";
 
 /** The one query behind every authenticated request, by the key's SHA-256 (hex). */
@@ -38,15 +37,10 @@ export async function newKeyRecord(kind: ApiKeyKind, organizationId: string | nu
   return { key, record };
 }
 
-export async function createOrganizationKey(
-  ctx: ServiceContext,
-  organizationId: string,
-  name: string | null,
-  respond: Responder<ApiKeyRow>,
-) {
+export async function createOrganizationKey(ctx: ServiceContext, organizationId: string, name: string | null) {
   const { key, record } = await newKeyRecord("organization", organizationId, name);
   try {
-    await commit(ctx, new Plan(record).add(ctx.db.insert(apiKeys).values(record)), respond);
+    await commit(ctx, new Plan(record).add(ctx.db.insert(apiKeys).values(record)), ctx.respond);
   } catch (err) {
     // The foreign key answers "does the organization exist" inside the insert: one round trip, not two.
     if (isForeignKeyViolation(err)) throw new NotFound("organization", "No organization has that id.");
@@ -73,12 +67,12 @@ export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow
 }
 
 /** One batch: whether the organization exists (a missing one is a 404, not an empty list), a page, the count. */
-export async function listOrganizationKeys(ctx: ServiceContext, organizationId: string, page: Page, sort?: Sort) {
+export async function listOrganizationKeys(ctx: ServiceContext, organizationId: string, { page, sort }: ListQuery) {
   const filter = eq(apiKeys.organizationId, organizationId);
   const list = pageStatements<ApiKeyRow>({
     ordering: ordering(apiKeys, sort),
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       ctx.db
         .select()
         .from(apiKeys)

@@ -1,6 +1,5 @@
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
-import type { Page } from "../db/pagination";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
 import {
@@ -13,8 +12,8 @@ import {
   type ServiceContext,
 } from "./context";
 import { isUniqueViolation, where, whenRefused } from "../db/queries";
-import { listPage, type Sort } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { listPage, type ListQuery } from "./list-pages";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { touchVulns } from "./vulns";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
@@ -26,9 +25,9 @@ export interface AssetInput {
 
 const notFound = () => new NotFound("asset", "No asset has that id.");
 
-export function listAssets(ctx: ServiceContext, page: Page, sort?: Sort, filters: { kind?: string } = {}) {
+export function listAssets(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { kind?: string }) {
   const filter = where(tenantFilter(ctx, assets.organizationId), filters.kind ? eq(assets.kind, filters.kind) : undefined);
-  return listPage(ctx.db, assets, filter, sort, page);
+  return listPage(ctx.db, assets, { filter, sort, page });
 }
 
 export async function getAsset(ctx: ServiceContext, id: string): Promise<AssetRow> {
@@ -56,7 +55,6 @@ export async function createAsset(
   ctx: ServiceContext,
   input: Required<Pick<AssetInput, "kind" | "value">> & AssetInput,
   organizationId: string | undefined,
-  respond: Responder<AssetRow>,
 ): Promise<AssetRow> {
   // Operators name the organization; that it exists unclaimed is checked inside the insert (ownerValue),
   // so this costs no read of its own, and only a refused insert reads the organization, to say why.
@@ -74,7 +72,7 @@ export async function createAsset(
   const insert = ctx.db.insert(assets).values({ ...row, organizationId: ownerValue(ctx, owner) });
   await uniqueGuard(() =>
     whenRefused(
-      () => commit(ctx, new Plan(row).add(insert), respond),
+      () => commit(ctx, new Plan(row).add(insert), ctx.respond),
       () => refusedOwner(ctx, owner),
     ),
   );
@@ -83,7 +81,7 @@ export async function createAsset(
 
 async function refusedOwner(ctx: ServiceContext, organizationId: string): Promise<never> {
   const org = await ctx.db.select({ claimed: organizations.claimed }).from(organizations).where(eq(organizations.id, organizationId)).get();
-  owningUnclaimed(ctx, organizationId, org ?? null, "assets");
+  owningUnclaimed(ctx, "assets", { requested: organizationId, found: org ?? null });
   throw new Conflict("The organization changed while this request ran; retry.");
 }
 

@@ -17,8 +17,7 @@ export type Received =
 export async function receiveObject(
   bucket: R2Bucket,
   key: string,
-  body: ReadableStream<Uint8Array>,
-  opts: { declaredLength: number | null; maxBytes: number },
+  { body, ...opts }: { body: ReadableStream<Uint8Array>; declaredLength: number | null; maxBytes: number },
 ): Promise<Received> {
   const digest = new crypto.DigestStream("SHA-256");
   const digestWriter = digest.getWriter();
@@ -70,8 +69,7 @@ const CURSOR_KEY = "maintenance/orphan-sweep-cursor";
  */
 export async function purgeOrphanObjects(
   db: Db,
-  bucket: R2Bucket,
-  prefix: string,
+  { bucket, prefix }: { bucket: R2Bucket; prefix: string },
   now = Date.now(),
 ): Promise<{ checked: number; deleted: number }> {
   let cursor = (await (await bucket.get(CURSOR_KEY))?.text()) || undefined;

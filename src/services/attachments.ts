@@ -6,7 +6,7 @@ import { cleanFilename, MAX_FILENAME_LENGTH, storedContentType } from "../lib/fi
 import { vulnScope, type ServiceContext } from "./context";
 import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
 import { LIMITS, mib } from "../lib/limits";
 import { BadInput, Conflict, Invalid, NotFound, TooLarge, Unavailable } from "../lib/domain-errors";
@@ -80,7 +80,6 @@ export async function uploadAttachment({
   body,
   meta,
   by: uploadedBy,
-  respond,
   also,
 }: {
   ctx: AttachmentContext;
@@ -89,8 +88,6 @@ export async function uploadAttachment({
   meta: UploadMeta;
   /** Whose file it is. */
   by: Uploader;
-  /** The stored answer, with an Idempotency-Key. */
-  respond?: Responder<AttachmentRecord>;
   /** More of the same change, in the row's own batch (a reporter's file also touches the vuln and fires Vuln::Updated). */
   also?: (p: Plan<AttachmentRecord>) => void;
 }): Promise<AttachmentRecord> {
@@ -109,7 +106,7 @@ export async function uploadAttachment({
 
   const id = uuidv7();
   const objectKey = `${OBJECT_PREFIX}${vulnId}/${id}`;
-  const received = await receiveObject(ctx.objects, objectKey, body, { declaredLength: meta.declaredLength, maxBytes: MAX_FILE_BYTES });
+  const received = await receiveObject(ctx.objects, objectKey, { body, declaredLength: meta.declaredLength, maxBytes: MAX_FILE_BYTES });
   const discard = () =>
     ctx.objects.delete(objectKey).catch((err) =>
       console.error(
@@ -151,7 +148,7 @@ export async function uploadAttachment({
     const p = new Plan(record).add(ctx.db.insert(attachments).values({ ...record, vulnId: guardedVuln }));
     also?.(p);
     await whenRefused(
-      () => commit(ctx, p, respond),
+      () => commit(ctx, p, ctx.respond),
       async () => {
         const [again, now] = await ctx.db.batch(vulnAndUsage(ctx, vulnId));
         if (!again[0]) throw vulnNotFound();
@@ -174,12 +171,16 @@ const ORDERINGS: Record<"created_at" | "-created_at", Ordering> = {
 };
 
 /** A page of a vuln's attachments and their total, with the vuln's existence, in one round trip. */
-export async function listAttachments(ctx: ServiceContext, vulnId: string, page: Page, sort: "created_at" | "-created_at" = "-created_at") {
+export async function listAttachments(
+  ctx: ServiceContext,
+  vulnId: string,
+  { page, sort = "-created_at" }: { page: Page; sort?: "created_at" | "-created_at" },
+) {
   const ofVuln = and(eq(attachments.vulnId, vulnId), vulnScope(ctx, attachments.organizationId, attachments.vulnId));
   const spec = pageStatements<AttachmentRecord>({
     ordering: ORDERINGS[sort],
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       ctx.db
         .select()
         .from(attachments)

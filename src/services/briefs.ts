@@ -2,7 +2,6 @@ import { and, count, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-or
 import type { Db } from "../db";
 import { briefs, organizations, policies, vulns, type BriefRow, type OrganizationRow, type PolicyRow } from "../db/schema";
 import { isPublished } from "../lib/maturity";
-import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import {
   assertOperatorMayChange,
@@ -13,10 +12,10 @@ import {
   tenantFilter,
   type ServiceContext,
 } from "./context";
-import { listPage, type Sort } from "./list-pages";
+import { listPage, type ListQuery } from "./list-pages";
 import { inList, where, whenRefused, subquery } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
 import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
@@ -39,9 +38,9 @@ export interface BriefLinks {
 
 const notFound = () => new NotFound("brief", "No brief has that id.");
 
-export function listBriefs(ctx: ServiceContext, page: Page, sort?: Sort, filters: { policyId?: string } = {}) {
+export function listBriefs(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { policyId?: string }) {
   const filter = where(tenantFilter(ctx, briefs.organizationId), filters.policyId ? eq(briefs.policyId, filters.policyId) : undefined);
-  return listPage(ctx.db, briefs, filter, sort, page);
+  return listPage(ctx.db, briefs, { filter, sort, page });
 }
 
 export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {
@@ -93,7 +92,7 @@ async function refusedLinks(
   owner: string,
 ): Promise<never> {
   const again = await readForWrite(ctx, opts);
-  if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "briefs");
+  if (opts.organizationId !== undefined) owningUnclaimed(ctx, "briefs", { requested: opts.organizationId, found: again.organization });
   assertPolicyOwned(opts.policyId, again.policyOwner, owner);
   throw new Conflict("Something this brief depends on changed while the request ran; read it again and retry.");
 }
@@ -104,18 +103,13 @@ function assertPolicyOwned(policyId: string | null | undefined, policyOwner: str
   }
 }
 
-export async function createBrief(
-  ctx: ServiceContext,
-  input: BriefInput & { name: string },
-  links: BriefLinks,
-  respond: Responder<BriefRow>,
-): Promise<BriefRow> {
+export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks): Promise<BriefRow> {
   let organizationId: string;
   if (typeof links.policyId !== "string" && ctx.caller.kind === "organization") {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
   } else {
     const read = await readForWrite(ctx, { organizationId: links.organizationId, policyId: links.policyId });
-    organizationId = owningUnclaimed(ctx, links.organizationId, read.organization, "briefs");
+    organizationId = owningUnclaimed(ctx, "briefs", { requested: links.organizationId, found: read.organization });
     assertPolicyOwned(links.policyId, read.policyOwner, organizationId);
   }
   const now = nowIso();
@@ -137,7 +131,7 @@ export async function createBrief(
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [row.policyId]));
   p.evicts((results) => staleOfPolicies(policyPages.of(results) ?? []));
   await whenRefused(
-    () => commit(ctx, p, respond),
+    () => commit(ctx, p, ctx.respond),
     () =>
       refusedLinks(
         ctx,
@@ -162,7 +156,7 @@ function policiesOfBriefs(ctx: ServiceContext, ids: (string | null | undefined)[
   );
 }
 
-export async function updateBrief(ctx: ServiceContext, id: string, input: BriefInput, links: BriefLinks) {
+export async function updateBrief(ctx: ServiceContext, id: string, { input, links }: { input: BriefInput; links: BriefLinks }) {
   const read = await readForWrite(ctx, { briefId: id, policyId: links.policyId });
   const existing = read.existing;
   if (!existing) throw notFound();
@@ -227,9 +221,7 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [existing.policyId]));
   for (const s of unlistStatements(
     ctx.db,
-    "Brief",
-    id,
-    existing.organizationId,
+    { type: "Brief", id, organizationId: existing.organizationId },
     subquery`NOT EXISTS (SELECT 1 FROM briefs WHERE id = ${id})`,
   ))
     p.add(s);

@@ -7,7 +7,7 @@ import { vulnScope, type ServiceContext } from "./context";
 import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
 import { changedRows } from "../db/queries";
-import { commit, Plan, type Responder } from "./unit-of-work";
+import { commit, Plan } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
 import { Invalid, NotFound } from "../lib/domain-errors";
 import { returnFromInfoRequest } from "./vulns";
@@ -47,10 +47,12 @@ function vulnRead(ctx: ServiceContext, vulnId: string) {
 export async function createComment(
   ctx: ServiceContext,
   side: CommentSide,
-  input: { body: string; visibility: CommentVisibility },
-  respond?: Responder<CommentRecord>,
-  /** More of the same change, in the comment's own batch (an e-mailed reply records its Message-ID). */
-  also?: (p: Plan<CommentRecord>) => void,
+  input: {
+    body: string;
+    visibility: CommentVisibility;
+    /** More of the same change, in the comment's own batch (an e-mailed reply records its Message-ID). */
+    also?: (p: Plan<CommentRecord>) => void;
+  },
 ): Promise<CommentRecord> {
   const organizationId = side.organizationId ?? ctx.caller.organizationId;
   if (!organizationId) throw vulnNotFound();
@@ -76,9 +78,9 @@ export async function createComment(
     .add(created.statement, created.event);
   // The reporter's answer ends a request for more information.
   if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, side.vulnId, now);
-  also?.(p);
+  input.also?.(p);
   await whenRefused(
-    () => commit(ctx, p, respond),
+    () => commit(ctx, p, ctx.respond),
     async () => {
       if (needsReporter) {
         const found = await ctx.db
@@ -108,7 +110,11 @@ const ORDERINGS: Record<"created_at" | "-created_at", Ordering> = {
  * A page of a vuln's comments and their total, with the vuln's existence, in one round trip. The
  * reporter's side sees `reporter` comments only; its vuln was found by its token in this request.
  */
-export async function listComments(ctx: ServiceContext, side: CommentSide, page: Page, sort: "created_at" | "-created_at" = "created_at") {
+export async function listComments(
+  ctx: ServiceContext,
+  side: CommentSide,
+  { page, sort = "created_at" }: { page: Page; sort?: "created_at" | "-created_at" },
+) {
   const reporter = side.author === "reporter";
   const ofVuln = and(
     eq(comments.vulnId, side.vulnId),
@@ -118,7 +124,7 @@ export async function listComments(ctx: ServiceContext, side: CommentSide, page:
   const spec = pageStatements<CommentRecord>({
     ordering: ORDERINGS[sort],
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       ctx.db
         .select()
         .from(comments)

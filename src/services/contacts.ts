@@ -1,7 +1,6 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { contacts, notifications, organizations, type ContactRole, type ContactRow } from "../db/schema";
-import type { Page } from "../db/pagination";
 import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -10,8 +9,8 @@ import { publishNotifications } from "../lib/queue";
 import { confirmationMatches, contactOfToken } from "../notifications/links";
 import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
-import { listPage, type Sort } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { listPage, type ListQuery } from "./list-pages";
+import { commit, Plan, readBatch } from "./unit-of-work";
 
 // The organization's people the platform e-mails (src/notifications). A new address, and every
 // changed one, gets one confirmation e-mail; only a confirmed contact hears of anything else. The
@@ -43,7 +42,7 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
   }
 }
 
-export function listContacts(ctx: ServiceContext, page: Page, sort?: Sort, filters: { role?: ContactRole; confirmed?: boolean } = {}) {
+export function listContacts(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { role?: ContactRole; confirmed?: boolean }) {
   const filter = where(
     tenantFilter(ctx, contacts.organizationId),
     filters.role ? eq(contacts.role, filters.role) : undefined,
@@ -53,7 +52,7 @@ export function listContacts(ctx: ServiceContext, page: Page, sort?: Sort, filte
         ? sql`${contacts.confirmedAt} IS NOT NULL`
         : isNull(contacts.confirmedAt),
   );
-  return listPage(ctx.db, contacts, filter, sort, page);
+  return listPage(ctx.db, contacts, { filter, sort, page });
 }
 
 export async function getContact(ctx: ServiceContext, id: string): Promise<ContactRow> {
@@ -94,7 +93,6 @@ export async function createContact(
   ctx: ServiceContext,
   input: Required<ContactInput>,
   requestedOrganization: string | undefined,
-  respond: Responder<ContactRow>,
 ): Promise<ContactRow> {
   // The organization's own key only (the route refuses operators): naming another organization is a 422.
   const organizationId = owningOrganization(ctx, requestedOrganization, undefined);
@@ -131,7 +129,7 @@ export async function createContact(
   const p = new Plan(row).add(insert).add(ctx.db.insert(notifications).values(confirmation));
   await uniqueGuard(() =>
     whenRefused(
-      () => commit(ctx, p, respond),
+      () => commit(ctx, p, ctx.respond),
       async () => {
         const [n] = await readBatch(ctx, [ctx.db.select({ n: count() }).from(contacts).where(eq(contacts.organizationId, organizationId))]);
         if ((n[0]?.n ?? 0) >= LIMITS.contactsPerOrganization) throw full();

@@ -3,8 +3,8 @@ import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import type { Caller } from "../lib/caller";
 import type { QueueMessage } from "../events/outbox";
-import type { IdempotencyUnit } from "../http/idempotency-key";
-import { Forbidden, Invalid } from "../lib/domain-errors";
+import type { IdempotencyUnit } from "../lib/idempotency-key";
+import { Forbidden, Invalid, type StoredResponse } from "../lib/domain-errors";
 import { subquery } from "../db/queries";
 import type { Stale } from "../lib/stale";
 
@@ -20,6 +20,11 @@ export interface ServiceContext {
   defer: (work: Promise<unknown>) => void;
   /** This request's Idempotency-Key, if it sent one. */
   idempotency?: IdempotencyUnit;
+  /**
+   * How the answer to a create is made, to keep with the request's Idempotency-Key in the change's own
+   * batch (commit calls it only when the request carries a key). Set by the route that creates.
+   */
+  respond?(record: unknown): StoredResponse;
   /** Drops the public reads a committed change made stale; absent where nothing public is cached (the queue, the cron). */
   evict?: (stale: Stale) => Promise<void>;
 }
@@ -101,9 +106,8 @@ export function owningOrganization(ctx: ServiceContext, requested: string | unde
 /** owningOrganization for data an operator writes only while unclaimed: `found` is the named organization's row (null: none). */
 export function owningUnclaimed(
   ctx: ServiceContext,
-  requested: string | undefined,
-  found: { claimed: boolean } | null | undefined,
   what: OperatorNarrowed,
+  { requested, found }: { requested: string | undefined; found: { claimed: boolean } | null | undefined },
 ): string {
   const owner = owningOrganization(ctx, requested, found === undefined ? undefined : found !== null);
   if (found) assertOperatorMayChange(ctx, found.claimed, what);

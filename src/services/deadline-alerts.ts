@@ -38,7 +38,7 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
       const sentBefore = new Set(JSON.parse(sentJson) as string[]);
       const { due: toSend, nextMs, overdue } = alertsAt(alertView(toRecord(row)), sentBefore, nowMs);
       const p = new Plan(null);
-      for (const alert of toSend) planAlert(ctx, p, row.id, alert, now.toISOString());
+      for (const alert of toSend) planAlert(ctx, p, { vulnId: row.id, alert, now: now.toISOString() });
       // Only if nothing moved the report's look since it was read (a change sets its own, and overdue with it).
       p.add(
         ctx.db
@@ -54,7 +54,7 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
   return sent;
 }
 
-function planAlert(ctx: ServiceContext, p: Plan<unknown>, vulnId: string, alert: Alert, now: string): void {
+function planAlert(ctx: ServiceContext, p: Plan<unknown>, { vulnId, alert, now }: { vulnId: string; alert: Alert; now: string }): void {
   p.add(
     ctx.db
       .insert(deadlineAlerts)

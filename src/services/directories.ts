@@ -1,11 +1,10 @@
 import { eq } from "drizzle-orm";
 import { directories, type DirectoryRow } from "../db/schema";
-import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { ServiceContext } from "./context";
 import { isUniqueViolation } from "../db/queries";
-import { listPage, type Sort } from "./list-pages";
-import { commit, NEW_RECORD, Plan, type Responder } from "./unit-of-work";
+import { listPage, type ListQuery } from "./list-pages";
+import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { Invalid, NotFound } from "../lib/domain-errors";
 
 export interface DirectoryInput {
@@ -27,8 +26,8 @@ function slugGuard<T>(write: () => Promise<T>): Promise<T> {
 
 // ---- Directories (operator curates; every key may read) ----------------------------------------
 
-export function listDirectories(ctx: ServiceContext, page: Page, sort?: Sort) {
-  return listPage(ctx.db, directories, undefined, sort, page);
+export function listDirectories(ctx: ServiceContext, { page, sort }: ListQuery) {
+  return listPage(ctx.db, directories, { filter: undefined, sort, page });
 }
 
 export async function getDirectory(ctx: ServiceContext, id: string): Promise<DirectoryRow> {
@@ -37,11 +36,7 @@ export async function getDirectory(ctx: ServiceContext, id: string): Promise<Dir
   return row;
 }
 
-export async function createDirectory(
-  ctx: ServiceContext,
-  input: DirectoryInput & { name: string; slug: string },
-  respond: Responder<DirectoryRow>,
-): Promise<DirectoryRow> {
+export async function createDirectory(ctx: ServiceContext, input: DirectoryInput & { name: string; slug: string }): Promise<DirectoryRow> {
   const now = nowIso();
   const row: DirectoryRow = {
     id: uuidv7(),
@@ -52,7 +47,7 @@ export async function createDirectory(
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(directories).values(row)).evicts(NEW_RECORD), respond));
+  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(directories).values(row)).evicts(NEW_RECORD), ctx.respond));
   return row;
 }
 

@@ -8,7 +8,7 @@ import { isPublished } from "../lib/maturity";
 import type { ServiceContext } from "./context";
 import { batchOf, isUniqueViolation, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { Conflict, NotFound, Unprocessable } from "../lib/domain-errors";
 
 import { customizedBy, itemsListing, listingNotFound, selectItemsListing, selectListing } from "./directory-listings";
@@ -56,7 +56,7 @@ export async function listItems(ctx: ServiceContext, listingId: string, page: Pa
   const list = pageStatements<ItemRecord>({
     ordering: ITEM_ORDER,
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       ctx.db
         .select({ ...getTableColumns(directoryListingItems), listableName })
         .from(directoryListingItems)
@@ -77,14 +77,8 @@ export async function listItems(ctx: ServiceContext, listingId: string, page: Pa
  * listed already (422 Unprocessable entity). The position is computed inside the insert, so two
  * concurrent adds still get distinct places.
  */
-export async function addItem(
-  ctx: ServiceContext,
-  listingId: string,
-  type: ListableType,
-  listableId: string,
-  respond: Responder<ItemRecord>,
-) {
-  const { listing, listable, last } = await readForItem(ctx, listingId, type, listableId);
+export async function addItem(ctx: ServiceContext, listingId: string, { type, id: listableId }: { type: ListableType; id: string }) {
+  const { listing, listable, last } = await readForItem(ctx, listingId, { type, id: listableId });
   const now = nowIso();
   const id = uuidv7();
   // The listable is named by a subquery that is NULL unless it is, when the batch runs, still the
@@ -128,9 +122,9 @@ export async function addItem(
   );
   p.evicts({ directories: [listing.directorySlug] });
   await whenRefused(
-    () => commit(ctx, p, respond),
+    () => commit(ctx, p, ctx.respond),
     async () => {
-      await readForItem(ctx, listingId, type, listableId);
+      await readForItem(ctx, listingId, { type, id: listableId });
       throw new Conflict("The listing changed while this request ran; read it again and retry.");
     },
   ).catch((err) => {
@@ -144,7 +138,7 @@ export async function addItem(
 const ITEM_POINTER = { pointer: "/data/attributes/listable_id" };
 
 /** What adding an item checks, in one round trip: the listing, the listable, a duplicate, the count. */
-async function readForItem(ctx: ServiceContext, listingId: string, type: ListableType, listableId: string) {
+async function readForItem(ctx: ServiceContext, listingId: string, { type, id: listableId }: { type: ListableType; id: string }) {
   const table = type === "Policy" ? policies : briefs;
   const [listings, listables, dupes, last] = await readBatch(ctx, [
     selectItemsListing(ctx, listingId),

@@ -1,12 +1,11 @@
 import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { directories, directoryListings, organizations, type DirectoryListingRow } from "../db/schema";
-import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
-import { listPage, type Sort } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { listPage, type ListQuery } from "./list-pages";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 
 // A directory listing: one organization in one directory. The operator makes and deletes it (also for an
@@ -26,12 +25,12 @@ const slugColumn = {
   directorySlug: subquery<string>`(select ${directories.slug} from ${directories} where ${directories.id} = ${directoryListings.directoryId})`,
 };
 
-export async function listListings(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { visible?: boolean }) {
+export async function listListings(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { visible?: boolean }) {
   const filter = where(
     tenantFilter(ctx, directoryListings.organizationId),
     filters.visible === undefined ? undefined : eq(directoryListings.visible, filters.visible),
   );
-  return listPage(ctx.db, directoryListings, filter, sort, page, slugColumn);
+  return listPage(ctx.db, directoryListings, { filter, sort, page, extraColumns: slugColumn });
 }
 
 export function selectListing(ctx: ServiceContext, id: string) {
@@ -63,12 +62,7 @@ export async function getListing(ctx: ServiceContext, id: string): Promise<Listi
 }
 
 /** The operator lists an organization (claimed or not) in a directory; visible by default. */
-export async function createListing(
-  ctx: ServiceContext,
-  directoryId: string,
-  organizationId: string,
-  respond: Responder<ListingRecord>,
-): Promise<ListingRecord> {
+export async function createListing(ctx: ServiceContext, directoryId: string, organizationId: string): Promise<ListingRecord> {
   const [dirs, orgs, existing, listed] = await readBatch(ctx, [
     ctx.db.select({ slug: directories.slug }).from(directories).where(eq(directories.id, directoryId)),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
@@ -114,7 +108,7 @@ export async function createListing(
       .where(eq(directoryListings.directoryId, directoryId)),
   );
   await whenRefused(
-    () => commit(ctx, new Plan(row).add(insert).evicts({ directories: [row.directorySlug] }), respond),
+    () => commit(ctx, new Plan(row).add(insert).evicts({ directories: [row.directorySlug] }), ctx.respond),
     async () => {
       const [again] = await readBatch(ctx, [
         ctx.db.select({ n: count() }).from(directoryListings).where(eq(directoryListings.directoryId, directoryId)),

@@ -43,11 +43,19 @@ function orderOf(o: Ordering, reverse = false): SQL[] {
   return [dir(o.column), dir(o.id)];
 }
 
+/** Which rows of a list a page reads: past the cursor (`seek`), in `order`, `limit` of them from `offset`. */
+export interface PageWindow {
+  seek: SQL | undefined;
+  order: SQL[];
+  limit: number;
+  offset: number;
+}
+
 export interface PageSpec {
   ordering: Ordering;
   page: Page;
-  /** The page's rows: the list's own query with `where` added, in `order`, limited and offset. */
-  rows: (where: SQL | undefined, order: SQL[], limit: number, offset: number) => BatchItem<"sqlite">;
+  /** The page's rows: the list's own query with `seek` added to its filter, in `order`, limited and offset. */
+  rows: (window: PageWindow) => BatchItem<"sqlite">;
   /** Whether any row of the list matches `where` (reads at most one row). */
   probe: (where: SQL) => BatchItem<"sqlite">;
   /** The list's total: a count, or a counter kept by the writes. */
@@ -68,7 +76,7 @@ export function pageStatements<Row>(spec: PageSpec): {
   const totalOf = (results: unknown[]) => (results.at(-1) as { total: number }[])[0]?.total ?? 0;
   if (!page.cursor) {
     return {
-      statements: [spec.rows(undefined, orderOf(o), page.size, offsetOf(page)), spec.total],
+      statements: [spec.rows({ seek: undefined, order: orderOf(o), limit: page.size, offset: offsetOf(page) }), spec.total],
       read: (results) => ({ rows: results[0] as Row[], total: totalOf(results) }),
     };
   }
@@ -90,7 +98,7 @@ export function pageStatements<Row>(spec: PageSpec): {
     Comparison,
   ];
   const seek = at ? rowValue(o, after ? later : earlier, at) : undefined;
-  const statements = [spec.rows(seek, orderOf(o, !after), page.size + 1, 0)];
+  const statements = [spec.rows({ seek, order: orderOf(o, !after), limit: page.size + 1, offset: 0 })];
   if (at) statements.push(spec.probe(rowValue(o, after ? notLater : notEarlier, at)));
   statements.push(spec.total);
   return {
@@ -125,6 +133,12 @@ export function pageInMemory<T extends { id: string }>(items: readonly T[], page
   return { rows, total: items.length };
 }
 
+/** What a list request asks for: a page, in a sort (the list's default when none). */
+export interface ListQuery {
+  page: Page;
+  sort?: Sort;
+}
+
 /**
  * One page and the total in one D1 round trip (a batch). Extra columns (correlated subqueries such as
  * a vuln's domains) are computed for the page's rows only: the page's ids are chosen first, so rows
@@ -133,18 +147,14 @@ export function pageInMemory<T extends { id: string }>(items: readonly T[], page
 export async function listPage<T extends SQLiteTable & Sortable, X extends Record<string, SQL.Aliased | SQL> = {}>(
   db: Db,
   table: T,
-  filter: SQL | undefined,
-  sort: Sort | undefined,
-  page: Page,
-  extraColumns?: X,
-  total?: BatchItem<"sqlite">,
+  { page, sort, filter, extraColumns, total }: ListQuery & { filter: SQL | undefined; extraColumns?: X; total?: BatchItem<"sqlite"> },
 ): Promise<{ rows: (T["$inferSelect"] & { [K in keyof X]: X[K] extends SQL<infer V> ? V : unknown })[]; total: number }> {
   const from = table as SQLiteTable;
   const columns = { ...getTableColumns(table), ...extraColumns };
   const spec = pageStatements<never>({
     ordering: ordering(table, sort),
     page,
-    rows: (seek, order, limit, offset) => {
+    rows: ({ seek, order, limit, offset }) => {
       const matching = and(filter, seek);
       if (!extraColumns)
         return db

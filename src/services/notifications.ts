@@ -1,22 +1,21 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db";
-import type { Page } from "../db/pagination";
 import { where } from "../db/queries";
 import { notifications, organizations, vulns, type NotificationRow, type NotificationStatus } from "../db/schema";
 import { NotFound } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { vulnOfUnsubscribeToken } from "../notifications/links";
 import { tenantFilter, type ServiceContext } from "./context";
-import { listPage, type Sort } from "./list-pages";
+import { listPage, type ListQuery } from "./list-pages";
 
 // The e-mail log (the outbox's rows, never a body) and the reporter's way to stop e-mails.
 
-export function listNotifications(ctx: ServiceContext, page: Page, sort?: Sort, filters: { status?: NotificationStatus } = {}) {
+export function listNotifications(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { status?: NotificationStatus }) {
   const filter = where(
     tenantFilter(ctx, notifications.organizationId),
     filters.status ? eq(notifications.status, filters.status) : undefined,
   );
-  return listPage(ctx.db, notifications, filter, sort, page);
+  return listPage(ctx.db, notifications, { filter, sort, page });
 }
 
 export async function getNotification(ctx: ServiceContext, id: string): Promise<NotificationRow> {

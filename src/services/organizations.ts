@@ -1,11 +1,10 @@
 import { eq } from "drizzle-orm";
 import { briefs, organizations, type OrganizationRow } from "../db/schema";
-import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, where } from "../db/queries";
-import { listPage, type Sort } from "./list-pages";
-import { commit, NEW_RECORD, Plan, type Responder } from "./unit-of-work";
+import { listPage, type ListQuery } from "./list-pages";
+import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound } from "../lib/domain-errors";
 
@@ -16,12 +15,12 @@ export interface OrganizationInput {
   claimed?: boolean;
 }
 
-export function listOrganizations(ctx: ServiceContext, page: Page, sort?: Sort, filters: { claimed?: boolean } = {}) {
+export function listOrganizations(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { claimed?: boolean }) {
   const filter = where(
     tenantFilter(ctx, organizations.id),
     filters.claimed === undefined ? undefined : eq(organizations.claimed, filters.claimed),
   );
-  return listPage(ctx.db, organizations, filter, sort, page);
+  return listPage(ctx.db, organizations, { filter, sort, page });
 }
 
 export async function getOrganization(ctx: ServiceContext, id: string): Promise<OrganizationRow> {
@@ -37,7 +36,6 @@ export async function getOrganization(ctx: ServiceContext, id: string): Promise<
 export async function createOrganization(
   ctx: ServiceContext,
   input: OrganizationInput & { name: string; slug: string },
-  respond: Responder<OrganizationRow>,
 ): Promise<OrganizationRow> {
   const now = nowIso();
   const row: OrganizationRow = {
@@ -49,7 +47,7 @@ export async function createOrganization(
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(organizations).values(row)).evicts(NEW_RECORD), respond));
+  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(organizations).values(row)).evicts(NEW_RECORD), ctx.respond));
   return row;
 }
 

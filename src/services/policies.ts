@@ -2,7 +2,6 @@ import { responseTargetsOf, type TargetsInput } from "../lib/deadlines";
 import { and, eq, getTableColumns } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
 import { assets, briefs, organizations, policies, policyAssets, type Branding, type PolicyRow } from "../db/schema";
-import type { Page } from "../db/pagination";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import {
   assertOperatorMayChange,
@@ -14,10 +13,10 @@ import {
   type ServiceContext,
 } from "./context";
 import { inList, insertChunks, where, whenRefused, subquery } from "../db/queries";
-import { listPage, type Sort } from "./list-pages";
+import { listPage, type ListQuery } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
@@ -71,8 +70,13 @@ function selectPolicies(ctx: ServiceContext) {
   return ctx.db.select({ ...getTableColumns(policies), ...relationshipColumns }).from(policies);
 }
 
-export async function listPolicies(ctx: ServiceContext, page: Page, sort?: Sort) {
-  const { rows, total } = await listPage(ctx.db, policies, tenantFilter(ctx, policies.organizationId), sort, page, relationshipColumns);
+export async function listPolicies(ctx: ServiceContext, { page, sort }: ListQuery) {
+  const { rows, total } = await listPage(ctx.db, policies, {
+    filter: tenantFilter(ctx, policies.organizationId),
+    sort,
+    page,
+    extraColumns: relationshipColumns,
+  });
   return { rows: rows.map(toRecord), total };
 }
 
@@ -147,7 +151,7 @@ export async function readForWrite(ctx: ServiceContext, opts: { policyId?: strin
  */
 async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string; assetIds: string[] }, owner: string): Promise<never> {
   const again = await readForWrite(ctx, opts);
-  if (opts.organizationId !== undefined) owningUnclaimed(ctx, opts.organizationId, again.organization, "policies");
+  if (opts.organizationId !== undefined) owningUnclaimed(ctx, "policies", { requested: opts.organizationId, found: again.organization });
   assertAssetsOwned(opts.assetIds, again.assetRows, owner);
   throw new Conflict("Something this policy depends on changed while the request ran; read it again and retry.");
 }
@@ -170,14 +174,14 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
   ];
 }
 
-export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks, respond: Responder<PolicyRecord>) {
+export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks) {
   const assetIds = links.assetIds ?? [];
   let organizationId: string;
   if (assetIds.length === 0 && ctx.caller.kind === "organization") {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
   } else {
     const read = await readForWrite(ctx, { organizationId: links.organizationId, assetIds });
-    organizationId = owningUnclaimed(ctx, links.organizationId, read.organization, "policies");
+    organizationId = owningUnclaimed(ctx, "policies", { requested: links.organizationId, found: read.organization });
     assertAssetsOwned(assetIds, read.assetRows, organizationId);
   }
   const now = nowIso();
@@ -216,7 +220,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   const p = new Plan(record).add(ctx.db.insert(policies).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
   for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
   // Its terms as created are version 1.
-  p.add((await nextVersionStatement(ctx.db, row, now)).statement);
+  p.add((await nextVersionStatement(ctx.db, row, { now })).statement);
   // A published policy can change the organization's rating in the directories that list it.
   const listedIn = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, organizationId));
   // A published policy may become what its organization's security.txt speaks for.
@@ -224,7 +228,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   p.evicts((r) => ({ ...staleOfPolicies(keys.of(r)), directories: listedIn.of(r).map((s) => s.slug) }));
   await claimGuard(() =>
     whenRefused(
-      () => commit(ctx, p, respond),
+      () => commit(ctx, p, ctx.respond),
       () =>
         refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
     ),
@@ -237,7 +241,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
  * the briefs that show this policy and the directories that list its organization: their public reads
  * are evicted.
  */
-export async function updatePolicy(ctx: ServiceContext, id: string, input: PolicyInput, links: PolicyLinks) {
+export async function updatePolicy(ctx: ServiceContext, id: string, { input, links }: { input: PolicyInput; links: PolicyLinks }) {
   const read = await readForWrite(ctx, { policyId: id, assetIds: links.assetIds ?? [] });
   const existing = read.existing;
   if (!existing) throw notFound();
@@ -250,7 +254,7 @@ export async function updatePolicy(ctx: ServiceContext, id: string, input: Polic
   const { briefIds: _briefs, assetIds: _assets, ...existingRow } = existing;
   // The next version is made from the row as this change leaves it, so the update must find the row
   // as it was read (its updated_at): a change that landed in between makes this one a conflict.
-  const { statement: version } = await nextVersionStatement(ctx.db, { ...existingRow, ...changes }, now, { ifPreviousChanged: true });
+  const { statement: version } = await nextVersionStatement(ctx.db, { ...existingRow, ...changes }, { now, ifPreviousChanged: true });
   const p = new Plan(null);
   const updated = p.track<PolicyRow[]>(
     ctx.db
@@ -308,7 +312,7 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
       .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId)))
       .returning({ id: policies.id }),
   );
-  for (const statement of unlistStatements(ctx.db, "Policy", id, existing.organizationId)) p.add(statement);
+  for (const statement of unlistStatements(ctx.db, { type: "Policy", id, organizationId: existing.organizationId })) p.add(statement);
   p.evicts((r) => ({
     ...staleOfPolicies(keys.of(r)),
     briefs: shortcodes.of(r).map((s) => s.shortcode),

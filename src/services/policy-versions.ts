@@ -1,6 +1,5 @@
 import { and, asc, desc, eq, isNotNull, lte, ne, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import type { Page } from "../db/pagination";
 import { batchOf, where, subquery } from "../db/queries";
 import {
   advisories,
@@ -21,7 +20,7 @@ import { responseTargetsOf, type ResponseTargets } from "../lib/deadlines";
 import { NotFound } from "../lib/domain-errors";
 import { uuidv7 } from "../lib/ids";
 import { tenantFilter, type ServiceContext } from "./context";
-import { listPage, type Sort } from "./list-pages";
+import { listPage, type ListQuery } from "./list-pages";
 
 // A policy's public terms, versioned: every change of them makes version n+1, immutable, hashed over
 // its canonical JSON (RFC 8785), so a reporter can prove what they were promised when they reported and
@@ -74,7 +73,8 @@ export function termsOf(row: PolicyRow): PolicyTerms {
  * that leaves the terms as they were makes no version, and two batches cannot both take a number.
  * With `ifPreviousChanged`, only if the statement just before it changed a row (SQLite's changes()).
  */
-export async function nextVersionStatement(db: Db, row: PolicyRow, now: string, opts: { ifPreviousChanged?: boolean } = {}) {
+export async function nextVersionStatement(db: Db, row: PolicyRow, opts: { now: string; ifPreviousChanged?: boolean }) {
+  const { now } = opts;
   const terms = canonicalJson(termsOf(row));
   const sha256 = await sha256Hex(terms);
   const last = subquery`(SELECT pv.sha256 FROM ${policyVersions} pv WHERE pv.policy_id = ${row.id} ORDER BY pv.number DESC LIMIT 1)`;
@@ -100,12 +100,12 @@ export async function nextVersionStatement(db: Db, row: PolicyRow, now: string, 
 const versionNotFound = () => new NotFound("policy_version", "The policy has no version with that number.");
 
 /** The policy's versions (the caller's tenancy, through the policy). */
-export function listPolicyVersions(ctx: ServiceContext, policyId: string, page: Page, sort?: Sort) {
+export function listPolicyVersions(ctx: ServiceContext, policyId: string, { page, sort }: ListQuery) {
   const owned = subquery`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE ${where(
     eq(policies.id, policyId),
     tenantFilter(ctx, policies.organizationId),
   )})`;
-  return listPage(ctx.db, policyVersions, owned, sort, page);
+  return listPage(ctx.db, policyVersions, { filter: owned, sort, page });
 }
 
 /** Whether the caller sees the policy: the versions' 404 says which is missing. */
@@ -132,7 +132,11 @@ export async function getPolicyVersion(ctx: ServiceContext, policyId: string, nu
 }
 
 /** A version of a published policy, by the policy's public shortcode: what anyone may read. */
-export async function getPublicPolicyVersion(db: Db, shortcode: string, number: number, now: string): Promise<PolicyVersionRow | null> {
+export async function getPublicPolicyVersion(
+  db: Db,
+  { shortcode, number }: { shortcode: string; number: number },
+  now: string,
+): Promise<PolicyVersionRow | null> {
   const row = await db
     .select({ version: policyVersions })
     .from(policyVersions)
@@ -165,7 +169,7 @@ export async function versionUnversionedPolicies(db: Db, now = new Date().toISOS
     .limit(BACKFILL_PAGE);
   if (rows.length === 0) return 0;
   // (Wrapped until here: a statement returned from an async function would be awaited, and so run.)
-  const planned = await Promise.all(rows.map((row) => nextVersionStatement(db, row, now)));
+  const planned = await Promise.all(rows.map((row) => nextVersionStatement(db, row, { now })));
   await batchOf(
     db,
     planned.map((p) => p.statement),

@@ -114,7 +114,11 @@ export function directorySlugsOf(db: Db, organizationId: string) {
 }
 
 /** Removes a deleted policy or brief from every listing of its organization, and closes the gaps. */
-export function unlistStatements(db: Db, type: "Policy" | "Brief", id: string, organizationId: string, onlyIf?: SQL) {
+export function unlistStatements(
+  db: Db,
+  { type, id, organizationId }: { type: "Policy" | "Brief"; id: string; organizationId: string },
+  onlyIf?: SQL,
+) {
   return [
     db
       .delete(directoryListingItems)

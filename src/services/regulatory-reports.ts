@@ -16,7 +16,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { regulatoryDraft, type RegulatoryDraft } from "../lib/regulatory-draft";
 import { tenantFilter, type ServiceContext } from "./context";
 import { pageStatements, type Ordering } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { alertView, domainsColumn, toRecord, type VulnRecord } from "./vulns";
 
 export interface RegulatoryReportInput {
@@ -88,7 +88,6 @@ export async function createRegulatoryReport(
   ctx: ServiceContext,
   vulnId: string,
   input: RegulatoryReportInput,
-  respond: Responder<RegulatoryReportRow>,
 ): Promise<RegulatoryReportRow> {
   const now = nowIso();
   if (Date.parse(input.submitted_at) > Date.parse(now)) throw Invalid.at(SUBMITTED_AT, "must not be in the future.");
@@ -126,7 +125,7 @@ export async function createRegulatoryReport(
       .where(eq(vulns.id, vuln.id)),
   );
   await whenRefused(
-    () => commit(ctx, p, respond),
+    () => commit(ctx, p, ctx.respond),
     async () => {
       // Refused: say why from the vuln as it is now (gone, or known later than this filing).
       const [rows] = await readBatch(ctx, [vulnRead(ctx, vulnId)]);
@@ -161,7 +160,7 @@ export async function listRegulatoryReports(ctx: ServiceContext, vulnId: string,
   const spec = pageStatements<RegulatoryReportRow>({
     ordering: ORDERING,
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       ctx.db
         .select()
         .from(regulatoryReports)

@@ -11,7 +11,7 @@ import {
   type Submission,
   type TriageState,
 } from "../db/schema";
-import { IdempotencyUnit } from "../http/idempotency-key";
+import { IdempotencyUnit } from "../lib/idempotency-key";
 import { type Deadline, deadlinesAt, dueOf, metOf } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
 import { Conflict, IdempotentReplay, Invalid } from "../lib/domain-errors";
@@ -215,7 +215,7 @@ const reporterSide = (report: ReporterArgs["report"]): CommentSide => ({
 
 /** The conversation as the reporter reads it: the organization's replies and its own comments, oldest first. */
 export function readThread({ ctx, report, page }: ReporterArgs & { page: Page }) {
-  return listComments(asReporter(ctx, report), reporterSide(report), page);
+  return listComments(asReporter(ctx, report), reporterSide(report), { page });
 }
 
 /** One comment of the reporter's conversation; an internal note answers as no comment does. */
@@ -245,10 +245,9 @@ export function replyAsReporter({
   ctx,
   report,
   body,
-  respond,
   also,
-}: ReporterArgs & { body: string; respond?: Responder<CommentRecord>; also?: (p: Plan<CommentRecord>) => void }): Promise<CommentRecord> {
-  return createComment(asReporter(ctx, report), reporterSide(report), { body, visibility: "reporter" }, respond, also);
+}: ReporterArgs & { body: string; also?: (p: Plan<CommentRecord>) => void }): Promise<CommentRecord> {
+  return createComment(asReporter(ctx, report), reporterSide(report), { body, visibility: "reporter", also });
 }
 
 /**
@@ -262,24 +261,22 @@ export function addReporterFile({
   report,
   body,
   meta,
-  respond,
   withSubmission = false,
 }: {
   ctx: AttachmentContext;
   report: ReporterArgs["report"];
   body: ReadableStream<Uint8Array> | null;
   meta: UploadMeta;
-  respond?: Responder<AttachmentRecord>;
   withSubmission?: boolean;
 }): Promise<AttachmentRecord> {
   const reporter = asReporter(ctx, report);
   const news = withSubmission ? undefined : (p: Plan<unknown>) => touchVulns(reporter, [report.id], nowIso(), p);
-  return uploadAttachment({ ctx: reporter, vulnId: report.id, body, meta, by: "reporter", respond, also: news });
+  return uploadAttachment({ ctx: reporter, vulnId: report.id, body, meta, by: "reporter", also: news });
 }
 
 /** Every file of the report, the reporter's and the organization's. */
 export function reporterFiles({ ctx, report, page, sort }: ReporterArgs & { page: Page; sort?: "created_at" | "-created_at" }) {
-  return listAttachments(asReporter(ctx, report), report.id, page, sort);
+  return listAttachments(asReporter(ctx, report), report.id, { page, sort });
 }
 
 /** One file's metadata. */

@@ -97,7 +97,11 @@ export async function reportTimeline(db: Db, report: Report, now: Date): Promise
 }
 
 /** The timeline as a compact JWS, signed like the receipt. */
-export async function signTimeline(db: Db, report: Report, keys: string | undefined, now = new Date()): Promise<string> {
+export async function signTimeline(
+  db: Db,
+  report: Report,
+  { keys, now = new Date() }: { keys: string | undefined; now?: Date },
+): Promise<string> {
   const entries = await reportTimeline(db, report, now);
   const payload = { report: report.shortcode, entries, iat: Math.floor(now.getTime() / 1000) };
   return signCompact(payload, TIMELINE_TYPE, parseSigningKeys(keys, "RECEIPT_SIGNING_KEY")[0]!);
@@ -121,13 +125,17 @@ const ABOUT = `This file proves what you reported, to whom and when, and that th
  * The coordinator package: the signed receipt and timeline, the as-received record in the canonical
  * form its hash covers, the public keys to verify them, and a short text on what to do with it.
  */
-export async function coordinatorPackage(db: Db, report: Report, keys: string | undefined, keysUrl: string, now = new Date()) {
+export async function coordinatorPackage(
+  db: Db,
+  report: Report,
+  { keys, keysUrl, now = new Date() }: { keys: string | undefined; keysUrl: string; now?: Date },
+) {
   const signing = parseSigningKeys(keys, "RECEIPT_SIGNING_KEY");
   return {
     about: ABOUT,
     report: report.shortcode,
     receipt: await signReceipt(report, keys, now),
-    timeline: await signTimeline(db, report, keys, now),
+    timeline: await signTimeline(db, report, { keys, now }),
     record: { canonical: canonicalSubmission(report.submission), sha256: report.recordSha256 },
     keys: publicJwks(signing),
     keys_url: keysUrl,

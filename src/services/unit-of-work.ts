@@ -15,7 +15,7 @@ import {
   policies,
   type IdempotencyKeyRow,
 } from "../db/schema";
-import type { StoredResponse } from "../http/idempotency-key";
+import type { StoredResponse } from "../lib/domain-errors";
 import { noticesIn, publishNotices } from "../notifications/outbox";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;

@@ -59,9 +59,7 @@ const BY_RANK: Record<Exclude<VulnSort, Sort>, Ordering> = {
 
 export async function listVulns(
   ctx: ServiceContext,
-  page: Page,
-  sort: VulnSort | undefined,
-  f: VulnFilters,
+  { page, sort, ...f }: { page: Page; sort?: VulnSort } & VulnFilters,
 ): Promise<{ rows: VulnRecord[]; total: number }> {
   const filter = where(
     tenantFilter(ctx, vulns.organizationId),
@@ -81,12 +79,12 @@ export async function listVulns(
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
   );
   const columns = { ...getTableColumns(vulns), ...domainsColumn };
-  if (f.search) return searchVulns(ctx, page, sort, filter, f.search);
+  if (f.search) return searchVulns(ctx, { page, sort, filter, query: f.search });
   // As listPage does: the page's ids first, so the domains subquery runs for the page's rows only.
   const spec = pageStatements<VulnRow & { domainsJson: string }>({
     ordering: orderingOf(sort),
     page,
-    rows: (seek, order, limit, offset) => {
+    rows: ({ seek, order, limit, offset }) => {
       const ids = ctx.db
         .select({ id: vulns.id })
         .from(vulns)
@@ -139,7 +137,10 @@ function searchHits(ctx: ServiceContext, query: string) {
  * given. Rank order pages by number only: a score is not a stable place to resume from, since every
  * new report changes every score. The total counts every match.
  */
-async function searchVulns(ctx: ServiceContext, page: Page, sort: VulnSort | undefined, filter: SQL | undefined, query: string) {
+async function searchVulns(
+  ctx: ServiceContext,
+  { page, sort, filter, query }: { page: Page; sort?: VulnSort; filter: SQL | undefined; query: string },
+) {
   const hits = searchHits(ctx, query);
   const ranked = sort === undefined;
   if (ranked && page.cursor) {
@@ -160,7 +161,7 @@ async function searchVulns(ctx: ServiceContext, page: Page, sort: VulnSort | und
   const spec = pageStatements<VulnRow & { domainsJson: string }>({
     ordering: ranked ? byRank : orderingOf(sort),
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       joined(columns)
         .where(matching(seek))
         .orderBy(...order)

@@ -2,18 +2,18 @@ import { and, count, eq, getTableColumns } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { publishDeliveries } from "../events/outbox";
 import { EVENT_TYPES } from "../events/types";
-import type { Page } from "../db/pagination";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";
 import { generateWebhookSecret } from "../webhooks/signing";
 import { newDelivery } from "../webhooks/fanout";
 import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where, subquery } from "../db/queries";
-import { listPage, ordering, pageStatements, type Sort } from "./list-pages";
-import { commit, Plan, readBatch, type Responder } from "./unit-of-work";
+import { listPage, ordering, pageStatements, type ListQuery } from "./list-pages";
+import { commit, Plan, readBatch } from "./unit-of-work";
 import { Forbidden, Invalid, NotFound } from "../lib/domain-errors";
+import { LIMITS } from "../lib/limits";
 
-export const MAX_WEBHOOKS_PER_ORGANIZATION = 20;
+export const MAX_WEBHOOKS_PER_ORGANIZATION = LIMITS.webhooksPerOrganization;
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
 export interface WebhookInput {
@@ -57,12 +57,12 @@ export function eventTypesFromIds(ids: string[]): string[] {
   return [...new Set(names)];
 }
 
-export async function listWebhooks(ctx: ServiceContext, page: Page, sort: Sort | undefined, filters: { enabled?: boolean }) {
+export async function listWebhooks(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { enabled?: boolean }) {
   const filter = where(
     tenantFilter(ctx, webhooks.organizationId),
     filters.enabled === undefined ? undefined : eq(webhooks.enabled, filters.enabled),
   );
-  const { rows, total } = await listPage(ctx.db, webhooks, filter, sort, page, eventTypesColumn);
+  const { rows, total } = await listPage(ctx.db, webhooks, { filter, sort, page, extraColumns: eventTypesColumn });
   return { rows: rows.map(toRecord), total };
 }
 
@@ -79,7 +79,11 @@ export async function getWebhook(ctx: ServiceContext, id: string): Promise<Webho
   return toRecord(row);
 }
 
-function subscriptionStatements(ctx: ServiceContext, webhookId: string, eventTypes: string[], replace: boolean) {
+function subscriptionStatements(
+  ctx: ServiceContext,
+  webhookId: string,
+  { eventTypes, replace }: { eventTypes: string[]; replace: boolean },
+) {
   return [
     ...(replace ? [ctx.db.delete(webhookSubscriptions).where(eq(webhookSubscriptions.webhookId, webhookId))] : []),
     ...(eventTypes.length ? [ctx.db.insert(webhookSubscriptions).values(eventTypes.map((eventType) => ({ webhookId, eventType })))] : []),
@@ -99,7 +103,6 @@ export async function createWebhook(
   ctx: ServiceContext,
   input: WebhookInput & { name: string; url: string },
   links: { organizationId?: string; eventTypes: string[] },
-  respond: Responder<WebhookRecord>,
 ): Promise<WithSecret> {
   // Only an organization's own key writes its webhooks (the routes answer operators 403 before this);
   // naming another organization is a 422, as naming one that does not exist.
@@ -129,8 +132,8 @@ export async function createWebhook(
   const { secret: _sealed, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = row;
   const record: WebhookRecord = { ...rest, eventTypes: links.eventTypes };
   const p = new Plan(record).add(ctx.db.insert(webhooks).values(row));
-  for (const s of subscriptionStatements(ctx, row.id, links.eventTypes, false)) p.add(s);
-  await limitGuard(() => commit(ctx, p, respond));
+  for (const s of subscriptionStatements(ctx, row.id, { eventTypes: links.eventTypes, replace: false })) p.add(s);
+  await limitGuard(() => commit(ctx, p, ctx.respond));
   return { ...record, secret };
 }
 
@@ -138,8 +141,7 @@ export async function createWebhook(
 export async function updateWebhook(
   ctx: ServiceContext,
   id: string,
-  input: WebhookInput,
-  eventTypes: string[] | undefined,
+  { input, eventTypes }: { input: WebhookInput; eventTypes: string[] | undefined },
 ): Promise<WebhookRecord> {
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const existing = rows[0] ? toRecord(rows[0]) : null;
@@ -159,7 +161,7 @@ export async function updateWebhook(
       .set(changes)
       .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId))),
   );
-  if (eventTypes) for (const s of subscriptionStatements(ctx, id, eventTypes, true)) p.add(s);
+  if (eventTypes) for (const s of subscriptionStatements(ctx, id, { eventTypes, replace: true })) p.add(s);
   await commit(ctx, p);
   return next;
 }
@@ -182,7 +184,7 @@ export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<vo
  * so a rotation never has to open it: a secret that no longer opens can still be rotated away. A
  * plain one, from before secrets were sealed, is sealed on the way.
  */
-export async function rotateSecret(ctx: ServiceContext, id: string, respond: Responder<WebhookRecord>): Promise<WithSecret> {
+export async function rotateSecret(ctx: ServiceContext, id: string): Promise<WithSecret> {
   const keyring = await webhookKeyring();
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const row = rows[0];
@@ -207,20 +209,20 @@ export async function rotateSecret(ctx: ServiceContext, id: string, respond: Res
         .set(changes)
         .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, row.organizationId))),
     ),
-    respond,
+    ctx.respond,
   );
   return { ...record, secret };
 }
 
 /** Queues a Webhook::Ping: `{"ping":{"webhook_id","sent_at"}}`, delivered even to a disabled webhook. */
-export async function ping(ctx: ServiceContext, id: string, respond: Responder<WebhookDeliveryRow>): Promise<WebhookDeliveryRow> {
+export async function ping(ctx: ServiceContext, id: string): Promise<WebhookDeliveryRow> {
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const webhook = rows[0];
   if (!webhook) throw notFound();
   const now = nowIso();
   const payload = JSON.stringify({ ping: { webhook_id: webhook.id, sent_at: now } });
   const delivery = newDelivery(webhook.id, webhook.organizationId, { id: uuidv7(), type: "Webhook::Ping", payload }, now);
-  await commit(ctx, new Plan(delivery).add(ctx.db.insert(webhookDeliveries).values(delivery)), respond);
+  await commit(ctx, new Plan(delivery).add(ctx.db.insert(webhookDeliveries).values(delivery)), ctx.respond);
   ctx.defer(publishDeliveries(ctx.queue, [delivery.id]));
   return delivery;
 }
@@ -233,12 +235,12 @@ function deliveryFilter(webhookId: string, status?: string) {
 }
 
 /** One batch: the webhook (a foreign or missing one is a 404), a page of its deliveries, the count. */
-export async function listDeliveries(ctx: ServiceContext, webhookId: string, page: Page, sort: Sort | undefined, status?: string) {
+export async function listDeliveries(ctx: ServiceContext, webhookId: string, { page, sort, status }: ListQuery & { status?: string }) {
   const filter = deliveryFilter(webhookId, status);
   const list = pageStatements<WebhookDeliveryRow>({
     ordering: ordering(webhookDeliveries, sort),
     page,
-    rows: (seek, order, limit, offset) =>
+    rows: ({ seek, order, limit, offset }) =>
       ctx.db
         .select()
         .from(webhookDeliveries)
@@ -281,12 +283,7 @@ export async function getDelivery(ctx: ServiceContext, webhookId: string, delive
 }
 
 /** A new delivery of the same event (the same webhook-id and body), queued at once. */
-export async function redeliver(
-  ctx: ServiceContext,
-  webhookId: string,
-  deliveryId: string,
-  respond: Responder<WebhookDeliveryRow>,
-): Promise<WebhookDeliveryRow> {
+export async function redeliver(ctx: ServiceContext, webhookId: string, deliveryId: string): Promise<WebhookDeliveryRow> {
   const { delivery } = await getDelivery(ctx, webhookId, deliveryId);
   const copy: WebhookDeliveryRow = {
     ...newDelivery(
@@ -297,7 +294,7 @@ export async function redeliver(
     ),
     redeliveryOf: delivery.id,
   };
-  await commit(ctx, new Plan(copy).add(ctx.db.insert(webhookDeliveries).values(copy)), respond);
+  await commit(ctx, new Plan(copy).add(ctx.db.insert(webhookDeliveries).values(copy)), ctx.respond);
   ctx.defer(publishDeliveries(ctx.queue, [copy.id]));
   return copy;
 }

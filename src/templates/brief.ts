@@ -73,7 +73,7 @@ ${
 <form method="post" action="/b/${shortcode}#errors" enctype="multipart/form-data">
 ${field(state, "title", (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`)}
 ${field(state, "description", (a) => html`<textarea ${a} required rows="10">${v.description}</textarea>`)}
-${field(state, "contact_email", (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="254">`)}
+${field(state, "contact_email", (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="${LIMITS.emailLength}">`)}
 <div class="field check"><label><input type="checkbox" name="notify_me" id="notify_me"${v.notify_me === "on" ? " checked" : ""}> E-mail me a receipt with my report's link, and a note when the organization answers or my report changes state (each e-mail has a link to stop them)</label></div>
 ${field(state, "domains", (a) => html`<textarea ${a} rows="3" autocapitalize="none" spellcheck="false">${v.domains}</textarea>`)}
 ${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}

@@ -1,4 +1,5 @@
 import { isSpecialUseName, isWildcardDnsName } from "../lib/public-hosts";
+import { LIMITS } from "../lib/limits";
 
 export type UrlCheck = { ok: true; url: string } | { ok: false; reason: string };
 
@@ -22,7 +23,7 @@ export interface UrlPolicy {
  * and the URL kept is the parsed one, so what is checked is what is sent.
  */
 export function checkWebhookUrl(raw: string, policy: UrlPolicy = {}): UrlCheck {
-  if (raw.length > 2048) return { ok: false, reason: "must be at most 2048 characters" };
+  if (raw.length > LIMITS.urlLength) return { ok: false, reason: `must be at most ${LIMITS.urlLength} characters` };
   let url: URL;
   try {
     url = new URL(raw);

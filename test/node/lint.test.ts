@@ -21,7 +21,12 @@ const PROBES: [file: string, specifier: string, refused: boolean][] = [
   ["services/widgets.ts", "../routes/home", true],
   ["services/widgets.ts", "../templates/layout", true],
   ["services/widgets.ts", "hono", true],
-  ["services/widgets.ts", "../http/errors", false],
+  ["services/widgets.ts", "../http/errors", true],
+  ["services/widgets.ts", "../lib/idempotency-key", false],
+  ["notifications/widget.ts", "../http/cache", true],
+  ["notifications/widget.ts", "../intake/intake", true],
+  ["notifications/widget.ts", "../services/vulns", true],
+  ["notifications/widget.ts", "../lib/limits", false],
   ["events/widget.ts", "../services/vulns", true],
   ["events/widget.ts", "../webhooks/fanout", false],
   ["webhooks/widget.ts", "../events/outbox", true],
@@ -31,11 +36,14 @@ const PROBES: [file: string, specifier: string, refused: boolean][] = [
   ["http/widget.ts", "../services/vulns", true],
   ["http/widget.ts", "../events/outbox", true],
   ["http/widget.ts", "../lib/limits", false],
+  ["http/widget.ts", "../notifications/outbox", true],
   ["lib/widget.ts", "../http/errors", true],
   ["lib/widget.ts", "hono/html", true],
   ["lib/widget.ts", "../db/schema", false],
+  ["lib/widget.ts", "../notifications/outbox", true],
   ["db/widget.ts", "../lib/ids", true],
   ["db/widget.ts", "./schema", false],
+  ["db/widget.ts", "../notifications/outbox", true],
 ];
 
 let scratch: string;

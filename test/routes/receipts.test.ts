@@ -313,7 +313,7 @@ describe("GET /v1/p/report/timeline", () => {
     const db = createDb(env.DB);
     const opened = await findReport(db, await sha256(report.token));
     if (!opened || opened === "gone") throw new Error("the report did not open");
-    const claims = await claimsOf(await signTimeline(db, opened, env.RECEIPT_SIGNING_KEY, later), await keysNow());
+    const claims = await claimsOf(await signTimeline(db, opened, { keys: env.RECEIPT_SIGNING_KEY, now: later }), await keysNow());
     expect(claims.entries.map((e: { type: string; deadline?: string }) => `${e.type}${e.deadline ? ` ${e.deadline}` : ""}`)).toEqual([
       "received",
       "stored",

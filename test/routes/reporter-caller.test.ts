@@ -40,7 +40,7 @@ describe("a reporter caller", () => {
   });
 
   it("sees nothing organization-wide: no policies, no vuln by id, not even its own through the organization's read", async () => {
-    expect((await listPolicies(ctx, page)).rows).toEqual([]);
+    expect((await listPolicies(ctx, { page })).rows).toEqual([]);
     await expect(showVuln(ctx, mine.report.id)).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
     await expect(showVuln(ctx, theirs.report.id)).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
   });
@@ -53,8 +53,8 @@ describe("a reporter caller", () => {
   });
 
   it("reaches no other report of the same organization, even when a service is handed that report's id", async () => {
-    await expect(listAttachments(ctx, theirs.report.id, page)).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
-    expect((await listComments(ctx, { author: "reporter", vulnId: theirs.report.id }, page)).rows).toEqual([]);
+    await expect(listAttachments(ctx, theirs.report.id, { page })).rejects.toMatchObject({ kind: "not_found", entity: "vuln" });
+    expect((await listComments(ctx, { author: "reporter", vulnId: theirs.report.id }, { page })).rows).toEqual([]);
     await expect(reporterFile({ ctx, report: report(), attachmentId: theirs.attachmentId })).rejects.toMatchObject({ kind: "not_found" });
     const bytes = new Blob(["x"]).stream();
     await expect(

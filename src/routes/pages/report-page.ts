@@ -178,7 +178,7 @@ export const reportPageRouter = new Hono<AppEnv>()
     }
     // The deployment's own address, never the request's Host (which the sender writes).
     const keysUrl = `${c.env.PUBLIC_ORIGIN}${KEYS_PATH}`;
-    const bundle = await coordinatorPackage(c.var.database.db, opened.report, c.env.RECEIPT_SIGNING_KEY, keysUrl);
+    const bundle = await coordinatorPackage(c.var.database.db, opened.report, { keys: c.env.RECEIPT_SIGNING_KEY, keysUrl });
     return fileToKeep(c, JSON.stringify(bundle, null, 2), JSON_MEDIA_TYPE, `coordinator-package-${opened.report.shortcode}.json`);
   })
   .get("/r/:token/attachments/:id", database(), async (c) => {

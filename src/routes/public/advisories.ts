@@ -97,7 +97,7 @@ const read = (format?: AdvisoryFormat) =>
     summary: `${format ? FORMATS[format].summary : "Read a published advisory"} (no key; ${RATES.publicReads} reads a minute per client IP). Served from the edge cache; ETag and If-None-Match supported`,
     ...(format ? { description: FORMATS[format].description } : {}),
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", RATES.publicReads)],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
     request: { params: AdvisoryIdParam, query: NoQuery },
     responses: {
       200: format

@@ -105,7 +105,7 @@ export const publicBriefsRouter = createRouter().openapi(
     tags: ["Public"],
     summary: "Read a published brief (no key). Served from the edge cache; ETag and If-None-Match supported",
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
     request: {
       params: z.object({
         shortcode: ShortcodePathParam("7KQ2-M9XD"),

@@ -98,7 +98,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
     summary:
       "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", 300)],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
     request: {
       params: z.object({
         slug: z.string().openapi({

@@ -63,7 +63,7 @@ export const publicPoliciesRouter = createRouter()
       tags: ["Public"],
       summary: `The hall of fame of a published policy that keeps one: the reporters who chose to be credited, for reports resolved or disclosed in an advisory, newest first, with the month and severity of each (no key; ${RATES.publicReads} reads a minute per client IP)`,
       security: [],
-      middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", RATES.publicReads)],
+      middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
       request: { params: z.object({ shortcode: ShortcodePathParam("7KQ2-M9XD") }), query: NoQuery },
       responses: {
         200: { description: "The hall of fame", content: jsonApiContent(HallOfFameDocument) },
@@ -95,7 +95,7 @@ export const publicPoliciesRouter = createRouter()
       tags: ["Public"],
       summary: `Read a version of a published policy's terms (no key; ${RATES.publicReads} reads a minute per client IP). A version never changes`,
       security: [],
-      middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER", RATES.publicReads)],
+      middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
       request: {
         params: z.object({
           shortcode: ShortcodePathParam("7KQ2-M9XD"),
@@ -116,7 +116,7 @@ export const publicPoliciesRouter = createRouter()
       const { shortcode: given, number } = c.req.valid("param");
       const shortcode = normalizeShortcode(given);
       if (!shortcode) throw versionNotFound();
-      const row = await getPublicPolicyVersion(c.var.database.db, shortcode, Number(number), nowIso());
+      const row = await getPublicPolicyVersion(c.var.database.db, { shortcode, number: Number(number) }, nowIso());
       if (!row) throw versionNotFound();
       const self = `/v1/p/policies/${shortcode}/versions/${row.number}`;
       return respond(c, { jsonapi: JSONAPI_VERSION, data: serializePolicyVersion(row, self), links: { self } });

@@ -1,5 +1,6 @@
 import { Deadline } from "../v1/vulns/schema";
 import { INBOX_STATES, PROCESSING_STATES, SEVERITIES, TRIAGE_STATES } from "../../db/schema";
+import type { StoredResponse } from "../../lib/domain-errors";
 import { Out, Uuid } from "../../http/openapi";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -201,7 +202,10 @@ function serializeAttachment(row: AttachmentRecord) {
 }
 
 /** What the reporter's verbs take: the request's context (files need the bucket) and the token's report. */
-const reporter = (c: Context<ReporterEnv>) => ({ ctx: { ...serviceContext(c), objects: c.env.ATTACHMENTS }, report: c.var.report });
+const reporter = (c: Context<ReporterEnv>, respond?: (record: never) => StoredResponse) => ({
+  ctx: { ...serviceContext(c, respond), objects: c.env.ATTACHMENTS },
+  report: c.var.report,
+});
 
 const route = <R extends Parameters<typeof createRoute>[0]>(r: R) => createRoute({ tags, security, middleware: auth, ...r });
 const limits = `${REPORTER_PER_MINUTE} requests a minute per token; answers are never cached`;
@@ -286,7 +290,9 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       },
     }),
     async (c) =>
-      c.body(await signTimeline(c.var.database.db, c.var.report, c.env.RECEIPT_SIGNING_KEY), 200, { "Content-Type": JOSE_MEDIA_TYPE }),
+      c.body(await signTimeline(c.var.database.db, c.var.report, { keys: c.env.RECEIPT_SIGNING_KEY }), 200, {
+        "Content-Type": JOSE_MEDIA_TYPE,
+      }),
   )
   .openapi(
     route({
@@ -318,7 +324,7 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "comment");
       const answer = creation(c, serializeComment);
-      const record = await replyAsReporter({ ...reporter(c), body: data.attributes.body, respond: answer.respond });
+      const record = await replyAsReporter({ ...reporter(c, answer.respond), body: data.attributes.body });
       return answer.created(record);
     },
   )
@@ -372,7 +378,7 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       // A body already read on the way here (to hash it for an Idempotency-Key) streams from Hono's copy.
       const body = c.req.raw.bodyUsed ? new Blob([await c.req.arrayBuffer()]).stream() : c.req.raw.body;
       const answer = creation(c, serializeAttachment);
-      const record = await addReporterFile({ ...reporter(c), body, meta, respond: answer.respond });
+      const record = await addReporterFile({ ...reporter(c, answer.respond), body, meta });
       return answer.created(record);
     },
   )

@@ -74,7 +74,7 @@ publicVulnsRouter.openapi(
     tags: ["Public"],
     summary: `Submit a report through a published brief (no key; ${RATES.publicSubmits} a minute per client IP); the answer carries the reporter's follow-up token, once`,
     security: [],
-    middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER", 5)],
+    middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER")],
     request: {
       params: z.object({
         shortcode: ShortcodePathParam("DEMX-0001"),

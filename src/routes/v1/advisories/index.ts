@@ -60,7 +60,7 @@ export const advisoriesRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listAdvisories(serviceContext(c), page, query.sort, { state: query["q[state_eq]"] });
+      const { rows, total } = await listAdvisories(serviceContext(c), { page, sort: query.sort, state: query["q[state_eq]"] });
       return respond(c, collection(c, rows.map(serializeAdvisory), page, total));
     },
   )
@@ -93,7 +93,7 @@ export const advisoriesRouter = createRouter()
       assertDocumentMatches(data, "advisory");
       const answer = creation(c, serializeAdvisory);
       const vulnIds = data.relationships.vulns.data.map((v) => v.id);
-      return answer.created(await createAdvisory(serviceContext(c), data.attributes, vulnIds, answer.respond));
+      return answer.created(await createAdvisory(serviceContext(c, answer.respond), data.attributes, vulnIds));
     },
   )
   .openapi(
@@ -113,7 +113,7 @@ export const advisoriesRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "advisory", id);
       const vulnIds = data.relationships?.vulns?.data.map((v) => v.id);
-      return respond(c, single(serializeAdvisory(await updateAdvisory(serviceContext(c), id, data.attributes, vulnIds))));
+      return respond(c, single(serializeAdvisory(await updateAdvisory(serviceContext(c), id, { input: data.attributes, vulnIds }))));
     },
   )
   .openapi(

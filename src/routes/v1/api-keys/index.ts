@@ -36,9 +36,8 @@ export const organizationApiKeysRouter = createRouter()
         return single({ ...resource, attributes: { ...resource.attributes, key } });
       };
       // A replay cannot show the key: only its hash is kept, so the stored response says key: null.
-      const { key, record } = await createOrganizationKey(serviceContext(c), c.req.valid("param").id, data.attributes.name ?? null, (r) =>
-        storedCreated(c, withKey(r, null)),
-      );
+      const stored = (r: ApiKeyRow) => storedCreated(c, withKey(r, null));
+      const { key, record } = await createOrganizationKey(serviceContext(c, stored), c.req.valid("param").id, data.attributes.name ?? null);
       return created(c, withKey(record, key));
     },
   )
@@ -59,7 +58,7 @@ export const organizationApiKeysRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listOrganizationKeys(serviceContext(c), c.req.valid("param").id, page, query.sort);
+      const { rows, total } = await listOrganizationKeys(serviceContext(c), c.req.valid("param").id, { page, sort: query.sort });
       return respond(c, collection(c, rows.map(serializeApiKey), page, total));
     },
   );

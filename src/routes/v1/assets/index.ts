@@ -24,7 +24,7 @@ export const assetsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listAssets(serviceContext(c), page, query.sort, { kind: query["q[kind_eq]"] });
+      const { rows, total } = await listAssets(serviceContext(c), { page, sort: query.sort, kind: query["q[kind_eq]"] });
       return respond(c, collection(c, rows.map(serializeAsset), page, total));
     },
   )
@@ -57,7 +57,7 @@ export const assetsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "asset");
       const answer = creation(c, serializeAsset);
-      const row = await createAsset(serviceContext(c), data.attributes, data.relationships?.organization?.data.id, answer.respond);
+      const row = await createAsset(serviceContext(c, answer.respond), data.attributes, data.relationships?.organization?.data.id);
       return answer.created(row);
     },
   )

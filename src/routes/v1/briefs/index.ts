@@ -31,7 +31,7 @@ export const briefsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listBriefs(serviceContext(c), page, query.sort, { policyId: query["q[policy_id_eq]"] });
+      const { rows, total } = await listBriefs(serviceContext(c), { page, sort: query.sort, policyId: query["q[policy_id_eq]"] });
       return respond(c, collection(c, rows.map(serializeBrief), page, total));
     },
   )
@@ -61,15 +61,10 @@ export const briefsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "brief");
       const answer = creation(c, serializeBrief);
-      const row = await createBrief(
-        serviceContext(c),
-        data.attributes,
-        {
-          organizationId: data.relationships?.organization?.data.id,
-          policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
-        },
-        answer.respond,
-      );
+      const row = await createBrief(serviceContext(c, answer.respond), data.attributes, {
+        organizationId: data.relationships?.organization?.data.id,
+        policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
+      });
       return answer.created(row);
     },
   )
@@ -87,8 +82,9 @@ export const briefsRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "brief", id);
-      const row = await updateBrief(serviceContext(c), id, data.attributes, {
-        policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null),
+      const row = await updateBrief(serviceContext(c), id, {
+        input: data.attributes,
+        links: { policyId: data.relationships?.policy === undefined ? undefined : (data.relationships.policy.data?.id ?? null) },
       });
       return respond(c, single(serializeBrief(row)));
     },

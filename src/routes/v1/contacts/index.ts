@@ -29,7 +29,9 @@ export const contactsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listContacts(serviceContext(c), page, query.sort, {
+      const { rows, total } = await listContacts(serviceContext(c), {
+        page,
+        sort: query.sort,
         role: query["q[role_eq]"],
         confirmed: query["q[confirmed_eq]"],
       });
@@ -64,7 +66,7 @@ export const contactsRouter = createRouter()
       assertDocumentMatches(data, "contact");
       const answer = creation(c, serializeContact);
       const organization = data.relationships?.organization?.data.id;
-      return answer.created(await createContact(serviceContext(c), data.attributes, organization, answer.respond));
+      return answer.created(await createContact(serviceContext(c, answer.respond), data.attributes, organization));
     },
   )
   .openapi(

@@ -7,7 +7,7 @@ import { LIMITS } from "../../../lib/limits";
 
 const ContactEmail = z
   .email("must be a valid e-mail address")
-  .max(254, "must be at most 254 characters")
+  .max(LIMITS.emailLength, `must be at most ${LIMITS.emailLength} characters`)
   .openapi({ description: "Kept in lower case; one contact per address in an organization." });
 const ContactRole = z.enum(CONTACT_ROLES).openapi({
   description:
@@ -36,7 +36,7 @@ export const Contact = resourceSchema(
   "contact",
   z.object({
     name: z.string().max(LIMITS.nameLength),
-    email: z.string().max(254).openapi({ format: "email" }),
+    email: z.string().max(LIMITS.emailLength).openapi({ format: "email" }),
     role: z.enum(CONTACT_ROLES),
     confirmed_at: Timestamp.nullable().openapi({
       description:

@@ -101,7 +101,7 @@ export const directoriesRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listDirectories(serviceContext(c), page, query.sort);
+      const { rows, total } = await listDirectories(serviceContext(c), { page, sort: query.sort });
       return respond(c, collection(c, rows.map(serializeDirectory), page, total));
     },
   )
@@ -135,7 +135,7 @@ export const directoriesRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory");
       const answer = creation(c, serializeDirectory);
-      const row = await createDirectory(serviceContext(c), data.attributes, answer.respond);
+      const row = await createDirectory(serviceContext(c, answer.respond), data.attributes);
       return answer.created(row);
     },
   )

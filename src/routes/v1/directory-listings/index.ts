@@ -44,7 +44,7 @@ export const directoryListingsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listListings(serviceContext(c), page, query.sort, { visible: query["q[visible_eq]"] });
+      const { rows, total } = await listListings(serviceContext(c), { page, sort: query.sort, visible: query["q[visible_eq]"] });
       return respond(c, collection(c, rows.map(serializeListing), page, total));
     },
   )
@@ -82,10 +82,9 @@ export const directoryListingsRouter = createRouter()
       assertDocumentMatches(data, "directory_listing");
       const answer = creation(c, serializeListing);
       const row = await createListing(
-        serviceContext(c),
+        serviceContext(c, answer.respond),
         data.relationships.directory.data.id,
         data.relationships.organization.data.id,
-        answer.respond,
       );
       return answer.created(row);
     },
@@ -161,13 +160,10 @@ export const directoryListingsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "directory_listing_item");
       const answer = creation(c, serializeItem);
-      const item = await addItem(
-        serviceContext(c),
-        c.req.valid("param").directory_listing_id,
-        data.attributes.listable_type,
-        data.attributes.listable_id,
-        answer.respond,
-      );
+      const item = await addItem(serviceContext(c, answer.respond), c.req.valid("param").directory_listing_id, {
+        type: data.attributes.listable_type,
+        id: data.attributes.listable_id,
+      });
       return answer.created(item);
     },
   )

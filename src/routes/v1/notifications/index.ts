@@ -41,7 +41,7 @@ const Notification = resourceSchema(
     recipient: z
       .enum(NOTIFICATION_RECIPIENTS)
       .openapi({ description: "contact: one of the organization's contacts; reporter: a report's reporter." }),
-    to: z.string().max(254).openapi({ format: "email" }),
+    to: z.string().max(LIMITS.emailLength).openapi({ format: "email" }),
     subject: z.string().max(SUBJECT_LENGTH),
     status: z.enum(NOTIFICATION_STATUSES),
     attempt_count: z.int().min(0).max(MAX_ATTEMPTS),
@@ -101,7 +101,7 @@ export const notificationsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listNotifications(serviceContext(c), page, query.sort, { status: query["q[status_eq]"] });
+      const { rows, total } = await listNotifications(serviceContext(c), { page, sort: query.sort, status: query["q[status_eq]"] });
       return respond(c, collection(c, rows.map(serializeNotification), page, total));
     },
   )

@@ -28,7 +28,7 @@ export const organizationsRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listOrganizations(serviceContext(c), page, query.sort, { claimed: query["q[claimed_eq]"] });
+      const { rows, total } = await listOrganizations(serviceContext(c), { page, sort: query.sort, claimed: query["q[claimed_eq]"] });
       return respond(c, collection(c, rows.map(serializeOrganization), page, total));
     },
   )
@@ -65,7 +65,7 @@ export const organizationsRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "organization");
       const answer = creation(c, serializeOrganization);
-      const row = await createOrganization(serviceContext(c), data.attributes, answer.respond);
+      const row = await createOrganization(serviceContext(c, answer.respond), data.attributes);
       return answer.created(row);
     },
   )

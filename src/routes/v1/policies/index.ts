@@ -38,7 +38,7 @@ export const policiesRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listPolicies(serviceContext(c), page, query.sort);
+      const { rows, total } = await listPolicies(serviceContext(c), { page, sort: query.sort });
       const now = nowIso();
       return respond(
         c,
@@ -80,12 +80,10 @@ export const policiesRouter = createRouter()
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy");
       const answer = creation(c, (r: PolicyRecord) => serializePolicy(r, nowIso()));
-      const record = await createPolicy(
-        serviceContext(c),
-        data.attributes,
-        { organizationId: data.relationships?.organization?.data.id, assetIds: data.relationships?.assets?.data.map((a) => a.id) },
-        answer.respond,
-      );
+      const record = await createPolicy(serviceContext(c, answer.respond), data.attributes, {
+        organizationId: data.relationships?.organization?.data.id,
+        assetIds: data.relationships?.assets?.data.map((a) => a.id),
+      });
       return answer.created(record);
     },
   )
@@ -106,8 +104,9 @@ export const policiesRouter = createRouter()
       const { id } = c.req.valid("param");
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "policy", id);
-      const record = await updatePolicy(serviceContext(c), id, data.attributes, {
-        assetIds: data.relationships?.assets?.data.map((a) => a.id),
+      const record = await updatePolicy(serviceContext(c), id, {
+        input: data.attributes,
+        links: { assetIds: data.relationships?.assets?.data.map((a) => a.id) },
       });
       return respond(c, single(serializePolicy(record, nowIso())));
     },
@@ -168,7 +167,7 @@ export const policiesRouter = createRouter()
       const query = c.req.valid("query");
       const page = pageOf(query);
       const ctx = serviceContext(c);
-      const { rows, total } = await listPolicyVersions(ctx, id, page, query.sort);
+      const { rows, total } = await listPolicyVersions(ctx, id, { page, sort: query.sort });
       // A policy the caller cannot see answers 404, not an empty list. Every policy has a version
       // (those made before versions existed get theirs at their next change), so only then is it read.
       if (total === 0) await getPolicy(ctx, id);

@@ -111,8 +111,7 @@ export const UploadQuery = z.strictObject({
     .optional()
     .openapi({
       param: { name: "filename", in: "query", required: true },
-      description:
-        "The file's name: path separators (and the directories before them) and control characters are removed; 1 to 255 characters must remain.",
+      description: `The file's name: path separators (and the directories before them) and control characters are removed; 1 to ${MAX_FILENAME_LENGTH} characters must remain.`,
       example: "poc.txt",
     }),
 });
@@ -156,7 +155,7 @@ export const attachmentsRouter = createRouter()
       const query = c.req.valid("query");
       const page = pageOf(query);
       const ctx = serviceContext(c);
-      const { rows, total } = await listAttachments(ctx, await vulnIdOf(ctx, c.req.valid("param").id), page, query.sort);
+      const { rows, total } = await listAttachments(ctx, await vulnIdOf(ctx, c.req.valid("param").id), { page, sort: query.sort });
       return respond(c, collection(c, rows.map(serializeAttachment), page, total));
     },
   )
@@ -184,12 +183,11 @@ export const attachmentsRouter = createRouter()
       const meta = { filename, contentType: c.req.header("content-type"), declaredLength: declaredLength(c) };
       const answer = creation(c, serializeAttachment);
       const record = await uploadAttachment({
-        ctx: attachmentContext(c),
+        ctx: { ...attachmentContext(c), respond: answer.respond },
         vulnId: await vulnIdOf(serviceContext(c), c.req.valid("param").id),
         body: c.req.raw.body,
         meta,
         by: "organization",
-        respond: answer.respond,
       });
       return answer.created(record);
     },

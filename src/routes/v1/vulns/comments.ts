@@ -102,7 +102,7 @@ export const commentsRouter = createRouter()
       const page = pageOf(query);
       const ctx = serviceContext(c);
       const vulnId = await vulnIdOf(ctx, c.req.valid("param").id);
-      const { rows, total } = await listComments(ctx, { author: "organization", vulnId }, page, query.sort);
+      const { rows, total } = await listComments(ctx, { author: "organization", vulnId }, { page, sort: query.sort });
       return respond(c, collection(c, rows.map(serializeComment), page, total));
     },
   )
@@ -125,7 +125,7 @@ export const commentsRouter = createRouter()
       const answer = creation(c, serializeComment);
       const ctx = serviceContext(c);
       const vulnId = await vulnIdOf(ctx, c.req.valid("param").id);
-      const record = await createComment(ctx, { author: "organization", vulnId }, input, answer.respond);
+      const record = await createComment({ ...ctx, respond: answer.respond }, { author: "organization", vulnId }, input);
       return answer.created(record);
     },
   )

@@ -58,7 +58,9 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listVulns(serviceContext(c), page, query.sort, {
+      const { rows, total } = await listVulns(serviceContext(c), {
+        page,
+        sort: query.sort,
         processingState: query["q[processing_state_eq]"],
         triageStates: query["q[triage_state_eq]"] ? [query["q[triage_state_eq]"]] : query["q[triage_state_in]"],
         duplicateOf: query["q[duplicate_of_eq]"],

@@ -154,7 +154,7 @@ export const regulatoryReportsRouter = createRouter()
       const answer = creation(c, serializeRegulatoryReport);
       const ctx = serviceContext(c);
       const vulnId = await vulnIdOf(ctx, c.req.valid("param").id);
-      return answer.created(await createRegulatoryReport(ctx, vulnId, data.attributes, answer.respond));
+      return answer.created(await createRegulatoryReport({ ...ctx, respond: answer.respond }, vulnId, data.attributes));
     },
   )
   .openapi(

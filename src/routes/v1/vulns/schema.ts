@@ -39,7 +39,7 @@ const Description = z
   .string()
   .max(LIMITS.descriptionLength, `must be at most ${LIMITS.descriptionLength} characters`)
   .refine((v) => v.trim().length > 0, "must not be empty");
-const ContactEmail = z.email("must be a valid e-mail address").max(254, "must be at most 254 characters");
+const ContactEmail = z.email("must be a valid e-mail address").max(LIMITS.emailLength, `must be at most ${LIMITS.emailLength} characters`);
 const Domain = z
   .string()
   .max(LIMITS.hostnameLength, `must be at most ${LIMITS.hostnameLength} characters`)
@@ -195,14 +195,14 @@ export const ListVulnsQuery = listQuery({
     .openapi({ param: { name: "q[triage_state_eq]", in: "query" } }),
   "q[triage_state_in]": z
     .string()
-    .max(200, "must be at most 200 characters")
+    .max(LIMITS.triageStateListLength, `must be at most ${LIMITS.triageStateListLength} characters`)
     .regex(TRIAGE_STATE_LIST, `must be triage states separated by commas: ${TRIAGE_STATES.join(", ")}`)
     .transform((v) => [...new Set(v.split(","))] as TriageStateName[])
     .optional()
     .openapi({
       param: { name: "q[triage_state_in]", in: "query", description: "Any of these triage states, comma-separated (new,triaged)." },
       type: "string",
-      maxLength: 200,
+      maxLength: LIMITS.triageStateListLength,
       pattern: TRIAGE_STATE_LIST.source,
       example: "new,needs_more_info",
     }),
@@ -338,7 +338,7 @@ export const Vuln = resourceSchema(
     closed_by: z.enum(CLOSERS).nullable().openapi({
       description: "Read-only: organization, or timeout when a request for more information went unanswered for 30 days; null while open.",
     }),
-    contact_email: z.string().max(254).openapi({ format: "email" }).nullable(),
+    contact_email: z.string().max(LIMITS.emailLength).openapi({ format: "email" }).nullable(),
     domains: z.array(Out.hostname).max(LIMITS.domainsPerVuln),
     tags: z.array(z.string().max(LIMITS.tagLength)).max(LIMITS.tagsPerVuln),
     severity: Severity.nullable(),

@@ -5,7 +5,8 @@ import { collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
 import { collectionDocument, errorResponses, IdParam, jsonApiContent, singleDocument } from "../../../http/openapi";
 import { createRouter } from "../../../http/router";
-import type { StoredResponse } from "../../../http/idempotency-key";
+import type { WebhookDeliveryRow } from "../../../db/schema";
+import type { StoredResponse } from "../../../lib/domain-errors";
 import { getDelivery, listDeliveries, ping, redeliver } from "../../../services/webhooks";
 import { serviceContext, storedResponse } from "../handler-helpers";
 import {
@@ -32,6 +33,9 @@ function storedAccepted(c: Context, document: { data: { links: { self: string } 
   return storedResponse(c, document, 202, document.data.links.self);
 }
 
+/** How a queued delivery's 202 is kept with an Idempotency-Key. */
+const storedDelivery = (c: Context) => (r: WebhookDeliveryRow) => storedAccepted(c, single(serializeDelivery(r)));
+
 export const deliveriesRouter = createRouter()
   .openapi(
     createRoute({
@@ -49,7 +53,11 @@ export const deliveriesRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listDeliveries(serviceContext(c), c.req.valid("param").id, page, query.sort, query["q[status_eq]"]);
+      const { rows, total } = await listDeliveries(serviceContext(c), c.req.valid("param").id, {
+        page,
+        sort: query.sort,
+        status: query["q[status_eq]"],
+      });
       return respond(c, collection(c, rows.map(serializeDelivery), page, total));
     },
   )
@@ -85,7 +93,7 @@ export const deliveriesRouter = createRouter()
     }),
     async (c) => {
       const { id, delivery_id } = c.req.valid("param");
-      const copy = await redeliver(serviceContext(c), id, delivery_id, (r) => storedAccepted(c, single(serializeDelivery(r))));
+      const copy = await redeliver(serviceContext(c, storedDelivery(c)), id, delivery_id);
       return accepted(c, single(serializeDelivery(copy)));
     },
   )
@@ -103,7 +111,7 @@ export const deliveriesRouter = createRouter()
       responses: { 202: { description: "Queued", content: jsonApiContent(singleDocument(WebhookDelivery)) }, ...writeErrors },
     }),
     async (c) => {
-      const delivery = await ping(serviceContext(c), c.req.valid("param").id, (r) => storedAccepted(c, single(serializeDelivery(r))));
+      const delivery = await ping(serviceContext(c, storedDelivery(c)), c.req.valid("param").id);
       return accepted(c, single(serializeDelivery(delivery)));
     },
   );

@@ -15,6 +15,7 @@ import {
   listWebhooks,
   rotateSecret,
   updateWebhook,
+  type WebhookRecord,
 } from "../../../services/webhooks";
 import { checkWebhookUrl } from "../../../webhooks/url";
 import { created, noContent, serviceContext, storedCreated, storedResponse } from "../handler-helpers";
@@ -55,7 +56,7 @@ export const webhooksRouter = createRouter()
     async (c) => {
       const query = c.req.valid("query");
       const page = pageOf(query);
-      const { rows, total } = await listWebhooks(serviceContext(c), page, query.sort, { enabled: query["q[enabled_eq]"] });
+      const { rows, total } = await listWebhooks(serviceContext(c), { page, sort: query.sort, enabled: query["q[enabled_eq]"] });
       return respond(c, collection(c, rows.map(serializeWebhook), page, total));
     },
   )
@@ -91,11 +92,11 @@ export const webhooksRouter = createRouter()
       const url = checkedUrl(c, data.attributes.url);
       const eventTypes = eventTypesFromIds(data.relationships.trigger_event_types.data.map((t) => t.id));
       // A replay cannot show the secret again; the stored response says secret: null.
+      const stored = (r: WebhookRecord) => storedCreated(c, single(withSecret(r, null)));
       const record = await createWebhook(
-        serviceContext(c),
+        serviceContext(c, stored),
         { ...data.attributes, url },
         { organizationId: data.relationships.organization?.data.id, eventTypes },
-        (r) => storedCreated(c, single(withSecret(r, null))),
       );
       return created(c, single(withSecret(record, record.secret)));
     },
@@ -119,7 +120,7 @@ export const webhooksRouter = createRouter()
       const eventTypes = data.relationships?.trigger_event_types
         ? eventTypesFromIds(data.relationships.trigger_event_types.data.map((t) => t.id))
         : undefined;
-      const record = await updateWebhook(serviceContext(c), id, { ...data.attributes, url }, eventTypes);
+      const record = await updateWebhook(serviceContext(c), id, { input: { ...data.attributes, url }, eventTypes });
       return respond(c, single(serializeWebhook(record)));
     },
   )
@@ -154,9 +155,8 @@ export const webhooksRouter = createRouter()
       },
     }),
     async (c) => {
-      const record = await rotateSecret(serviceContext(c), c.req.valid("param").id, (r) =>
-        storedResponse(c, single(withSecret(r, null)), 200),
-      );
+      const stored = (r: WebhookRecord) => storedResponse(c, single(withSecret(r, null)), 200);
+      const record = await rotateSecret(serviceContext(c, stored), c.req.valid("param").id);
       return respond(c, single(withSecret(record, record.secret)));
     },
   );

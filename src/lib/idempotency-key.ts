@@ -1,11 +1,8 @@
 import { and, eq, lt, or } from "drizzle-orm";
 import type { Db } from "../db";
 import { idempotencyKeys, type IdempotencyKeyRow } from "../db/schema";
-import { uuidv7 } from "../lib/ids";
-
-import { Conflict, IdempotentReplay, KeyReused, type StoredResponse } from "../lib/domain-errors";
-
-export type { StoredResponse };
+import { uuidv7 } from "./ids";
+import { Conflict, IdempotentReplay, KeyReused, type StoredResponse } from "./domain-errors";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 // A reservation whose request died (the isolate was evicted mid-request) can be taken over after this.
