@@ -1,7 +1,7 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { DomainError, IdempotentReplay, NotFound, type Refusal, type Source, Unavailable } from "../lib/domain-errors";
+import { DomainError, IdempotentReplay, type Member, NotFound, type Problem, type Refusal, Unavailable } from "../lib/domain-errors";
 import { responseMediaType } from "./route-facts";
 import { LIMITS, mib } from "../lib/limits";
 import { loggable } from "../lib/log";
@@ -101,6 +101,27 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 
 export const MAX_ERRORS = LIMITS.errorsListed;
 export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
+
+/** Where in the request an error is, as JSON:API says it: a JSON pointer into the document, a query parameter or a header. */
+export type Source = { pointer: string } | { parameter: string } | { header: string };
+
+/** A member a service named, as a JSON pointer into the request's JSON:API document. */
+export function pointerOf(member: Member): string {
+  const base = member.item === undefined ? "/data" : `/data/${member.item}`;
+  if ("attribute" in member) return `${base}/attributes/${member.attribute.split(".").join("/")}`;
+  if ("relationship" in member) {
+    const named = `${base}/relationships/${member.relationship}`;
+    if (member.whole) return named;
+    return member.entry === undefined ? `${named}/data/id` : `${named}/data/${member.entry}/id`;
+  }
+  return member.id ? `${base}/id` : base;
+}
+
+/** A service's problem in the API's words. */
+function apiProblem({ detail, source }: Problem): ProblemInput {
+  if (!source) return { detail };
+  return { detail, source: "member" in source ? { pointer: pointerOf(source.member) } : source };
+}
 
 export interface ErrorObject {
   status: string;
@@ -212,7 +233,7 @@ export function asApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (!(err instanceof DomainError)) return undefined;
   const code = err instanceof NotFound ? (NOT_FOUND_CODES[err.entity] ?? "not_found") : CODE_OF_REFUSAL[err.kind];
-  const api = new ApiError(code, err.problems);
+  const api = new ApiError(code, err.problems.map(apiProblem));
   return err instanceof Unavailable ? api.withHeaders({ "Retry-After": String(err.retryAfterSeconds) }) : api;
 }
 

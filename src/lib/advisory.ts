@@ -18,6 +18,7 @@ export {
   VERSION_STATUSES,
   type VersionStatus,
 } from "../db/schema";
+import { attribute, type Problem } from "./domain-errors";
 
 // An advisory as published: one model, frozen in each revision, from which every rendering is made
 // (the JSON:API read, CSAF 2.0, OSV, CVE JSON 5.1 and the page), so they cannot disagree.
@@ -119,14 +120,12 @@ export function purlVersionProblem(purl: string, v: AffectedVersion): string | n
  * What publishing needs of an advisory's members, as its request schema checks them: for a row written
  * before these checks, so a publication never emits a document a format's validator refuses.
  */
-export function renderingProblems(
-  row: Pick<AdvisoryRow, "affected" | "references" | "cweIds" | "remediation">,
-): { detail: string; pointer: string }[] {
-  const at = (path: string) => `/data/attributes/${path}`;
+export function renderingProblems(row: Pick<AdvisoryRow, "affected" | "references" | "cweIds" | "remediation">): Problem[] {
+  const at = (path: string) => ({ member: attribute(path) });
   const problems = row.references.flatMap((url, i) =>
     isWebUrl(url, "https")
       ? []
-      : [{ pointer: at(`references/${i}`), detail: `references/${i} must be an https URL as RFC 3986 writes one.` }],
+      : [{ source: at(`references.${i}`), detail: `references/${i} must be an https URL as RFC 3986 writes one.` }],
   );
   row.affected.forEach((p: AffectedProduct, i) => {
     p.versions.forEach((v, j) => {
@@ -140,13 +139,14 @@ export function renderingProblems(
       for (const [where, version] of versions) {
         if (!version) continue;
         const problem = versionProblem(version) ?? (p.purl && where === "version" ? purlVersionProblem(p.purl, v) : null);
-        if (problem) problems.push({ pointer: at(`affected/${i}/versions/${j}/${where}`), detail: `${where}: ${problem}` });
+        if (problem)
+          problems.push({ source: at(`affected.${i}.versions.${j}.${`${where}`.replace("/", ".")}`), detail: `${where}: ${problem}` });
       }
     });
   });
-  if (new Set(row.cweIds).size !== row.cweIds.length) problems.push({ pointer: at("cwe_ids"), detail: "cwe_ids names a CWE id twice." });
+  if (new Set(row.cweIds).size !== row.cweIds.length) problems.push({ source: at("cwe_ids"), detail: "cwe_ids names a CWE id twice." });
   if (row.remediation && row.remediation.length > LIMITS.advisoryRemediationLength)
-    problems.push({ pointer: at("remediation"), detail: `remediation must be at most ${LIMITS.advisoryRemediationLength} characters.` });
+    problems.push({ source: at("remediation"), detail: `remediation must be at most ${LIMITS.advisoryRemediationLength} characters.` });
   return problems;
 }
 

@@ -4,8 +4,35 @@
  * request, so the rules know nothing of HTTP and a new front door (a page, the queue) reuses them.
  */
 
-/** Where in the request a problem is: a member of the document, a query parameter or a header. */
-export type Source = { pointer: string } | { parameter: string } | { header: string };
+/**
+ * A member of what the caller sent, named as the rules know it: an attribute (a dotted path into it,
+ * "credits.0.reporter_of"), a relationship (the record it names, or with `entry` the n-th of a
+ * to-many; `whole` for the relationship itself), or the resource (its id with `id`). Where one request
+ * names several resources (a bulk change, a new order), `item` says which. Each front door says it in
+ * its own words: the API as a JSON pointer into its document (src/http/errors.ts), a page as a field.
+ */
+export type Member =
+  | { attribute: string; item?: number }
+  | { relationship: string; entry?: number; whole?: boolean; item?: number }
+  | { resource: true; id?: boolean; item?: number };
+
+/** An attribute of the resource sent (of the `item`-th, in a request naming several). */
+export const attribute = (path: string, item?: number): Member => ({ attribute: path, ...(item !== undefined && { item }) });
+
+/** A relationship of the resource sent: the record it names, or the `entry`-th of a to-many. */
+export const relationship = (name: string, at: { entry?: number; whole?: boolean; item?: number } = {}): Member => ({
+  relationship: name,
+  ...at,
+});
+
+/** The resource sent, or the `item`-th of several; with `id`, its id. */
+export const resource = (at: { id?: boolean; item?: number } = {}): Member => ({ resource: true, ...at });
+
+/** Where in the request a problem is: a member of what was sent, a query parameter or a header. */
+export type Source = { member: Member } | { parameter: string } | { header: string } | LegacyPointer;
+
+/** A pointer written by a service itself: only vulns' rules still do, until they name members too. */
+type LegacyPointer = { pointer: string };
 
 export interface Problem {
   detail: string;
@@ -58,8 +85,8 @@ export class Invalid extends DomainError {
     super("invalid", problems);
   }
 
-  static at(pointer: string, detail: string): Invalid {
-    return new Invalid({ detail, source: { pointer } });
+  static at(member: Member | string, detail: string): Invalid {
+    return new Invalid({ detail, source: typeof member === "string" ? { pointer: member } : { member } });
   }
 }
 

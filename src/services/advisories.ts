@@ -24,7 +24,7 @@ import {
   type RevisionEntry,
 } from "../lib/advisory";
 import { baseCvss, type CvssRating } from "../lib/cvss";
-import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
+import { Conflict, Invalid, NotFound, Unprocessable, attribute, relationship, type Problem } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -72,7 +72,7 @@ async function cveGuard<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     if (isUniqueViolation(err, "advisories."))
-      throw Invalid.at("/data/attributes/cve_id", "The organization already has an advisory for this CVE id.");
+      throw Invalid.at(attribute("cve_id"), "The organization already has an advisory for this CVE id.");
     throw err;
   }
 }
@@ -132,19 +132,19 @@ type OrganizationFacts = AdvisoryPublisher;
 function assertVulnsOwned(ids: readonly string[], found: readonly VulnFacts[]) {
   const known = new Set(found.map((v) => v.id));
   const missing = ids.findIndex((id) => !known.has(id));
-  if (missing >= 0) throw Invalid.at(`/data/relationships/vulns/data/${missing}/id`, "vuln does not exist.");
+  if (missing >= 0) throw Invalid.at(relationship("vulns", { entry: missing }), "vuln does not exist.");
 }
 
 /** A credit of a reporter must name one of the advisory's vulns whose reporter consented, with a name. */
 function assertCredits(credits: readonly CreditInput[], facts: readonly VulnFacts[], vulnIds: readonly string[]) {
   credits.forEach((credit, i) => {
     if (!("reporter_of" in credit)) return;
-    const pointer = `/data/attributes/credits/${i}/reporter_of`;
-    if (!vulnIds.includes(credit.reporter_of)) throw Invalid.at(pointer, "must be one of the advisory's vulns.");
+    const member = attribute(`credits.${i}.reporter_of`);
+    if (!vulnIds.includes(credit.reporter_of)) throw Invalid.at(member, "must be one of the advisory's vulns.");
     const vuln = facts.find((v) => v.id === credit.reporter_of);
     if (!vuln?.creditConsent || !vuln.creditName)
       throw Invalid.at(
-        pointer,
+        member,
         "The reporter of this vuln has not consented to be credited (they set credit_name and credit_consent on their report).",
       );
   });
@@ -173,15 +173,15 @@ const policyPagesOf = (ctx: ServiceContext, organizationId: SQL) =>
 
 /** Refuses an advisory that could not be published as it stands. */
 function assertPublishable(row: AdvisoryRow) {
-  const problems: { detail: string; source: { pointer: string } }[] = [];
-  if (!row.summary) problems.push({ detail: "A published advisory needs a summary.", source: { pointer: "/data/attributes/summary" } });
+  const problems: Problem[] = [];
+  if (!row.summary) problems.push({ detail: "A published advisory needs a summary.", source: { member: attribute("summary") } });
   if (!row.affected.some((p) => p.versions.some((v) => v.status === "affected")))
     problems.push({
       detail: "A published advisory names at least one affected version.",
-      source: { pointer: "/data/attributes/affected" },
+      source: { member: attribute("affected") },
     });
   // A row written before the request schema checked what the renderings need is checked again here.
-  for (const { detail, pointer } of renderingProblems(row)) problems.push({ detail, source: { pointer } });
+  problems.push(...renderingProblems(row));
   if (problems.length) throw new Invalid(problems);
 }
 
@@ -261,7 +261,7 @@ export async function createAdvisory(
   assertVulnsOwned(vulnIds, facts);
   const credits = input.credits ?? [];
   assertCredits(credits, facts, ids);
-  if (input.state === "withdrawn") throw Invalid.at("/data/attributes/state", "Only a published advisory may be withdrawn.");
+  if (input.state === "withdrawn") throw Invalid.at(attribute("state"), "Only a published advisory may be withdrawn.");
   const defaults = defaultsFrom(facts);
   const now = nowIso();
   const publishing = input.state === "published";
@@ -307,7 +307,7 @@ export async function createAdvisory(
 
 const noRevision = () =>
   Invalid.at(
-    "/data/attributes/revision_note",
+    attribute("revision_note"),
     "revision_note goes with a publication or a change of a published advisory: nothing is frozen here.",
   );
 
@@ -382,9 +382,9 @@ export async function updateAdvisory(
   const existing = toRecord(found[0]);
   if (existing.state === "withdrawn") throw new Unprocessable({ detail: "A withdrawn advisory is final: it does not change." });
   if (input.state === "draft" && existing.state !== "draft")
-    throw Invalid.at("/data/attributes/state", "A published advisory does not return to draft: change it (a new revision) or withdraw it.");
+    throw Invalid.at(attribute("state"), "A published advisory does not return to draft: change it (a new revision) or withdraw it.");
   if (input.state === "withdrawn" && existing.state === "draft")
-    throw Invalid.at("/data/attributes/state", "Only a published advisory may be withdrawn; delete the draft instead.");
+    throw Invalid.at(attribute("state"), "Only a published advisory may be withdrawn; delete the draft instead.");
   const ids = vulnIds === undefined ? existing.vulnIds : [...new Set(vulnIds)].sort();
   if (vulnIds) assertVulnsOwned(vulnIds, facts);
   const { vulnIds: _, ...existingRow } = existing;
@@ -399,10 +399,7 @@ export async function updateAdvisory(
     note = input.revision_note ?? "Initial publication";
   } else if (existing.state === "published" && (contentChanged || input.state === "withdrawn")) {
     if (input.revision_note === undefined)
-      throw Invalid.at(
-        "/data/attributes/revision_note",
-        "A change of a published advisory makes a new revision: say why in revision_note.",
-      );
+      throw Invalid.at(attribute("revision_note"), "A change of a published advisory makes a new revision: say why in revision_note.");
     note = input.revision_note;
     Object.assign(next, { revision: existing.revision + 1, ...(input.state === "withdrawn" && { state: "withdrawn", withdrawnAt: now }) });
   } else if (input.revision_note !== undefined) throw noRevision();

@@ -15,7 +15,7 @@ import { isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { touchVulns } from "./vulns";
-import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
+import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
 
 export interface AssetInput {
   kind?: AssetKind;
@@ -46,7 +46,7 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     if (isUniqueViolation(err, "assets."))
-      throw Invalid.at("/data/attributes/value", "The organization already has an asset of this kind with this value.");
+      throw Invalid.at(attribute("value"), "The organization already has an asset of this kind with this value.");
     throw err;
   }
 }
@@ -131,7 +131,7 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   // Changing one of kind and value re-checks the value against the kind it will have.
   const kind = (input.kind ?? existing.kind) as AssetKind;
   const checked = checkAssetValue(kind, input.value ?? existing.value);
-  if (!checked.ok) throw Invalid.at(input.value !== undefined ? "/data/attributes/value" : "/data/attributes/kind", checked.reason);
+  if (!checked.ok) throw Invalid.at(input.value !== undefined ? attribute("value") : attribute("kind"), checked.reason);
   changes.kind = kind;
   changes.value = checked.value;
   const next: AssetRow = { ...existing, ...changes };

@@ -18,7 +18,7 @@ import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
-import { Conflict, Invalid, NotFound, Unprocessable } from "../lib/domain-errors";
+import { Conflict, Invalid, NotFound, Unprocessable, relationship } from "../lib/domain-errors";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 import type { Stale } from "../lib/stale";
 
@@ -99,7 +99,7 @@ async function refusedLinks(
 
 function assertPolicyOwned(policyId: string | null | undefined, policyOwner: string | undefined, organizationId: string): void {
   if (typeof policyId === "string" && policyOwner !== organizationId) {
-    throw Invalid.at("/data/relationships/policy/data/id", "policy does not exist.");
+    throw Invalid.at(relationship("policy"), "policy does not exist.");
   }
 }
 

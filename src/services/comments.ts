@@ -9,7 +9,7 @@ import { pageStatements, type Ordering } from "./list-pages";
 import { changedRows } from "../db/queries";
 import { commit, Plan } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
-import { Invalid, NotFound } from "../lib/domain-errors";
+import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { returnFromInfoRequest } from "./vulns";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
@@ -90,7 +90,7 @@ export async function createComment(
           .get();
         if (found) {
           throw Invalid.at(
-            "/data/attributes/visibility",
+            attribute("visibility"),
             "This report has no reporter to read a reply (the organization entered it through POST /v1/vulns): use visibility internal.",
           );
         }

@@ -2,7 +2,7 @@ import { and, count, eq, isNull, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { contacts, notifications, organizations, type ContactRole, type ContactRow } from "../db/schema";
 import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
-import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
+import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
@@ -24,10 +24,7 @@ export interface ContactInput {
 
 const notFound = () => new NotFound("contact", "No contact has that id.");
 const full = () =>
-  Invalid.at(
-    "/data/attributes/email",
-    `The organization has ${LIMITS.contactsPerOrganization} contacts, as many as it may; delete one first.`,
-  );
+  Invalid.at(attribute("email"), `The organization has ${LIMITS.contactsPerOrganization} contacts, as many as it may; delete one first.`);
 
 /** Addresses are kept and compared in lower case: one person, one contact. */
 const normalized = (email: string) => email.trim().toLowerCase();
@@ -37,7 +34,7 @@ async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
     return await write();
   } catch (err) {
     if (isUniqueViolation(err, "contacts."))
-      throw Invalid.at("/data/attributes/email", "The organization already has a contact with this address.");
+      throw Invalid.at(attribute("email"), "The organization already has a contact with this address.");
     throw err;
   }
 }

@@ -4,7 +4,7 @@ import type { Db } from "../db";
 import type { Caller } from "../lib/caller";
 import type { QueueMessage } from "../events/outbox";
 import type { IdempotencyUnit } from "../lib/idempotency-key";
-import { Forbidden, Invalid, type StoredResponse } from "../lib/domain-errors";
+import { Forbidden, Invalid, type StoredResponse, relationship } from "../lib/domain-errors";
 import { subquery } from "../db/queries";
 import type { Stale } from "../lib/stale";
 
@@ -86,7 +86,7 @@ export function ownerValue(ctx: ServiceContext, organizationId: string): string 
  * another is a 422, exactly like naming one that does not exist); operator keys must name one.
  */
 export function owningOrganization(ctx: ServiceContext, requested: string | undefined, exists: boolean | undefined): string {
-  const pointer = "/data/relationships/organization/data/id";
+  const pointer = relationship("organization");
   if (ctx.caller.kind === "organization") {
     if (requested !== undefined && requested !== ctx.caller.organizationId) {
       throw Invalid.at(pointer, "organization does not exist.");
@@ -96,7 +96,7 @@ export function owningOrganization(ctx: ServiceContext, requested: string | unde
   if (requested === undefined) {
     throw new Invalid({
       detail: "An operator key must name the organization (relationships.organization).",
-      source: { pointer: "/data/relationships/organization" },
+      source: { member: relationship("organization", { whole: true }) },
     });
   }
   if (!exists) throw Invalid.at(pointer, "organization does not exist.");

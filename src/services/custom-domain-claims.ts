@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import type { PolicyRow } from "../db/schema";
 import { isUniqueViolation } from "../db/queries";
 import { toHex } from "../lib/crypto";
-import { Invalid } from "../lib/domain-errors";
+import { Invalid, attribute } from "../lib/domain-errors";
 import { LIMITS } from "../lib/limits";
 import { isSpecialUseName, isUnder, isWildcardDnsName, platformHost } from "../lib/public-hosts";
 
@@ -12,7 +12,7 @@ import { isSpecialUseName, isUnder, isWildcardDnsName, platformHost } from "../l
 // serves nothing until the organization proves control with a TXT record (custom-domains.ts). A claim
 // still unproven after LIMITS.customDomainClaimDays is released, so nobody holds a domain by naming it.
 
-const POINTER = "/data/attributes/custom_domain";
+const POINTER = attribute("custom_domain");
 const DAY_MS = 86_400_000;
 
 /** The name of the TXT record that proves control of `host`. */

@@ -5,7 +5,7 @@ import type { ServiceContext } from "./context";
 import { isUniqueViolation } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
-import { Invalid, NotFound } from "../lib/domain-errors";
+import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 
 export interface DirectoryInput {
   name?: string;
@@ -18,8 +18,7 @@ const directoryNotFound = () => new NotFound("directory", "No directory has that
 
 function slugGuard<T>(write: () => Promise<T>): Promise<T> {
   return write().catch((err) => {
-    if (isUniqueViolation(err, "directories.slug"))
-      throw Invalid.at("/data/attributes/slug", "slug is already taken by another directory.");
+    if (isUniqueViolation(err, "directories.slug")) throw Invalid.at(attribute("slug"), "slug is already taken by another directory.");
     throw err;
   });
 }

@@ -9,7 +9,7 @@ import type { ServiceContext } from "./context";
 import { batchOf, isUniqueViolation, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
-import { Conflict, NotFound, Unprocessable } from "../lib/domain-errors";
+import { Conflict, NotFound, Unprocessable, attribute, resource } from "../lib/domain-errors";
 
 import { customizedBy, itemsListing, listingNotFound, selectItemsListing, selectListing } from "./directory-listings";
 
@@ -135,7 +135,7 @@ export async function addItem(ctx: ServiceContext, listingId: string, { type, id
   return p.record;
 }
 
-const ITEM_POINTER = { pointer: "/data/attributes/listable_id" };
+const ITEM_POINTER = { member: attribute("listable_id") };
 
 /** What adding an item checks, in one round trip: the listing, the listable, a duplicate, the count. */
 async function readForItem(ctx: ServiceContext, listingId: string, { type, id: listableId }: { type: ListableType; id: string }) {
@@ -207,13 +207,13 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
   const problems = ids.flatMap((id, i) => {
     const problem = !known.has(id) ? "is not an item of this listing." : seen.has(id) ? "is named twice." : null;
     seen.add(id);
-    return problem ? [{ detail: `data/${i}/id ${problem}`, source: { pointer: `/data/${i}/id` } }] : [];
+    return problem ? [{ detail: `data/${i}/id ${problem}`, source: { member: resource({ id: true, item: i }) } }] : [];
   });
   if (problems.length) throw new Unprocessable(problems);
   if (seen.size !== known.size) {
     throw new Unprocessable({
       detail: `Name every item of the listing exactly once (${known.size} items, ${seen.size} named).`,
-      source: { pointer: "/data" },
+      source: { member: resource() },
     });
   }
   const now = nowIso();

@@ -6,7 +6,7 @@ import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContex
 import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
-import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
+import { Conflict, Invalid, NotFound, relationship } from "../lib/domain-errors";
 
 // A directory listing: one organization in one directory. The operator makes and deletes it (also for an
 // unclaimed organization); the organization's own key shows or hides it, and its first change marks it
@@ -15,7 +15,7 @@ import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
 export const listingNotFound = () => new NotFound("directory_listing", "No directory listing has that id.");
 const directoryFull = () =>
   Invalid.at(
-    "/data/relationships/directory/data/id",
+    relationship("directory"),
     `The directory already lists ${LIMITS.listingsPerDirectory} organizations, as many as one may; delete a listing first.`,
   );
 
@@ -73,12 +73,11 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
     ctx.db.select({ n: count() }).from(directoryListings).where(eq(directoryListings.directoryId, directoryId)),
   ]);
   const problems = [
-    ...(dirs.length ? [] : [{ detail: "directory does not exist.", source: { pointer: "/data/relationships/directory/data/id" } }]),
-    ...(orgs.length ? [] : [{ detail: "organization does not exist.", source: { pointer: "/data/relationships/organization/data/id" } }]),
+    ...(dirs.length ? [] : [{ detail: "directory does not exist.", source: { member: relationship("directory") } }]),
+    ...(orgs.length ? [] : [{ detail: "organization does not exist.", source: { member: relationship("organization") } }]),
   ];
   if (problems.length) throw new Invalid(problems);
-  if (existing.length)
-    throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+  if (existing.length) throw Invalid.at(relationship("organization"), "The organization is already listed in this directory.");
   if ((listed[0]?.n ?? 0) >= LIMITS.listingsPerDirectory) throw directoryFull();
   const now = nowIso();
   const row: ListingRecord = {
@@ -118,7 +117,7 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
     },
   ).catch((err) => {
     if (isUniqueViolation(err, "directory_listings."))
-      throw Invalid.at("/data/relationships/organization/data/id", "The organization is already listed in this directory.");
+      throw Invalid.at(relationship("organization"), "The organization is already listed in this directory.");
     throw err;
   });
   return row;

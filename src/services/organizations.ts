@@ -6,7 +6,7 @@ import { isUniqueViolation, where } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
-import { Invalid, NotFound } from "../lib/domain-errors";
+import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 
 export interface OrganizationInput {
   name?: string;
@@ -93,8 +93,7 @@ async function slugGuard<T>(write: () => Promise<T>): Promise<T> {
   try {
     return await write();
   } catch (err) {
-    if (isUniqueViolation(err, "organizations.slug"))
-      throw Invalid.at("/data/attributes/slug", "slug is already taken by another organization.");
+    if (isUniqueViolation(err, "organizations.slug")) throw Invalid.at(attribute("slug"), "slug is already taken by another organization.");
     throw err;
   }
 }

@@ -19,7 +19,7 @@ import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./orga
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
-import { Conflict, Invalid, NotFound } from "../lib/domain-errors";
+import { Conflict, Invalid, NotFound, relationship } from "../lib/domain-errors";
 import { claimColumns, claimGuard, NO_CLAIM } from "./custom-domain-claims";
 
 export interface PolicyInput {
@@ -160,7 +160,7 @@ async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string
 function assertAssetsOwned(assetIds: string[], assetRows: { id: string; organizationId: string }[], organizationId: string): void {
   const owned = new Set(assetRows.filter((a) => a.organizationId === organizationId).map((a) => a.id));
   const problems = assetIds.flatMap((id, i) =>
-    owned.has(id) ? [] : [{ detail: "asset does not exist.", source: { pointer: `/data/relationships/assets/data/${i}/id` } }],
+    owned.has(id) ? [] : [{ detail: "asset does not exist.", source: { member: relationship("assets", { entry: i }) } }],
   );
   if (problems.length) throw new Invalid(problems);
 }

@@ -11,7 +11,7 @@ import {
 import type { Page } from "../db/pagination";
 import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { alertsAt, type CraKind, type Deadline, deadlinesAt, dueOf, metOf, nextLookMs } from "../lib/deadlines";
-import { Invalid, NotFound } from "../lib/domain-errors";
+import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { regulatoryDraft, type RegulatoryDraft } from "../lib/regulatory-draft";
 import { tenantFilter, type ServiceContext } from "./context";
@@ -136,7 +136,7 @@ export async function createRegulatoryReport(
   return record;
 }
 
-const SUBMITTED_AT = "/data/attributes/submitted_at";
+const SUBMITTED_AT = attribute("submitted_at");
 /**
  * Whether a filing's time is before the moment of knowledge, to the second: people write times to the
  * second ("$(date -u ...)" just after flagging), the platform keeps milliseconds. Both are UTC

@@ -14,7 +14,7 @@ import {
 import { IdempotencyUnit } from "../lib/idempotency-key";
 import { type Deadline, deadlinesAt, dueOf, metOf } from "../lib/deadlines";
 import { generateReporterToken, sha256Hex } from "../lib/crypto";
-import { Conflict, IdempotentReplay, Invalid } from "../lib/domain-errors";
+import { Conflict, IdempotentReplay, Invalid, attribute } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { loggable } from "../lib/log";
 import { parseSigningKeys, signCompact } from "../lib/jws";
@@ -234,8 +234,7 @@ export async function setReporterCredit(
 ): Promise<Report> {
   const creditName = input.credit_name === undefined ? report.creditName : input.credit_name;
   const creditConsent = input.credit_consent ?? report.creditConsent;
-  if (creditConsent && !creditName)
-    throw Invalid.at("/data/attributes/credit_name", "Consent to be credited needs the name to credit you by.");
+  if (creditConsent && !creditName) throw Invalid.at(attribute("credit_name"), "Consent to be credited needs the name to credit you by.");
   await ctx.db.update(vulns).set({ creditName, creditConsent }).where(eq(vulns.id, report.id));
   return { ...report, creditName, creditConsent };
 }

@@ -10,7 +10,7 @@ import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where, subquery } from "../db/queries";
 import { listPage, ordering, pageStatements, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
-import { Forbidden, Invalid, NotFound } from "../lib/domain-errors";
+import { Forbidden, Invalid, NotFound, relationship, resource, type Problem } from "../lib/domain-errors";
 import { LIMITS } from "../lib/limits";
 
 export const MAX_WEBHOOKS_PER_ORGANIZATION = LIMITS.webhooksPerOrganization;
@@ -43,13 +43,13 @@ function toRecord(row: WebhookRow & { eventTypesJson: string }): WebhookRecord {
 
 /** Event type ids (from GET /v1/webhook_event_types) to short names; unknown ids are 422 at their pointer. */
 export function eventTypesFromIds(ids: string[]): string[] {
-  const problems: { detail: string; source: { pointer: string } }[] = [];
+  const problems: Problem[] = [];
   const names = ids.flatMap((id, i) => {
     const type = EVENT_TYPES.find((t) => t.id === id);
     if (!type)
       problems.push({
         detail: "trigger_event_type does not exist.",
-        source: { pointer: `/data/relationships/trigger_event_types/data/${i}/id` },
+        source: { member: relationship("trigger_event_types", { entry: i }) },
       });
     return type ? [type.short_name] : [];
   });
@@ -93,7 +93,7 @@ function subscriptionStatements(
 function limitGuard<T>(write: () => Promise<T>): Promise<T> {
   return write().catch((err) => {
     if (/webhook limit reached/.test(`${(err as Error)?.message} ${String((err as { cause?: unknown })?.cause ?? "")}`)) {
-      throw Invalid.at("/data", `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`);
+      throw Invalid.at(resource(), `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`);
     }
     throw err;
   });
@@ -110,7 +110,7 @@ export async function createWebhook(
     throw new Forbidden("Operator keys read webhooks but never change them; use the organization's key.");
   const organizationId = ctx.caller.organizationId!;
   if (links.organizationId !== undefined && links.organizationId !== organizationId)
-    throw Invalid.at("/data/relationships/organization/data/id", "organization does not exist.");
+    throw Invalid.at(relationship("organization"), "organization does not exist.");
   const now = nowIso();
   const id = uuidv7();
   const secret = generateWebhookSecret();

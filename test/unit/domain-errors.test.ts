@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, asApiError, ERROR_CODES } from "../../src/http/errors";
+import { ApiError, asApiError, ERROR_CODES, pointerOf } from "../../src/http/errors";
 import {
+  attribute,
   BadInput,
   Conflict,
   DomainError,
@@ -8,10 +9,14 @@ import {
   Invalid,
   KeyReused,
   NotFound,
+  relationship,
+  resource,
   TooLarge,
   Unavailable,
   Unprocessable,
 } from "../../src/lib/domain-errors";
+
+const slugTaken = Invalid.at(attribute("slug"), "slug is taken.");
 
 // Services refuse in their own words; the HTTP layer alone decides the status, code and headers.
 describe("a service's refusal as the API's error", () => {
@@ -19,7 +24,7 @@ describe("a service's refusal as the API's error", () => {
     [new NotFound("vuln", "No vuln has that id."), "vuln_not_found"],
     [new NotFound("brief", "No brief has that id."), "brief_not_found"],
     [new NotFound("webhook", "No webhook has that id."), "not_found"],
-    [Invalid.at("/data/attributes/slug", "slug is taken."), "validation_error"],
+    [slugTaken, "validation_error"],
     [new Unprocessable({ detail: "Not listed." }), "unprocessable_entity"],
     [new Conflict("Lost a race."), "conflict"],
     [new Forbidden("Operators may not."), "forbidden"],
@@ -35,20 +40,37 @@ describe("a service's refusal as the API's error", () => {
     expect(api.toDocument("req").errors[0]).toMatchObject({
       code,
       detail: refusal.message,
-      ...(refusal.problems[0]!.source ? { source: refusal.problems[0]!.source } : {}),
+      ...(refusal === slugTaken ? { source: { pointer: "/data/attributes/slug" } } : {}),
+      ...(refusal.problems[0]!.source && !("member" in refusal.problems[0]!.source) ? { source: refusal.problems[0]!.source } : {}),
     });
   });
 
   it("keeps every problem, each with its own pointer", () => {
     const refusal = new Invalid([
-      { detail: "a is wrong.", source: { pointer: "/data/attributes/a" } },
-      { detail: "b is wrong.", source: { pointer: "/data/attributes/b" } },
+      { detail: "a is wrong.", source: { member: attribute("a") } },
+      { detail: "b is wrong.", source: { member: attribute("b") } },
     ]);
     expect(
       asApiError(refusal)!
         .toDocument("req")
         .errors.map((e) => e.source),
     ).toEqual([{ pointer: "/data/attributes/a" }, { pointer: "/data/attributes/b" }]);
+  });
+
+  // The rules name members; the API alone writes them as JSON pointers into its documents.
+  it.each([
+    [attribute("slug"), "/data/attributes/slug"],
+    [attribute("credits.2.reporter_of"), "/data/attributes/credits/2/reporter_of"],
+    [attribute("state", 3), "/data/3/attributes/state"],
+    [relationship("policy"), "/data/relationships/policy/data/id"],
+    [relationship("assets", { entry: 4 }), "/data/relationships/assets/data/4/id"],
+    [relationship("organization", { whole: true }), "/data/relationships/organization"],
+    [relationship("brief", { item: 1 }), "/data/1/relationships/brief/data/id"],
+    [resource(), "/data"],
+    [resource({ id: true }), "/data/id"],
+    [resource({ id: true, item: 5 }), "/data/5/id"],
+  ] as const)("%o is %s", (member, pointer) => {
+    expect(pointerOf(member)).toBe(pointer);
   });
 
   it("tells the client when to retry an unavailable store", () => {
