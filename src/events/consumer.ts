@@ -3,7 +3,7 @@ import { loggable } from "../lib/log";
 import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
 import type { LeasedDelivery } from "../webhooks/fanout";
 import { MAX_QUEUE_DELAY_SECONDS } from "../webhooks/schedule";
-import { publishDeliveries, type QueueMessage } from "./outbox";
+import { publishDeliveries, type QueueMessage } from "../lib/queue";
 import { processEventBatch, type Written } from "./process-batch";
 import { publishNotices } from "../notifications/outbox";
 import { attemptNotification, type EmailContext } from "../notifications/send";

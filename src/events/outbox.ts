@@ -7,9 +7,6 @@ import { QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import { emailsOfEvent } from "../notifications/outbox";
 import type { EventType } from "./types";
 
-// The queue's messages and senders live in lib/queue.ts; re-exported for the modules that use them from here.
-export { publishDeliveries, publishEvents, type DeliveryMessage, type EventMessage, type QueueMessage } from "../lib/queue";
-
 /**
  * The webhook body of a vuln event, built by SQLite from the row `v` as it stands at that point of
  * the batch, so the payload is exactly the state the change produced.

@@ -5,6 +5,7 @@ import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";
 import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
 import { LIMITS, RATES } from "../lib/limits";
+import { DOCUMENTED_FACTS, type DocumentedFacts } from "./route-facts";
 
 // What applies to many operations at once is added here, once, so every route (and every route still
 // to come) gets it without declaring it: response headers, the Idempotency-Key and X-D1-Bookmark
@@ -222,7 +223,9 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
       const op = (item as Record<string, unknown>)[method] as Operation | undefined;
       if (!op) continue;
       const isPublic = Array.isArray(op.security) && op.security.length === 0;
-      const cachedRead = method === "get" && path.startsWith("/v1/p/");
+      const facts: DocumentedFacts = (op as Record<string, unknown>)[DOCUMENTED_FACTS] ?? {};
+      delete (op as Record<string, unknown>)[DOCUMENTED_FACTS];
+      const cachedRead = method === "get" && facts.cached === true;
       const under = (p: string) => path === p || path.startsWith(`${p}/`);
 
       // Every operation says who may call it, after its own description (or its summary).
@@ -255,7 +258,7 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
         if (cachedRead && (code === 200 || code === 304)) {
           Object.assign(headers, { ETag: ref("ETag"), "X-Cache": ref("XCache"), "Cache-Control": ref("CacheControl") });
         }
-        if (path.startsWith("/v1/p/") || isPublic) headers["Access-Control-Allow-Origin"] = ref("AccessControlAllowOrigin");
+        if (isPublic || facts.cors) headers["Access-Control-Allow-Origin"] = ref("AccessControlAllowOrigin");
         if ((code >= 200 && code < 300) || (code >= 400 && code < 500)) headers["X-RateLimit-Limit"] = ref("RateLimitLimit");
         response.headers = { ...(response.headers ?? {}), ...headers };
       }

@@ -19,6 +19,24 @@ export interface RouteFacts {
   rawUpload?: { maxBytes: number };
   /** The requests a minute the limit that counts its callers allows (an API key's when not declared). */
   rateLimit?: number;
+  /** A read answered from the edge cache: ETag, If-None-Match and X-Cache. */
+  cached?: boolean;
+  /** Callable from any web page (CORS) though it needs a credential: the reporter's token. */
+  cors?: boolean;
+}
+
+/**
+ * The facts an operation of the OpenAPI document carries (as this extension, which the document's
+ * finisher reads and removes), so that what the document says of a route follows what the route
+ * declares, not its path.
+ */
+export const DOCUMENTED_FACTS = "x-route-facts";
+export type DocumentedFacts = Pick<RouteFacts, "cached" | "cors">;
+
+/** What the handlers of a route's `middleware` declare, together. */
+export function factsOf(middleware: unknown): RouteFacts {
+  const handlers = Array.isArray(middleware) ? middleware : middleware ? [middleware] : [];
+  return Object.assign({}, ...handlers.map((h) => (h as Partial<Declaration>)[FACTS] ?? {}));
 }
 
 const FACTS = Symbol("route facts");

@@ -3,7 +3,7 @@ import type { Env } from "hono";
 import type { AppEnv } from "./app-env";
 import { answerMembers, fieldsetParameters } from "./fieldsets";
 import { NoQuery, validationHook } from "./openapi";
-import { declare, type RouteFacts } from "./route-facts";
+import { declare, DOCUMENTED_FACTS, type DocumentedFacts, factsOf, type RouteFacts } from "./route-facts";
 
 type RouteConfig = Parameters<OpenAPIHono["openapi"]>[0];
 
@@ -13,12 +13,20 @@ type RouteConfig = Parameters<OpenAPIHono["openapi"]>[0];
  * declares NoQuery itself (the public cached reads) takes nothing, sparse fieldsets included.
  */
 function withReadQuery(route: RouteConfig): RouteConfig {
+  route = withDocumentedFacts(route);
   if (route.method !== "get" || route.request?.query === NoQuery) return route;
   const content = (route.responses[200] as { content?: Record<string, { schema?: unknown }> } | undefined)?.content;
   const schema = content && Object.values(content)[0]?.schema;
   const members = schema ? answerMembers(schema as z.ZodType) : new Map<string, string[]>();
   const query = ((route.request?.query as z.ZodObject | undefined) ?? NoQuery).extend(fieldsetParameters(members));
   return { ...route, request: { ...route.request, query } };
+}
+
+/** The route's declared facts that its OpenAPI operation reports (see DOCUMENTED_FACTS). */
+function withDocumentedFacts(route: RouteConfig): RouteConfig {
+  const { cached, cors } = factsOf(route.middleware);
+  const documented: DocumentedFacts = { ...(cached && { cached }), ...(cors && { cors }) };
+  return Object.keys(documented).length ? { ...route, [DOCUMENTED_FACTS]: documented } : route;
 }
 
 /**

@@ -2,7 +2,7 @@ import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
 import type { Caller } from "../lib/caller";
-import type { QueueMessage } from "../events/outbox";
+import type { QueueMessage } from "../lib/queue";
 import type { IdempotencyUnit } from "../lib/idempotency-key";
 import { Forbidden, Invalid, type StoredResponse, relationship } from "../lib/domain-errors";
 import { subquery } from "../db/queries";

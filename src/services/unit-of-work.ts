@@ -1,7 +1,8 @@
 import { getTableName, is, Table } from "drizzle-orm";
 import type { BatchItem, BatchResponse } from "drizzle-orm/batch";
 import { SQLiteDeleteBase, SQLiteInsertBase, SQLiteUpdateBase } from "drizzle-orm/sqlite-core";
-import { publishEvents, writtenEvents, type PlannedEvent } from "../events/outbox";
+import { writtenEvents, type PlannedEvent } from "../events/outbox";
+import { publishEvents } from "../lib/queue";
 import type { ServiceContext } from "./context";
 import type { Stale } from "../lib/stale";
 import { batchOf } from "../db/queries";

@@ -1,6 +1,6 @@
 import { and, count, eq, getTableColumns } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
-import { publishDeliveries } from "../events/outbox";
+import { publishDeliveries } from "../lib/queue";
 import { EVENT_TYPES } from "../events/types";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";

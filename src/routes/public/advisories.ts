@@ -16,6 +16,7 @@ import { osvDocument } from "../../lib/advisory-osv";
 import { normalizeUuid } from "../../lib/ids";
 import { RATES } from "../../lib/limits";
 import { findPublicAdvisory } from "../../services/advisories";
+import { declare } from "../../http/route-facts";
 
 // A published advisory, for anyone: as JSON:API, and as the documents the world's tools read (CSAF 2.0,
 // OSV, a CVE JSON 5.1 CNA container), all made from its latest revision. Drafts are not found (and
@@ -97,7 +98,7 @@ const read = (format?: AdvisoryFormat) =>
     summary: `${format ? FORMATS[format].summary : "Read a published advisory"} (no key; ${RATES.publicReads} reads a minute per client IP). Served from the edge cache; ETag and If-None-Match supported`,
     ...(format ? { description: FORMATS[format].description } : {}),
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER"), declare({ cached: true })],
     request: { params: AdvisoryIdParam, query: NoQuery },
     responses: {
       200: format

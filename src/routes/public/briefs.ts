@@ -20,6 +20,7 @@ import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
 import { PolicyTerms, policyTerms } from "../v1/policies/schema";
 import { publicRateLimit } from "../../http/rate-limit";
 import { RESPONSIVENESS_DAYS, RESPONSIVENESS_MIN_REPORTS, type Responsiveness } from "../../services/metrics";
+import { declare } from "../../http/route-facts";
 
 const PublicOrganization = embeddedResourceSchema(
   "PublicOrganization",
@@ -105,7 +106,7 @@ export const publicBriefsRouter = createRouter().openapi(
     tags: ["Public"],
     summary: "Read a published brief (no key). Served from the edge cache; ETag and If-None-Match supported",
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER"), declare({ cached: true })],
     request: {
       params: z.object({
         shortcode: ShortcodePathParam("7KQ2-M9XD"),

@@ -22,6 +22,7 @@ import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/p
 import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
 import { publicPolicy, PublicPolicy } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
+import { declare } from "../../http/route-facts";
 
 const PublicDirectory = resourceSchema(
   "PublicDirectory",
@@ -98,7 +99,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
     summary:
       "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
     security: [],
-    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
+    middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER"), declare({ cached: true })],
     request: {
       params: z.object({
         slug: z.string().openapi({

@@ -57,7 +57,11 @@ import { noStore } from "../../http/middleware";
 const tags = ["Reporter"];
 // The reporter's answers are its own: never kept by a browser or a shared cache, whatever else ran.
 type ReporterEnv = OpenedEnv<Report>;
-const auth = [noStore(), reporterAuth<Report>({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller })];
+const auth = [
+  declare({ cors: true }),
+  noStore(),
+  reporterAuth<Report>({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller }),
+];
 const security = [{ reporterToken: [] }];
 const notFound = "Not found: the report has no such comment or attachment";
 const readErrors = errorResponses("read", { notFound });

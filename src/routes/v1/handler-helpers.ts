@@ -1,6 +1,6 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../../http/app-env";
-import type { QueueMessage } from "../../events/outbox";
+import type { QueueMessage } from "../../lib/queue";
 import { type ResourceObject, single } from "../../http/jsonapi";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
