@@ -10,7 +10,7 @@ import { database, htmlDocumentHeaders, limitBody, noStoreByDefault, publicCors,
 import { rateLimitHeader } from "./http/rate-limit";
 import { notFoundHandler } from "./http/not-found";
 import { declare } from "./http/route-facts";
-import { validationHook } from "./http/openapi";
+import { validationHook } from "./http/openapi/validation";
 import { errorsMarkdown, finishDocument } from "./http/openapi-document";
 import { docsRouter } from "./routes/docs";
 import type { ReferenceDocument } from "./templates/reference";

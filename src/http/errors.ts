@@ -106,7 +106,7 @@ export type ErrorStatus = (typeof ERROR_CODES)[ErrorCode]["status"];
 export type Source = { pointer: string } | { parameter: string } | { header: string };
 
 /** A member a service named, as a JSON pointer into the request's JSON:API document. */
-export function pointerOf(member: Member): string {
+export function memberPointer(member: Member): string {
   const base = member.item === undefined ? "/data" : `/data/${member.item}`;
   if ("attribute" in member) return `${base}/attributes/${member.attribute.split(".").join("/")}`;
   if ("relationship" in member) {
@@ -120,7 +120,7 @@ export function pointerOf(member: Member): string {
 /** A service's problem in the API's words. */
 function apiProblem({ detail, source }: Problem): ProblemInput {
   if (!source) return { detail };
-  return { detail, source: "member" in source ? { pointer: pointerOf(source.member) } : source };
+  return { detail, source: "member" in source ? { pointer: memberPointer(source.member) } : source };
 }
 
 export interface ErrorObject {

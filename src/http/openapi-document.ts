@@ -3,7 +3,7 @@ import { CLIENT_REQUEST_ID_PATTERN, IDEMPOTENCY_KEY_PATTERN } from "../lib/ids";
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
 import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";
-import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi";
+import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi/responses";
 import { LIMITS, RATES } from "../lib/limits";
 import { DOCUMENTED_FACTS, type DocumentedFacts } from "./route-facts";
 

@@ -2,7 +2,8 @@ import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { Env } from "hono";
 import type { AppEnv } from "./app-env";
 import { answerMembers, fieldsetParameters } from "./fieldsets";
-import { NoQuery, validationHook } from "./openapi";
+import { NoQuery } from "./openapi/queries";
+import { validationHook } from "./openapi/validation";
 import { declare, DOCUMENTED_FACTS, type DocumentedFacts, factsOf, type RouteFacts } from "./route-facts";
 
 type RouteConfig = Parameters<OpenAPIHono["openapi"]>[0];

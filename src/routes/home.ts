@@ -1,7 +1,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { ERRORS_PAGE } from "../http/errors";
 import { JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE, preferredMediaType, respond } from "../http/media-type";
-import { errorResponse, jsonApiContent } from "../http/openapi";
+import { errorResponse, jsonApiContent } from "../http/openapi/responses";
 import { declare } from "../http/route-facts";
 import { createRouter } from "../http/router";
 import { publicRateLimit } from "../http/rate-limit";

@@ -1,5 +1,6 @@
 import { createRoute, z } from "@hono/zod-openapi";
-import { errorResponse, NoQuery } from "../http/openapi";
+import { errorResponse } from "../http/openapi/responses";
+import { NoQuery } from "../http/openapi/queries";
 import { publicRateLimit } from "../http/rate-limit";
 import { declare } from "../http/route-facts";
 import { createRouter } from "../http/router";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, asApiError, ERROR_CODES, pointerOf } from "../../src/http/errors";
+import { ApiError, asApiError, ERROR_CODES, memberPointer } from "../../src/http/errors";
 import {
   attribute,
   BadInput,
@@ -70,7 +70,7 @@ describe("a service's refusal as the API's error", () => {
     [resource({ id: true }), "/data/id"],
     [resource({ id: true, item: 5 }), "/data/5/id"],
   ] as const)("%o is %s", (member, pointer) => {
-    expect(pointerOf(member)).toBe(pointer);
+    expect(memberPointer(member)).toBe(pointer);
   });
 
   it("tells the client when to retry an unavailable store", () => {

@@ -5,7 +5,9 @@ import { type AdvisoryFormat, cachedPublicDocument, publicAdvisoryPath } from ".
 import { ApiError } from "../../http/errors";
 import { JSONAPI_VERSION } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import { errorResponses, jsonApiContent, NoQuery, RecordLink, Uuid } from "../../http/openapi";
+import { errorResponses, jsonApiContent } from "../../http/openapi/responses";
+import { NoQuery } from "../../http/openapi/queries";
+import { RecordLink, Uuid } from "../../http/openapi/documents";
 import { PublicAdvisoryAttributes, publicAdvisoryAttributes } from "../v1/advisories/schema";
 import { publicRateLimit } from "../../http/rate-limit";
 import { createRouter } from "../../http/router";

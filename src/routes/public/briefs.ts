@@ -1,18 +1,12 @@
-import { Out, ShortcodePathParam } from "../../http/openapi";
+import { Out, ShortcodePathParam } from "../../http/openapi/documents";
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicBriefPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
 import { embedded, JSONAPI_VERSION, resource, toOne } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import {
-  embeddedResourceSchema,
-  errorResponses,
-  jsonApiContent,
-  NoQuery,
-  RecordLink,
-  resourceSchema,
-  toOneSchema,
-} from "../../http/openapi";
+import { embeddedResourceSchema, RecordLink, resourceSchema, toOneSchema } from "../../http/openapi/documents";
+import { errorResponses, jsonApiContent } from "../../http/openapi/responses";
+import { NoQuery } from "../../http/openapi/queries";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";

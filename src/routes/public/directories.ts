@@ -1,20 +1,12 @@
-import { Out } from "../../http/openapi";
+import { Out } from "../../http/openapi/documents";
 import { createRoute, z } from "@hono/zod-openapi";
 import { cachedPublicDocument, publicDirectoryPath } from "../../http/cache";
 import { ApiError } from "../../http/errors";
 import { embedded, JSONAPI_VERSION, resource, toMany } from "../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE } from "../../http/media-type";
-import {
-  embeddedResourceSchema,
-  errorResponses,
-  jsonApiContent,
-  NoQuery,
-  resourceSchema,
-  Timestamp,
-  toManySchema,
-  Uuid,
-  RecordLink,
-} from "../../http/openapi";
+import { embeddedResourceSchema, resourceSchema, Timestamp, toManySchema, Uuid, RecordLink } from "../../http/openapi/documents";
+import { errorResponses, jsonApiContent } from "../../http/openapi/responses";
+import { NoQuery } from "../../http/openapi/queries";
 import { createRouter } from "../../http/router";
 import { nowIso, SLUG_PATTERN } from "../../lib/ids";
 import { LIMITS } from "../../lib/limits";

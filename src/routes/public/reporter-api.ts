@@ -1,7 +1,7 @@
 import { Deadline } from "../v1/vulns/schema";
 import { INBOX_STATES, PROCESSING_STATES, SEVERITIES, TRIAGE_STATES } from "../../db/schema";
 import type { StoredResponse } from "../../lib/domain-errors";
-import { Out, Uuid } from "../../http/openapi";
+import { Out, Uuid } from "../../http/openapi/documents";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { createRouter } from "../../http/router";
@@ -11,11 +11,6 @@ import { declare } from "../../http/route-facts";
 import {
   Binary,
   collectionDocument,
-  errorResponse,
-  errorResponses,
-  jsonApiBody,
-  jsonApiContent,
-  pageQuery,
   requestDocument,
   resourceSchema,
   resourceSchemaWithMeta,
@@ -24,7 +19,9 @@ import {
   toOneSchema,
   RecordLink,
   updateDocument,
-} from "../../http/openapi";
+} from "../../http/openapi/documents";
+import { errorResponse, errorResponses, jsonApiBody, jsonApiContent } from "../../http/openapi/responses";
+import { pageQuery } from "../../http/openapi/queries";
 import { Name } from "../v1/fields";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";

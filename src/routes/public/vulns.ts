@@ -1,11 +1,12 @@
 import { INBOX_STATES } from "../../db/schema";
 import { LIMITS } from "../../lib/limits";
-import { Out, ShortcodePathParam, Uuid } from "../../http/openapi";
+import { Out, ShortcodePathParam, Uuid } from "../../http/openapi/documents";
 import { REPORTER_TOKEN_PATTERN } from "../../lib/crypto";
 import { createRoute, z } from "@hono/zod-openapi";
 import { assertDocumentMatches, JSONAPI_VERSION } from "../../http/jsonapi";
 import { JSON_MEDIA_TYPE, respond } from "../../http/media-type";
-import { errorResponses, jsonContent, requestDocument, Timestamp } from "../../http/openapi";
+import { errorResponses, jsonContent } from "../../http/openapi/responses";
+import { requestDocument, Timestamp } from "../../http/openapi/documents";
 import { declare } from "../../http/route-facts";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode } from "../../lib/ids";

@@ -1,4 +1,4 @@
-import { Out, Uuid } from "../../http/openapi";
+import { Out, Uuid } from "../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import { ASSET_KINDS, checkAssetValue } from "../../lib/asset-values";
 import { LIMITS } from "../../lib/limits";

@@ -2,17 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { requireOrganizationKey } from "../../../http/auth";
 import { assertDocumentMatches, collection, JSONAPI_VERSION, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import {
-  collectionDocument,
-  errorResponses,
-  IdParam,
-  JsonApiObject,
-  jsonApiBody,
-  jsonApiContent,
-  NoQuery,
-  RecordLink,
-  singleDocument,
-} from "../../../http/openapi";
+import { collectionDocument, JsonApiObject, RecordLink, singleDocument } from "../../../http/openapi/documents";
+import { errorResponses, jsonApiBody, jsonApiContent } from "../../../http/openapi/responses";
+import { IdParam, NoQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import {
   createAdvisory,

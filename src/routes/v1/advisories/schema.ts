@@ -3,8 +3,8 @@ import { PackageURL } from "packageurl-js";
 import { CVSS_VECTOR_PATTERN } from "../../../lib/cvss";
 import { ADVISORY_STATES, type AdvisoryDocument, type AdvisoryRevisionRow, CVSS_VERSIONS, SEVERITIES } from "../../../db/schema";
 import { resource, toMany, toOne } from "../../../http/jsonapi";
+import { listQuery } from "../../../http/openapi/queries";
 import {
-  listQuery,
   Out,
   resourceSchema,
   Timestamp,
@@ -13,7 +13,7 @@ import {
   updateDocument,
   Uuid,
   requestDocument,
-} from "../../../http/openapi";
+} from "../../../http/openapi/documents";
 import { CREDIT_TYPES, cweName, purlVersionProblem, VERSION_STATUSES, versionProblem } from "../../../lib/advisory";
 import { LIMITS } from "../../../lib/limits";
 import { SINGLE_LINE_PATTERN } from "../../../lib/text";

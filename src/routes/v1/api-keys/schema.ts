@@ -1,9 +1,10 @@
 import { API_KEY_PATTERN } from "../../../lib/crypto";
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { ApiKeyRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema } from "../../../http/openapi";
+import { listQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, toOneSchema } from "../../../http/openapi/documents";
 import { Name } from "../fields";
 
 const ApiKeyAttributes = z.object({

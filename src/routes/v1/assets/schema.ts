@@ -1,9 +1,10 @@
 import { LIMITS } from "../../../lib/limits";
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { AssetRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
+import { listQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi/documents";
 import { ASSET_KINDS, type AssetKind as Kind } from "../../../lib/asset-values";
 import { AssetKind, AssetValue, checkedKindValue, relationshipInput, ShortDescription } from "../fields";
 

@@ -1,9 +1,10 @@
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { BriefRow } from "../../../db/schema";
 import { LIMITS } from "../../../lib/limits";
 import { resource, toOne } from "../../../http/jsonapi";
-import { listQuery, uuidQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
+import { listQuery, uuidQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi/documents";
 import {
   DateTimeInput,
   Name,

@@ -1,7 +1,8 @@
 import { z } from "@hono/zod-openapi";
 import { CONTACT_ROLES, type ContactRow } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi";
+import { booleanQuery, listQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi/documents";
 import { Name, relationshipInput } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 

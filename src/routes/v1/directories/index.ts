@@ -1,4 +1,4 @@
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { DirectoryRow } from "../../../db/schema";
 import { requireOperator } from "../../../http/auth";
@@ -6,17 +6,14 @@ import { assertDocumentMatches, collection, pageOf, resource, single } from "../
 import { respond } from "../../../http/media-type";
 import {
   collectionDocument,
-  errorResponses,
-  IdParam,
-  jsonApiBody,
-  jsonApiContent,
-  listQuery,
   requestDocument,
   resourceSchema,
   singleDocument,
   Timestamp,
   updateDocument,
-} from "../../../http/openapi";
+} from "../../../http/openapi/documents";
+import { errorResponses, jsonApiBody, jsonApiContent } from "../../../http/openapi/responses";
+import { IdParam, listQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { createDirectory, getDirectory, listDirectories, updateDirectory } from "../../../services/directories";
 import { creation, serviceContext } from "../handler-helpers";

@@ -1,20 +1,10 @@
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { LIMITS } from "../../../lib/limits";
 import { z } from "@hono/zod-openapi";
 import { LISTABLE_TYPES } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import {
-  booleanQuery,
-  dataType,
-  listQuery,
-  pageQuery,
-  requestDocument,
-  resourceSchema,
-  Timestamp,
-  toOneSchema,
-  updateDocument,
-  Uuid,
-} from "../../../http/openapi";
+import { booleanQuery, listQuery, pageQuery } from "../../../http/openapi/queries";
+import { dataType, requestDocument, resourceSchema, Timestamp, toOneSchema, updateDocument, Uuid } from "../../../http/openapi/documents";
 import type { ItemRecord } from "../../../services/directory-listing-items";
 import type { ListingRecord } from "../../../services/directory-listings";
 import { relationshipInput } from "../fields";

@@ -1,7 +1,9 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { single, resource } from "../../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE, preferredMediaType, respond } from "../../../http/media-type";
-import { errorResponses, jsonApiContent, singleDocument, Timestamp, uuidQuery, resourceSchema } from "../../../http/openapi";
+import { errorResponses, jsonApiContent } from "../../../http/openapi/responses";
+import { singleDocument, Timestamp, resourceSchema } from "../../../http/openapi/documents";
+import { uuidQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { DEADLINE_KINDS } from "../../../lib/deadlines";
 import { type Metrics, METRICS_DEFAULT_DAYS, readMetrics } from "../../../services/metrics";

@@ -2,17 +2,9 @@ import { createRoute, z } from "@hono/zod-openapi";
 import { NOTIFICATION_KINDS, NOTIFICATION_RECIPIENTS, NOTIFICATION_STATUSES, type NotificationRow } from "../../../db/schema";
 import { collection, pageOf, resource, single, toOne } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import {
-  collectionDocument,
-  errorResponses,
-  IdParam,
-  jsonApiContent,
-  listQuery,
-  resourceSchema,
-  singleDocument,
-  Timestamp,
-  toOneSchema,
-} from "../../../http/openapi";
+import { collectionDocument, resourceSchema, singleDocument, Timestamp, toOneSchema } from "../../../http/openapi/documents";
+import { errorResponses, jsonApiContent } from "../../../http/openapi/responses";
+import { IdParam, listQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { getNotification, listNotifications } from "../../../services/notifications";
 import { serviceContext } from "../handler-helpers";

@@ -1,10 +1,11 @@
 import { SLUG_PATTERN } from "../../../lib/ids";
 import { LIMITS } from "../../../lib/limits";
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { OrganizationRow } from "../../../db/schema";
 import { resource } from "../../../http/jsonapi";
-import { booleanQuery, listQuery, requestDocument, resourceSchema, Timestamp, updateDocument } from "../../../http/openapi";
+import { booleanQuery, listQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, updateDocument } from "../../../http/openapi/documents";
 import { HttpUrl, Name } from "../fields";
 
 export const Slug = z

@@ -1,7 +1,9 @@
 import { createRoute } from "@hono/zod-openapi";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, singleDocument } from "../../../http/openapi/documents";
+import { errorResponses, jsonApiBody, jsonApiContent } from "../../../http/openapi/responses";
+import { IdParam } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { nowIso } from "../../../lib/ids";
 import { createPolicy, deletePolicy, getPolicy, listPolicies, type PolicyRecord, updatePolicy } from "../../../services/policies";

@@ -1,10 +1,11 @@
 import { DEFAULT_RESPONSE_TARGETS, responseTargetsOf, TARGET_BOUNDS } from "../../../lib/deadlines";
 import { SEVERITIES, type Severity } from "../../../db/schema";
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import { LIMITS } from "../../../lib/limits";
 import { resource, toMany, toOne } from "../../../http/jsonapi";
-import { listQuery, requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi";
+import { listQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi/documents";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { maturityRating } from "../../../lib/maturity";
 import type { PolicyRow, PolicyVersionRow } from "../../../db/schema";

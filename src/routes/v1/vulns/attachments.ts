@@ -1,5 +1,5 @@
 import { MAX_FILENAME_LENGTH, STORED_CONTENT_TYPE } from "../../../lib/filenames";
-import { RecordLink } from "../../../http/openapi";
+import { RecordLink } from "../../../http/openapi/documents";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import type { AppEnv } from "../../../http/app-env";
@@ -10,14 +10,13 @@ import { declare } from "../../../http/route-facts";
 import {
   Binary,
   collectionDocument,
-  errorResponses,
-  jsonContent,
-  listQuery,
   resourceSchemaWithMeta,
   singleDocument,
   Timestamp,
   toOneSchema,
-} from "../../../http/openapi";
+} from "../../../http/openapi/documents";
+import { errorResponses, jsonContent } from "../../../http/openapi/responses";
+import { listQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { downloadHeaders } from "../../../lib/filenames";
 import { UPLOADERS } from "../../../db/schema";

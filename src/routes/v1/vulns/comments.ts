@@ -5,15 +5,14 @@ import { assertDocumentMatches, collection, pageOf, resource, single, toOne } fr
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import {
   collectionDocument,
-  errorResponses,
-  jsonContent,
-  pageQuery,
   requestDocument,
   resourceSchema,
   singleDocument,
   Timestamp,
   toOneSchema,
-} from "../../../http/openapi";
+} from "../../../http/openapi/documents";
+import { errorResponses, jsonContent } from "../../../http/openapi/responses";
+import { pageQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { COMMENT_AUTHORS, COMMENT_VISIBILITIES } from "../../../db/schema";
 import { createComment, deleteComment, getComment, listComments, MAX_COMMENT_LENGTH, type CommentRecord } from "../../../services/comments";

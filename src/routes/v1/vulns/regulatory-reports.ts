@@ -4,15 +4,14 @@ import { assertDocumentMatches, collection, pageOf, resource, single, toOne } fr
 import { JSON_MEDIA_TYPE, respond } from "../../../http/media-type";
 import {
   collectionDocument,
-  errorResponses,
-  jsonContent,
-  pageQuery,
   requestDocument,
   resourceSchema,
   singleDocument,
   Timestamp,
   toOneSchema,
-} from "../../../http/openapi";
+} from "../../../http/openapi/documents";
+import { errorResponses, jsonContent } from "../../../http/openapi/responses";
+import { pageQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { REGULATORY_REPORT_KINDS, type RegulatoryReportRow } from "../../../db/schema";
 import { LIMITS } from "../../../lib/limits";

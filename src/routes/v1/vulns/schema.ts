@@ -1,4 +1,4 @@
-import { Out } from "../../../http/openapi";
+import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
@@ -13,18 +13,8 @@ import {
   type TriageState as TriageStateName,
 } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import {
-  booleanQuery,
-  dataType,
-  listQuery,
-  uuidQuery,
-  requestDocument,
-  resourceSchema,
-  SORTS,
-  Timestamp,
-  toOneSchema,
-  Uuid,
-} from "../../../http/openapi";
+import { booleanQuery, listQuery, uuidQuery, SORTS } from "../../../http/openapi/queries";
+import { dataType, requestDocument, resourceSchema, Timestamp, toOneSchema, Uuid } from "../../../http/openapi/documents";
 import { normalizeHostname } from "../../../lib/asset-values";
 import { DEADLINE_STATES, deadlinesAt, dueOf, metOf } from "../../../lib/deadlines";
 import { CVSS_VECTOR_PATTERN } from "../../../lib/cvss";

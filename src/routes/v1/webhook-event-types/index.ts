@@ -3,15 +3,9 @@ import { EVENT_TYPES, eventName } from "../../../events/types";
 import { ApiError } from "../../../http/errors";
 import { collection, pageOf, resource, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import {
-  collectionDocument,
-  errorResponses,
-  IdParam,
-  jsonApiContent,
-  pageQuery,
-  resourceSchema,
-  singleDocument,
-} from "../../../http/openapi";
+import { collectionDocument, resourceSchema, singleDocument } from "../../../http/openapi/documents";
+import { errorResponses, jsonApiContent } from "../../../http/openapi/responses";
+import { IdParam, pageQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { pageInMemory } from "../../../services/list-pages";
 

@@ -5,7 +5,9 @@ import { requireOrganizationKey } from "../../../http/auth";
 import { invalid } from "../../../http/errors";
 import { assertDocumentMatches, collection, pageOf, single } from "../../../http/jsonapi";
 import { respond } from "../../../http/media-type";
-import { collectionDocument, errorResponses, IdParam, jsonApiBody, jsonApiContent, singleDocument } from "../../../http/openapi";
+import { collectionDocument, singleDocument } from "../../../http/openapi/documents";
+import { errorResponses, jsonApiBody, jsonApiContent } from "../../../http/openapi/responses";
+import { IdParam } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import {
   createWebhook,

@@ -1,20 +1,12 @@
 import { LIMITS } from "../../../lib/limits";
-import { Out, Uuid } from "../../../http/openapi";
+import { Out, Uuid } from "../../../http/openapi/documents";
 import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES, DISABLED_REASONS, type WebhookAttemptRow, type WebhookDeliveryRow } from "../../../db/schema";
 import { EVENT_TYPES } from "../../../events/types";
 import { resource, toOne, toMany } from "../../../http/jsonapi";
-import {
-  booleanQuery,
-  listQuery,
-  requestDocument,
-  resourceSchema,
-  Timestamp,
-  toManySchema,
-  toOneSchema,
-  updateDocument,
-} from "../../../http/openapi";
+import { booleanQuery, listQuery } from "../../../http/openapi/queries";
+import { requestDocument, resourceSchema, Timestamp, toManySchema, toOneSchema, updateDocument } from "../../../http/openapi/documents";
 import type { WebhookRecord } from "../../../services/webhooks";
 import { relationshipInput, ShortDescription, SingleLine } from "../fields";
 
