@@ -12,7 +12,7 @@ export function where(...conditions: (SQL | undefined)[]): SQL | undefined {
 
 /** A batch of statements built at run time (Drizzle types a batch as a tuple known in advance). */
 export async function batchOf(db: Db, statements: BatchItem<"sqlite">[]): Promise<unknown[]> {
-  return (await db.batch(statements as unknown as [BatchItem<"sqlite">])) as unknown[];
+  return (await db.batch(statements as [BatchItem<"sqlite">, ...BatchItem<"sqlite">[]])) as unknown[];
 }
 
 /** How many rows a write statement of a batch changed. */

@@ -33,7 +33,7 @@ const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve,
 type Session = Pick<D1DatabaseSession, "prepare" | "batch">;
 
 /** A statement whose runs are retried; `inner` is what a batch hands to D1. */
-class RetriedStatement {
+class RetriedStatement implements D1PreparedStatement {
   constructor(
     readonly inner: D1PreparedStatement,
     private readonly wait: (ms: number) => Promise<void>,
@@ -41,6 +41,8 @@ class RetriedStatement {
   bind(...values: unknown[]): RetriedStatement {
     return new RetriedStatement(this.inner.bind(...values), this.wait);
   }
+  first<T = unknown>(column: string): Promise<T | null>;
+  first<T = Record<string, unknown>>(): Promise<T | null>;
   first<T>(column?: string): Promise<T | null> {
     return retryRolledBack(() => (column === undefined ? this.inner.first<T>() : this.inner.first<T>(column)), this.wait);
   }
@@ -50,7 +52,9 @@ class RetriedStatement {
   all<T>(): Promise<D1Result<T>> {
     return retryRolledBack(() => this.inner.all<T>(), this.wait);
   }
-  raw<T extends unknown[]>(options?: { columnNames?: boolean }): Promise<T[] | [string[], ...T[]]> {
+  raw<T = unknown[]>(options: { columnNames: true }): Promise<[string[], ...T[]]>;
+  raw<T = unknown[]>(options?: { columnNames?: false }): Promise<T[]>;
+  raw<T = unknown[]>(options?: { columnNames?: boolean }): Promise<T[] | [string[], ...T[]]> {
     return retryRolledBack(() => this.inner.raw<T>(options as { columnNames: true }) as Promise<T[] | [string[], ...T[]]>, this.wait);
   }
 }
@@ -58,7 +62,7 @@ class RetriedStatement {
 /** The session (or binding) with every statement and batch retried as `retryRolledBack` says. */
 export function retryingRolledBack(d1: Session, wait = pause): Session {
   return {
-    prepare: (sql: string) => new RetriedStatement(d1.prepare(sql), wait) as unknown as D1PreparedStatement,
+    prepare: (sql: string) => new RetriedStatement(d1.prepare(sql), wait),
     batch: <T>(statements: D1PreparedStatement[]) =>
       retryRolledBack(() => d1.batch<T>(statements.map((s) => (s instanceof RetriedStatement ? s.inner : s))), wait),
   };

@@ -19,7 +19,7 @@ const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);
  *
  * @example app.use("/v1/*", idempotency())
  */
-export function idempotency(): MiddlewareHandler<AppEnv> {
+export function idempotency<E extends AppEnv = AppEnv>(): MiddlewareHandler<E> {
   return async function idempotencyMiddleware(c, next) {
     if (c.req.method !== "POST") return next();
     const key = c.req.header("idempotency-key");

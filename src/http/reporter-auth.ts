@@ -75,7 +75,7 @@ function unauthorized(detail: string): ApiError {
  * @example reportRouter.use("*", reporterAuth({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller }))
  */
 export function reporterAuth<R extends Opened>({ lookUp, caller }: ReportLookup<R>): MiddlewareHandler<ReporterEnv<R>> {
-  const keyed = idempotency() as unknown as MiddlewareHandler<ReporterEnv<R>>;
+  const keyed = idempotency<ReporterEnv<R>>();
   return async function reporterAuthMiddleware(c, next) {
     const presented = bearerSecret(c.req.header("authorization"));
     if ("problem" in presented) {

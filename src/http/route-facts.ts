@@ -56,8 +56,7 @@ export function declare(facts: RouteFacts): MiddlewareHandler {
 
 /** A middleware that does its own work and also declares facts, as `declare` does (a limiter, its limit). */
 export function declaring<H extends MiddlewareHandler>(handler: H, facts: RouteFacts): H {
-  (handler as unknown as Declaration)[FACTS] = facts;
-  return handler;
+  return Object.assign(handler, { [FACTS]: facts });
 }
 
 /**

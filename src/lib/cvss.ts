@@ -28,13 +28,14 @@ const ENVIRONMENTAL_3 = ["CR", "IR", "AR", "MAV", "MAC", "MPR", "MUI", "MS", "MC
 // epsilon), which moves one random 3.x score in about thirty-five and one 4.0 score in a few hundred
 // by 0.1. Its methods call these statics by class name, so replacing them here fixes every score; the
 // unit tests hold the result to another implementation on thousands of random vectors.
-type Rounding = { roundup(x: number): number };
-(CVSS30 as unknown as Rounding).roundup = (x) => Math.ceil(x * 10) / 10;
-(CVSS31 as unknown as Rounding).roundup = (x) => {
-  const i = Math.round(x * 100_000);
-  return i % 10_000 === 0 ? i / 100_000 : (Math.floor(i / 10_000) + 1) / 10;
-};
-(CVSS40 as unknown as Rounding).roundup = (x) => Math.round((x + 1e-6) * 10) / 10;
+Object.assign(CVSS30, { roundup: (x: number) => Math.ceil(x * 10) / 10 });
+Object.assign(CVSS31, {
+  roundup: (x: number) => {
+    const i = Math.round(x * 100_000);
+    return i % 10_000 === 0 ? i / 100_000 : (Math.floor(i / 10_000) + 1) / 10;
+  },
+});
+Object.assign(CVSS40, { roundup: (x: number) => Math.round((x + 1e-6) * 10) / 10 });
 
 /**
  * Parses and scores a CVSS 3.0, 3.1 or 4.0 vector, or says what is wrong with it. The library knows

@@ -67,7 +67,7 @@ export function newNotification(
     recipient: e.recipient,
     to: e.to,
     subject: subjectOf(e.params),
-    params: e.params as unknown as Record<string, unknown>,
+    params: e.params,
     sealedLink: null,
     status: "pending",
     attemptCount: 0,

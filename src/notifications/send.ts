@@ -238,7 +238,7 @@ async function compose(ctx: EmailContext, leased: NotificationRow[], report: Rep
     if (row.kind === "receipt" && row.sealedLink) links.reportPage = await openLink(row.id, row.sealedLink);
   }
   const { subject, text, html } = renderDigest(
-    leased.map((n) => n.params as unknown as NotificationParams),
+    leased.map((n) => n.params as NotificationParams),
     links,
     row.recipient,
   );

@@ -16,7 +16,8 @@ interface Sortable {
 
 export interface Ordering {
   name: string;
-  column: SQLiteColumn;
+  /** A table's column, or a computed value (a search's rank, always a number). */
+  column: SQLiteColumn | SQL.Aliased<number>;
   /** The row field holding the column's value, for cursors. */
   field: string;
   id: SQLiteColumn;
@@ -86,7 +87,8 @@ export function pageStatements<Row>(spec: PageSpec): {
   }
   // Cursors are not signed: one made by hand may name the right sort with a value of another type,
   // which SQLite would compare anyway (every number sorts before every text) and page wrongly.
-  if (at && typeof at.value !== (o.column.dataType === "number" ? "number" : "string")) {
+  const numeric = !("dataType" in o.column) || o.column.dataType === "number";
+  if (at && typeof at.value !== (numeric ? "number" : "string")) {
     throw new BadInput(`page[${direction}]: not a cursor this API made.`, { parameter: `page[${direction}]` });
   }
   const after = direction === "after";

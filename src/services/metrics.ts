@@ -93,12 +93,12 @@ export async function readMetrics(
       firstResponseN: sql<number>`coalesce(sum(${durations.firstResponse.has}), 0)`,
       triageN: sql<number>`coalesce(sum(${durations.triage.has}), 0)`,
       resolveN: sql<number>`coalesce(sum(${durations.resolve.has}), 0)`,
-      ...Object.fromEntries(
+      ...(Object.fromEntries(
         DEADLINE_KINDS.flatMap((k) => [
           [`${k}Decided`, sql<number>`coalesce(sum(${decided(k, nowMs)}), 0)`],
           [`${k}OnTime`, sql<number>`coalesce(sum(${onTime(k)}), 0)`],
         ]),
-      ),
+      ) as Record<string, SQL<number>>),
     })
     .from(vulns)
     .where(period);
@@ -108,7 +108,7 @@ export async function readMetrics(
     middleTwo(ctx, durations.triage.value, and(period, durations.triage.has)),
     middleTwo(ctx, durations.resolve.value, and(period, durations.resolve.has)),
   ]);
-  const c = rows[0] as unknown as Record<string, number>;
+  const c: Record<string, number> = rows[0]!;
   // The middle value of n, or the mean of the two middle ones for an even n; in whole seconds.
   const seconds = (middle: { value: number }[], n: number) => {
     const values = n % 2 ? middle.slice(0, 1) : middle;

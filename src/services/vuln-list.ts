@@ -1,5 +1,4 @@
 import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import { BadInput } from "../lib/domain-errors";
 import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type TriageState, type VulnRow } from "../db/schema";
 import type { Page } from "../db/pagination";
@@ -148,7 +147,7 @@ async function searchVulns(
       parameter: `page[${page.cursor.direction}]`,
     });
   }
-  const byRank: Ordering = { name: "rank", column: hits.score as unknown as SQLiteColumn, field: "score", id: vulns.id, descending: false };
+  const byRank: Ordering = { name: "rank", column: hits.score, field: "score", id: vulns.id, descending: false };
   const columns = { ...getTableColumns(vulns), ...domainsColumn };
   // The matches drive the join (CROSS JOIN keeps SQLite from turning it around and scanning the
   // organization's vulns to probe the matches), each finding its vuln by primary key.

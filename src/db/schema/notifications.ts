@@ -48,7 +48,7 @@ export const notifications = sqliteTable(
     to: text("to").notNull(),
     subject: text("subject").notNull(),
     // What the template needs (names, states, due times), as JSON.
-    params: text("params", { mode: "json" }).$type<Record<string, unknown>>().notNull(),
+    params: text("params", { mode: "json" }).$type<{ kind: string }>().notNull(),
     // The receipt's link to the report page, sealed (src/notifications/links.ts), until it is sent.
     sealedLink: text("sealed_link"),
     status: text("status", { enum: NOTIFICATION_STATUSES }).notNull(),

@@ -130,7 +130,7 @@ export function embeddedResourceSchema<A extends ZodType, R extends ZodType>(nam
 }
 
 function resourceObject<A extends ZodType, R extends ZodType>(type: string, attributes: A, relationships: R) {
-  const shape = (attributes as unknown as { shape?: Record<string, unknown> }).shape;
+  const shape = "shape" in attributes ? (attributes.shape as Record<string, unknown>) : undefined;
   if (shape) for (const key of Object.keys(shape)) SHOWN_MEMBERS.set(type, (SHOWN_MEMBERS.get(type) ?? new Set()).add(key));
   return z.object({ type: z.literal(type), id: Uuid, attributes, relationships, links: SelfLinks });
 }
