@@ -2,7 +2,7 @@ import { primaryDb } from "../db";
 import { loggable } from "../lib/log";
 import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
 import type { LeasedDelivery } from "../webhooks/fanout";
-import { MAX_QUEUE_DELAY_SECONDS } from "../webhooks/schedule";
+import { MAX_QUEUE_DELAY_SECONDS } from "../lib/retry-schedule";
 import { publishDeliveries, type QueueMessage } from "../lib/queue";
 import { processEventBatch, type Written } from "./process-batch";
 import { publishNotices } from "../notifications/outbox";

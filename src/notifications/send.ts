@@ -5,7 +5,7 @@ import { publishNotifications, QUEUE_BATCH_LIMIT, type QueueMessage } from "../l
 import { contacts, notifications, vulns, type NotificationRow } from "../db/schema";
 import { LIMITS } from "../lib/limits";
 import { loggable } from "../lib/log";
-import { nextDelaySeconds } from "../webhooks/schedule";
+import { nextDelaySeconds } from "../lib/retry-schedule";
 import { confirmationToken, openLink, replyAddress, unsubscribeToken } from "./links";
 import { GATHER_BOUND_MS, GATHER_MS, SENT_ALONE } from "./outbox";
 import { gathered, HOUR_MS, sameEmailAs, underLimits, unleased, whyNot } from "./places";

@@ -3,7 +3,7 @@ import type { Db, Statement } from "../db";
 import { webhookAttempts, webhookDeliveries, webhooks, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { batchOf, isForeignKeyViolation, subquery } from "../db/queries";
-import { nextDelaySeconds, parseRetryAfter } from "./schedule";
+import { nextDelaySeconds, parseRetryAfter } from "../lib/retry-schedule";
 import { openWebhookSecret } from "./secrets";
 import { signatureHeader } from "./signing";
 import { checkWebhookUrl } from "./url";

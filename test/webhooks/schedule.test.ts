@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { MAX_ATTEMPTS, MAX_QUEUE_DELAY_SECONDS, nextDelaySeconds, parseRetryAfter, RETRY_STEPS_SECONDS } from "../../src/webhooks/schedule";
+import {
+  MAX_ATTEMPTS,
+  MAX_QUEUE_DELAY_SECONDS,
+  nextDelaySeconds,
+  parseRetryAfter,
+  RETRY_STEPS_SECONDS,
+} from "../../src/lib/retry-schedule";
 
 describe("the retry schedule", () => {
   it("is 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h: eight attempts in all", () => {

@@ -8,7 +8,7 @@ import { IdParam, listQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { getNotification, listNotifications } from "../../../services/notifications";
 import { serviceContext } from "../handler-helpers";
-import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
+import { MAX_ATTEMPTS } from "../../../lib/retry-schedule";
 import { SUBJECT_LENGTH } from "../../../notifications/templates";
 import { ERROR_LENGTH } from "../../../notifications/send";
 import { GATHER_BOUND_MS, GATHER_MS } from "../../../notifications/outbox";

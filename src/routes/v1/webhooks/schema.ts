@@ -1,6 +1,6 @@
 import { LIMITS } from "../../../lib/limits";
 import { Out, Uuid } from "../../../http/openapi/documents";
-import { MAX_ATTEMPTS } from "../../../webhooks/schedule";
+import { MAX_ATTEMPTS } from "../../../lib/retry-schedule";
 import { z } from "@hono/zod-openapi";
 import { DELIVERY_STATUSES, DISABLED_REASONS, type WebhookAttemptRow, type WebhookDeliveryRow } from "../../../db/schema";
 import { EVENT_TYPES } from "../../../events/types";

@@ -1,7 +1,7 @@
 /**
- * The retry schedule of webhook deliveries: after a failed attempt n (1..7) the next comes after
- * STEPS[n-1], with +-20% jitter; a Retry-After from the receiver is honoured within one to two times
- * the step. Eight attempts in all; then the delivery has failed.
+ * The retry schedule of webhook deliveries, which e-mails follow too: after a failed attempt n (1..7)
+ * the next comes after STEPS[n-1], with +-20% jitter; a Retry-After from the receiver is honoured
+ * within one to two times the step. Eight attempts in all; then the delivery has failed.
  */
 export const RETRY_STEPS_SECONDS = [5, 5 * 60, 30 * 60, 2 * 3600, 5 * 3600, 10 * 3600, 10 * 3600] as const;
 export const MAX_ATTEMPTS = RETRY_STEPS_SECONDS.length + 1;
