@@ -146,19 +146,25 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
       title: API_NAME,
       version: API_VERSION,
       description: [
-        "The API of a vulnerability disclosure platform: organizations publish disclosure policies and briefs, researchers report through them, and reports reach the organization's inbox and webhooks.",
+        "The API of a vulnerability disclosure platform: organizations publish disclosure policies and briefs, researchers report " +
+          "through them, and reports reach the organization's inbox and webhooks.",
         "",
-        "**Documents.** JSON:API 1.1 (`application/vnd.api+json`), except the vuln endpoints and the public submission, which answer `application/json` in the same shape. Request bodies may be sent as either type.",
+        "**Documents.** JSON:API 1.1 (`application/vnd.api+json`), except the vuln endpoints and the public submission, which answer " +
+          "`application/json` in the same shape. Request bodies may be sent as either type.",
         "",
-        "**Keys.** `Authorization: Bearer vdp_...`. An organization key acts for one organization; an operator key curates organizations and directories. The routes under `/v1/p/`, `/` and `/v1` need no key.",
+        "**Keys.** `Authorization: Bearer vdp_...`. An organization key acts for one organization; an operator key curates " +
+          "organizations and directories. The routes under `/v1/p/`, `/` and `/v1` need no key.",
         "",
-        "**Repeats.** Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with `Idempotent-Replayed: true`.",
+        "**Repeats.** Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with " +
+          "`Idempotent-Replayed: true`.",
         "",
-        "**Reading your writes.** Authenticated answers carry `X-D1-Bookmark`; send it back to read at least that answer's writes from any replica.",
+        "**Reading your writes.** Authenticated answers carry `X-D1-Bookmark`; send it back to read at least that answer's writes " +
+          "from any replica.",
         "",
         "## Errors",
         "",
-        "Every error is a JSON:API `errors` document. Each error object has `status`, `code`, `title`, usually `detail` and `source`, `links.about` (its entry on the errors page) and `meta.request_id` (the answer's `X-Request-Id`).",
+        "Every error is a JSON:API `errors` document. Each error object has `status`, `code`, `title`, usually `detail` and " +
+          "`source`, `links.about` (its entry on the errors page) and `meta.request_id` (the answer's `X-Request-Id`).",
         "",
         errorsMarkdown(),
       ].join("\n"),

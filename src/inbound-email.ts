@@ -124,7 +124,8 @@ export async function receiveReply(
   }
   if (vuln.files + files.length > LIMITS.filesPerVuln || bytes > LIMITS.bytesPerVuln)
     throw new Refused(
-      `The attachments would take the report past ${LIMITS.filesPerVuln} files or ${mib(LIMITS.bytesPerVuln)}; nothing was added. Send fewer, or only the text.`,
+      `The attachments would take the report past ${LIMITS.filesPerVuln} files or ${mib(LIMITS.bytesPerVuln)}; nothing was added. ` +
+        `Send fewer, or only the text.`,
     );
 
   const ctx: ServiceContext = { db, caller: PLATFORM_CALLER, queue: env.EVENTS as Queue<QueueMessage>, defer };

@@ -15,19 +15,22 @@ export const ERROR_CODES = {
     status: 400,
     title: "Bad request",
     about:
-      "The request is malformed: invalid JSON, an unknown or invalid query parameter, or a bad header. `source` names the parameter or header. Fix the request; retrying it unchanged fails again.",
+      "The request is malformed: invalid JSON, an unknown or invalid query parameter, or a bad header. `source` names the parameter " +
+      "or header. Fix the request; retrying it unchanged fails again.",
   },
   unauthorized: {
     status: 401,
     title: "Unauthorized",
     about:
-      "The `Authorization: Bearer` key is missing, malformed, unknown or revoked. Send a valid key. Repeated requests without a valid key are limited per client IP.",
+      "The `Authorization: Bearer` key is missing, malformed, unknown or revoked. Send a valid key. Repeated requests without a " +
+      "valid key are limited per client IP.",
   },
   forbidden: {
     status: 403,
     title: "Forbidden",
     about:
-      "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where only the organization (or an unclaimed organization) may.",
+      "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where " +
+      "only the organization (or an unclaimed organization) may.",
   },
   not_found: {
     status: 404,
@@ -49,7 +52,8 @@ export const ERROR_CODES = {
     status: 409,
     title: "Conflict",
     about:
-      "`data.type` or `data.id` does not match the endpoint, the request lost a race with another change, or a request with the same `Idempotency-Key` is still in flight. Read the current state and retry.",
+      "`data.type` or `data.id` does not match the endpoint, the request lost a race with another change, or a request with the same " +
+      "`Idempotency-Key` is still in flight. Read the current state and retry.",
   },
   payload_too_large: { status: 413, title: "Payload too large", about: `The request body is over ${mib(LIMITS.bodyBytes)}.` },
   unsupported_media_type: {
@@ -61,13 +65,16 @@ export const ERROR_CODES = {
     status: 422,
     title: "Validation error",
     about:
-      "A member of the request document is invalid, missing, read-only or unknown. Each problem is its own error object, with `source.pointer` at the member.",
+      "A member of the request document is invalid, missing, read-only or unknown. Each problem is its own error object, with " +
+      "`source.pointer` at the member.",
   },
   unprocessable_entity: {
     status: 422,
     title: "Unprocessable entity",
     about:
-      "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not published or already listed; a brief that reports came through being deleted (unpublish it instead); verifying the custom domain of a policy that names none.",
+      "The document is valid but breaks a rule of the records it touches: a directory item that is not the organization's, not " +
+      "published or already listed; a brief that reports came through being deleted (unpublish it instead); verifying the custom " +
+      "domain of a policy that names none.",
   },
   idempotency_key_reused: {
     status: 422,
@@ -83,13 +90,15 @@ export const ERROR_CODES = {
     status: 500,
     title: "Internal error",
     about:
-      "Something failed on our side. Nothing internal is shown; quote `meta.request_id` (also the `X-Request-Id` header) when reporting it.",
+      "Something failed on our side. Nothing internal is shown; quote `meta.request_id` (also the `X-Request-Id` header) when " +
+      "reporting it.",
   },
   service_unavailable: {
     status: 503,
     title: "Service unavailable",
     about:
-      "Storage or the queue is briefly unavailable. Retry after the `Retry-After` seconds; with an `Idempotency-Key`, a retried write never happens twice.",
+      "Storage or the queue is briefly unavailable. Retry after the `Retry-After` seconds; with an `Idempotency-Key`, a retried " +
+      "write never happens twice.",
   },
 } as const;
 

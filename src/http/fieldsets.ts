@@ -54,7 +54,9 @@ export function fieldsetParameters(members: Map<string, string[]>): Shape {
         param: {
           name,
           in: "query",
-          description: `Sparse fieldset: only these members of each ${type} in the answer (attributes and relationships), e.g. ${names.slice(0, 2).join(",")}; empty keeps none.`,
+          description:
+            `Sparse fieldset: only these members of each ${type} in the answer (attributes and relationships), e.g. ` +
+            `${names.slice(0, 2).join(",")}; empty keeps none.`,
         },
       });
   }

@@ -26,7 +26,8 @@ export const TAGS = [
   {
     name: "Policies",
     description:
-      "Disclosure policies: contact, terms (safe harbor, disclosure timeline, bounty), scope and branding. `published_at: null` keeps or makes one a draft.",
+      "Disclosure policies: contact, terms (safe harbor, disclosure timeline, bounty), scope and branding. `published_at: null` " +
+      "keeps or makes one a draft.",
   },
   {
     name: "Assets",
@@ -39,7 +40,8 @@ export const TAGS = [
   {
     name: "Regulatory reports",
     description:
-      "The EU Cyber Resilience Act's clock for an actively exploited vulnerability: what the organization filed (early warning, notification, final report), and drafts of the text to file. The platform keeps the record; it sends nothing to any authority.",
+      "The EU Cyber Resilience Act's clock for an actively exploited vulnerability: what the organization filed (early warning, " +
+      "notification, final report), and drafts of the text to file. The platform keeps the record; it sends nothing to any authority.",
   },
   {
     name: "Webhooks",
@@ -49,12 +51,15 @@ export const TAGS = [
   {
     name: "Contacts",
     description:
-      "The organization's people the platform e-mails (responders and escalation contacts, each confirmed by a link), and the log of every e-mail sent to them and to reporters (never its body).",
+      "The organization's people the platform e-mails (responders and escalation contacts, each confirmed by a link), and the log of " +
+      "every e-mail sent to them and to reporters (never its body).",
   },
   {
     name: "Advisories",
     description:
-      "What the organization tells the world about vulnerabilities it fixed: drafts, publication (revision 1, the disclosure deadline of its reports met, Advisory::Published), revisions that never rewrite the past, withdrawal; credits of reporters by their consent. Published ones are public as JSON:API, CSAF 2.0, OSV and CVE JSON 5.1.",
+      "What the organization tells the world about vulnerabilities it fixed: drafts, publication (revision 1, the disclosure " +
+      "deadline of its reports met, Advisory::Published), revisions that never rewrite the past, withdrawal; credits of reporters by " +
+      "their consent. Published ones are public as JSON:API, CSAF 2.0, OSV and CVE JSON 5.1.",
   },
   {
     name: "Metrics",
@@ -95,7 +100,8 @@ const HEADERS = {
     format: "uuid",
   }),
   ClientRequestId: header(
-    `The client's own \`X-Request-Id\`, echoed when well-formed (1 to ${LIMITS.clientRequestIdLength} of \`A-Za-z0-9_-=.:\`); never used as the request id.`,
+    `The client's own \`X-Request-Id\`, echoed when well-formed (1 to ${LIMITS.clientRequestIdLength} of \`A-Za-z0-9_-=.:\`); never ` +
+      `used as the request id.`,
     { type: "string", maxLength: LIMITS.clientRequestIdLength, pattern: CLIENT_REQUEST_ID_PATTERN },
   ),
   D1Bookmark: header("The D1 session's latest bookmark. Send it back as `X-D1-Bookmark` to read this request's writes from any replica.", {
@@ -125,7 +131,9 @@ const HEADERS = {
   CacheControl: header("How long shared caches may keep the answer.", { type: "string", enum: [PUBLIC_CACHE_CONTROL] }),
   AccessControlAllowOrigin: header("`*`: public reads and submissions may be made from any web page.", { type: "string", enum: ["*"] }),
   RateLimitLimit: header(
-    `The requests a minute the limit that counts this caller allows: ${RATES.apiKey} with an API key, ${RATES.reporter} with a reporter's token, ${RATES.publicReads} public reads and ${RATES.publicSubmits} submissions from one address, ${RATES.unauthenticated} from one address without a valid key or token (every 401). Past it the answer is a 429 with Retry-After.`,
+    `The requests a minute the limit that counts this caller allows: ${RATES.apiKey} with an API key, ${RATES.reporter} with a ` +
+      `reporter's token, ${RATES.publicReads} public reads and ${RATES.publicSubmits} submissions from one address, ` +
+      `${RATES.unauthenticated} from one address without a valid key or token (every 401). Past it the answer is a 429 with Retry-After.`,
     { type: "integer", format: "int32", minimum: 1, maximum: Math.max(...Object.values(RATES)) },
   ),
 } as const;
@@ -138,8 +146,10 @@ const PARAMETERS = {
     in: "header",
     required: false,
     description:
-      `1 to ${LIMITS.idempotencyKeyLength} printable ASCII characters (a UUID will do). The same key with the same body within 24 hours replays the first response (Idempotent-Replayed: true); ` +
-      "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key (public routes: the client IP).",
+      `1 to ${LIMITS.idempotencyKeyLength} printable ASCII characters (a UUID will do). The same key with the same body within 24 ` +
+      `hours replays the first response (Idempotent-Replayed: true); ` +
+      "with another body it is a 422 idempotency_key_reused; while the first request is in flight, a 409. Scoped to the API key " +
+      "(public routes: the client IP).",
     schema: { type: "string", minLength: 1, maxLength: LIMITS.idempotencyKeyLength, pattern: IDEMPOTENCY_KEY_PATTERN },
   },
   D1Bookmark: {
@@ -147,14 +157,17 @@ const PARAMETERS = {
     in: "header",
     required: false,
     description:
-      "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else is a 400.",
+      "A bookmark from an earlier answer's `X-D1-Bookmark`: the request reads at least what that answer had written. Anything else " +
+      "is a 400.",
     schema: { type: "string", maxLength: 59, pattern: D1_BOOKMARK_PATTERN },
   },
   ClientRequestId: {
     name: "X-Request-Id",
     in: "header",
     required: false,
-    description: `Your own id for the request, echoed as \`X-Client-Request-Id\` when it is 1 to ${LIMITS.clientRequestIdLength} of \`A-Za-z0-9_-=.:\` (any other value is ignored, never refused); the server always makes its own \`X-Request-Id\`.`,
+    description:
+      `Your own id for the request, echoed as \`X-Client-Request-Id\` when it is 1 to ${LIMITS.clientRequestIdLength} of ` +
+      `\`A-Za-z0-9_-=.:\` (any other value is ignored, never refused); the server always makes its own \`X-Request-Id\`.`,
     schema: { type: "string" },
   },
   IfNoneMatch: {

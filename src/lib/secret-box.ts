@@ -121,7 +121,8 @@ export async function unseal(keyring: Keyring, value: string, context: string): 
     return new TextDecoder().decode(plain);
   } catch {
     throw new UnsealError(
-      `a sealed value under key "${kid}" does not authenticate: altered, copied from another record, or sealed by another key with the same id`,
+      `a sealed value under key "${kid}" does not authenticate: altered, copied from another record, or sealed by another key with ` +
+        `the same id`,
     );
   }
 }

@@ -151,7 +151,8 @@ interface Notice {
 const inTheApi = (url: string) => `In the API: GET ${url} with your organization's key.`;
 const READ_IT = "Read it on your report's page (the link is in your receipt e-mail).";
 const TO_ANSWER =
-  "To answer, reply to this e-mail: the text of your reply becomes your answer in the report's conversation, or answer on your report's page.";
+  "To answer, reply to this e-mail: the text of your reply becomes your answer in the report's conversation, or answer on your " +
+  "report's page.";
 const received = (r: ReportParams) => (r.brief ? `received ${through(r)}` : through(r));
 const escalatedTo = (p: { role: string; report: ReportParams }) =>
   p.role === "responder"
@@ -164,7 +165,8 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
       return {
         body: [
           `Hello ${p.name},`,
-          `${p.organization} added this address as a ${p.role} contact for the vulnerability reports it receives. Open the link and press the button on the page to confirm it. Until then nothing else is sent here.`,
+          `${p.organization} added this address as a ${p.role} contact for the vulnerability reports it receives. Open the link and ` +
+            `press the button on the page to confirm it. Until then nothing else is sent here.`,
           { link: links.confirm!, label: "Confirm this address" },
           "If you did not expect this, ignore this e-mail: nothing more will come.",
         ],
@@ -209,13 +211,16 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
     case "receipt":
       return {
         body: [
-          `${p.report.organization} received your report "${p.report.title}" ${through(p.report)} at ${at(p.received_at)}. Its reference is ${p.report.shortcode}.`,
+          `${p.report.organization} received your report "${p.report.title}" ${through(p.report)} at ${at(p.received_at)}. Its ` +
+            `reference is ${p.report.shortcode}.`,
           ...(p.acknowledge_due_at || p.triage_due_at
             ? [
-                `${p.report.organization} promises to acknowledge it by ${p.acknowledge_due_at ? at(p.acknowledge_due_at) : "(no promise)"} and to triage it by ${p.triage_due_at ? at(p.triage_due_at) : "(no promise)"}.`,
+                `${p.report.organization} promises to acknowledge it by ` +
+                  `${p.acknowledge_due_at ? at(p.acknowledge_due_at) : "(no promise)"} and to triage it by ${p.triage_due_at ? at(p.triage_due_at) : "(no promise)"}.`,
               ]
             : []),
-          "Your report's page shows its state and the conversation, takes your answers and files, and gives you a signed receipt. Keep this e-mail: its link is your only way back, and it is never shown again.",
+          "Your report's page shows its state and the conversation, takes your answers and files, and gives you a signed receipt. " +
+            "Keep this e-mail: its link is your only way back, and it is never shown again.",
           { link: links.reportPage!, label: "Open your report" },
           "Later e-mails about this report say what changed without this link. You can answer them by replying.",
         ],
@@ -232,7 +237,8 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
       if (p.triage_state === "needs_more_info")
         return {
           body: [
-            `${p.report.organization} asked you a question about your report ${named(p.report)} and waits for your answer. Until you answer, the report waits for you.`,
+            `${p.report.organization} asked you a question about your report ${named(p.report)} and waits for your answer. Until you ` +
+              `answer, the report waits for you.`,
           ],
           headline: `${p.report.organization} asked you a question and waits for your answer.`,
           actions: ["Read the question on your report's page (the link is in your receipt e-mail).", TO_ANSWER],

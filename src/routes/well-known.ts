@@ -27,7 +27,8 @@ const PublicJwk = z.object({
 
 const Jwks = z.object({ keys: z.array(PublicJwk).min(1).max(10) }).openapi("SigningKeys", {
   description:
-    "The public keys that sign what a reporter can prove (their receipt), newest first; keys retired by a rotation stay listed, so what they signed still verifies.",
+    "The public keys that sign what a reporter can prove (their receipt), newest first; keys retired by a rotation stay listed, so " +
+    "what they signed still verifies.",
 });
 
 /** GET /.well-known/vdp-keys.json: the JWKS a third party verifies receipts with, using any JOSE library. */

@@ -119,7 +119,12 @@ export function coordinatorPackageOffered(report: Report, now: number): boolean 
   );
 }
 
-const ABOUT = `This file proves what you reported, to whom and when, and that the answer the organization promised did not come. To ask for help, send it to a coordinator: your national CSIRT, CERT/CC, or the CVE Numbering Authority (CNA) that covers the affected product. It holds: "receipt" and "timeline", each a JWS signed by the platform (EdDSA), which anyone verifies with the public keys in "keys" (also served at "keys_url") and any JOSE library; and "record", your report exactly as the platform received it, whose SHA-256 is the receipt's record_sha256.`;
+const ABOUT =
+  `This file proves what you reported, to whom and when, and that the answer the organization promised did not come. To ask for help, ` +
+  `send it to a coordinator: your national CSIRT, CERT/CC, or the CVE Numbering Authority (CNA) that covers the affected product. It ` +
+  `holds: "receipt" and "timeline", each a JWS signed by the platform (EdDSA), which anyone verifies with the public keys in "keys" ` +
+  `(also served at "keys_url") and any JOSE library; and "record", your report exactly as the platform received it, whose SHA-256 is ` +
+  `the receipt's record_sha256.`;
 
 /**
  * The coordinator package: the signed receipt and timeline, the as-received record in the canonical

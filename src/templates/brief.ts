@@ -41,9 +41,12 @@ const HINTS: Record<FormField, string> = {
   title: `One line, at most ${LIMITS.titleLength} characters.`,
   description: "What you found, where, and the steps to see it again. Plain text.",
   contact_email:
-    "Only the organization sees it. Leave it empty to stay anonymous: the page you land on after sending is your way back. With an address, the box below gets you that page's link by e-mail.",
+    "Only the organization sees it. Leave it empty to stay anonymous: the page you land on after sending is your way back. With an " +
+    "address, the box below gets you that page's link by e-mail.",
   domains: `One per line, or separated by commas, such as app.example.com. At most ${LIMITS.domainsPerVuln}.`,
-  files: `Screenshots, logs or a proof of concept: at most ${mib(LIMITS.fileBytes)} each. If the form comes back with a message, choose the files again: browsers never keep a chosen file.`,
+  files:
+    `Screenshots, logs or a proof of concept: at most ${mib(LIMITS.fileBytes)} each. If the form comes back with a message, choose the ` +
+    `files again: browsers never keep a chosen file.`,
 };
 
 function field(state: FormState, name: FormField, control: (attrs: Html) => Html): Html {

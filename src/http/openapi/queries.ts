@@ -26,7 +26,8 @@ const CursorParam = (name: string, description: string) =>
 export const pageQuery = {
   "page[after]": CursorParam(
     "page[after]",
-    "Cursor pages: the page after this cursor (from links.next); empty for the first page. Not with page[number]. Every page by cursor costs what the first does.",
+    "Cursor pages: the page after this cursor (from links.next); empty for the first page. Not with page[number]. Every page by " +
+      "cursor costs what the first does.",
   ),
   "page[before]": CursorParam("page[before]", "Cursor pages: the page before this cursor (from links.prev)."),
   "page[number]": PositiveInteger.optional().openapi({

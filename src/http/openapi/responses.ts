@@ -41,7 +41,8 @@ export const ACCESS = {
   /** Writes an operator makes only for organizations nobody has claimed yet. */
   unclaimed: {
     forbidden:
-      "an operator key on a claimed organization; operators change the policies, assets, briefs and directory items of unclaimed organizations only",
+      "an operator key on a claimed organization; operators change the policies, assets, briefs and directory items of unclaimed " +
+      "organizations only",
   },
 } as const;
 export type Access = keyof typeof ACCESS;

@@ -87,7 +87,8 @@ export function pageError(err: Error, c: Context): Response {
       return respond(
         problemPage(
           "Too large",
-          `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with the report. Nothing was stored.`,
+          `The form is larger than this page accepts: files may be at most ${mib(LIMITS.fileBytes)} each, ${LIMITS.formFiles} with ` +
+            `the report. Nothing was stored.`,
         ),
         413,
       );

@@ -97,7 +97,9 @@ const read = (format?: AdvisoryFormat) =>
     path: `/advisories/{id}${format ? `/${format}` : ""}`,
     operationId: format ? `showPublicAdvisory${format === "csaf" ? "Csaf" : format === "osv" ? "Osv" : "Cve"}` : "showPublicAdvisory",
     tags: ["Public"],
-    summary: `${format ? FORMATS[format].summary : "Read a published advisory"} (no key; ${RATES.publicReads} reads a minute per client IP). Served from the edge cache; ETag and If-None-Match supported`,
+    summary:
+      `${format ? FORMATS[format].summary : "Read a published advisory"} (no key; ${RATES.publicReads} reads a minute per client IP). ` +
+      `Served from the edge cache; ETag and If-None-Match supported`,
     ...(format ? { description: FORMATS[format].description } : {}),
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER"), declare({ cached: true })],

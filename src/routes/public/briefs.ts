@@ -43,7 +43,9 @@ const ResponsivenessSchema = z
   })
   .nullable()
   .openapi("Responsiveness", {
-    description: `How the policy answered the reports sent through its briefs in the last ${RESPONSIVENESS_DAYS} days; null until it has received at least ${RESPONSIVENESS_MIN_REPORTS} in that period.`,
+    description:
+      `How the policy answered the reports sent through its briefs in the last ${RESPONSIVENESS_DAYS} days; null until it has received ` +
+      `at least ${RESPONSIVENESS_MIN_REPORTS} in that period.`,
   });
 
 export const PublicPolicy = embeddedResourceSchema("PublicPolicy", "policy", PolicyTerms, z.object({})).extend({

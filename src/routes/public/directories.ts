@@ -89,7 +89,8 @@ export const publicDirectoriesRouter = createRouter().openapi(
     operationId: "showPublicDirectory",
     tags: ["Public"],
     summary:
-      "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. Cached like briefs",
+      "Read a directory (no key): its visible organizations that meet its minimum rating, best first, with their items in order. " +
+      "Cached like briefs",
     security: [],
     middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER"), declare({ cached: true })],
     request: {

@@ -63,7 +63,10 @@ export const publicPoliciesRouter = createRouter()
       path: "/policies/{shortcode}/hall_of_fame",
       operationId: "showPublicHallOfFame",
       tags: ["Public"],
-      summary: `The hall of fame of a published policy that keeps one: the reporters who chose to be credited, for reports resolved or disclosed in an advisory, newest first, with the month and severity of each (no key; ${RATES.publicReads} reads a minute per client IP)`,
+      summary:
+        `The hall of fame of a published policy that keeps one: the reporters who chose to be credited, for reports resolved or ` +
+        `disclosed in an advisory, newest first, with the month and severity of each (no key; ${RATES.publicReads} reads a minute per ` +
+        `client IP)`,
       security: [],
       middleware: [publicRateLimit("PUBLIC_READ_RATE_LIMITER")],
       request: { params: z.object({ shortcode: ShortcodePathParam("7KQ2-M9XD") }), query: NoQuery },

@@ -69,7 +69,9 @@ const uploadErrors = {
   413: { ...tooLarge, description: `Payload too large: the file is over ${mib(LIMITS.fileBytes)}; nothing is stored` },
   422: {
     ...invalidInput,
-    description: `Validation error: filename (at source.parameter), an empty file, or the report's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored`,
+    description:
+      `Validation error: filename (at source.parameter), an empty file, or the report's ${LIMITS.filesPerVuln} files / ` +
+      `${mib(LIMITS.bytesPerVuln)}; nothing is stored`,
   },
 };
 
@@ -87,7 +89,8 @@ const ReportResource = z
       }),
       triage_state: z.enum(TRIAGE_STATES).openapi({
         description:
-          "Where the organization's triage stands: new, triaged, needs_more_info (the organization asks you for more: a comment answers it), then resolved, duplicate, informative, not_applicable, spam or accepted_risk once closed.",
+          "Where the organization's triage stands: new, triaged, needs_more_info (the organization asks you for more: a comment " +
+          "answers it), then resolved, duplicate, informative, not_applicable, spam or accepted_risk once closed.",
       }),
       severity: z
         .string()
@@ -95,7 +98,8 @@ const ReportResource = z
         .openapi({ enum: [...SEVERITIES, null] }),
       expectations: z.object({ acknowledge: Deadline, triage: Deadline }).openapi({
         description:
-          "What the organization's policy promised for this report: by when it would be acknowledged and triaged, and when it was (the organization's deadlines, as it sees them).",
+          "What the organization's policy promised for this report: by when it would be acknowledged and triaged, and when it was " +
+          "(the organization's deadlines, as it sees them).",
       }),
       created_at: Timestamp,
       updated_at: Timestamp,
@@ -116,7 +120,8 @@ const ReportResource = z
         .nullable()
         .openapi({
           description:
-            "The terms in force when you reported: the version of the brief's policy, the SHA-256 of its terms (RFC 8785 canonical JSON) and when it was made. null if the brief had no policy.",
+            "The terms in force when you reported: the version of the brief's policy, the SHA-256 of its terms (RFC 8785 canonical " +
+            "JSON) and when it was made. null if the brief had no policy.",
         }),
       credit_name: z
         .string()
@@ -125,7 +130,8 @@ const ReportResource = z
         .openapi({ description: "The name you ask to be credited by in advisories." }),
       credit_consent: z.boolean().openapi({
         description:
-          "Whether the organization may credit you (by credit_name) in its advisories about this report. Withdrawn before an advisory is published, that advisory does not name you; one already published keeps what it said.",
+          "Whether the organization may credit you (by credit_name) in its advisories about this report. Withdrawn before an " +
+          "advisory is published, that advisory does not name you; one already published keeps what it said.",
       }),
       credited_in: z
         .array(z.object({ id: Uuid, title: z.string().max(LIMITS.titleLength), url: RecordLink }))
@@ -228,7 +234,9 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       method: "patch",
       path: "/",
       operationId: "updateReport",
-      summary: `Set how you are credited: credit_name and credit_consent (consent needs a name). The organization may then credit you in an advisory about this report (${limits})`,
+      summary:
+        `Set how you are credited: credit_name and credit_consent (consent needs a name). The organization may then credit you in an ` +
+        `advisory about this report (${limits})`,
       request: { body: jsonApiBody(UpdateReportInput) },
       responses: { 200: { description: "The report", content: jsonApiContent(singleDocument(ReportResource)) }, ...writeErrors },
     }),
@@ -245,16 +253,24 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       path: "/receipt",
       operationId: "showReportReceipt",
       summary:
-        "The reporter's signed receipt: a compact JWS (alg EdDSA, typ vdp-receipt+jwt) stating the report, its organization and brief, when it was received, the SHA-256 of the record as received, and the acknowledge, triage and disclosure due times; verify it with the keys at /.well-known/vdp-keys.json and any JOSE library",
+        "The reporter's signed receipt: a compact JWS (alg EdDSA, typ vdp-receipt+jwt) stating the report, its organization and " +
+        "brief, when it was received, the SHA-256 of the record as received, and the acknowledge, triage and disclosure due times; " +
+        "verify it with the keys at /.well-known/vdp-keys.json and any JOSE library",
       responses: {
         200: {
           description: "The receipt",
           content: {
             [JOSE_MEDIA_TYPE]: {
-              schema: z.string().max(4096).regex(COMPACT_JWS).openapi({
-                description:
-                  "header.payload.signature, each base64url. The payload: report (the shortcode), organization {id, name}, brief {id, name}, received_at, record_sha256, policy_version (null: not kept yet), deadlines {acknowledge, triage, disclosure} (due times as of iat), iat.",
-              }),
+              schema: z
+                .string()
+                .max(4096)
+                .regex(COMPACT_JWS)
+                .openapi({
+                  description:
+                    "header.payload.signature, each base64url. The payload: report (the shortcode), organization {id, name}, brief " +
+                    "{id, name}, received_at, record_sha256, policy_version (null: not kept yet), deadlines {acknowledge, triage, " +
+                    "disclosure} (due times as of iat), iat.",
+                }),
             },
           },
         },
@@ -270,7 +286,8 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       path: "/timeline",
       operationId: "showReportTimeline",
       summary:
-        "The report's signed timeline: a compact JWS (alg EdDSA, typ vdp-timeline+jwt) of every fact that concerns the reporter, oldest first, each entry carrying the SHA-256 of the one before it; verify it like the receipt",
+        "The report's signed timeline: a compact JWS (alg EdDSA, typ vdp-timeline+jwt) of every fact that concerns the reporter, " +
+        "oldest first, each entry carrying the SHA-256 of the one before it; verify it like the receipt",
       responses: {
         200: {
           description: "The timeline",
@@ -282,7 +299,10 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
                 .regex(COMPACT_JWS)
                 .openapi({
                   description:
-                    "The payload: report (the shortcode), entries, iat. Each entry is flat: type (received, stored, acknowledged, triage_changed, comment, deadline_met, deadline_breached), at, what the type adds (record_sha256; from and to; author and sha256, the SHA-256 of the comment's text; deadline), and prev_sha256: the SHA-256 (hex) of the previous entry's RFC 8785 canonical JSON, null for the first.",
+                    "The payload: report (the shortcode), entries, iat. Each entry is flat: type (received, stored, acknowledged, " +
+                    "triage_changed, comment, deadline_met, deadline_breached), at, what the type adds (record_sha256; from and to; " +
+                    "author and sha256, the SHA-256 of the comment's text; deadline), and prev_sha256: the SHA-256 (hex) of the " +
+                    "previous entry's RFC 8785 canonical JSON, null for the first.",
                 }),
             },
           },
@@ -301,7 +321,8 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       path: "/comments",
       operationId: "listReportComments",
       summary:
-        "The conversation: the organization's replies to the reporter and the reporter's own comments, oldest first (never the organization's internal notes)",
+        "The conversation: the organization's replies to the reporter and the reporter's own comments, oldest first (never the " +
+        "organization's internal notes)",
       request: { query: PageQuery },
       responses: { 200: { description: "Comments", content: jsonApiContent(collectionDocument(ReporterComment)) }, ...readErrors },
     }),
@@ -317,7 +338,8 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       path: "/comments",
       operationId: "createReportComment",
       summary:
-        "Answer the organization (also on a closed report); its webhooks get Vuln::Comment::Created. A report waiting in needs_more_info goes back to the state it was in",
+        "Answer the organization (also on a closed report); its webhooks get Vuln::Comment::Created. A report waiting in " +
+        "needs_more_info goes back to the state it was in",
       request: { body: jsonApiBody(CreateReporterCommentInput) },
       responses: { 201: { description: "Created", content: jsonApiContent(singleDocument(ReporterComment)) }, ...writeErrors },
     }),
@@ -363,7 +385,9 @@ export const reportRouter = createRouter<ReporterEnv>({ rateLimit: REPORTER_PER_
       operationId: "createReportAttachment",
       middleware: [...auth, declare({ rawUpload: { maxBytes: MAX_FILE_BYTES } })],
       summary: "Add a file to the report: the body is the file, Content-Type its type; the organization's webhooks get Vuln::Updated",
-      description: `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a report, counting both sides' files.`,
+      description:
+        `As the organization's upload: at most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ${MAX_FILES_PER_VULN} files ` +
+        `and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a report, counting both sides' files.`,
       request: {
         query: UploadQuery,
         body: { required: true, content: { "application/octet-stream": { schema: Binary }, "*/*": { schema: Binary } } },
@@ -420,5 +444,6 @@ reportRouter.openAPIRegistry.registerComponent("securitySchemes", "reporterToken
   type: "http",
   scheme: "bearer",
   description:
-    "A reporter's follow-up token: `vdpr_` and 43 base62 characters, shown once in the answer to a public submission. It opens that one report (the routes under `/v1/p/report`) and nothing else; an API key is refused there, and the token is refused everywhere else.",
+    "A reporter's follow-up token: `vdpr_` and 43 base62 characters, shown once in the answer to a public submission. It opens that " +
+    "one report (the routes under `/v1/p/report`) and nothing else; an API key is refused there, and the token is refused everywhere else.",
 });

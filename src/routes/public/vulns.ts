@@ -33,11 +33,18 @@ const Receipt = z
         title: z.string().max(LIMITS.titleLength),
         inbox_state: z.enum(INBOX_STATES),
         created_at: Timestamp,
-        follow_up_token: z.string().max(48).regex(REPORTER_TOKEN_PATTERN).nullable().openapi({
-          description:
-            "The reporter's key to this report (`vdpr_` and 43 base62 characters): send it as `Authorization: Bearer` to the `/v1/p/report` routes to follow the report, read the organization's replies, answer and add files. Shown only in this answer and never again (a replay by Idempotency-Key shows null); keep it like a password.",
-          example: "vdpr_3kQ9ZrT0bXc1LmN2oP4qR5sT6uV7wX8yZ9aB0cD1eF2",
-        }),
+        follow_up_token: z
+          .string()
+          .max(48)
+          .regex(REPORTER_TOKEN_PATTERN)
+          .nullable()
+          .openapi({
+            description:
+              "The reporter's key to this report (`vdpr_` and 43 base62 characters): send it as `Authorization: Bearer` to the " +
+              "`/v1/p/report` routes to follow the report, read the organization's replies, answer and add files. Shown only in this " +
+              "answer and never again (a replay by Idempotency-Key shows null); keep it like a password.",
+            example: "vdpr_3kQ9ZrT0bXc1LmN2oP4qR5sT6uV7wX8yZ9aB0cD1eF2",
+          }),
       }),
     }),
   })
@@ -73,7 +80,9 @@ publicVulnsRouter.openapi(
     path: "/briefs/{shortcode}/vulns",
     operationId: "createPublicVuln",
     tags: ["Public"],
-    summary: `Submit a report through a published brief (no key; ${RATES.publicSubmits} a minute per client IP); the answer carries the reporter's follow-up token, once`,
+    summary:
+      `Submit a report through a published brief (no key; ${RATES.publicSubmits} a minute per client IP); the answer carries the ` +
+      `reporter's follow-up token, once`,
     security: [],
     middleware: [publicRateLimit("PUBLIC_SUBMIT_RATE_LIMITER")],
     request: {

@@ -75,7 +75,8 @@ export const advisoriesRouter = createRouter()
       operationId: "createAdvisory",
       tags,
       summary:
-        "Write an advisory about 1 to 20 of the organization's vulns: a draft, or published at once (state: published), which freezes revision 1, meets the vulns' disclosure deadline and fires Advisory::Published (organization key only)",
+        "Write an advisory about 1 to 20 of the organization's vulns: a draft, or published at once (state: published), which " +
+        "freezes revision 1, meets the vulns' disclosure deadline and fires Advisory::Published (organization key only)",
       middleware: organizationOnly,
       request: { body: jsonApiBody(CreateAdvisoryInput) },
       responses: { 201: { description: "Created", content: jsonApiContent(AdvisoryDocument) }, ...writeErrors },
@@ -95,7 +96,9 @@ export const advisoriesRouter = createRouter()
       operationId: "updateAdvisory",
       tags,
       summary:
-        "Change an advisory. A draft changes in place and publishes with state: published; a change of a published one, or its withdrawal (state: withdrawn), freezes the next revision and needs revision_note; a withdrawn one is final (organization key only)",
+        "Change an advisory. A draft changes in place and publishes with state: published; a change of a published one, or its " +
+        "withdrawal (state: withdrawn), freezes the next revision and needs revision_note; a withdrawn one is final (organization " +
+        "key only)",
       middleware: organizationOnly,
       request: { params: IdParam, body: jsonApiBody(UpdateAdvisoryInput) },
       responses: { 200: { description: "Updated", content: jsonApiContent(AdvisoryDocument) }, ...writeErrors },

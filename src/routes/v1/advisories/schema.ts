@@ -216,10 +216,16 @@ export const Advisory = resourceSchema(
     remediation: z.string().max(LIMITS.advisoryRemediationLength).nullable(),
     references: z.array(Out.url).max(LIMITS.referencesPerAdvisory),
     cve_id: z.string().max(30).regex(CVE_ID_PATTERN).nullable(),
-    cvss_vector: z.string().max(LIMITS.cvssVectorLength).regex(CVSS_VECTOR_PATTERN).nullable().openapi({
-      description:
-        "The base vector (its base metrics, in the specification's order). Left out at creation: the highest-scoring vector of its vulns, reduced to its base.",
-    }),
+    cvss_vector: z
+      .string()
+      .max(LIMITS.cvssVectorLength)
+      .regex(CVSS_VECTOR_PATTERN)
+      .nullable()
+      .openapi({
+        description:
+          "The base vector (its base metrics, in the specification's order). Left out at creation: the highest-scoring vector of its " +
+          "vulns, reduced to its base.",
+      }),
     cwe_ids: z.array(CweOut).max(LIMITS.cweIdsPerVuln).openapi({ description: "Left out at creation: its vulns' CWE ids together." }),
     credits: z.array(CreditOut).max(LIMITS.creditsPerAdvisory),
     state: z.enum(ADVISORY_STATES).openapi({

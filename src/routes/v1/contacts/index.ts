@@ -58,7 +58,9 @@ export const contactsRouter = createRouter()
       path: "/",
       operationId: "createContact",
       tags,
-      summary: `Add a contact (at most ${LIMITS.contactsPerOrganization}); its address gets one confirmation e-mail and nothing else until confirmed (organization key only)`,
+      summary:
+        `Add a contact (at most ${LIMITS.contactsPerOrganization}); its address gets one confirmation e-mail and nothing else until ` +
+        `confirmed (organization key only)`,
       middleware: organizationOnly,
       request: { body: jsonApiBody(CreateContactInput) },
       responses: { 201: { description: "Created, unconfirmed", content: jsonApiContent(ContactDocument) }, ...writeErrors },

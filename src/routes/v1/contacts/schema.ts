@@ -12,7 +12,8 @@ const ContactEmail = z
   .openapi({ description: "Kept in lower case; one contact per address in an organization." });
 const ContactRole = z.enum(CONTACT_ROLES).openapi({
   description:
-    "responder: e-mailed about new reports, reporters' comments and approaching deadlines. escalation: e-mailed when an acknowledge, triage or EU Cyber Resilience Act deadline is missed. With no confirmed contact of one role, those of the other get its e-mails.",
+    "responder: e-mailed about new reports, reporters' comments and approaching deadlines. escalation: e-mailed when an acknowledge, " +
+    "triage or EU Cyber Resilience Act deadline is missed. With no confirmed contact of one role, those of the other get its e-mails.",
 });
 
 export const CreateContactInput = requestDocument(

@@ -32,7 +32,8 @@ const MetricsResource = resourceSchema(
       .object(Object.fromEntries(DEADLINE_KINDS.map((k) => [k, share])) as Record<(typeof DEADLINE_KINDS)[number], typeof share>)
       .openapi({
         description:
-          "Per deadline, the share (0 to 1) met by its due time, of the deadlines decided: met, or past due and not met (paused ones wait). null when none is decided.",
+          "Per deadline, the share (0 to 1) met by its due time, of the deadlines decided: met, or past due and not met (paused ones " +
+          "wait). null when none is decided.",
       }),
   }),
   z.object({}),
@@ -119,7 +120,11 @@ export const metricsRouter = createRouter().openapi(
     operationId: "showMetrics",
     tags: ["Metrics"],
     summary: "The figures a programme is judged on, for the reports created in a period (JSON:API, or CSV with Accept: text/csv)",
-    description: `For the reports created in the period (default: the last ${METRICS_DEFAULT_DAYS} days): the seven figures CISA's BOD 20-01 asks of a vulnerability disclosure programme (reports received, valid reports, valid still open, valid open for more than 90 days, median time to first response, to triage, to resolve) and, per deadline, the share met on time. Its cost grows with the period's reports, not with the history kept. With \`Accept: text/csv\`, the same figures as CSV with a header row.`,
+    description:
+      `For the reports created in the period (default: the last ${METRICS_DEFAULT_DAYS} days): the seven figures CISA's BOD 20-01 asks ` +
+      `of a vulnerability disclosure programme (reports received, valid reports, valid still open, valid open for more than 90 days, ` +
+      `median time to first response, to triage, to resolve) and, per deadline, the share met on time. Its cost grows with the ` +
+      `period's reports, not with the history kept. With \`Accept: text/csv\`, the same figures as CSV with a header row.`,
     request: { query: MetricsQuery },
     responses: {
       200: {

@@ -18,7 +18,13 @@ import { LIMITS } from "../../../lib/limits";
 // how it went. Never the body: the log is read by whoever holds a key, the body was for its recipient.
 
 const Status = z.enum(NOTIFICATION_STATUSES).openapi({
-  description: `held: a receipt waiting for its report to be stored; pending: to be sent at next_attempt_at (a notice about a report waits until no other to the same address about it came in the last ${GATHER_MS / 1000} seconds, ${GATHER_BOUND_MS / 60_000} minutes at most after the first, and they go as one e-mail; after a failure, the retry's time); delayed: waiting for an hourly limit (${LIMITS.emailsPerOrganizationHour} e-mails per organization, ${LIMITS.emailsPerRecipientHour} per address) until next_attempt_at, never dropped; sent (the notices that went in one e-mail have the same sent_at); failed: every attempt failed (last_error says why); cancelled: not sent, because its contact went or changed, or its reporter unsubscribed (last_error says which).`,
+  description:
+    `held: a receipt waiting for its report to be stored; pending: to be sent at next_attempt_at (a notice about a report waits until ` +
+    `no other to the same address about it came in the last ${GATHER_MS / 1000} seconds, ${GATHER_BOUND_MS / 60_000} minutes at most ` +
+    `after the first, and they go as one e-mail; after a failure, the retry's time); delayed: waiting for an hourly limit ` +
+    `(${LIMITS.emailsPerOrganizationHour} e-mails per organization, ${LIMITS.emailsPerRecipientHour} per address) until ` +
+    `next_attempt_at, never dropped; sent (the notices that went in one e-mail have the same sent_at); failed: every attempt failed ` +
+    `(last_error says why); cancelled: not sent, because its contact went or changed, or its reporter unsubscribed (last_error says which).`,
 });
 
 const ListNotificationsQuery = listQuery({

@@ -136,7 +136,11 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Look up the TXT record that proves control of the policy's custom domain, now",
       description:
-        "Looks up `custom_domain_verification.record_name` over DNS-over-HTTPS and answers the policy as the lookup left it: `verified` when a TXT value there is `record_value` (the domain serves security.txt from now on), else still `pending` with `failure_reason` (no record yet, another value, or a resolver that did not answer: try again later; the cron also looks every 5 minutes). A verified domain is answered as it is, without a lookup. 422 for a policy without a custom domain; 409 when the domain changed during the lookup.",
+        "Looks up `custom_domain_verification.record_name` over DNS-over-HTTPS and answers the policy as the lookup left it: " +
+        "`verified` when a TXT value there is `record_value` (the domain serves security.txt from now on), else still `pending` with " +
+        "`failure_reason` (no record yet, another value, or a resolver that did not answer: try again later; the cron also looks " +
+        "every 5 minutes). A verified domain is answered as it is, without a lookup. 422 for a policy without a custom domain; 409 " +
+        "when the domain changed during the lookup.",
       request: { params: IdParam },
       responses: {
         200: {

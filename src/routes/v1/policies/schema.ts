@@ -60,7 +60,11 @@ const ResponseTargetsInput = z
       .optional(),
   })
   .openapi("ResponseTargetsInput", {
-    description: `What the policy promises a reporter, in calendar time: hours to acknowledge (default ${DEFAULT_RESPONSE_TARGETS.acknowledge_hours}) and to triage (${DEFAULT_RESPONSE_TARGETS.triage_hours}) a report, days to resolve it by severity (${SEVERITIES.map((s) => `${s} ${DEFAULT_RESPONSE_TARGETS.resolve_days[s]}`).join(", ")}). A member left out takes its default; null restores every default. Each report keeps the targets in force when it came in.`,
+    description:
+      `What the policy promises a reporter, in calendar time: hours to acknowledge (default ` +
+      `${DEFAULT_RESPONSE_TARGETS.acknowledge_hours}) and to triage (${DEFAULT_RESPONSE_TARGETS.triage_hours}) a report, days to ` +
+      `resolve it by severity (${SEVERITIES.map((s) => `${s} ${DEFAULT_RESPONSE_TARGETS.resolve_days[s]}`).join(", ")}). A member left ` +
+      `out takes its default; null restores every default. Each report keeps the targets in force when it came in.`,
   });
 const ResponseTargetsOutput = z
   .object({
@@ -101,7 +105,12 @@ const PolicyAttributesInput = z
     creation_mode: z.enum(CREATION_MODE).nullable(),
     hosting_mode: z.enum(HOSTING_MODE).nullable(),
     custom_domain: Hostname.nullable().openapi({
-      description: `The host that serves the organization's security.txt at /.well-known/security.txt (route it to this Worker), once its organization proves control of it (see custom_domain_verification). One policy's on the whole platform, whatever its case (another policy's is a 422 here); never this platform's own host or a name under it, nor a local, special-use or wildcard-DNS name. A new domain starts a new claim, which is released after ${LIMITS.customDomainClaimDays} days unless proven; null releases it.`,
+      description:
+        `The host that serves the organization's security.txt at /.well-known/security.txt (route it to this Worker), once its ` +
+        `organization proves control of it (see custom_domain_verification). One policy's on the whole platform, whatever its case ` +
+        `(another policy's is a 422 here); never this platform's own host or a name under it, nor a local, special-use or wildcard-DNS ` +
+        `name. A new domain starts a new claim, which is released after ${LIMITS.customDomainClaimDays} days unless proven; null ` +
+        `releases it.`,
     }),
     published_at: DateTimeInput.nullable().openapi({ description: "null is a draft; a future time schedules publication" }),
     branding: Branding.nullable(),
@@ -152,7 +161,9 @@ const CustomDomainVerification = z
       .openapi({ description: "What the TXT record must hold, exactly: this claim's own value, new with each domain" }),
     claimed_at: Timestamp.openapi({ description: "When the policy named this domain" }),
     expires_at: Timestamp.nullable().openapi({
-      description: `When the claim is released (custom_domain becomes null) unless proven: ${LIMITS.customDomainClaimDays} days after claimed_at; null once verified`,
+      description:
+        `When the claim is released (custom_domain becomes null) unless proven: ${LIMITS.customDomainClaimDays} days after claimed_at; ` +
+        `null once verified`,
     }),
     checked_at: Timestamp.nullable().openapi({
       description: "The last lookup of the record, asked for or the cron's (every 5 minutes while pending)",
@@ -166,7 +177,9 @@ const CustomDomainVerification = z
   })
   .openapi("CustomDomainVerification", {
     description:
-      "The proof that the organization controls custom_domain (read-only; null without a custom domain). Publish a TXT record named `record_name` holding `record_value`, then POST /v1/policies/{id}/verify_custom_domain, or wait for the cron. A new domain needs its own proof.",
+      "The proof that the organization controls custom_domain (read-only; null without a custom domain). Publish a TXT record named " +
+      "`record_name` holding `record_value`, then POST /v1/policies/{id}/verify_custom_domain, or wait for the cron. A new domain " +
+      "needs its own proof.",
   });
 
 const PolicyAttributes = z.object({

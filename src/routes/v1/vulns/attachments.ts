@@ -57,7 +57,9 @@ const uploadErrors = {
   },
   422: {
     ...invalidInput,
-    description: `Validation error: filename (at source.parameter), an empty file, or the vuln's ${LIMITS.filesPerVuln} files / ${mib(LIMITS.bytesPerVuln)}; nothing is stored`,
+    description:
+      `Validation error: filename (at source.parameter), an empty file, or the vuln's ${LIMITS.filesPerVuln} files / ` +
+      `${mib(LIMITS.bytesPerVuln)}; nothing is stored`,
   },
 };
 
@@ -110,7 +112,9 @@ export const UploadQuery = z.strictObject({
     .optional()
     .openapi({
       param: { name: "filename", in: "query", required: true },
-      description: `The file's name: path separators (and the directories before them) and control characters are removed; 1 to ${MAX_FILENAME_LENGTH} characters must remain.`,
+      description:
+        `The file's name: path separators (and the directories before them) and control characters are removed; 1 to ` +
+        `${MAX_FILENAME_LENGTH} characters must remain.`,
       example: "poc.txt",
     }),
 });
@@ -166,8 +170,10 @@ export const attachmentsRouter = createRouter()
       tags,
       summary: `Attach a file: the body is the file, Content-Type its type (organization key only)`,
       description:
-        `The raw bytes, streamed to storage while their SHA-256 is computed. At most ${MAX_FILE_BYTES} bytes (${mib(MAX_FILE_BYTES)}) a file, ` +
-        `${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a vuln. With an Idempotency-Key, the key covers the bytes and the filename. ` +
+        `The raw bytes, streamed to storage while their SHA-256 is computed. At most ${MAX_FILE_BYTES} bytes ` +
+        `(${mib(MAX_FILE_BYTES)}) a file, ` +
+        `${MAX_FILES_PER_VULN} files and ${MAX_BYTES_PER_VULN} bytes (${mib(MAX_BYTES_PER_VULN)}) a vuln. With an Idempotency-Key, ` +
+        `the key covers the bytes and the filename. ` +
         "Attaching does not change the vuln: no Vuln::Updated, updated_at unchanged.",
       middleware: [...organizationOnly, declare({ rawUpload: { maxBytes: MAX_FILE_BYTES } })],
       request: {
@@ -218,7 +224,8 @@ export const attachmentsRouter = createRouter()
       responses: {
         200: {
           description:
-            "The bytes. Content-Type is the stored type only if it is inert (plain text, images but SVG, PDF, JSON, archives, video); anything else is application/octet-stream.",
+            "The bytes. Content-Type is the stored type only if it is inert (plain text, images but SVG, PDF, JSON, archives, " +
+            "video); anything else is application/octet-stream.",
           headers: {
             "Content-Disposition": {
               description: "attachment, with an ASCII filename and an RFC 5987 filename*",

@@ -112,7 +112,8 @@ export const commentsRouter = createRouter()
       operationId: "createVulnComment",
       tags,
       summary:
-        "Comment on a vuln: an internal note (the default) or, with visibility reporter, a reply the reporter reads (a 422 on a vuln entered through POST /v1/vulns, which has no reporter); fires Vuln::Comment::Created (organization key only)",
+        "Comment on a vuln: an internal note (the default) or, with visibility reporter, a reply the reporter reads (a 422 on a vuln " +
+        "entered through POST /v1/vulns, which has no reporter); fires Vuln::Comment::Created (organization key only)",
       middleware: organizationOnly,
       request: { params: VulnParam, body: { required: true, content: jsonContent(CreateCommentInput) } },
       responses: { 201: { description: "Created", content: jsonContent(singleDocument(Comment)) }, ...writeErrors },

@@ -129,7 +129,9 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       operationId: "updateVuln",
       tags,
       summary:
-        "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); triage_state moves it (a duplicate names relationships.duplicate_of), processing_state alone closes as resolved or reopens; fires Vuln::Updated on a change, and Vuln::Triage::Changed on a move (organization key only)",
+        "Update a vuln: every member optional (left out: unchanged; null clears contact_email, severity, cvss_vector); triage_state " +
+        "moves it (a duplicate names relationships.duplicate_of), processing_state alone closes as resolved or reopens; fires " +
+        "Vuln::Updated on a change, and Vuln::Triage::Changed on a move (organization key only)",
       middleware: organizationOnly,
       request: { params: VulnParam, body: { required: true, content: jsonContent(UpdateVulnInput) } },
       responses: { 200: { description: "Updated", content: jsonContent(VulnDocument) }, ...writeErrors },
@@ -149,9 +151,13 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       path: "/",
       operationId: "updateVulns",
       tags,
-      summary: `Update up to ${LIMITS.vulnsPerBulkUpdate} vulns at once, all or nothing, each as its own PATCH would (its events included) (organization key only)`,
+      summary:
+        `Update up to ${LIMITS.vulnsPerBulkUpdate} vulns at once, all or nothing, each as its own PATCH would (its events included) ` +
+        `(organization key only)`,
       description:
-        "`data` is a list of vuln documents as PATCH /v1/vulns/{id} takes them, each with its `id`. One batch changes every vuln or none: a bad member (422 at its pointer), a vuln that is not the caller's (404 at its id), a brief of another organization, or a concurrent edit of any of them (409) changes nothing. The answer lists the vulns as they are now, in the request's order.",
+        "`data` is a list of vuln documents as PATCH /v1/vulns/{id} takes them, each with its `id`. One batch changes every vuln or " +
+        "none: a bad member (422 at its pointer), a vuln that is not the caller's (404 at its id), a brief of another organization, " +
+        "or a concurrent edit of any of them (409) changes nothing. The answer lists the vulns as they are now, in the request's order.",
       middleware: organizationOnly,
       request: { body: { required: true, content: jsonContent(UpdateVulnsInput) } },
       responses: { 200: { description: "Updated, in the request's order", content: jsonContent(VulnsDocument) }, ...writeErrors },

@@ -31,7 +31,8 @@ const errors = { notFound: "Vuln not found (vuln_not_found)", mediaType: JSON_ME
 
 const Kind = z.enum(REGULATORY_REPORT_KINDS).openapi({
   description:
-    "early_warning (within 24 hours of knowing of the exploitation), notification (within 72 hours), final_report (within 14 days of a fix).",
+    "early_warning (within 24 hours of knowing of the exploitation), notification (within 72 hours), final_report (within 14 days of " +
+    "a fix).",
 });
 
 const RegulatoryReport = resourceSchema(
@@ -139,7 +140,8 @@ export const regulatoryReportsRouter = createRouter()
       operationId: "createRegulatoryReport",
       tags,
       summary:
-        "Record what the organization filed with an authority (the platform sends nothing); the first filing of a kind meets the vuln's deadline of that kind at its submitted_at (organization key only)",
+        "Record what the organization filed with an authority (the platform sends nothing); the first filing of a kind meets the " +
+        "vuln's deadline of that kind at its submitted_at (organization key only)",
       middleware: [requireOrganizationKey("regulatory reports")],
       request: { params: VulnParam, body: { required: true, content: jsonContent(CreateRegulatoryReportInput) } },
       responses: {
@@ -163,7 +165,8 @@ export const regulatoryReportsRouter = createRouter()
       operationId: "showRegulatoryReportDraft",
       tags,
       summary:
-        "The text to file for a kind, filled from the vuln (title, CWE, CVSS, severity, whether a fix is out, the dates), with every field the organization must still complete in meta.missing",
+        "The text to file for a kind, filled from the vuln (title, CWE, CVSS, severity, whether a fix is out, the dates), with every " +
+        "field the organization must still complete in meta.missing",
       request: {
         params: VulnParam,
         query: z.strictObject({ kind: Kind.openapi({ param: { name: "kind", in: "query", required: true } }) }),

@@ -59,10 +59,14 @@ export const SubmissionAttributes = z.strictObject({
  * page's link, then a note at each change. Only with a contact_email, and by default with one.
  */
 export const PublicSubmissionAttributes = SubmissionAttributes.extend({
-  notify_me: z.boolean().optional().openapi({
-    description:
-      "E-mail me about this report: a receipt with the report page's link once it is stored, then a note for each answer and each change of state, every one with a link to stop them. Default true when contact_email is given; true needs a contact_email.",
-  }),
+  notify_me: z
+    .boolean()
+    .optional()
+    .openapi({
+      description:
+        "E-mail me about this report: a receipt with the report page's link once it is stored, then a note for each answer and each " +
+        "change of state, every one with a link to stop them. Default true when contact_email is given; true needs a contact_email.",
+    }),
 }).superRefine((a, ctx) => {
   if (a.notify_me === true && !a.contact_email)
     ctx.addIssue({ code: "custom", path: ["notify_me"], message: "needs a contact_email to e-mail" });
@@ -76,14 +80,21 @@ const TriageAttributes = {
   }),
   cvss_vector: CvssVector.nullable().optional(),
   cwe_ids: CweIds.optional(),
-  actively_exploited: z.boolean().optional().openapi({
-    description:
-      "Under attack: starts the EU Cyber Resilience Act's clock (deadlines cra_early_warning, cra_notification, cra_final_report); false stops it.",
-  }),
-  exploitation_known_at: DateTimeInput.nullable().optional().openapi({
-    description:
-      "Since when the organization knows the vulnerability is actively exploited: left out, the moment actively_exploited becomes true (and kept after). Only with actively_exploited true; never in the future.",
-  }),
+  actively_exploited: z
+    .boolean()
+    .optional()
+    .openapi({
+      description:
+        "Under attack: starts the EU Cyber Resilience Act's clock (deadlines cra_early_warning, cra_notification, cra_final_report); " +
+        "false stops it.",
+    }),
+  exploitation_known_at: DateTimeInput.nullable()
+    .optional()
+    .openapi({
+      description:
+        "Since when the organization knows the vulnerability is actively exploited: left out, the moment actively_exploited becomes " +
+        "true (and kept after). Only with actively_exploited true; never in the future.",
+    }),
 };
 
 const CreateAttributes = SubmissionAttributes.extend({ tags: Tags.optional(), ...TriageAttributes });
@@ -91,7 +102,9 @@ const BriefRelationship = z.strictObject({ brief: relationshipInput("brief") });
 const TRIAGE_STATE_LIST = new RegExp(`^(${TRIAGE_STATES.join("|")})(,(${TRIAGE_STATES.join("|")}))*$`);
 const TriageState = z.enum(TRIAGE_STATES).openapi({
   description:
-    "new, triaged and needs_more_info are open; resolved, duplicate, informative, not_applicable, spam and accepted_risk are closed. processing_state follows it. Any move is allowed; a duplicate needs relationships.duplicate_of. needs_more_info returns to the state before it when the reporter comments, and closes as informative (closed_by timeout) after 30 days without.",
+    "new, triaged and needs_more_info are open; resolved, duplicate, informative, not_applicable, spam and accepted_risk are closed. " +
+    "processing_state follows it. Any move is allowed; a duplicate needs relationships.duplicate_of. needs_more_info returns to the " +
+    "state before it when the reporter comments, and closes as informative (closed_by timeout) after 30 days without.",
 });
 
 export const CreateVulnInput = requestDocument("vuln", CreateAttributes, BriefRelationship).openapi("CreateVulnInput");
@@ -167,7 +180,10 @@ export const ListVulnsQuery = listQuery({
         name: "sort",
         in: "query",
         description:
-          "next_due_at puts the deadline due soonest first (a running one: not met, not paused), the vulns with none last, either way. -last_activity_at puts the vulns someone last spoke on first. cvss_score and -cvss_score put vulns without a score last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the unrated, last.",
+          "next_due_at puts the deadline due soonest first (a running one: not met, not paused), the vulns with none last, either " +
+          "way. -last_activity_at puts the vulns someone last spoke on first. cvss_score and -cvss_score put vulns without a score " +
+          "last either way; -severity goes critical, high, medium, low, severity goes low to critical, and both put none, then the " +
+          "unrated, last.",
       },
       example: "-created_at",
     }),
@@ -217,7 +233,10 @@ export const ListVulnsQuery = listQuery({
       param: {
         name: "q[search]",
         in: "query",
-        description: `Words and "quoted phrases" (all required; a word ending in * matches as a prefix; case and accents ignored) in the title, the description or any comment. Without a sort, the best matches come first (a title match counts most) and pages go by number only; with a sort, the matches in that order. Up to ${SEARCH_MAX_TERMS} terms.`,
+        description:
+          `Words and "quoted phrases" (all required; a word ending in * matches as a prefix; case and accents ignored) in the title, ` +
+          `the description or any comment. Without a sort, the best matches come first (a title match counts most) and pages go by ` +
+          `number only; with a sort, the matches in that order. Up to ${SEARCH_MAX_TERMS} terms.`,
       },
       type: "string",
       maxLength: SEARCH_MAX_LENGTH,
@@ -244,7 +263,8 @@ export const ListVulnsQuery = listQuery({
       name: "q[overdue_eq]",
       in: "query",
       description:
-        "true: a running deadline is past its due time (breached), as the last change saw it or the cron within a minute of the due time; false: none is.",
+        "true: a running deadline is past its due time (breached), as the last change saw it or the cron within a minute of the due " +
+        "time; false: none is.",
     },
   }),
   "q[read_eq]": booleanQuery("q[read_eq]").openapi({
@@ -276,7 +296,8 @@ export const Deadline = z
   })
   .openapi("Deadline", {
     description:
-      "pending until due_at, then breached until met; met once met (late or not: compare met_at with due_at); paused while the report waits in needs_more_info (the time there moves due_at later); none without a due time.",
+      "pending until due_at, then breached until met; met once met (late or not: compare met_at with due_at); paused while the " +
+      "report waits in needs_more_info (the time there moves due_at later); none without a due time.",
   });
 const Deadlines = z
   .object({
@@ -287,24 +308,29 @@ const Deadlines = z
     }),
     disclosure: Deadline.openapi({
       description:
-        "Due the policy's cvd_timeline days after created_at (none without one, and none while closed as duplicate, informative, not_applicable or spam: nothing is owed the world for those).",
+        "Due the policy's cvd_timeline days after created_at (none without one, and none while closed as duplicate, informative, " +
+        "not_applicable or spam: nothing is owed the world for those).",
     }),
     cra_early_warning: Deadline.optional().openapi({
       description:
-        "Only while actively_exploited: due 24 hours after exploitation_known_at; met by the first early_warning regulatory report. Never paused.",
+        "Only while actively_exploited: due 24 hours after exploitation_known_at; met by the first early_warning regulatory report. " +
+        "Never paused.",
     }),
     cra_notification: Deadline.optional().openapi({
       description:
-        "Only while actively_exploited: due 72 hours after exploitation_known_at; met by the first notification regulatory report. Never paused.",
+        "Only while actively_exploited: due 72 hours after exploitation_known_at; met by the first notification regulatory report. " +
+        "Never paused.",
     }),
     cra_final_report: Deadline.optional().openapi({
       description:
-        "Only while actively_exploited: due 14 days after closed_at as resolved (none while no fix is out); met by the first final_report regulatory report. Never paused.",
+        "Only while actively_exploited: due 14 days after closed_at as resolved (none while no fix is out); met by the first " +
+        "final_report regulatory report. Never paused.",
     }),
   })
   .openapi({
     description:
-      "Read-only: the policy's promises for this report, from the targets in force when it came in (defaults without a policy), and while it is actively exploited the three filings the EU Cyber Resilience Act asks for.",
+      "Read-only: the policy's promises for this report, from the targets in force when it came in (defaults without a policy), and " +
+      "while it is actively exploited the three filings the EU Cyber Resilience Act asks for.",
   });
 
 export const Vuln = resourceSchema(
@@ -346,7 +372,8 @@ export const Vuln = resourceSchema(
     read_at: Timestamp.nullable(),
     last_activity_at: Timestamp.openapi({
       description:
-        "Read-only: when one side last spoke to the other: the report itself, a reporter-visible comment or a file, or the organization closing or reopening it. Internal notes and triage edits are not activity.",
+        "Read-only: when one side last spoke to the other: the report itself, a reporter-visible comment or a file, or the " +
+        "organization closing or reopening it. Internal notes and triage edits are not activity.",
     }),
     last_activity_by: z.enum(ACTIVITY_SIDES).openapi({ description: "Read-only: who spoke last, the reporter or the organization." }),
     created_at: Timestamp,
