@@ -26,7 +26,8 @@ export interface PublicDirectoryEntry {
 /**
  * One batch (no joins: D1 batch rows are keyed by column name): the directory, its visible listings'
  * organizations, their published policies (for the rating), the listings' items, and the published
- * briefs they show, and the responsiveness of the policies they show. Organizations rate as their best published policy; those under the directory's
+ * briefs they show, and the responsiveness of the policies they show. Organizations rate as their best published policy; those under
+ * the directory's
  * minimum are left out; the rest come best first.
  */
 export async function findPublicDirectory(

@@ -1,7 +1,8 @@
 import { index, integer, primaryKey, sqliteTable, text } from "drizzle-orm/sqlite-core";
 
 /**
- * Idempotency-Key records (the same key and body within 24 hours replays the first answer). A request reserves its key (state in_flight, with a
+ * Idempotency-Key records (the same key and body within 24 hours replays the first answer). A request reserves its key (state
+ * in_flight, with a
  * token of its own) and the response is stored in the same batch as the change it made.
  */
 export const idempotencyKeys = sqliteTable(

@@ -22,7 +22,8 @@ import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from 
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
- * directory), /p (a policy), /a (an advisory), /h (a policy's hall of fame), /c and /u (what e-mails link to: src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * directory), /p (a policy), /a (an advisory), /h (a policy's hall of fame), /c and /u (what e-mails link to:
+ * src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
