@@ -62,6 +62,15 @@ beforeAll(() => {
     writeFileSync(at, `import { thing } from "${specifier}";\n\nexport const probe = thing;\n`);
   });
   writeFileSync(path.join(scratch, "src", "lib", "unformatted.ts"), "export const a = {b:1}\n");
+  // A service takes at most three parameters (a context, what it acts on, one object of the rest).
+  const params = (n: number) => Array.from({ length: n }, (_, i) => `p${i}: number`).join(", ");
+  const sum = (n: number) => Array.from({ length: n }, (_, i) => `p${i}`).join(" + ");
+  for (const n of [3, 4]) {
+    writeFileSync(
+      path.join(scratch, "src", "services", `params-${n}.ts`),
+      `export function f(${params(n)}): number {\n  return ${sum(n)};\n}\n`,
+    );
+  }
   findings = runBiome(["check", "--reporter=json", "."]);
 });
 
@@ -90,6 +99,12 @@ describe("the lint rules of npm run check", () => {
 
   it("refuses code the formatter would print otherwise", () => {
     expect(findings.filter((f) => f.path.endsWith("src/lib/unformatted.ts")).map((f) => f.category)).toEqual(["format"]);
+  });
+
+  it("refuses a service function of four parameters, and takes one of three", () => {
+    const of = (n: number) => findings.filter((f) => f.path.endsWith(`src/services/params-${n}.ts`)).map((f) => f.category);
+    expect(of(4)).toEqual(["lint/complexity/useMaxParams"]);
+    expect(of(3)).toEqual([]);
   });
 
   it("passes on the project itself", () => {
