@@ -221,7 +221,8 @@ async function sweepPage(db: Db, queue: Queue<QueueMessage>, now: number): Promi
     .set({
       lastSentAt: nowIso,
       sendCount: sql`${events.sendCount} + 1`,
-      nextSendAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '+' || (${SWEEP_AFTER_MS / 1000} * (1 << ${events.sendCount})) || ' seconds')`,
+      nextSendAt: sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '+' || (${SWEEP_AFTER_MS / 1000} * (1 << ${events.sendCount})) ||
+        ' seconds')`,
     })
     .where(
       inList(

@@ -71,7 +71,8 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
       .select({ id: vulns.id, submission: vulns.submission })
       .from(vulns)
       .where(
-        subquery`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND processed_at IS NULL)`,
+        subquery`${vulns.id} IN (SELECT vuln_id FROM events WHERE ${inList(events.id, eventIds)} AND type = 'Vuln::Created' AND
+          processed_at IS NULL)`,
       ),
   ]);
   const targets = targetsOf(hooks);

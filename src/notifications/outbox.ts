@@ -82,7 +82,8 @@ function oneLineSql(text: SQL): SQL {
   let folded = text;
   for (const code of FOLDED) folded = sql`replace(${folded}, char(${sql.raw(String(code))}), ' ')`;
   for (let i = 0; i < 10; i++) folded = sql`replace(${folded}, '  ', ' ')`;
-  return subquery`(SELECT CASE WHEN length(s) > ${sql.raw(String(SUBJECT_LENGTH))} THEN substr(s, 1, ${sql.raw(String(SUBJECT_LENGTH - 1))}) || '…' ELSE s END FROM (SELECT trim(${folded}) AS s))`;
+  return subquery`(SELECT CASE WHEN length(s) > ${sql.raw(String(SUBJECT_LENGTH))} THEN substr(s, 1,
+    ${sql.raw(String(SUBJECT_LENGTH - 1))}) || '…' ELSE s END FROM (SELECT trim(${folded}) AS s))`;
 }
 
 /** A notice's params, by path ("report.title"), as SQL values of the rows the batch left. */
@@ -177,9 +178,8 @@ function selectOf(
     ? sql`${nowIso}`
     : sql`strftime('%Y-%m-%dT%H:%M:%fZ', ${nowIso}, '+${sql.raw(String(GATHER_MS / 1000))} seconds')`;
   return db.select({
-    id: sql<string>`${prefix} || lower(substr('89ab', 1 + (random() & 3), 1) || substr(hex(randomblob(2)), 2) || '-' || hex(randomblob(6)))`.as(
-      "id",
-    ),
+    id: sql<string>`${prefix} || lower(substr('89ab', 1 + (random() & 3), 1) || substr(hex(randomblob(2)), 2) || '-' ||
+      hex(randomblob(6)))`.as("id"),
     organizationId: events.organizationId,
     vulnId: vulns.id,
     contactId: sql<string | null>`${audience.contactId}`.as("contact_id"),
@@ -208,7 +208,9 @@ function selectOf(
  * report nobody is told about is the failure this exists to prevent). Addresses are unique in an organization.
  */
 function toldContacts(role: ContactRole): SQL {
-  return subquery`${contacts.organizationId} = ${events.organizationId} AND ${contacts.confirmedAt} IS NOT NULL AND (${contacts.role} = ${literal(role)} OR NOT EXISTS (SELECT 1 FROM ${contacts} c WHERE c.organization_id = ${events.organizationId} AND c.confirmed_at IS NOT NULL AND c.role = ${literal(role)}))`;
+  return subquery`${contacts.organizationId} = ${events.organizationId} AND ${contacts.confirmedAt} IS NOT NULL AND (${contacts.role}
+    = ${literal(role)} OR NOT EXISTS (SELECT 1 FROM ${contacts} c WHERE c.organization_id = ${events.organizationId} AND
+    c.confirmed_at IS NOT NULL AND c.role = ${literal(role)}))`;
 }
 
 /** A notice of the event's report, to its contacts of `role` or to its reporter (if they asked for e-mail). */
@@ -251,7 +253,8 @@ function creditedReporters(db: Db, eventId: string, nowIso: string): Statement {
       .innerJoin(advisories, eq(advisories.id, payload("advisory.id")))
       .innerJoin(
         vulns,
-        subquery`${vulns.organizationId} = ${events.organizationId} AND ${vulns.id} IN (SELECT json_extract(c.value, '$.reporter_of') FROM json_each(${advisories.credits}) c)`,
+        subquery`${vulns.organizationId} = ${events.organizationId} AND ${vulns.id} IN (SELECT json_extract(c.value, '$.reporter_of')
+          FROM json_each(${advisories.credits}) c)`,
       )
       .where(
         and(
@@ -260,7 +263,9 @@ function creditedReporters(db: Db, eventId: string, nowIso: string): Statement {
           isNotNull(vulns.creditName),
           eq(vulns.notifyReporter, true),
           isNotNull(vulns.contactEmail),
-          subquery`NOT EXISTS (SELECT 1 FROM ${notifications} n WHERE n."to" = ${vulns.contactEmail} AND n.organization_id = ${events.organizationId} AND n.kind = 'advisory_published' AND json_extract(n.params, '$.advisory.id') = ${advisories.id})`,
+          subquery`NOT EXISTS (SELECT 1 FROM ${notifications} n WHERE n."to" = ${vulns.contactEmail} AND n.organization_id =
+            ${events.organizationId} AND n.kind = 'advisory_published' AND json_extract(n.params, '$.advisory.id') =
+            ${advisories.id})`,
         ),
       ),
   );

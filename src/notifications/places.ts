@@ -44,7 +44,8 @@ function oldestCounted(by: "organization_id" | '"to"', since: string): SQL<strin
 /** Room under both hourly limits for one more e-mail of the row. */
 export function underLimits(now: number): SQL {
   const since = new Date(now - HOUR_MS).toISOString();
-  return sql`${counted("organization_id", since)} < ${LIMITS.emailsPerOrganizationHour} AND ${counted('"to"', since)} < ${LIMITS.emailsPerRecipientHour}`;
+  return sql`${counted("organization_id", since)} < ${LIMITS.emailsPerOrganizationHour} AND ${counted('"to"', since)} <
+    ${LIMITS.emailsPerRecipientHour}`;
 }
 
 /** The notices waiting with the row (itself included): to its address, about its report, not yet taken. */
@@ -62,7 +63,8 @@ export function gathered(now: number): SQL {
   const nowIso = new Date(now).toISOString();
   const recent = new Date(now - GATHER_MS).toISOString();
   const bound = new Date(now - GATHER_BOUND_MS).toISOString();
-  return sql`(NOT (${gathers}) OR NOT EXISTS ${waitingWith(nowIso, sql`g.created_at > ${recent}`)} OR EXISTS ${waitingWith(nowIso, sql`g.created_at <= ${bound}`)})`;
+  return sql`(NOT (${gathers}) OR NOT EXISTS ${waitingWith(nowIso, sql`g.created_at > ${recent}`)} OR EXISTS
+    ${waitingWith(nowIso, sql`g.created_at <= ${bound}`)})`;
 }
 
 /**
@@ -72,7 +74,8 @@ export function gathered(now: number): SQL {
  */
 export function sameEmailAs(id: string, lease: string): SQL {
   const leader = (column: string) =>
-    subquery`(SELECT ${sql.raw(`l.${column}`)} FROM ${notifications} l WHERE l.id = ${id} AND l.lease_until = ${lease} AND l.kind NOT IN (${aloneList}))`;
+    subquery`(SELECT ${sql.raw(`l.${column}`)} FROM ${notifications} l WHERE l.id = ${id} AND l.lease_until = ${lease} AND l.kind NOT
+      IN (${aloneList}))`;
   return and(
     sql`${notifications.vulnId} = ${leader("vuln_id")}`,
     sql`${notifications.to} = ${leader('"to"')}`,

@@ -58,9 +58,8 @@ export type AdvisoryRecord = AdvisoryRow & { vulnIds: string[] };
 const notFound = () => new NotFound("advisory", "No advisory has that id.");
 const vulnIdsColumn = {
   vulnIdsJson:
-    subquery<string>`(SELECT json_group_array(vuln_id) FROM (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${advisories.id} ORDER BY vuln_id))`.as(
-      "vuln_ids",
-    ),
+    subquery<string>`(SELECT json_group_array(vuln_id) FROM (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${advisories.id}
+      ORDER BY vuln_id))`.as("vuln_ids"),
 };
 const toRecord = ({ vulnIdsJson, ...row }: AdvisoryRow & { vulnIdsJson: unknown }): AdvisoryRecord => ({
   ...row,

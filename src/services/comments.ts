@@ -71,7 +71,8 @@ export async function createComment(
   // token) has nobody to read it, and the guard refuses it too; only then is the vuln read, to tell which.
   const needsReporter = side.author === "organization" && record.visibility === "reporter";
   const hasReporter = needsReporter ? sql` AND ${vulns.followUpTokenHash} IS NOT NULL` : sql``;
-  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND ${vulns.organizationId} = ${organizationId}${hasReporter})`;
+  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND
+    ${vulns.organizationId} = ${organizationId}${hasReporter})`;
   const created = commentEvent(ctx.db, record.id, now);
   const p = new Plan(record)
     .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))

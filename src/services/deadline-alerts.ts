@@ -27,7 +27,8 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
       .select({
         ...getTableColumns(vulns),
         ...domainsColumn,
-        sentJson: subquery<string>`(SELECT json_group_array(${deadlineAlerts.deadline} || ':' || ${deadlineAlerts.alert}) FROM ${deadlineAlerts} WHERE ${deadlineAlerts.vulnId} = ${vulns.id})`,
+        sentJson: subquery<string>`(SELECT json_group_array(${deadlineAlerts.deadline} || ':' || ${deadlineAlerts.alert}) FROM
+          ${deadlineAlerts} WHERE ${deadlineAlerts.vulnId} = ${vulns.id})`,
       })
       .from(vulns)
       .where(and(isNotNull(vulns.nextAlertMs), lte(vulns.nextAlertMs, nowMs)))

@@ -38,7 +38,9 @@ export function compactPositions(db: Db, which: SQL) {
   return db
     .update(directoryListingItems)
     .set({
-      position: subquery`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${directoryListingItems.listingId} AND (i2.position < ${directoryListingItems.position} OR (i2.position = ${directoryListingItems.position} AND i2.id <= ${directoryListingItems.id})))`,
+      position: subquery`(SELECT count(*) FROM directory_listing_items i2 WHERE i2.listing_id = ${directoryListingItems.listingId} AND
+        (i2.position < ${directoryListingItems.position} OR (i2.position = ${directoryListingItems.position} AND i2.id <=
+        ${directoryListingItems.id})))`,
     })
     .where(which);
 }

@@ -22,7 +22,8 @@ const directoryFull = () =>
 export type ListingRecord = DirectoryListingRow & { directorySlug: string };
 
 const slugColumn = {
-  directorySlug: subquery<string>`(select ${directories.slug} from ${directories} where ${directories.id} = ${directoryListings.directoryId})`,
+  directorySlug: subquery<string>`(select ${directories.slug} from ${directories} where ${directories.id} =
+    ${directoryListings.directoryId})`,
 };
 
 export async function listListings(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { visible?: boolean }) {

@@ -88,7 +88,8 @@ export async function readMetrics(
       received: sql<number>`count(*)`,
       valid: sql<number>`coalesce(sum(${vulns.triageState} IN ('triaged', 'resolved', 'accepted_risk')), 0)`,
       validOpen: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged'), 0)`,
-      validOpenOld: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged' AND ${vulns.createdAt} < ${new Date(nowMs - 90 * DAY).toISOString()}), 0)`,
+      validOpenOld: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged' AND ${vulns.createdAt} <
+        ${new Date(nowMs - 90 * DAY).toISOString()}), 0)`,
       // How many have each duration: the median's parity (its statement reads the count once more, for its OFFSET).
       firstResponseN: sql<number>`coalesce(sum(${durations.firstResponse.has}), 0)`,
       triageN: sql<number>`coalesce(sum(${durations.triage.has}), 0)`,

@@ -58,7 +58,8 @@ export type PolicyRecord = PolicyRow & { briefIds: string[]; assetIds: string[] 
 
 const relationshipColumns = {
   briefIdsJson: subquery<string>`(select json_group_array(${briefs.id}) from ${briefs} where ${briefs.policyId} = ${policies.id})`,
-  assetIdsJson: subquery<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId} = ${policies.id})`,
+  assetIdsJson: subquery<string>`(select json_group_array(${policyAssets.assetId}) from ${policyAssets} where ${policyAssets.policyId}
+    = ${policies.id})`,
 };
 
 function toRecord(row: PolicyRow & { briefIdsJson: string; assetIdsJson: string }): PolicyRecord {

@@ -118,7 +118,8 @@ export async function getPolicyVersion(ctx: ServiceContext, policyId: string, nu
         and(
           eq(policyVersions.policyId, policyId),
           eq(policyVersions.number, number),
-          subquery`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE ${where(eq(policies.id, policyId), tenantFilter(ctx, policies.organizationId))})`,
+          subquery`${policyVersions.policyId} IN (SELECT ${policies.id} FROM ${policies} WHERE
+            ${where(eq(policies.id, policyId), tenantFilter(ctx, policies.organizationId))})`,
         ),
       ),
     ctx.db

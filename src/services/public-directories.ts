@@ -37,7 +37,8 @@ export async function findPublicDirectory(
 ): Promise<{ directory: DirectoryRow; entries: PublicDirectoryEntry[] } | null> {
   const directoryId = subquery`(SELECT id FROM directories WHERE slug = ${slug})`;
   const listed = subquery`(SELECT organization_id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`;
-  const shownPolicies = subquery`(SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Policy' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`;
+  const shownPolicies = subquery`(SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Policy' AND listing_id IN
+    (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`;
   const [dirs, listings, orgs, pols, items, brs, counts, medians] = await db.batch([
     db.select().from(directories).where(eq(directories.slug, slug)),
     db
@@ -53,7 +54,8 @@ export async function findPublicDirectory(
       .select()
       .from(directoryListingItems)
       .where(
-        subquery`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1)`,
+        subquery`${directoryListingItems.listingId} IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND
+          visible = 1)`,
       )
       .orderBy(asc(directoryListingItems.position)),
     db
@@ -61,7 +63,8 @@ export async function findPublicDirectory(
       .from(briefs)
       .where(
         and(
-          subquery`${briefs.id} IN (SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Brief' AND listing_id IN (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`,
+          subquery`${briefs.id} IN (SELECT listable_id FROM directory_listing_items WHERE listable_type = 'Brief' AND listing_id IN
+            (SELECT id FROM directory_listings WHERE directory_id = ${directoryId} AND visible = 1))`,
           isNotNull(briefs.publishedAt),
           lte(briefs.publishedAt, now),
         ),

@@ -112,7 +112,9 @@ export async function createRegulatoryReport(
   const after = { ...view, met: { ...view.met, filed: { ...view.met.filed, [deadline]: met } } };
   // The organization of a vuln that is still there when the batch runs, and whose exploitation was not
   // known only after this filing (a change since the read may have moved it): else NULL, which refuses it.
-  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND ${vulns.organizationId} = ${vuln.organizationId} AND (${vulns.exploitationKnownAt} IS NULL OR substr(${vulns.exploitationKnownAt}, 1, 19) <= ${input.submitted_at}))`;
+  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vuln.id} AND
+    ${vulns.organizationId} = ${vuln.organizationId} AND (${vulns.exploitationKnownAt} IS NULL OR substr(${vulns.exploitationKnownAt},
+    1, 19) <= ${input.submitted_at}))`;
   const p = new Plan(record).add(ctx.db.insert(regulatoryReports).values({ ...record, organizationId: guardedOrganization })).add(
     ctx.db
       .update(vulns)

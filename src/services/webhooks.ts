@@ -33,7 +33,8 @@ type WithSecret = WebhookRecord & { secret: string };
 const notFound = () => new NotFound("webhook", "No webhook has that id.");
 
 const eventTypesColumn = {
-  eventTypesJson: subquery<string>`(select json_group_array(${webhookSubscriptions.eventType}) from ${webhookSubscriptions} where ${webhookSubscriptions.webhookId} = ${webhooks.id})`,
+  eventTypesJson: subquery<string>`(select json_group_array(${webhookSubscriptions.eventType}) from ${webhookSubscriptions} where
+    ${webhookSubscriptions.webhookId} = ${webhooks.id})`,
 };
 
 function toRecord(row: WebhookRow & { eventTypesJson: string }): WebhookRecord {
