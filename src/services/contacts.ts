@@ -164,7 +164,8 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
     updatedAt: now,
   };
   // Only if the address is still the one read: a concurrent change of it makes this one a conflict.
-  const p = new Plan(next).add(
+  const p = new Plan(next);
+  const update = p.track<D1Result>(
     ctx.db
       .update(contacts)
       .set({ name: next.name, role: next.role, email: next.email, confirmedAt: next.confirmedAt, updatedAt: now })
@@ -173,7 +174,7 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
   const confirmation = readdressed ? confirmationFor(next, org[0]?.name ?? null, now) : null;
   if (confirmation) p.add(ctx.db.insert(notifications).values(confirmation));
   const { results } = await uniqueGuard(() => commit(ctx, p));
-  if (((results[0] as D1Result | undefined)?.meta?.changes ?? 0) === 0) {
+  if ((update.of(results)?.meta?.changes ?? 0) === 0) {
     throw new Conflict("The contact changed while this request ran; read it again and retry.");
   }
   if (confirmation) ctx.defer(publishNotifications(ctx.queue, [confirmation.id]));
