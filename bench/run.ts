@@ -1,6 +1,6 @@
 // `npm run bench`: the API under `wrangler dev` beside a bare Worker on the same runtime, on loopback,
 // and one table of ratios taken within this run. A benchmark, not a test: figures move with the machine;
-// the ratios are what to read. Bounded by BENCH_BUDGET (seconds, default 560); see the README for the
+// the ratios are what to read. Bounded by BENCH_BUDGET (seconds, default 560); see docs/development.md for the
 // other knobs. Everything it starts is stopped, and its temporary folder removed, however it ends.
 import { cpSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -248,7 +248,7 @@ if (!part("lists")) {
     unit: "",
     api: atLarge.roundTrips === null ? [] : [atLarge.roundTrips],
     target: { of: "value", op: "<=", value: 2 },
-    note: "the README's figure: key lookup, one batch",
+    note: "docs/round-trips.md's figure: key lookup, one batch",
   });
 
   // The triager's views: each page 1 must cost what the unfiltered page 1 costs, at any size.

@@ -136,3 +136,117 @@ describe("subqueries written as SQL text", () => {
     expect(unqualifiedSubqueries(broken)).toEqual(["services/vulns.ts:1", "services/webhooks.ts:2"]);
   });
 });
+
+/**
+ * The repository paths docs/architecture.md names that do not exist. A path is a code span that names a
+ * file or folder of the repository (`src/...`, `test/...`, `scripts/...`, a file at the root); in a row of
+ * the layout table, a bare name (`bearer.ts`, `schema/`) is looked for under that row's folder, then at
+ * the root. Placeholders (`<resource>`, the `widgets` of "Adding a resource") are no paths.
+ */
+function missingPaths(text: string, exists: (fromRoot: string) => boolean): string[] {
+  const missing: string[] = [];
+  const isPath = (span: string) => /^[\w.-]+(\/[\w.-]+)*\/?$/.test(span) && /\.(ts|jsonc|toml|md|json|example)$|\/$/.test(span);
+  const placeholder = (span: string) => /widget|<|\{/.test(span);
+  const rooted = (span: string) => /^(src|test|scripts|bench|docs|migrations)\//.test(span) || !span.includes("/");
+  for (const line of text.split("\n")) {
+    const row = /^\| `([^`]+\/)`/.exec(line)?.[1];
+    for (const [, span] of line.matchAll(/`([^`\s]+)`/g)) {
+      if (!span || !isPath(span) || placeholder(span)) continue;
+      const candidates = row && !span.startsWith(row) ? [path.posix.join(row, span), span] : [span];
+      if (!row && !rooted(span)) continue;
+      if (!candidates.some(exists)) missing.push(span);
+    }
+  }
+  return missing;
+}
+
+/** Whether a path exists, at the root or, for a bare name, anywhere under its folder. */
+function existsInRepository(fromRoot: string): boolean {
+  const full = path.join(root, fromRoot);
+  if (statSafe(full) || statDirSafe(full)) return true;
+  const dir = path.join(root, path.posix.dirname(fromRoot));
+  const base = path.posix.basename(fromRoot);
+  if (!statDirSafe(dir)) return false;
+  const under = (d: string): boolean =>
+    readdirSync(d).some((name) => {
+      const p = path.join(d, name);
+      return name === base.replace(/\/$/, "") || (statDirSafe(p) && name !== "node_modules" && under(p));
+    });
+  return under(dir);
+}
+
+function statDirSafe(dir: string): boolean {
+  try {
+    return statSync(dir).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The imports of src/http/ from the layers between routes/ and http/, but the Idempotency-Key's record. */
+function httpImportsBelowRoutes(sources: { file: string; text: string }[]): string[] {
+  const layers = ["services", "events", "webhooks", "intake", "notifications"];
+  const found: string[] = [];
+  for (const { file, text } of sources) {
+    if (!layers.includes(rel(file).split("/")[0]!)) continue;
+    for (const m of text.matchAll(/^(?:import|export)\b[^;]*?from\s+"(\.[^"]+)"/gm)) {
+      const target = path
+        .relative(src, path.resolve(path.dirname(file), m[1]!))
+        .split(path.sep)
+        .join("/");
+      if (target.startsWith("http/") && target !== "http/idempotency-key") found.push(`${rel(file)} → ${target}`);
+    }
+  }
+  return found;
+}
+
+describe("docs/architecture.md, kept true", () => {
+  it("names only files and folders that exist", () => {
+    expect(missingPaths(doc, existsInRepository)).toEqual([]);
+  });
+
+  it("would catch a file that is gone, a bare name missing from its row's folder, and passes placeholders", () => {
+    const broken = [
+      "The cache (`src/http/gone.ts`), the widgets (`src/services/widgets.ts`, `src/routes/v1/<resource>/`).",
+      "| `src/http/` | auth (`bearer.ts`), the lost (`lost.ts`) |",
+      "| `src/db/` | `schema/`; `migrations/` is drizzle-kit's output |",
+    ].join("\n");
+    expect(missingPaths(broken, existsInRepository)).toEqual(["src/http/gone.ts", "lost.ts"]);
+  });
+
+  it("draws the app-wide middleware in the order src/app.ts applies it", () => {
+    const app = readFileSync(path.join(src, "app.ts"), "utf8");
+    const applied = [...new Set([...app.matchAll(/app\.use\([^,]+,\s*(\w+)\(/g)].map((m) => m[1]!))];
+    expect(applied.length).toBeGreaterThan(8);
+    const drawn = [...doc.matchAll(/^ {2}├─ (\w+)\s/gm)].map((m) => m[1]!).filter((name) => applied.includes(name));
+    expect(drawn).toEqual(applied);
+  });
+
+  it("lists every step of the cron", () => {
+    const scheduled = readFileSync(path.join(src, "scheduled.ts"), "utf8");
+    const steps = [
+      ...scheduled.slice(scheduled.indexOf("const steps = {"), scheduled.indexOf("\n  };")).matchAll(/^ {4}(\w+): \(\) =>/gm),
+    ].map((m) => m[1]!);
+    expect(steps.length).toBeGreaterThan(5);
+    expect(steps.filter((step) => !doc.includes(`\`${step}\``))).toEqual([]);
+  });
+
+  it("says static assets exist exactly when wrangler.toml has them", () => {
+    const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
+    expect(/no static assets/.test(doc)).toBe(!/^\[assets\]/m.test(toml));
+  });
+
+  it("services and the layers below routes import nothing of src/http/ but the Idempotency-Key's record", () => {
+    expect(httpImportsBelowRoutes(sources())).toEqual([]);
+    expect(doc).toContain("`src/http/idempotency-key.ts`");
+  });
+
+  it("would catch a service importing the HTTP errors", () => {
+    const broken = [
+      { file: path.join(src, "services", "briefs.ts"), text: 'import { ApiError } from "../http/errors";\n' },
+      { file: path.join(src, "services", "context.ts"), text: 'import type { IdempotencyUnit } from "../http/idempotency-key";\n' },
+      { file: path.join(src, "routes", "docs.ts"), text: 'import { ApiError } from "../http/errors";\n' },
+    ];
+    expect(httpImportsBelowRoutes(broken)).toEqual(["services/briefs.ts → http/errors"]);
+  });
+});

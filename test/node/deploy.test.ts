@@ -5,12 +5,12 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
-// The README's Deploy section must work from a fresh clone: every binding of wrangler.toml has its
-// creation step (or its explanation) there, and the Worker builds.
+// The Deploy section of the operator's guide (docs/operators.md) must work from a fresh clone: every
+// binding of wrangler.toml has its creation step (or its explanation) there, and the Worker builds.
 const root = path.resolve(import.meta.dirname, "../..");
 const toml = readFileSync(path.join(root, "wrangler.toml"), "utf8");
-const readme = readFileSync(path.join(root, "README.md"), "utf8");
-const deploy = readme.slice(readme.indexOf("## Deploy"), readme.indexOf("\n## ", readme.indexOf("## Deploy") + 5) >>> 0 || undefined);
+const guide = readFileSync(path.join(root, "docs", "operators.md"), "utf8");
+const deploy = guide.slice(guide.indexOf("## Deploy"), guide.indexOf("\n## ", guide.indexOf("## Deploy") + 5) >>> 0 || undefined);
 
 /** [what must appear in the Deploy section, why] for every resource wrangler.toml names. */
 function requiredSteps(): [string, string][] {
@@ -50,7 +50,7 @@ function requiredSteps(): [string, string][] {
         "alias",
       ].includes(header)
     ) {
-      steps.push([`a step for [${header}]`, "a table this test does not know yet: teach it, and the README"]);
+      steps.push([`a step for [${header}]`, "a table this test does not know yet: teach it, and docs/operators.md"]);
     }
   }
   for (const secret of readFileSync(path.join(root, ".dev.vars.example"), "utf8").matchAll(/^(\w*SECRET\w*|\w*_KEY)=/gm)) {
@@ -59,7 +59,7 @@ function requiredSteps(): [string, string][] {
   return steps;
 }
 
-describe("the README's Deploy section", () => {
+describe("the Deploy section of docs/operators.md", () => {
   it("has the creation step of every binding in wrangler.toml, login first and the first operator key last", () => {
     const steps = requiredSteps();
     expect(steps.length).toBeGreaterThanOrEqual(10);
