@@ -227,7 +227,7 @@ describe("webhooks to npm run webhook-receiver", () => {
       );
       for (const event of ["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"])
         await until(`── ${event}  ✔ signature verified`);
-      // The reporter's way back, as the README walks it: keep the token, the organization replies to the
+      // The reporter's way back, as docs/researchers.md walks it: keep the token, the organization replies to the
       // reporter, the reporter reads the reply (not the internal note) and answers; both comments arrive.
       const token = submitted.data.attributes.follow_up_token as string;
       expect(token).toMatch(/^vdpr_[0-9A-Za-z]{43}$/);
