@@ -6,7 +6,7 @@ import { IdempotencyUnit } from "../lib/idempotency-key";
 import { ApiError } from "./errors";
 import { rawUpload } from "./route-facts";
 import { mib } from "../lib/limits";
-import { IDEMPOTENCY_KEY_PATTERN } from "../lib/ids";
+import { IDEMPOTENCY_KEY_PATTERN } from "./request-headers";
 import { LIMITS } from "../lib/limits";
 
 const IDEMPOTENCY_KEY = new RegExp(IDEMPOTENCY_KEY_PATTERN);

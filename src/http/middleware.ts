@@ -6,7 +6,7 @@ import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
 import { rawUpload } from "./route-facts";
-import { CLIENT_REQUEST_ID } from "../lib/ids";
+import { CLIENT_REQUEST_ID } from "./request-headers";
 import { LIMITS } from "../lib/limits";
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;

@@ -1,5 +1,5 @@
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { CLIENT_REQUEST_ID_PATTERN, IDEMPOTENCY_KEY_PATTERN } from "../lib/ids";
+import { CLIENT_REQUEST_ID_PATTERN, IDEMPOTENCY_KEY_PATTERN } from "./request-headers";
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
 import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";

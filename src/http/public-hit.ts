@@ -1,4 +1,5 @@
-import { CLIENT_REQUEST_ID, normalizeShortcode, normalizeUuid } from "../lib/ids";
+import { normalizeShortcode, normalizeUuid } from "../lib/ids";
+import { CLIENT_REQUEST_ID } from "./request-headers";
 import { PUBLIC_JSON_HEADERS, PUBLIC_READS, publicAdvisoryPath, publicBriefPath, publicDirectoryPath, publicHit } from "./cache";
 import { allowAddress, clientIp, counted, PUBLIC_READS_PER_MINUTE, RATE_LIMIT_HEADER } from "./rate-limit";
 

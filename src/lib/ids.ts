@@ -1,4 +1,5 @@
-import { LIMITS } from "./limits";
+// Imported by the scripts Node runs directly (operator-key, seed), which resolve no extensionless
+// import: this file imports nothing.
 
 // Workers freeze the clock between I/O, so many ids share a millisecond. RFC 9562 method 1: the 12
 // rand_a bits count within a millisecond (from a random start), so ids made later sort later and
@@ -86,9 +87,3 @@ export function vulnShortcode(): string {
 export function nowIso(): string {
   return new Date().toISOString();
 }
-
-/** An Idempotency-Key: 1 to 255 printable ASCII characters (space included). */
-export const IDEMPOTENCY_KEY_PATTERN = `^[\\x20-\\x7E]{1,${LIMITS.idempotencyKeyLength}}$`;
-/** The X-Request-Id a client sends that is echoed back as X-Client-Request-Id: 1 to 255 word characters and -=.: */
-export const CLIENT_REQUEST_ID_PATTERN = `^[\\w\\-=.:]{1,${LIMITS.clientRequestIdLength}}$`;
-export const CLIENT_REQUEST_ID = new RegExp(CLIENT_REQUEST_ID_PATTERN);

@@ -1,3 +1,4 @@
+import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
@@ -248,5 +249,27 @@ describe("docs/architecture.md, kept true", () => {
       { file: path.join(src, "routes", "docs.ts"), text: 'import { ApiError } from "../http/errors";\n' },
     ];
     expect(httpImportsBelowRoutes(broken)).toEqual(["services/briefs.ts → http/errors", "services/context.ts → http/idempotency-key"]);
+  });
+});
+
+// The scripts Node runs directly (npm run dev's seed, operator-key, key) import a few files of src/ by
+// path; Node resolves no extensionless import, so those files must load in plain Node, as they are.
+describe("the files of src/ that the scripts import", () => {
+  const scripts = readdirSync(path.join(root, "scripts")).filter((f) => f.endsWith(".ts"));
+  const imported = [
+    ...new Set(
+      scripts.flatMap((f) =>
+        [...readFileSync(path.join(root, "scripts", f), "utf8").matchAll(/from "(\.\.\/src\/[^"]+\.ts)"/g)].map((m) =>
+          path.resolve(root, "scripts", m[1]!),
+        ),
+      ),
+    ),
+  ];
+
+  it.each(imported.map((f) => [path.relative(root, f)]))("%s loads in plain Node", (file) => {
+    const node = path.join(root, "node_modules", ".bin", "node");
+    expect(() =>
+      execFileSync(node, ["--input-type=module", "-e", `await import(${JSON.stringify(path.join(root, file))})`], { stdio: "pipe" }),
+    ).not.toThrow();
   });
 });
