@@ -16,8 +16,8 @@ const NO_DISCLOSURE_SQL = statesSql(NO_DISCLOSURE_STATES);
  * The reporter answered: a report waiting in needs_more_info goes back to the state it came from, in
  * the answer's own batch (after the comment), with that move's events chained on the UPDATE, which
  * changes nothing (and so fires nothing) unless the report is still waiting when the batch runs. The
- * answer reads no row before it writes, so the move is written in SQL, from the row as the batch finds
- * it; it follows nextVuln's rules for leaving needs_more_info (the pause ends, junk owes no disclosure).
+ * answer reads no row before it writes, so this move is decided in SQL, from the row as the batch finds
+ * it, by the rules nextVuln (next.ts) holds for a PATCH that leaves needs_more_info.
  */
 export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>, vulnId: string, now: string): void {
   const back = sql`${vulns.infoRequestedFrom}`;
@@ -35,7 +35,7 @@ export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>
         infoRequestedFrom: null,
         infoRequestedAt: null,
         triagedAt: sql`coalesce(${vulns.triagedAt}, CASE WHEN ${back} = 'triaged' THEN ${now} END)`,
-        // As duesAfter: the deadlines still pending move later by the wait (met ones, and none, stay).
+        // As duesAfter (next.ts): the deadlines still pending move later by the wait (met ones, and none, stay).
         acknowledgeDueMs: moved(vulns.acknowledgeDueMs, sql`${vulns.acknowledgedAt} IS NOT NULL`),
         triageDueMs: moved(vulns.triageDueMs, sql`${vulns.triagedAt} IS NOT NULL OR ${vulns.closedAt} IS NOT NULL`),
         resolveDueMs: moved(vulns.resolveDueMs, sql`${vulns.closedAt} IS NOT NULL`),

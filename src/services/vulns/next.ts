@@ -1,6 +1,6 @@
 import { type Closer, NO_DISCLOSURE_STATES, processingStateOf, type TriageState } from "../../db/schema";
 import { type AlertView, craDueTimes, dueColumns, dueOf, dueTimes, isOverdue, metOf, nextLookMs, resumed } from "../../lib/deadlines";
-import { exploitationOf, type Problem, triageOf, unique } from "./members";
+import { type Exploitation, exploitationOf, type Problem, triageOf, unique } from "./members";
 import type { VulnRecord, VulnUpdate } from "./types";
 
 /** An event a change fires, with what its body needs beyond the vuln as the change leaves it. */
@@ -125,12 +125,7 @@ function duesAfter(existing: VulnRecord, next: VulnRecord, now: string) {
 }
 
 /** The vuln with the change's members applied and its deadlines recomputed; updatedAt, revision and activity not yet moved. */
-function applied(
-  existing: VulnRecord,
-  change: VulnUpdate,
-  exploitation: Pick<VulnRecord, "activelyExploited" | "exploitationKnownAt">,
-  now: string,
-) {
+function applied(existing: VulnRecord, change: VulnUpdate, exploitation: Exploitation, now: string) {
   const duplicateOf = change.duplicateOf === undefined ? existing.duplicateOfId : change.duplicateOf;
   const state = requestedTriageState(existing, change);
   const next: VulnRecord = {
