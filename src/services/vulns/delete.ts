@@ -1,0 +1,28 @@
+import { eq } from "drizzle-orm";
+import { vulns } from "../../db/schema";
+import { changedRows, where } from "../../db/queries";
+import { vulnEvent } from "../../events/outbox";
+import { nowIso } from "../../lib/ids";
+import { deleteObjectsLater, vulnObjectKeys } from "../attachments";
+import { tenantFilter, type ServiceContext } from "../context";
+import { commit, Plan } from "../unit-of-work";
+import { notFound } from "./read";
+
+/**
+ * Deletes a vuln; Vuln::Destroyed is written first in the same batch, from the row about to go, and
+ * its attachments' rows go with it (cascade). Their objects, read in the same batch, are deleted after
+ * the answer; unreadable from the moment the rows are gone, any left behind are the cron's to purge.
+ */
+export async function deleteVuln(ctx: ServiceContext, id: string, objects: R2Bucket): Promise<void> {
+  const now = nowIso();
+  const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
+  const destroyed = vulnEvent(ctx.db, "Vuln::Destroyed", id, now, { organizationId: ctx.caller.organizationId ?? undefined });
+  const p = new Plan(null).add(vulnObjectKeys(ctx, id)).add(destroyed.statement, destroyed.event).add(ctx.db.delete(vulns).where(scoped));
+  const { results } = await commit(ctx, p);
+  if (changedRows(results[2]) === 0) throw notFound();
+  deleteObjectsLater(
+    ctx,
+    objects,
+    (results[0] as { objectKey: string }[]).map((r) => r.objectKey),
+  );
+}

@@ -1,0 +1,91 @@
+import { and, eq, getTableColumns, isNull } from "drizzle-orm";
+import { assets, vulnAssets, vulns, type VulnRow } from "../../db/schema";
+import { inList, subquery, where } from "../../db/queries";
+import { vulnEvent } from "../../events/outbox";
+import { NotFound } from "../../lib/domain-errors";
+import { normalizeVulnShortcode, nowIso } from "../../lib/ids";
+import { tenantFilter, type ServiceContext } from "../context";
+import { commit, Plan } from "../unit-of-work";
+import type { VulnRecord } from "./types";
+
+export const notFound = () => new NotFound("vuln", "No vuln has that id.");
+
+// See policies.ts: name the outer column in full inside a correlated subquery.
+export const domainsColumn = {
+  domainsJson: subquery<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} = ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${vulns.id})`,
+};
+
+export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
+  const {
+    domainsJson,
+    cvssRankDesc: _desc,
+    cvssRankAsc: _asc,
+    severityRankDesc: _sdesc,
+    severityRankAsc: _sasc,
+    activityAt: _at,
+    activityBy: _by,
+    unread: _unread,
+    nextDueMs: _next,
+    nextDueAsc: _nextAsc,
+    nextDueDesc: _nextDesc,
+    ...vuln
+  } = row;
+  return { ...vuln, domains: (JSON.parse(domainsJson) as string[]).sort() };
+}
+
+/** The vulns an update names, as the caller may see them, with their domains. */
+export const vulnsRead = (ctx: ServiceContext, ids: readonly string[]) =>
+  ctx.db
+    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .from(vulns)
+    .where(where(inList(vulns.id, ids), tenantFilter(ctx, vulns.organizationId)));
+
+/**
+ * The id of the vuln a path names, by id or by the shortcode a researcher quotes (in any case, with
+ * Crockford's look-alikes), among the vulns the caller may see. An id is returned as it is, unread:
+ * the operation's own query scopes it. A shortcode costs one read on its unique index.
+ */
+export async function vulnIdOf(ctx: ServiceContext, ref: string): Promise<string> {
+  const code = normalizeVulnShortcode(ref);
+  if (!code) return ref;
+  const row = await ctx.db
+    .select({ id: vulns.id })
+    .from(vulns)
+    .where(where(eq(vulns.shortcode, code), tenantFilter(ctx, vulns.organizationId)))
+    .get();
+  if (!row) throw new NotFound("vuln", "No vuln has that shortcode.");
+  return row.id;
+}
+
+/**
+ * Shows a vuln. The organization's first read (a GET: a HEAD reads nothing for a person, and some
+ * clients and proxies send them on their own) sets `read_at` and fires Vuln::Read, in the same
+ * batch as the read itself: a conditional UPDATE, the event only if it changed a row, then the SELECT.
+ */
+export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead: boolean } = { markRead: true }): Promise<VulnRecord> {
+  const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
+  const select = ctx.db
+    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .from(vulns)
+    .where(scoped);
+  if (ctx.caller.kind !== "organization" || !opts.markRead) {
+    const row = await select.get();
+    if (!row) throw notFound();
+    return toRecord(row);
+  }
+  const now = nowIso();
+  const read = vulnEvent(ctx.db, "Vuln::Read", id, now, { ifPreviousChanged: true, organizationId: ctx.caller.organizationId! });
+  const p = new Plan(null)
+    .add(
+      ctx.db
+        .update(vulns)
+        .set({ readAt: now })
+        .where(and(scoped, isNull(vulns.readAt))),
+    )
+    .add(read.statement, read.event)
+    .add(select);
+  const { results } = await commit(ctx, p);
+  const row = (results[2] as (VulnRow & { domainsJson: string })[])[0];
+  if (!row) throw notFound();
+  return toRecord(row);
+}
