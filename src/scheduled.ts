@@ -6,7 +6,7 @@ import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./lib/idempotency-key";
 import { purgeDeliveries, resealWebhookSecrets, sweepDeliveries } from "./webhooks/maintenance";
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
-import { closeUnansweredInfoRequests } from "./services/vulns";
+import { closeUnansweredInfoRequests } from "./services/vulns/info-requests";
 import { sweepDeadlineAlerts } from "./services/deadline-alerts";
 import { sweepNotifications } from "./notifications/send";
 import { versionUnversionedPolicies } from "./services/policy-versions";

@@ -29,10 +29,7 @@ export const relationship = (name: string, at: { entry?: number; whole?: boolean
 export const resource = (at: { id?: boolean; item?: number } = {}): Member => ({ resource: true, ...at });
 
 /** Where in the request a problem is: a member of what was sent, a query parameter or a header. */
-export type Source = { member: Member } | { parameter: string } | { header: string } | LegacyPointer;
-
-/** A pointer written by a service itself: only vulns' rules still do, until they name members too. */
-type LegacyPointer = { pointer: string };
+export type Source = { member: Member } | { parameter: string } | { header: string };
 
 export interface Problem {
   detail: string;
@@ -79,14 +76,14 @@ export class NotFound extends DomainError {
   }
 }
 
-/** Members of the request document that are invalid: one problem per member, each with its pointer. */
+/** Members of the request that are invalid: one problem per member, each naming it. */
 export class Invalid extends DomainError {
   constructor(problems: Problem | Problem[]) {
     super("invalid", problems);
   }
 
-  static at(member: Member | string, detail: string): Invalid {
-    return new Invalid({ detail, source: typeof member === "string" ? { pointer: member } : { member } });
+  static at(member: Member, detail: string): Invalid {
+    return new Invalid({ detail, source: { member } });
   }
 }
 

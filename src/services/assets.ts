@@ -14,7 +14,7 @@ import {
 import { isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
-import { touchVulns } from "./vulns";
+import { touchVulns } from "./vulns/update";
 import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
 
 export interface AssetInput {
@@ -141,7 +141,7 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
       .set(changes)
       .where(and(eq(assets.id, id), eq(assets.organizationId, existing.organizationId))),
   );
-  if (kind !== existing.kind || checked.value !== existing.value) touchVulns(ctx, vulnIds, now, p);
+  if (kind !== existing.kind || checked.value !== existing.value) touchVulns(ctx, p, { vulnIds, now });
   await uniqueGuard(() => commit(ctx, p));
   return next;
 }
@@ -150,6 +150,6 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
 export async function deleteAsset(ctx: ServiceContext, id: string): Promise<void> {
   const { row, vulnIds } = await readWithVulns(ctx, id);
   const p = new Plan(row).add(ctx.db.delete(assets).where(and(eq(assets.id, id), eq(assets.organizationId, row.organizationId))));
-  touchVulns(ctx, vulnIds, nowIso(), p);
+  touchVulns(ctx, p, { vulnIds, now: nowIso() });
   await commit(ctx, p);
 }

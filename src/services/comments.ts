@@ -10,7 +10,7 @@ import { changedRows } from "../db/queries";
 import { commit, Plan } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
-import { returnFromInfoRequest } from "./vulns";
+import { returnFromInfoRequest } from "./vulns/info-requests";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
@@ -78,7 +78,7 @@ export async function createComment(
     .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
     .add(created.statement, created.event);
   // The reporter's answer ends a request for more information.
-  if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, side.vulnId, now);
+  if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, { vulnId: side.vulnId, now });
   input.also?.(p);
   await whenRefused(
     () => commit(ctx, p, ctx.respond),

@@ -86,10 +86,10 @@ export function ownerValue(ctx: ServiceContext, organizationId: string): string 
  * another is a 422, exactly like naming one that does not exist); operator keys must name one.
  */
 export function owningOrganization(ctx: ServiceContext, requested: string | undefined, exists: boolean | undefined): string {
-  const pointer = relationship("organization");
+  const member = relationship("organization");
   if (ctx.caller.kind === "organization") {
     if (requested !== undefined && requested !== ctx.caller.organizationId) {
-      throw Invalid.at(pointer, "organization does not exist.");
+      throw Invalid.at(member, "organization does not exist.");
     }
     return ctx.caller.organizationId!;
   }
@@ -99,7 +99,7 @@ export function owningOrganization(ctx: ServiceContext, requested: string | unde
       source: { member: relationship("organization", { whole: true }) },
     });
   }
-  if (!exists) throw Invalid.at(pointer, "organization does not exist.");
+  if (!exists) throw Invalid.at(member, "organization does not exist.");
   return requested;
 }
 

@@ -4,7 +4,8 @@ import { deadlineEvent } from "../events/outbox";
 import { alertsAt, type Alert } from "../lib/deadlines";
 import type { ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
-import { alertView, domainsColumn, toRecord } from "./vulns";
+import { alertView } from "./vulns/next";
+import { domainsColumn, toRecord } from "./vulns/read";
 import { subquery } from "../db/queries";
 
 /** Reports one cron run looks at, at most, a page at a time. */

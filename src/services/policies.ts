@@ -157,7 +157,7 @@ async function refusedLinks(ctx: ServiceContext, opts: { organizationId?: string
   throw new Conflict("Something this policy depends on changed while the request ran; read it again and retry.");
 }
 
-/** Unknown and foreign asset ids answer alike: 422 at their pointer. */
+/** Unknown and foreign asset ids answer alike: 422 at their entry of the relationship. */
 function assertAssetsOwned(assetIds: string[], assetRows: { id: string; organizationId: string }[], organizationId: string): void {
   const owned = new Set(assetRows.filter((a) => a.organizationId === organizationId).map((a) => a.id));
   const problems = assetIds.flatMap((id, i) =>

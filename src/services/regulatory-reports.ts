@@ -17,7 +17,9 @@ import { regulatoryDraft, type RegulatoryDraft } from "../lib/regulatory-draft";
 import { tenantFilter, type ServiceContext } from "./context";
 import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
-import { alertView, domainsColumn, toRecord, type VulnRecord } from "./vulns";
+import { alertView } from "./vulns/next";
+import { domainsColumn, toRecord } from "./vulns/read";
+import type { VulnRecord } from "./vulns/types";
 
 export interface RegulatoryReportInput {
   kind: RegulatoryReportKind;

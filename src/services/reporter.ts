@@ -30,8 +30,10 @@ import {
 } from "./attachments";
 import { createComment, getReporterComment, listComments, type CommentRecord, type CommentSide } from "./comments";
 import type { Caller, ServiceContext } from "./context";
-import type { Plan, Responder } from "./unit-of-work";
-import { createVuln, touchVulns, type VulnInput, type VulnRecord } from "./vulns";
+import type { Plan } from "./unit-of-work";
+import { createVuln } from "./vulns/create";
+import { touchVulns } from "./vulns/update";
+import type { VulnInput, VulnRecord } from "./vulns/types";
 import { subquery } from "../db/queries";
 
 // The reporter's side of the platform, whatever door it comes through (the JSON API under
@@ -269,7 +271,7 @@ export function addReporterFile({
   withSubmission?: boolean;
 }): Promise<AttachmentRecord> {
   const reporter = asReporter(ctx, report);
-  const news = withSubmission ? undefined : (p: Plan<unknown>) => touchVulns(reporter, [report.id], nowIso(), p);
+  const news = withSubmission ? undefined : (p: Plan<unknown>) => touchVulns(reporter, p, { vulnIds: [report.id], now: nowIso() });
   return uploadAttachment({ ctx: reporter, vulnId: report.id, body, meta, by: "reporter", also: news });
 }
 
@@ -307,17 +309,13 @@ export interface SubmissionArgs {
 
 /**
  * A report through a published brief. The reporter's follow-up token is made here and returned once;
- * only its SHA-256 is stored, so `respond` (the answer kept for an Idempotency-Key) never holds it.
+ * only its SHA-256 is stored, so the answer kept for an Idempotency-Key (`ctx.respond`) never holds it.
  */
-export async function submitReport({
-  respond,
-  ...submission
-}: SubmissionArgs & { respond: Responder<VulnRecord> }): Promise<{ record: VulnRecord; token: string }> {
+export async function submitReport(submission: SubmissionArgs): Promise<{ record: VulnRecord; token: string }> {
   const token = generateReporterToken();
   const record = await createVuln({
     ...submission,
     brief: { shortcode: submission.shortcode },
-    respond,
     followUpTokenHash: await sha256Hex(token),
     reportPage: `${env.PUBLIC_ORIGIN}/r/${token}`,
   });
@@ -367,7 +365,7 @@ export async function submitReportForm({
   try {
     // What a repeat finds: the shortcode only.
     const respond = (r: VulnRecord) => ({ status: 200, headers: {}, body: JSON.stringify({ shortcode: r.shortcode }) });
-    submitted = await submitReport({ ...submission, ctx: { ...ctx, idempotency: unit }, respond });
+    submitted = await submitReport({ ...submission, ctx: { ...ctx, idempotency: unit, respond } });
   } catch (err) {
     if (!unit.sealed) await unit.release();
     throw err;

@@ -5,7 +5,8 @@ import type { Page } from "../db/pagination";
 import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where } from "../db/queries";
 import { ordering, pageStatements, type Ordering, type Sort } from "./list-pages";
-import { domainsColumn, toRecord, type VulnRecord } from "./vulns";
+import { domainsColumn, toRecord } from "./vulns/read";
+import type { VulnRecord } from "./vulns/types";
 
 export type VulnSort =
   | Sort

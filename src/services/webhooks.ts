@@ -42,7 +42,7 @@ function toRecord(row: WebhookRow & { eventTypesJson: string }): WebhookRecord {
   return { ...webhook, eventTypes: JSON.parse(eventTypesJson) as string[] };
 }
 
-/** Event type ids (from GET /v1/webhook_event_types) to short names; unknown ids are 422 at their pointer. */
+/** Event type ids (from GET /v1/webhook_event_types) to short names; unknown ids are 422 at their entry of the relationship. */
 export function eventTypesFromIds(ids: string[]): string[] {
   const problems: Problem[] = [];
   const names = ids.flatMap((id, i) => {

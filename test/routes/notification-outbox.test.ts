@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { primaryDb } from "../../src/db";
 import { PLATFORM_CALLER } from "../../src/services/context";
 import { sweepDeadlineAlerts } from "../../src/services/deadline-alerts";
-import { closeUnansweredInfoRequests } from "../../src/services/vulns";
+import { closeUnansweredInfoRequests } from "../../src/services/vulns/info-requests";
 import { api, patch, post } from "../helpers/api";
 import { testClock } from "../helpers/clock";
 import { fakeQueue } from "../helpers/events";

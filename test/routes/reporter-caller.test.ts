@@ -5,7 +5,7 @@ import { listAttachments, uploadAttachment, type AttachmentContext } from "../..
 import { listComments } from "../../src/services/comments";
 import { listPolicies } from "../../src/services/policies";
 import { readThread, readThreadComment, reporterCaller, reporterFile, reporterFiles } from "../../src/services/reporter";
-import { showVuln } from "../../src/services/vulns";
+import { showVuln } from "../../src/services/vulns/read";
 import { fakeQueue } from "../helpers/events";
 import { policy } from "../helpers/factories";
 import { reporterFixture, type ReporterFixture } from "../helpers/reporter";

@@ -3,7 +3,7 @@ import { sha256Hex } from "../../lib/crypto";
 import { cleanFilename } from "../../lib/filenames";
 import { FIELD_NAMES, type FormField, type FormState } from "../../templates/brief";
 import { MAX_FILE_BYTES } from "../../services/attachments";
-import type { VulnInput } from "../../services/vulns";
+import type { VulnInput } from "../../services/vulns/types";
 import { PublicSubmissionAttributes } from "../v1/vulns/schema";
 import { LIMITS, mib } from "../../lib/limits";
 

@@ -10,7 +10,7 @@ import { requestDocument, Timestamp } from "../../http/openapi/documents";
 import { declare } from "../../http/route-facts";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode } from "../../lib/ids";
-import type { VulnRecord } from "../../services/vulns";
+import type { VulnRecord } from "../../services/vulns/types";
 import { submitReport } from "../../services/reporter";
 import { serviceContext, storedResponse } from "../v1/handler-helpers";
 import { PublicSubmissionAttributes, rawSubmission } from "../v1/vulns/schema";
@@ -102,12 +102,12 @@ publicVulnsRouter.openapi(
     const shortcode = normalizeShortcode(c.req.valid("param").shortcode);
     if (!shortcode) throw briefNotFound();
     // The answer kept for a replay has null in the token's place: only its hash is stored.
+    const stored = (r: VulnRecord) => storedResponse(c, receipt(r, null), 201);
     const { record, token } = await submitReport({
-      ctx: serviceContext(c),
+      ctx: serviceContext(c, stored),
       shortcode,
       input: data.attributes,
       raw: await rawSubmission(c),
-      respond: (r) => storedResponse(c, receipt(r, null), 201),
     });
     return respond(c, receipt(record, token), 201);
   },

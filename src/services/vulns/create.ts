@@ -3,12 +3,12 @@ import { briefs, notifications, type Submission, vulns } from "../../db/schema";
 import { subquery, where, whenRefused } from "../../db/queries";
 import { vulnEvent } from "../../events/outbox";
 import { craDueTimes, dueColumns, dueTimes, nextLookMs, responseTargetsOf, type TargetsInput, type VulnTargets } from "../../lib/deadlines";
-import { Invalid, NotFound } from "../../lib/domain-errors";
+import { Invalid, NotFound, relationship } from "../../lib/domain-errors";
 import { nowIso, uuidv7, vulnShortcode } from "../../lib/ids";
 import { isPublished } from "../../lib/maturity";
 import { receiptRow } from "../../notifications/rows";
 import { tenantFilter, type ServiceContext } from "../context";
-import { commit, Plan, readBatch, type Responder } from "../unit-of-work";
+import { commit, Plan, readBatch } from "../unit-of-work";
 import { domainStatements } from "./domains";
 import { exploitationOf, NOTHING_MET, triageOf, unique } from "./members";
 import type { VulnInput, VulnRecord } from "./types";
@@ -19,7 +19,7 @@ type BriefRef = { id: string } | { shortcode: string };
 /** A brief that takes no report, told as the way it was named (`found`: it is there, unpublished). */
 function noBrief(brief: BriefRef, found: boolean) {
   if (!("id" in brief)) return new NotFound("brief", "No published brief has that shortcode.");
-  return Invalid.at("/data/relationships/brief/data/id", found ? "brief is not published." : "brief does not exist.");
+  return Invalid.at(relationship("brief"), found ? "brief is not published." : "brief does not exist.");
 }
 
 /** The brief a report comes through, with its organization's name and the promises of its policy; refused unless published. */
@@ -63,14 +63,18 @@ type NewVuln = Omit<VulnRecord, "domains" | "lastActivityAt" | "lastActivityBy">
 function newVuln(
   brief: Brief,
   input: VulnInput,
-  now: string,
-  { raw, followUpTokenHash, reportPage }: { raw: Omit<Submission, "received_at">; followUpTokenHash: string | null; reportPage?: string },
+  {
+    now,
+    raw,
+    followUpTokenHash,
+    reportPage,
+  }: { now: string; raw: Omit<Submission, "received_at">; followUpTokenHash: string | null; reportPage?: string },
 ): NewVuln {
   const triage = triageOf(input);
   const version = brief.policyVersion ? (JSON.parse(brief.policyVersion) as { id: string; number: number; sha256: string }) : null;
   const targets = targetsOf(brief);
   const { value: exploitation, problem } = exploitationOf(input, undefined, now);
-  if (problem) throw Invalid.at(`/data/${problem.pointer}`, problem.detail);
+  if (problem) throw Invalid.at(problem.member, problem.detail);
   const due = {
     ...dueTimes(targets, Date.parse(now), triage.severity, 0),
     ...craDueTimes({ ...exploitation, triageState: "new", closedAt: null }),
@@ -123,7 +127,7 @@ function newVuln(
 }
 
 /** The reporter's receipt of a new report, with its page's link and the first promises' due times. */
-const receiptOf = (brief: Brief, vuln: NewVuln, reportPage: string, now: string) =>
+const receiptOf = (brief: Brief, vuln: NewVuln, { reportPage, now }: { reportPage: string; now: string }) =>
   receiptRow({
     report: {
       id: vuln.id,
@@ -151,7 +155,6 @@ export async function createVuln({
   input,
   brief,
   raw,
-  respond,
   followUpTokenHash = null,
   reportPage,
 }: {
@@ -161,7 +164,6 @@ export async function createVuln({
   brief: BriefRef;
   /** The members exactly as sent, kept in the as-received record. */
   raw: Omit<Submission, "received_at">;
-  respond: Responder<VulnRecord>;
   /** The SHA-256 of the reporter's follow-up token (the token itself is never stored). */
   followUpTokenHash?: string | null;
   /** The reporter's report page (with the token): the receipt e-mail carries it, sealed in the outbox until sent. */
@@ -170,19 +172,19 @@ export async function createVuln({
   const now = nowIso();
   const found = await briefOf(ctx, brief, now);
   const domains = unique(input.domains);
-  const vuln = newVuln(found, input, now, { raw, followUpTokenHash, reportPage });
+  const vuln = newVuln(found, input, { now, raw, followUpTokenHash, reportPage });
   // The report is its own first activity (as the generated columns read it).
   const firstActivity = { lastActivityAt: now, lastActivityBy: followUpTokenHash ? ("reporter" as const) : ("organization" as const) };
   const record: VulnRecord = { ...vuln, ...firstActivity, domains: [...domains].sort() };
   const created = vulnEvent(ctx.db, "Vuln::Created", vuln.id, now);
   const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln));
-  for (const s of domainStatements(ctx, vuln.id, vuln.organizationId, domains, now)) p.add(s);
+  for (const s of domainStatements(ctx, vuln, { domains, now })) p.add(s);
   p.add(created.statement, created.event);
-  if (vuln.notifyReporter) p.add(ctx.db.insert(notifications).values(await receiptOf(found, vuln, reportPage!, now)));
+  if (vuln.notifyReporter) p.add(ctx.db.insert(notifications).values(await receiptOf(found, vuln, { reportPage: reportPage!, now })));
   // The brief was read in the first batch; if it is deleted before this one, its foreign key
   // refuses the vuln, and with it the events and the Idempotency-Key's response.
   await whenRefused(
-    () => commit(ctx, p, respond),
+    () => commit(ctx, p, ctx.respond),
     () => {
       throw noBrief(brief, false);
     },

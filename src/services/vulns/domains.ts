@@ -12,11 +12,8 @@ import type { ServiceContext } from "../context";
  */
 export function domainStatements(
   ctx: ServiceContext,
-  vulnId: string,
-  organizationId: string,
-  domains: string[],
-  now: string,
-  guard?: number,
+  { id: vulnId, organizationId }: { id: string; organizationId: string },
+  { domains, now, guard }: { domains: string[]; now: string; guard?: number },
 ): BatchItem<"sqlite">[] {
   const unchanged = guard === undefined ? sql`1` : subquery`EXISTS (SELECT 1 FROM vulns WHERE id = ${vulnId} AND revision = ${guard})`;
   const statements: BatchItem<"sqlite">[] = [];

@@ -19,7 +19,7 @@ const NO_DISCLOSURE_SQL = statesSql(NO_DISCLOSURE_STATES);
  * answer reads no row before it writes, so this move is decided in SQL, from the row as the batch finds
  * it, by the rules nextVuln (next.ts) holds for a PATCH that leaves needs_more_info.
  */
-export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>, vulnId: string, now: string): void {
+export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>, { vulnId, now }: { vulnId: string; now: string }): void {
   const back = sql`${vulns.infoRequestedFrom}`;
   const reopened = sql`${back} IN (${OPEN_STATES_SQL})`;
   // The wait, in whole milliseconds (the rounding makes julianday's arithmetic exact to the millisecond).
@@ -84,7 +84,12 @@ export async function closeUnansweredInfoRequests(ctx: ServiceContext, now = new
   let closed = 0;
   for (const row of due) {
     const p = new Plan(null);
-    const planned = planUpdate(ctx, p, toRecord(row), { triage_state: "informative", closer: "timeout" }, now.toISOString(), false);
+    const planned = planUpdate(ctx, p, {
+      existing: toRecord(row),
+      input: { triage_state: "informative", closer: "timeout" },
+      now: now.toISOString(),
+      strict: false,
+    });
     const { results } = await commit(ctx, p);
     if (planned.guard && changedRows(planned.guard.of(results)) > 0) closed++;
   }

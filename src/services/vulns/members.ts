@@ -1,15 +1,19 @@
 import type { MetTimes } from "../../lib/deadlines";
 import { severityOf } from "../../lib/cvss";
 import type { VulnInput, VulnRecord } from "./types";
+import { attribute, type Member } from "../../lib/domain-errors";
 
 /**
- * A refusal of one change, pure: where it sits in the change's resource object ("attributes/severity",
- * "relationships/duplicate_of") and why. The service places it in its request document and throws it.
+ * A refusal of one change, pure: the member it is at (an attribute, the duplicate_of relationship) and
+ * why. The service places it in its request (`placed`: which resource of a bulk change) and throws it.
  */
 export interface Problem {
-  pointer: string;
+  member: Member;
   detail: string;
 }
+
+/** A member of the `item`-th resource of a request naming several (undefined: the request's one resource). */
+export const placed = (member: Member, item: number | undefined): Member => (item === undefined ? member : { ...member, item });
 
 export const unique = (values: string[] | undefined): string[] => [...new Set(values ?? [])];
 
@@ -36,7 +40,7 @@ export function exploitationOf(
   now: string,
 ): { value: Exploitation; problem?: Problem } {
   const unchanged = { activelyExploited: existing?.activelyExploited ?? false, exploitationKnownAt: existing?.exploitationKnownAt ?? null };
-  const refused = (detail: string) => ({ value: unchanged, problem: { pointer: "attributes/exploitation_known_at", detail } });
+  const refused = (detail: string) => ({ value: unchanged, problem: { member: attribute("exploitation_known_at"), detail } });
   const exploited = input.actively_exploited ?? existing?.activelyExploited ?? false;
   const given = input.exploitation_known_at;
   if (!exploited) {

@@ -2,6 +2,7 @@ import { type Closer, NO_DISCLOSURE_STATES, processingStateOf, type TriageState 
 import { type AlertView, craDueTimes, dueColumns, dueOf, dueTimes, isOverdue, metOf, nextLookMs, resumed } from "../../lib/deadlines";
 import { type Exploitation, exploitationOf, type Problem, triageOf, unique } from "./members";
 import type { VulnRecord, VulnUpdate } from "./types";
+import { attribute, relationship } from "../../lib/domain-errors";
 
 /** An event a change fires, with what its body needs beyond the vuln as the change leaves it. */
 export type VulnChangeEvent =
@@ -43,6 +44,9 @@ export function namedOriginal(existing: VulnRecord, input: VulnUpdate): string |
   return (input.duplicateOf === undefined ? existing.duplicateOfId : input.duplicateOf) ?? null;
 }
 
+/** The relationship a duplicate names its original by (the relationship object itself). */
+export const DUPLICATE_OF = relationship("duplicate_of", { whole: true });
+
 /**
  * The refusals of a move that need no read: both states in one change must agree, only a duplicate
  * names an original, and a duplicate names one. (Whether the original exists, and is no loop, is read.)
@@ -50,13 +54,13 @@ export function namedOriginal(existing: VulnRecord, input: VulnUpdate): string |
 export function moveProblems(existing: VulnRecord, input: VulnUpdate): Problem[] {
   if (input.triage_state && input.processing_state && processingStateOf(input.triage_state) !== input.processing_state) {
     const detail = `processing_state must be ${processingStateOf(input.triage_state)} with triage_state ${input.triage_state} (or left out).`;
-    return [{ pointer: "attributes/processing_state", detail }];
+    return [{ member: attribute("processing_state"), detail }];
   }
   const duplicate = requestedTriageState(existing, input) === "duplicate";
-  const pointer = "relationships/duplicate_of";
+  const member = DUPLICATE_OF;
   if (!duplicate && input.duplicateOf)
-    return [{ pointer, detail: "only a duplicate has an original: set triage_state to duplicate with it." }];
-  if (duplicate && !namedOriginal(existing, input)) return [{ pointer, detail: "a duplicate names its original: give duplicate_of." }];
+    return [{ member, detail: "only a duplicate has an original: set triage_state to duplicate with it." }];
+  if (duplicate && !namedOriginal(existing, input)) return [{ member, detail: "a duplicate names its original: give duplicate_of." }];
   return [];
 }
 
@@ -74,7 +78,11 @@ type TriageColumns = Pick<
 >;
 
 /** The triage columns after a move to `state` (with `duplicateOf`, already resolved) at `now`. */
-function triageMove(existing: VulnRecord, state: TriageState, duplicateOf: string | null, now: string, closer: Closer): TriageColumns {
+function triageMove(
+  existing: VulnRecord,
+  { state, duplicateOf, closer }: { state: TriageState; duplicateOf: string | null; closer: Closer },
+  now: string,
+): TriageColumns {
   if (state === existing.triageState && duplicateOf === existing.duplicateOfId) return existing;
   const moved = state !== existing.triageState;
   const closed = processingStateOf(state) === "closed";
@@ -125,12 +133,12 @@ function duesAfter(existing: VulnRecord, next: VulnRecord, now: string) {
 }
 
 /** The vuln with the change's members applied and its deadlines recomputed; updatedAt, revision and activity not yet moved. */
-function applied(existing: VulnRecord, change: VulnUpdate, exploitation: Exploitation, now: string) {
+function applied(existing: VulnRecord, { change, exploitation }: { change: VulnUpdate; exploitation: Exploitation }, now: string) {
   const duplicateOf = change.duplicateOf === undefined ? existing.duplicateOfId : change.duplicateOf;
   const state = requestedTriageState(existing, change);
   const next: VulnRecord = {
     ...existing,
-    ...triageMove(existing, state, duplicateOf, now, change.closer ?? "organization"),
+    ...triageMove(existing, { state, duplicateOf, closer: change.closer ?? "organization" }, now),
     title: change.title ?? existing.title,
     description: change.description ?? existing.description,
     briefId: change.briefId ?? existing.briefId,
@@ -190,7 +198,7 @@ function eventsOf(existing: VulnRecord, next: VulnRecord): VulnChangeEvent[] {
 export function nextVuln(existing: VulnRecord, change: VulnUpdate, now: string): VulnDecision {
   const exploitation = exploitationOf(change, existing, now);
   const problems = [...moveProblems(existing, change), ...(exploitation.problem ? [exploitation.problem] : [])];
-  const next = applied(existing, change, exploitation.value, now);
+  const next = applied(existing, { change, exploitation: exploitation.value }, now);
   const domainsChanged = !sameSet(next.domains, existing.domains);
   if (!domainsChanged && !differs(existing, next))
     return { next: existing, changed: false, domainsChanged, answered: false, events: [], problems };

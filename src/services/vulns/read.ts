@@ -12,7 +12,8 @@ export const notFound = () => new NotFound("vuln", "No vuln has that id.");
 
 // See policies.ts: name the outer column in full inside a correlated subquery.
 export const domainsColumn = {
-  domainsJson: subquery<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} = ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${vulns.id})`,
+  domainsJson: subquery<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} =
+    ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${vulns.id})`,
 };
 
 export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {

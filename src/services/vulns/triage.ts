@@ -1,7 +1,8 @@
 import { Invalid } from "../../lib/domain-errors";
 import type { ServiceContext } from "../context";
 import { readBatch } from "../unit-of-work";
-import { moveProblems, namedOriginal } from "./next";
+import { DUPLICATE_OF, moveProblems, namedOriginal } from "./next";
+import { placed } from "./members";
 import { toRecord, vulnsRead } from "./read";
 import type { VulnRecord, VulnUpdate } from "./types";
 
@@ -12,7 +13,11 @@ type After = ReadonlyMap<string, string | null>;
  * The original a duplicate of `named` ends at, following the request's moves first and the stored
  * rows (`stored`) after them; null when following it comes back to `from` or loops.
  */
-function originalOf(after: After, stored: ReadonlyMap<string, VulnRecord>, from: string, named: string): string | null {
+function originalOf(
+  after: After,
+  stored: ReadonlyMap<string, VulnRecord>,
+  { from, named }: { from: string; named: string },
+): string | null {
   const seen = new Set([from]);
   let current = named;
   for (;;) {
@@ -43,8 +48,14 @@ async function namedRead(ctx: ServiceContext, after: After): Promise<Map<string,
 export async function resolveDuplicates(
   ctx: ServiceContext,
   changes: readonly { id: string; input: VulnUpdate }[],
-  found: Map<string, VulnRecord>,
-  pointer: (index: number) => string,
+  {
+    found,
+    itemOf,
+  }: {
+    found: Map<string, VulnRecord>;
+    /** Which resource of the request change `i` is (undefined: the request changes one). */
+    itemOf: (index: number) => number | undefined;
+  },
 ): Promise<Map<string, string>> {
   const after: After = new Map(changes.map(({ id, input }) => [id, namedOriginal(found.get(id)!, input)] as const));
   const stored = await namedRead(ctx, after);
@@ -52,11 +63,11 @@ export async function resolveDuplicates(
   changes.forEach(({ id, input }, i) => {
     const existing = found.get(id)!;
     const [problem] = moveProblems(existing, input);
-    if (problem) throw Invalid.at(`${pointer(i)}/${problem.pointer}`, problem.detail);
+    if (problem) throw Invalid.at(placed(problem.member, itemOf(i)), problem.detail);
     const named = after.get(id);
     // No duplicate (one without an original was refused above).
     if (!named) return;
-    const relationship = `${pointer(i)}/relationships/duplicate_of`;
+    const relationship = placed(DUPLICATE_OF, itemOf(i));
     if (input.duplicateOf !== undefined) {
       const target = stored.get(named);
       if (!target || target.organizationId !== existing.organizationId) throw Invalid.at(relationship, "duplicate_of does not exist.");
@@ -64,7 +75,7 @@ export async function resolveDuplicates(
       // Its original stays, and no other change of the request moves anything it could lead through.
       return;
     }
-    const original = originalOf(after, stored, id, named);
+    const original = originalOf(after, stored, { from: id, named });
     if (original === null)
       throw Invalid.at(
         relationship,

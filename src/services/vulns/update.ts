@@ -3,11 +3,12 @@ import { briefs, vulns } from "../../db/schema";
 import { changedRows, inList, subquery, whenRefused } from "../../db/queries";
 import { triageEvent, vulnEvent } from "../../events/outbox";
 import { dueColumns, dueOf } from "../../lib/deadlines";
-import { Conflict, Invalid, NotFound } from "../../lib/domain-errors";
+import { Conflict, Invalid, NotFound, relationship, resource } from "../../lib/domain-errors";
 import { nowIso } from "../../lib/ids";
 import type { ServiceContext } from "../context";
 import { commit, type Handle, Plan, readBatch } from "../unit-of-work";
 import { domainStatements } from "./domains";
+import { placed } from "./members";
 import { nextVuln, type VulnChangeEvent, type VulnDecision } from "./next";
 import { notFound, toRecord, vulnsRead } from "./read";
 import { resolveDuplicates } from "./triage";
@@ -20,7 +21,7 @@ export interface PlannedUpdate {
 }
 
 /** The UPDATE of a decided change, guarded by the revision the vuln was read at. */
-function updateStatement(ctx: ServiceContext, existing: VulnRecord, { next, answered }: VulnDecision, now: string) {
+function updateStatement(ctx: ServiceContext, existing: VulnRecord, { next, answered, now }: VulnDecision & { now: string }) {
   return ctx.db
     .update(vulns)
     .set({
@@ -65,7 +66,7 @@ function updateStatement(ctx: ServiceContext, existing: VulnRecord, { next, answ
  * A decided event's statement, chained on the UPDATE before it. `strict` (a bulk update): a concurrent
  * edit makes Vuln::Updated unwritable, which refuses the whole batch; otherwise the events skip.
  */
-function eventStatement(ctx: ServiceContext, id: string, event: VulnChangeEvent, now: string, strict: boolean) {
+function eventStatement(ctx: ServiceContext, event: VulnChangeEvent, { id, now, strict }: { id: string; now: string; strict: boolean }) {
   if (event.type === "Vuln::Triage::Changed") return triageEvent(ctx.db, id, event.previous, now);
   const chained = strict && event.type === "Vuln::Updated" ? { requirePreviousChanged: true } : { ifPreviousChanged: true };
   return vulnEvent(ctx.db, event.type, id, now, chained);
@@ -79,23 +80,31 @@ function eventStatement(ctx: ServiceContext, id: string, event: VulnChangeEvent,
 export function planUpdate(
   ctx: ServiceContext,
   p: Plan<unknown>,
-  existing: VulnRecord,
-  input: VulnUpdate,
-  now: string,
-  strict: boolean,
-  /** Where this change's resource object sits in the request, for its errors. */
-  where = "/data",
+  {
+    existing,
+    input,
+    now,
+    strict,
+    item,
+  }: {
+    existing: VulnRecord;
+    input: VulnUpdate;
+    now: string;
+    strict: boolean;
+    /** Which resource of the request this change is, for its errors (undefined: the request's one). */
+    item?: number;
+  },
 ): PlannedUpdate {
   const decision = nextVuln(existing, input, now);
   const [problem] = decision.problems;
-  if (problem) throw Invalid.at(`${where}/${problem.pointer}`, problem.detail);
+  if (problem) throw Invalid.at(placed(problem.member, item), problem.detail);
   if (!decision.changed) return { next: existing };
   const { next } = decision;
   if (decision.domainsChanged)
-    for (const s of domainStatements(ctx, existing.id, existing.organizationId, next.domains, now, existing.revision)) p.add(s);
-  const guard = p.track(updateStatement(ctx, existing, decision, now));
+    for (const s of domainStatements(ctx, existing, { domains: next.domains, now, guard: existing.revision })) p.add(s);
+  const guard = p.track(updateStatement(ctx, existing, { ...decision, now }));
   for (const event of decision.events) {
-    const planned = eventStatement(ctx, existing.id, event, now, strict);
+    const planned = eventStatement(ctx, event, { id: existing.id, now, strict });
     p.add(planned.statement, planned.event);
   }
   return { next, guard };
@@ -110,13 +119,13 @@ const briefsRead = (ctx: ServiceContext, ids: readonly string[]) =>
  * on changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
  */
 export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
-  return (await updateVulns(ctx, [{ id, input }], { pointer: () => "/data", bulk: false }))[0]!;
+  return (await updateVulns(ctx, [{ id, input }], { bulk: false }))[0]!;
 }
 
 type Change = { id: string; input: VulnUpdate };
 
 /** The vulns and briefs the changes name, read in one batch; refuses a vuln the caller cannot see and a brief of another organization. */
-async function readChanged(ctx: ServiceContext, changes: readonly Change[], pointer: (index: number) => string, single: boolean) {
+async function readChanged(ctx: ServiceContext, changes: readonly Change[], { single }: { single: boolean }) {
   const briefIds = [...new Set(changes.flatMap((c) => (c.input.briefId === undefined ? [] : [c.input.briefId])))];
   const ids = changes.map((c) => c.id);
   const [vulnRows, briefRows] = briefIds.length
@@ -128,12 +137,14 @@ async function readChanged(ctx: ServiceContext, changes: readonly Change[], poin
   if (missing >= 0) {
     throw single
       ? notFound()
-      : new NotFound("vuln", `No vuln has the id at ${pointer(missing)}/id.`, { pointer: `${pointer(missing)}/id` });
+      : new NotFound("vuln", `No vuln has the id of change ${missing + 1} of the request.`, {
+          member: resource({ id: true, item: missing }),
+        });
   }
   const foreignBrief = changes.findIndex(
     (c) => c.input.briefId !== undefined && briefOwner.get(c.input.briefId) !== found.get(c.id)!.organizationId,
   );
-  if (foreignBrief >= 0) throw Invalid.at(`${pointer(foreignBrief)}/relationships/brief/data/id`, "brief does not exist.");
+  if (foreignBrief >= 0) throw Invalid.at(relationship("brief", { item: single ? undefined : foreignBrief }), "brief does not exist.");
   return found;
 }
 
@@ -141,23 +152,30 @@ async function readChanged(ctx: ServiceContext, changes: readonly Change[], poin
  * Updates up to 100 vulns at once, all or nothing: one read of every vuln and named brief, then one
  * batch holding each vuln's update as updateVuln plans it (its events included). A vuln that is not
  * the caller's, a brief that is not its organization's, or a concurrent edit of any of them refuses
- * the whole batch. `pointer(i)` is where change `i` sits in the request document (its errors' source);
- * `bulk: false` is updateVuln's single change, whose path named the vuln.
+ * the whole batch. Change `i` is the `i`-th resource of the request (its errors say so); `bulk: false`
+ * is updateVuln's single change, whose path named the vuln.
  */
 export async function updateVulns(
   ctx: ServiceContext,
   changes: readonly Change[],
-  { pointer, bulk = true }: { pointer: (index: number) => string; bulk?: boolean },
+  { bulk = true }: { bulk?: boolean } = {},
 ): Promise<VulnRecord[]> {
   const single = !bulk;
-  const found = await readChanged(ctx, changes, pointer, single);
-  const originals = await resolveDuplicates(ctx, changes, found, pointer);
+  const itemOf = (i: number) => (single ? undefined : i);
+  const found = await readChanged(ctx, changes, { single });
+  const originals = await resolveDuplicates(ctx, changes, { found, itemOf });
 
   const now = nowIso();
   const p = new Plan(null);
   // A refused member (exploitation_known_at) throws while planning, before anything is committed.
   const planned = changes.map((c, i) =>
-    planUpdate(ctx, p, found.get(c.id)!, { ...c.input, duplicateOf: originals.get(c.id) ?? c.input.duplicateOf }, now, !single, pointer(i)),
+    planUpdate(ctx, p, {
+      existing: found.get(c.id)!,
+      input: { ...c.input, duplicateOf: originals.get(c.id) ?? c.input.duplicateOf },
+      now,
+      strict: !single,
+      item: itemOf(i),
+    }),
   );
   if (planned.every((u) => !u.guard)) return planned.map((u) => u.next);
   // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch. In
@@ -169,10 +187,13 @@ export async function updateVulns(
         const ids = changes.map((c) => c.id);
         const again = new Map((await vulnsRead(ctx, ids)).map((r) => [r.id, r.revision]));
         const moved = changes.findIndex((c) => again.get(c.id) !== found.get(c.id)!.revision);
-        if (moved >= 0) throw new Conflict(`The vuln at ${pointer(moved)} changed while this request ran; read it again and retry.`);
+        if (moved >= 0)
+          throw new Conflict(`The vuln of change ${moved + 1} changed while this request ran; read it again and retry.`, {
+            member: resource({ id: true, item: moved }),
+          });
       }
       const gone = changes.findIndex((c) => c.input.briefId !== undefined);
-      throw Invalid.at(`${pointer(Math.max(gone, 0))}/relationships/brief/data/id`, "brief does not exist.");
+      throw Invalid.at(relationship("brief", { item: itemOf(Math.max(gone, 0)) }), "brief does not exist.");
     },
   );
   if (planned.some((u) => u.guard && changedRows(u.guard.of(results)) === 0))
@@ -185,7 +206,7 @@ export async function updateVulns(
  * revision and updated_at move and each gets Vuln::Updated, for the same batch as that change and
  * placed after it, so the payloads show the vulns as the change left them.
  */
-export function touchVulns(ctx: ServiceContext, vulnIds: string[], now: string, p: Plan<unknown>): void {
+export function touchVulns(ctx: ServiceContext, p: Plan<unknown>, { vulnIds, now }: { vulnIds: string[]; now: string }): void {
   if (vulnIds.length === 0) return;
   p.add(
     ctx.db

@@ -34,7 +34,7 @@ import {
 } from "../../../services/attachments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
 import { LIMITS, mib } from "../../../lib/limits";
-import { vulnIdOf } from "../../../services/vulns";
+import { vulnIdOf } from "../../../services/vulns/read";
 import { VulnParam, VulnRef } from "./schema";
 
 const tags = ["Vuln attachments"];

@@ -17,7 +17,7 @@ import { createRouter } from "../../../http/router";
 import { COMMENT_AUTHORS, COMMENT_VISIBILITIES } from "../../../db/schema";
 import { createComment, deleteComment, getComment, listComments, MAX_COMMENT_LENGTH, type CommentRecord } from "../../../services/comments";
 import { creation, noContent, serviceContext } from "../handler-helpers";
-import { vulnIdOf } from "../../../services/vulns";
+import { vulnIdOf } from "../../../services/vulns/read";
 import { VulnParam, VulnRef } from "./schema";
 
 const tags = ["Vuln comments"];

@@ -6,7 +6,11 @@ import { collectionDocument, singleDocument } from "../../../http/openapi/docume
 import { errorResponses, jsonContent } from "../../../http/openapi/responses";
 import { createRouter } from "../../../http/router";
 import { listVulns } from "../../../services/vuln-list";
-import { createVuln, deleteVuln, showVuln, updateVuln, updateVulns, type VulnUpdate, vulnIdOf } from "../../../services/vulns";
+import { createVuln } from "../../../services/vulns/create";
+import { deleteVuln } from "../../../services/vulns/delete";
+import { showVuln, vulnIdOf } from "../../../services/vulns/read";
+import { updateVuln, updateVulns } from "../../../services/vulns/update";
+import type { VulnUpdate } from "../../../services/vulns/types";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
 import { regulatoryReportsRouter } from "./regulatory-reports";
@@ -113,11 +117,10 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
       assertDocumentMatches(data, "vuln");
       const answer = creation(c, serializeVuln);
       const record = await createVuln({
-        ctx: serviceContext(c),
+        ctx: serviceContext(c, answer.respond),
         input: data.attributes,
         brief: { id: data.relationships.brief.data.id },
         raw: await rawSubmission(c),
-        respond: answer.respond,
       });
       return answer.created(record);
     },
@@ -172,7 +175,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
           });
       });
       const changes = data.map((d) => ({ id: d.id, input: changeOf(d) }));
-      const records = await updateVulns(serviceContext(c), changes, { pointer: (i) => `/data/${i}` });
+      const records = await updateVulns(serviceContext(c), changes);
       return respond(c, { jsonapi: JSONAPI_VERSION, data: records.map(serializeVuln) });
     },
   )

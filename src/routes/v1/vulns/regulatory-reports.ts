@@ -21,7 +21,7 @@ import {
   getRegulatoryReport,
   listRegulatoryReports,
 } from "../../../services/regulatory-reports";
-import { vulnIdOf } from "../../../services/vulns";
+import { vulnIdOf } from "../../../services/vulns/read";
 import { DateTimeInput, SingleLine } from "../fields";
 import { creation, serviceContext } from "../handler-helpers";
 import { Deadline, VulnParam, VulnRef } from "./schema";

@@ -18,7 +18,7 @@ import { dataType, requestDocument, resourceSchema, Timestamp, toOneSchema, Uuid
 import { normalizeHostname } from "../../../lib/asset-values";
 import { DEADLINE_STATES, deadlinesAt, dueOf, metOf } from "../../../lib/deadlines";
 import { CVSS_VECTOR_PATTERN } from "../../../lib/cvss";
-import type { VulnRecord } from "../../../services/vulns";
+import type { VulnRecord } from "../../../services/vulns/types";
 import { CvssVector, CweIds, DateTimeInput, nullableRelationshipInput, relationshipInput, SingleLine } from "../fields";
 import { LIMITS } from "../../../lib/limits";
 import { normalizeVulnShortcode, UUID_PATTERN, VULN_SHORTCODE_AS_HEARD } from "../../../lib/ids";
