@@ -165,6 +165,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments?filename=proof.txt`,
     body: () => "proof",
+    raw: true,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
     operator: "never",

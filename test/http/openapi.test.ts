@@ -32,7 +32,7 @@ function served(): Set<string> {
 }
 
 // The uploads whose body is the file itself: no media type to refuse, so no 415.
-const RAW_UPLOADS = new Set(["POST /v1/vulns/{id}/attachments", "POST /v1/p/report/attachments"]);
+const RAW_UPLOADS = new Set(ENDPOINTS.filter((e) => e.raw).map(template));
 
 describe("GET /v1/openapi.json", () => {
   it("needs no key and is an OpenAPI 3.0.x document with the bearer scheme", async () => {
