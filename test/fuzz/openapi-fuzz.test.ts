@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { get } from "../helpers/api";
-import { ENDPOINTS, label } from "../helpers/endpoints";
+import { AUTHENTICATED, label } from "../helpers/endpoints";
 import { duplicateCycle } from "./bodies";
 import { caseArbitrary, type FuzzCase } from "./cases";
 import { Findings } from "./findings";
@@ -87,7 +87,7 @@ describe("every operation of the OpenAPI document, fuzzed", () => {
     const components = doc.components.schemas;
     const byMethodAndPath = new Map(ops.map((o) => [`${o.method} ${o.template}`, o]));
     const errorCodes = new Set((components.Error!.properties!.code!.enum ?? []) as string[]);
-    const operatorOnly = new Set(ENDPOINTS.filter((e) => e.operatorOnly).map((e) => label(e).replace(/\{org\}/g, "{id}")));
+    const operatorOnly = new Set(AUTHENTICATED.filter((e) => e.operatorOnly).map((e) => label(e).replace(/\{org\}/g, "{id}")));
     const methodsOf = (template: string) => ops.filter((o) => o.template === template).map((o) => o.method);
     const perOp = ops.map((op) => caseArbitrary(op, methodsOf(op.template), components, pool));
     // The operations in turn, so each gets its share of the runs whatever their number (a random pick

@@ -1,3 +1,4 @@
+import { RECORDS } from "../helpers/fixture";
 import { resolve, type Components, type Schema } from "./schema";
 
 export interface QueryParam {
@@ -32,23 +33,7 @@ export interface Operation {
 }
 
 // The record type a path segment before {param} names: the document's collection names.
-const COLLECTIONS: Record<string, string> = {
-  organizations: "organization",
-  api_keys: "api_key",
-  policies: "policy",
-  assets: "asset",
-  briefs: "brief",
-  vulns: "vuln",
-  webhooks: "webhook",
-  deliveries: "webhook_delivery",
-  webhook_event_types: "trigger_event_type",
-  contacts: "contact",
-  notifications: "notification",
-  advisories: "advisory",
-  directories: "directory",
-  directory_listings: "directory_listing",
-  items: "directory_listing_item",
-};
+const COLLECTIONS: Record<string, string> = Object.fromEntries(RECORDS.map((r) => [r.collection, r.type]));
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, any>>;

@@ -1,5 +1,6 @@
-import { get, patch } from "../helpers/api";
-import { EVENT_TYPE_ID, fixture, type Fixture } from "../helpers/endpoints";
+import { patch } from "../helpers/api";
+import { fixture, type Fixture } from "../helpers/endpoints";
+import { RECORDS } from "../helpers/fixture";
 
 /**
  * The records requests aim at, named by placeholders (`{{A.policy}}`) that are replaced when a request
@@ -9,28 +10,11 @@ import { EVENT_TYPE_ID, fixture, type Fixture } from "../helpers/endpoints";
  */
 export type Owner = "A" | "B";
 
-export const TYPES = [
-  "organization",
-  "policy",
-  "asset",
-  "brief",
-  "api_key",
-  "vuln",
-  "webhook",
-  "webhook_delivery",
-  "contact",
-  "notification",
-  "advisory",
-  "directory",
-  "directory_listing",
-  "directory_listing_item",
-  "trigger_event_type",
-  "shortcode",
-  "slug",
-] as const;
+/** The record types a placeholder names: the fixture's records, and the public names of a brief and a directory. */
+export const TYPES = [...RECORDS.map((r) => r.type), "shortcode", "slug"];
 
 /** Records no organization owns: any key may name them. */
-export const SHARED = new Set(["directory", "trigger_event_type", "shortcode", "slug"]);
+export const SHARED = new Set([...RECORDS.filter((r) => r.shared).map((r) => r.type), "shortcode", "slug"]);
 
 const PLACEHOLDER = /\{\{(A|B)\.(\w+)\}\}/g;
 
@@ -72,7 +56,7 @@ export class Pool {
       if (res.status !== 200) throw new Error(`unclaiming the second organization: ${res.status} ${res.text}`);
     }
     this.claimed[owner] = claimed;
-    this.ids[owner] = await idsOf(f);
+    this.ids[owner] = idsOf(f);
     this.spent.delete(owner);
     this.refreshes++;
   }
@@ -103,27 +87,6 @@ export class Pool {
   }
 }
 
-async function idsOf(f: Fixture): Promise<Record<string, string>> {
-  const brief = await get(`/v1/briefs/${f.briefId}`, f.org.key);
-  const dir = await get(`/v1/directories/${f.directoryId}`, f.org.key);
-  if (brief.status !== 200 || dir.status !== 200) throw new Error(`reading the fixture: ${brief.status} ${dir.status}`);
-  return {
-    organization: f.org.id,
-    policy: f.policyId,
-    asset: f.assetId,
-    brief: f.briefId,
-    api_key: f.apiKeyId,
-    vuln: f.vulnId,
-    webhook: f.webhookId,
-    webhook_delivery: f.deliveryId,
-    contact: f.contactId,
-    notification: f.notificationId,
-    advisory: f.advisoryId,
-    directory: f.directoryId,
-    directory_listing: f.listingId,
-    directory_listing_item: f.itemId,
-    trigger_event_type: EVENT_TYPE_ID,
-    shortcode: brief.body.data.attributes.shortcode,
-    slug: dir.body.data.attributes.slug,
-  };
+function idsOf(f: Fixture): Record<string, string> {
+  return { ...Object.fromEntries(RECORDS.map((r) => [r.type, r.id(f)])), shortcode: f.shortcode, slug: f.directorySlug };
 }

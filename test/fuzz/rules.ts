@@ -1,3 +1,4 @@
+import { AUTHENTICATED, template } from "../helpers/endpoints";
 import type { FuzzCase } from "./cases";
 import { substitute, type Answer, type KeyKind } from "./harness";
 import { namedIn, SHARED, type Owner, type Pool } from "./pool";
@@ -13,9 +14,11 @@ const ownedIn = (text: string) => namedIn(text).filter((n) => !SHARED.has(n.type
 const pathOwners = (c: FuzzCase) => new Set(ownedIn(c.pathValues.join(" ")).map((n) => n.owner));
 
 const WRITE = new Set(["POST", "PATCH", "DELETE"]);
-// Records an operator may write for unclaimed organizations only; vulns, webhooks, contacts and advisories it may not write at all.
-const UNCLAIMED_ONLY = /^\/v1\/(policies|assets|briefs)(\/|$)|^\/v1\/directory_listings\/\{directory_listing_id\}\/items/;
-const NEVER_BY_OPERATOR = /^\/v1\/(vulns|webhooks|contacts|advisories)(\/|$)/;
+// The writes an operator may make for unclaimed organizations only, and those it may not make at all (vulns,
+// webhooks, contacts, advisories), as the endpoint table says of each: "METHOD /template".
+const operatorMay = (may: "unclaimed" | "never") => new Set(AUTHENTICATED.filter((e) => e.operator === may).map(template));
+const UNCLAIMED_ONLY = operatorMay("unclaimed");
+const NEVER_BY_OPERATOR = operatorMay("never");
 
 /** Why this request must fail with this key, beyond what is wrong with the request itself. */
 export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly: Set<string>): string[] {
@@ -33,9 +36,9 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
   if (write && owners.size > 1) out.push("names two organizations' records in one write");
   if (pathOwners(c).size > 1) out.push("the path names two organizations' records");
   if (key === "operator" && write) {
-    if (NEVER_BY_OPERATOR.test(c.op.template)) out.push("operator write to vulns, webhooks, contacts or advisories");
+    if (NEVER_BY_OPERATOR.has(c.op.label)) out.push("operator write to vulns, webhooks, contacts or advisories");
     const target = named.find((n) => n.type !== "organization")?.owner ?? named.find((n) => n.type === "organization")?.owner;
-    if (UNCLAIMED_ONLY.test(c.op.template) && target && pool.claimed[target as Owner])
+    if (UNCLAIMED_ONLY.has(c.op.label) && target && pool.claimed[target as Owner])
       out.push("operator write to a claimed organization's records");
   }
   return out;
@@ -56,8 +59,7 @@ export function expectedStatuses(c: FuzzCase, key: KeyKind, operatorOnly: Set<st
   const foreign = key === "org" && pathOwners(c).has("B");
   const unknown = c.mustFail.length > 0;
   if (!foreign && !unknown && pathOwners(c).size < 2) return undefined;
-  const restricted =
-    key === "operator" && WRITE.has(c.method) && (NEVER_BY_OPERATOR.test(c.op.template) || UNCLAIMED_ONLY.test(c.op.template));
+  const restricted = key === "operator" && WRITE.has(c.method) && (NEVER_BY_OPERATOR.has(c.op.label) || UNCLAIMED_ONLY.has(c.op.label));
   return restricted ? [403, 404] : [404];
 }
 

@@ -1,51 +1,25 @@
-// The authenticated API's endpoints as plain data, free of the Worker's test runtime, so the tests
-// inside workerd (tenancy, operator powers) and the Node-side ones (every answer against its
-// documented schema) walk the same list.
+// The API's operations as plain data, free of the Worker's test runtime: the one table of operations
+// the tests keep. The tests inside workerd (tenancy, operator powers, the reporter's generator, the
+// fuzzer) and the Node-side ones (every answer against its documented schema) walk it, and the OpenAPI
+// test checks it against the document both ways, operationIds included.
 
-/** The organization a fixture belongs to: its id, its own key and an operator's key. */
-export interface FixtureOrganization {
-  id: string;
-  key: string;
-  operatorKey: string;
-}
+import { EVENT_TYPE_ID, webhookDoc, type Fixture } from "./fixture";
+import { OPEN_ENDPOINTS } from "./open-endpoints";
 
-/** What one organization owns, for endpoints that need ids. */
-export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
-  org: O;
-  policyId: string;
-  assetId: string;
-  briefId: string;
-  /** A published brief no report came through, so it can be deleted. */
-  spareBriefId: string;
-  apiKeyId: string;
-  vulnId: string;
-  /** An attachment of the vuln, whose bytes are JSON text (the generators parse every answer). */
-  attachmentId: string;
-  /** A comment on the vuln. */
-  commentId: string;
-  /** A regulatory report (a filing) on the vuln. */
-  regulatoryReportId: string;
-  webhookId: string;
-  deliveryId: string;
-  /** Where the webhooks made for the fixture send (default: the factories' https://hooks.example.com/vdp). */
-  webhookUrl?: string;
-  /** A contact, and the e-mail that asked it to confirm its address (the notification log's). */
-  contactId: string;
-  notificationId: string;
-  /** A published advisory about the vuln (it has revision 1), and a draft one, which may be deleted. */
-  advisoryId: string;
-  draftAdvisoryId: string;
-  directoryId: string;
-  /** A directory the organization is not listed in. */
-  spareDirectoryId: string;
-  listingId: string;
-  itemId: string;
-}
+export { EVENT_TYPE_ID, webhookDoc, type Fixture, type FixtureOrganization } from "./fixture";
 
 export interface Endpoint {
+  /** The document's operationId: a contract with every generated client, renamed only on purpose. */
+  operationId: string;
   method: "GET" | "POST" | "PATCH" | "DELETE";
   path: (f: Fixture) => string;
   body?: (f: Fixture) => unknown;
+  /** Who calls it where not an API key: nobody ("public"), or the reporter with the follow-up token. */
+  caller?: "public" | "reporter";
+  /** Its body is the file itself (an upload), not a JSON document. */
+  raw?: boolean;
+  /** The media type asked for where a client's default would get another answer (the root serves browsers a page). */
+  accept?: string;
   /** Needs an operator key: organization keys get 403. */
   operatorOnly?: boolean;
   /** The path names a record of the fixture's organization: other organizations get 404. */
@@ -53,8 +27,8 @@ export interface Endpoint {
   /** An action on a record: other organizations get 404; the record is read back at this path. */
   ownedBy?: (f: Fixture) => string;
   /**
-   * Every write (POST, PATCH, DELETE) says what an operator key may do there: "any" organization's,
-   * only an "unclaimed" organization's (a claimed one's is 403), or "never" (403).
+   * Every write (POST, PATCH, DELETE) with an API key says what an operator key may do there: "any"
+   * organization's, only an "unclaimed" organization's (a claimed one's is 403), or "never" (403).
    */
   operator?: "any" | "unclaimed" | "never";
   /** The code another organization gets where it is not "not_found" (routes under a vuln: "vuln_not_found"). */
@@ -73,11 +47,12 @@ const owned = (type: string, attributes: Record<string, unknown>) => (f: Fixture
   data: { type, attributes, relationships: { organization: { data: { type: "organization", id: f.org.id } } } },
 });
 
-/** Every authenticated endpoint of the API. The OpenAPI test checks this list against the document. */
+/** Every operation of the API. The OpenAPI test checks this list against the document. */
 export const ENDPOINTS: Endpoint[] = [
-  { method: "GET", path: () => "/v1/organizations" },
-  { method: "GET", path: (f) => `/v1/organizations/${f.org.id}`, owned: true },
+  { operationId: "listOrganizations", method: "GET", path: () => "/v1/organizations" },
+  { operationId: "showOrganization", method: "GET", path: (f) => `/v1/organizations/${f.org.id}`, owned: true },
   {
+    operationId: "createOrganization",
     method: "POST",
     path: () => "/v1/organizations",
     body: (f) => doc("organization", { name: "X", slug: `x-${f.org.id.slice(-12)}` })(),
@@ -85,22 +60,31 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "any",
   },
   {
+    operationId: "updateOrganization",
     method: "PATCH",
     path: (f) => `/v1/organizations/${f.org.id}`,
     body: doc("organization", { name: "Renamed" }),
     operatorOnly: true,
     operator: "any",
   },
-  { method: "POST", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, body: doc("api_key"), operatorOnly: true, operator: "any" },
-  { method: "GET", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, operatorOnly: true },
-  { method: "GET", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true },
-  { method: "DELETE", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true, operator: "any" },
-  { method: "GET", path: () => "/v1/policies" },
-  { method: "POST", path: () => "/v1/policies", body: owned("policy", { name: "P" }), operator: "unclaimed" },
-  { method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
-  { method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions`, owned: true },
-  { method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions/1`, owned: true },
   {
+    operationId: "createOrganizationApiKey",
+    method: "POST",
+    path: (f) => `/v1/organizations/${f.org.id}/api_keys`,
+    body: doc("api_key"),
+    operatorOnly: true,
+    operator: "any",
+  },
+  { operationId: "listOrganizationApiKeys", method: "GET", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, operatorOnly: true },
+  { operationId: "showApiKey", method: "GET", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true },
+  { operationId: "revokeApiKey", method: "DELETE", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true, operator: "any" },
+  { operationId: "listPolicies", method: "GET", path: () => "/v1/policies" },
+  { operationId: "createPolicy", method: "POST", path: () => "/v1/policies", body: owned("policy", { name: "P" }), operator: "unclaimed" },
+  { operationId: "showPolicy", method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
+  { operationId: "listPolicyVersions", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions`, owned: true },
+  { operationId: "showPolicyVersion", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions/1`, owned: true },
+  {
+    operationId: "updatePolicy",
     method: "PATCH",
     path: (f) => `/v1/policies/${f.policyId}`,
     body: doc("policy", { name: "Changed" }),
@@ -109,40 +93,58 @@ export const ENDPOINTS: Endpoint[] = [
   },
   // An action, not a create: 200 with the policy. The fixture's policy has a custom domain.
   {
+    operationId: "verifyPolicyCustomDomain",
     method: "POST",
     path: (f) => `/v1/policies/${f.policyId}/verify_custom_domain`,
     ownedBy: (f) => `/v1/policies/${f.policyId}`,
     operator: "unclaimed",
     success: 200,
   },
-  { method: "DELETE", path: (f) => `/v1/policies/${f.policyId}`, owned: true, operator: "unclaimed" },
-  { method: "GET", path: () => "/v1/assets" },
+  { operationId: "deletePolicy", method: "DELETE", path: (f) => `/v1/policies/${f.policyId}`, owned: true, operator: "unclaimed" },
+  { operationId: "listAssets", method: "GET", path: () => "/v1/assets" },
   {
+    operationId: "createAsset",
     method: "POST",
     path: () => "/v1/assets",
     body: owned("asset", { kind: "domain", value: "tenancy.example.com" }),
     operator: "unclaimed",
   },
-  { method: "GET", path: (f) => `/v1/assets/${f.assetId}`, owned: true },
+  { operationId: "showAsset", method: "GET", path: (f) => `/v1/assets/${f.assetId}`, owned: true },
   {
+    operationId: "updateAsset",
     method: "PATCH",
     path: (f) => `/v1/assets/${f.assetId}`,
     body: doc("asset", { short_description: "Changed" }),
     owned: true,
     operator: "unclaimed",
   },
-  { method: "DELETE", path: (f) => `/v1/assets/${f.assetId}`, owned: true, operator: "unclaimed" },
-  { method: "GET", path: () => "/v1/briefs" },
-  { method: "POST", path: () => "/v1/briefs", body: owned("brief", { name: "B" }), operator: "unclaimed" },
-  { method: "GET", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
-  { method: "PATCH", path: (f) => `/v1/briefs/${f.briefId}`, body: doc("brief", { name: "Changed" }), owned: true, operator: "unclaimed" },
-  { method: "DELETE", path: (f) => `/v1/briefs/${f.spareBriefId}`, owned: true, operator: "unclaimed" },
-  { method: "GET", path: () => "/v1/vulns" },
-  { method: "POST", path: () => "/v1/vulns", body: (f) => vulnDoc(f.briefId), operator: "never" },
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
-  { method: "PATCH", path: (f) => `/v1/vulns/${f.vulnId}`, body: (f) => vulnDoc(f.briefId), owned: true, operator: "never" },
-  { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true, operator: "never" },
+  { operationId: "deleteAsset", method: "DELETE", path: (f) => `/v1/assets/${f.assetId}`, owned: true, operator: "unclaimed" },
+  { operationId: "listBriefs", method: "GET", path: () => "/v1/briefs" },
+  { operationId: "createBrief", method: "POST", path: () => "/v1/briefs", body: owned("brief", { name: "B" }), operator: "unclaimed" },
+  { operationId: "showBrief", method: "GET", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
   {
+    operationId: "updateBrief",
+    method: "PATCH",
+    path: (f) => `/v1/briefs/${f.briefId}`,
+    body: doc("brief", { name: "Changed" }),
+    owned: true,
+    operator: "unclaimed",
+  },
+  { operationId: "deleteBrief", method: "DELETE", path: (f) => `/v1/briefs/${f.spareBriefId}`, owned: true, operator: "unclaimed" },
+  { operationId: "listVulns", method: "GET", path: () => "/v1/vulns" },
+  { operationId: "createVuln", method: "POST", path: () => "/v1/vulns", body: (f) => vulnDoc(f.briefId), operator: "never" },
+  { operationId: "showVuln", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
+  {
+    operationId: "updateVuln",
+    method: "PATCH",
+    path: (f) => `/v1/vulns/${f.vulnId}`,
+    body: (f) => vulnDoc(f.briefId),
+    owned: true,
+    operator: "never",
+  },
+  { operationId: "deleteVuln", method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true, operator: "never" },
+  {
+    operationId: "updateVulns",
     method: "PATCH",
     path: () => "/v1/vulns",
     body: (f) => ({ data: [{ type: "vuln", id: f.vulnId, attributes: { severity: "low" } }] }),
@@ -151,25 +153,47 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
   },
   // Under another organization's vuln these answer vuln_not_found, as the vuln itself does.
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments`, ownedBy: (f) => `/v1/vulns/${f.vulnId}`, notFound: "vuln_not_found" },
   {
+    operationId: "listVulnAttachments",
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/attachments`,
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+  },
+  {
+    operationId: "createVulnAttachment",
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments?filename=proof.txt`,
     body: () => "proof",
+    raw: true,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
     operator: "never",
   },
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
+  { operationId: "showVulnAttachment", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
   {
+    operationId: "downloadVulnAttachment",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}/content`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
     notFound: "vuln_not_found",
   },
-  { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true, operator: "never" },
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments`, ownedBy: (f) => `/v1/vulns/${f.vulnId}`, notFound: "vuln_not_found" },
   {
+    operationId: "deleteVulnAttachment",
+    method: "DELETE",
+    path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
+    owned: true,
+    operator: "never",
+  },
+  {
+    operationId: "listVulnComments",
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/comments`,
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+  },
+  {
+    operationId: "createVulnComment",
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/comments`,
     body: () => ({ data: { type: "comment", attributes: { body: "Reply", visibility: "reporter" } } }),
@@ -177,15 +201,23 @@ export const ENDPOINTS: Endpoint[] = [
     notFound: "vuln_not_found",
     operator: "never",
   },
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
-  { method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true, operator: "never" },
+  { operationId: "showVulnComment", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
   {
+    operationId: "deleteVulnComment",
+    method: "DELETE",
+    path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`,
+    owned: true,
+    operator: "never",
+  },
+  {
+    operationId: "listRegulatoryReports",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
   },
   {
+    operationId: "createRegulatoryReport",
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports`,
     body: () => ({
@@ -196,17 +228,24 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
   },
   {
+    operationId: "showRegulatoryReportDraft",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/draft?kind=early_warning`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
   },
-  { method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/${f.regulatoryReportId}`, owned: true },
-  { method: "GET", path: () => "/v1/webhook_event_types" },
-  { method: "GET", path: () => "/v1/metrics" },
-  { method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
-  { method: "GET", path: () => "/v1/contacts" },
   {
+    operationId: "showRegulatoryReport",
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/${f.regulatoryReportId}`,
+    owned: true,
+  },
+  { operationId: "listWebhookEventTypes", method: "GET", path: () => "/v1/webhook_event_types" },
+  { operationId: "showMetrics", method: "GET", path: () => "/v1/metrics" },
+  { operationId: "showWebhookEventType", method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
+  { operationId: "listContacts", method: "GET", path: () => "/v1/contacts" },
+  {
+    operationId: "createContact",
     method: "POST",
     path: () => "/v1/contacts",
     body: (f) =>
@@ -217,17 +256,19 @@ export const ENDPOINTS: Endpoint[] = [
       })(f),
     operator: "never",
   },
-  { method: "GET", path: (f) => `/v1/contacts/${f.contactId}`, owned: true },
+  { operationId: "showContact", method: "GET", path: (f) => `/v1/contacts/${f.contactId}`, owned: true },
   {
+    operationId: "updateContact",
     method: "PATCH",
     path: (f) => `/v1/contacts/${f.contactId}`,
     body: () => ({ data: { type: "contact", attributes: { name: "Renamed" } } }),
     owned: true,
     operator: "never",
   },
-  { method: "DELETE", path: (f) => `/v1/contacts/${f.contactId}`, owned: true, operator: "never" },
-  { method: "GET", path: () => "/v1/advisories" },
+  { operationId: "deleteContact", method: "DELETE", path: (f) => `/v1/contacts/${f.contactId}`, owned: true, operator: "never" },
+  { operationId: "listAdvisories", method: "GET", path: () => "/v1/advisories" },
   {
+    operationId: "createAdvisory",
     method: "POST",
     path: () => "/v1/advisories",
     body: (f) => ({
@@ -242,8 +283,9 @@ export const ENDPOINTS: Endpoint[] = [
     }),
     operator: "never",
   },
-  { method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}`, owned: true },
+  { operationId: "showAdvisory", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}`, owned: true },
   {
+    operationId: "updateAdvisory",
     method: "PATCH",
     path: (f) => `/v1/advisories/${f.advisoryId}`,
     body: () => ({
@@ -252,45 +294,61 @@ export const ENDPOINTS: Endpoint[] = [
     owned: true,
     operator: "never",
   },
-  { method: "DELETE", path: (f) => `/v1/advisories/${f.draftAdvisoryId}`, owned: true, operator: "never" },
-  { method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions`, owned: true },
-  { method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`, owned: true },
-  { method: "GET", path: () => "/v1/notifications" },
-  { method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
-  { method: "GET", path: () => "/v1/webhooks" },
+  { operationId: "deleteAdvisory", method: "DELETE", path: (f) => `/v1/advisories/${f.draftAdvisoryId}`, owned: true, operator: "never" },
+  { operationId: "listAdvisoryRevisions", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions`, owned: true },
+  { operationId: "showAdvisoryRevision", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`, owned: true },
+  { operationId: "listNotifications", method: "GET", path: () => "/v1/notifications" },
+  { operationId: "showNotification", method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
+  { operationId: "listWebhooks", method: "GET", path: () => "/v1/webhooks" },
   {
+    operationId: "createWebhook",
     method: "POST",
     path: () => "/v1/webhooks",
     body: (f) => webhookDoc(f.webhookUrl ? { url: f.webhookUrl } : {}, f.org.id),
     operator: "never",
   },
-  { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
+  { operationId: "showWebhook", method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
   {
+    operationId: "updateWebhook",
     method: "PATCH",
     path: (f) => `/v1/webhooks/${f.webhookId}`,
     body: () => ({ data: { type: "webhook", attributes: { name: "Changed" } } }),
     owned: true,
     operator: "never",
   },
-  { method: "DELETE", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true, operator: "never" },
+  { operationId: "deleteWebhook", method: "DELETE", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true, operator: "never" },
   {
+    operationId: "rotateWebhookSecret",
     method: "POST",
     path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
   },
-  { method: "POST", path: (f) => `/v1/webhooks/${f.webhookId}/ping`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}`, operator: "never" },
-  { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries`, ownedBy: (f) => `/v1/webhooks/${f.webhookId}` },
-  { method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`, owned: true },
   {
+    operationId: "pingWebhook",
+    method: "POST",
+    path: (f) => `/v1/webhooks/${f.webhookId}/ping`,
+    ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
+    operator: "never",
+  },
+  {
+    operationId: "listWebhookDeliveries",
+    method: "GET",
+    path: (f) => `/v1/webhooks/${f.webhookId}/deliveries`,
+    ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
+  },
+  { operationId: "showWebhookDelivery", method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`, owned: true },
+  {
+    operationId: "redeliverWebhookDelivery",
     method: "POST",
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
     operator: "never",
   },
-  { method: "GET", path: () => "/v1/directories" },
-  { method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
+  { operationId: "listDirectories", method: "GET", path: () => "/v1/directories" },
+  { operationId: "showDirectory", method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
   {
+    operationId: "createDirectory",
     method: "POST",
     path: () => "/v1/directories",
     body: (f) => ({ data: { type: "directory", attributes: { name: "D", slug: `d-${f.org.id.slice(-12)}` } } }),
@@ -298,14 +356,16 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "any",
   },
   {
+    operationId: "updateDirectory",
     method: "PATCH",
     path: (f) => `/v1/directories/${f.directoryId}`,
     body: () => ({ data: { type: "directory", attributes: { name: "Renamed" } } }),
     operatorOnly: true,
     operator: "any",
   },
-  { method: "GET", path: () => "/v1/directory_listings" },
+  { operationId: "listDirectoryListings", method: "GET", path: () => "/v1/directory_listings" },
   {
+    operationId: "createDirectoryListing",
     method: "POST",
     path: () => "/v1/directory_listings",
     body: (f) => ({
@@ -320,17 +380,30 @@ export const ENDPOINTS: Endpoint[] = [
     operatorOnly: true,
     operator: "any",
   },
-  { method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
+  { operationId: "showDirectoryListing", method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
   {
+    operationId: "updateDirectoryListing",
     method: "PATCH",
     path: (f) => `/v1/directory_listings/${f.listingId}`,
     body: () => ({ data: { type: "directory_listing", attributes: { visible: false } } }),
     owned: true,
     operator: "any",
   },
-  { method: "DELETE", path: (f) => `/v1/directory_listings/${f.listingId}`, operatorOnly: true, operator: "any" },
-  { method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}/items`, ownedBy: (f) => `/v1/directory_listings/${f.listingId}` },
   {
+    operationId: "deleteDirectoryListing",
+    method: "DELETE",
+    path: (f) => `/v1/directory_listings/${f.listingId}`,
+    operatorOnly: true,
+    operator: "any",
+  },
+  {
+    operationId: "listDirectoryListingItems",
+    method: "GET",
+    path: (f) => `/v1/directory_listings/${f.listingId}/items`,
+    ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
+  },
+  {
+    operationId: "createDirectoryListingItem",
     method: "POST",
     path: (f) => `/v1/directory_listings/${f.listingId}/items`,
     body: (f) => ({ data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: f.policyId } } }),
@@ -338,6 +411,7 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "unclaimed",
   },
   {
+    operationId: "reorderDirectoryListingItems",
     method: "PATCH",
     path: (f) => `/v1/directory_listings/${f.listingId}/items/reorder`,
     body: (f) => ({ data: [{ type: "directory_listing_item", id: f.itemId }] }),
@@ -345,27 +419,14 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "unclaimed",
   },
   {
+    operationId: "deleteDirectoryListingItem",
     method: "DELETE",
     path: (f) => `/v1/directory_listings/${f.listingId}/items/${f.itemId}`,
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
     operator: "unclaimed",
   },
+  ...OPEN_ENDPOINTS,
 ];
-
-export const EVENT_TYPE_ID = "0b1e7f1a-5c52-5d7e-9a01-000000000001";
-
-export function webhookDoc(attributes: Record<string, unknown> = {}, organizationId?: string) {
-  return {
-    data: {
-      type: "webhook",
-      attributes: { name: "Hook", url: "https://hooks.example.com/vdp", ...attributes },
-      relationships: {
-        trigger_event_types: { data: [{ type: "trigger_event_type", id: EVENT_TYPE_ID }] },
-        ...(organizationId ? { organization: { data: { type: "organization", id: organizationId } } } : {}),
-      },
-    },
-  };
-}
 
 function vulnDoc(briefId: string) {
   return {
@@ -376,12 +437,3 @@ function vulnDoc(briefId: string) {
     },
   };
 }
-
-export const label = (e: Endpoint) =>
-  `${e.method} ${e.path({ org: { id: "{org}" }, policyId: "{id}", assetId: "{id}", briefId: "{id}", spareBriefId: "{id}", apiKeyId: "{id}", vulnId: "{id}", attachmentId: "{attachment_id}", commentId: "{comment_id}", regulatoryReportId: "{report_id}", webhookId: "{id}", deliveryId: "{delivery_id}", directoryId: "{id}", spareDirectoryId: "{id}", listingId: "{directory_listing_id}", itemId: "{id}", contactId: "{id}", notificationId: "{id}", advisoryId: "{id}", draftAdvisoryId: "{id}" } as never)}`
-    // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
-    .replace(/\?.*$/, "")
-    // A policy version is named by its number (the fixture's is 1).
-    .replace(/\/versions\/1$/, "/versions/{number}")
-    .replace(/\/revisions\/1$/, "/revisions/{number}")
-    .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");

@@ -1,77 +1,79 @@
-import { api, post } from "./api";
-import { asset, brief, directory, listing, organization, policy, PUBLISHED, vuln, webhook, type TestOrganization } from "./factories";
-import type { Fixture as FixtureOf } from "./endpoint-table";
+import { api } from "./api";
+import { ENDPOINTS, type Endpoint } from "./endpoint-table";
+import { operatorKey, type TestOrganization } from "./factories";
+import { buildFixture, type Client, type Fixture as FixtureOf } from "./fixture";
 
 export * from "./endpoint-table";
 
 /** What one organization owns, for endpoints that need ids, made inside the Worker's test runtime. */
 export type Fixture = FixtureOf<TestOrganization>;
 
+/** The API called in-process, as the fixture builder calls it: the parsed body of a success, or a throw. */
+export const inProcess: Client = async (method, path, init = {}) => {
+  const res = await api(method, path, {
+    key: init.key,
+    ...(init.raw ? { rawBody: init.raw.text, contentType: init.raw.type } : { body: init.body }),
+  });
+  if (res.status >= 300) throw new Error(`fixture: ${method} ${path}: ${res.status} ${res.text}`);
+  return res.body;
+};
+
 /** One organization with one of everything; `attributes` go to the organization (e.g. claimed: false). */
 export async function fixture(attributes: Record<string, unknown> = {}): Promise<Fixture> {
-  const org = await organization(attributes);
-  const p = await policy(org, { published_at: PUBLISHED, custom_domain: `security.${org.slug}.example.com` });
-  const a = await asset(org);
-  const b = await brief(org, { published_at: PUBLISHED }, p.id);
-  const spare = await brief(org, { published_at: PUBLISHED });
-  const k = await post(`/v1/organizations/${org.id}/api_keys`, org.operatorKey, { data: { type: "api_key", attributes: {} } });
-  const v = await vuln(org, b.id);
-  const file = await api("POST", `/v1/vulns/${v.id}/attachments?filename=poc.json`, {
-    key: org.key,
-    rawBody: '{"poc":true}',
-    contentType: "application/json",
-  });
-  const note = await post(`/v1/vulns/${v.id}/comments`, org.key, { data: { type: "comment", attributes: { body: "Triage note" } } });
-  const filing = await post(`/v1/vulns/${v.id}/regulatory_reports`, org.key, {
-    data: { type: "regulatory_report", attributes: { kind: "early_warning", submitted_at: "2026-01-01T00:00:00Z", body: "Early warning" } },
-  });
-  const contact = await post("/v1/contacts", org.key, {
-    data: { type: "contact", attributes: { name: "Ana", email: `ana-${org.slug}@acme.example`, role: "responder" } },
-  });
-  const log = await api("GET", "/v1/notifications", { key: org.key });
-  const advisory = (status: string) =>
-    post("/v1/advisories", org.key, {
-      data: {
-        type: "advisory",
-        attributes: {
-          title: "Open redirect",
-          summary: "Redirects anywhere.",
-          state: status,
-          affected: [{ vendor: "Acme", product: "Widget", versions: [{ version: "1.0.0", status: "affected" }] }],
-        },
-        relationships: { vulns: { data: [{ type: "vuln", id: v.id }] } },
-      },
-    });
-  const published = await advisory("published");
-  const draftAdvisory = await advisory("draft");
-  const w = await webhook(org);
-  const d = await post(`/v1/webhooks/${w.id}/ping`, org.key, undefined);
-  const dir = await directory(org.operatorKey);
-  const spareDir = await directory(org.operatorKey);
-  const l = await listing(org.operatorKey, dir.id, org.id);
-  const item = await post(`/v1/directory_listings/${l.id}/items`, org.key, {
-    data: { type: "directory_listing_item", attributes: { listable_type: "Brief", listable_id: b.id } },
-  });
-  return {
-    org,
-    policyId: p.id,
-    assetId: a.id,
-    briefId: b.id,
-    spareBriefId: spare.id,
-    apiKeyId: k.body.data.id,
-    vulnId: v.id,
-    attachmentId: file.body.data.id,
-    commentId: note.body.data.id,
-    regulatoryReportId: filing.body.data.id,
-    webhookId: w.id,
-    deliveryId: d.body.data.id,
-    contactId: contact.body.data.id,
-    notificationId: log.body.data[0].id,
-    advisoryId: published.body.data.id,
-    draftAdvisoryId: draftAdvisory.body.data.id,
-    directoryId: dir.id,
-    spareDirectoryId: spareDir.id,
-    listingId: l.id,
-    itemId: item.body.data.id,
-  };
+  return (await buildFixture(inProcess, { operatorKey: await operatorKey(), organization: attributes })) as Fixture;
+}
+
+/** Every operation the generators call with an API key (the organization's or an operator's). */
+export const AUTHENTICATED = ENDPOINTS.filter((e) => e.caller === undefined);
+/** The reporter's API, called with a report's follow-up token. */
+export const REPORTER_ENDPOINTS = ENDPOINTS.filter((e) => e.caller === "reporter");
+/** Every operationId of the document, as the table names them. */
+export const OPERATION_IDS = ENDPOINTS.map((e) => e.operationId);
+
+/** The fixture's ids as the document's path parameters, so a path reads as its template. */
+const PLACEHOLDERS = {
+  org: { id: "{org}" },
+  policyId: "{id}",
+  policyShortcode: "{shortcode}",
+  assetId: "{id}",
+  briefId: "{id}",
+  shortcode: "{shortcode}",
+  spareBriefId: "{id}",
+  apiKeyId: "{id}",
+  vulnId: "{id}",
+  attachmentId: "{attachment_id}",
+  commentId: "{comment_id}",
+  regulatoryReportId: "{report_id}",
+  webhookId: "{id}",
+  deliveryId: "{delivery_id}",
+  directoryId: "{id}",
+  directorySlug: "{slug}",
+  spareDirectoryId: "{id}",
+  listingId: "{directory_listing_id}",
+  itemId: "{id}",
+  contactId: "{id}",
+  notificationId: "{id}",
+  advisoryId: "{id}",
+  draftAdvisoryId: "{id}",
+  reportCommentId: "{comment_id}",
+  reportAttachmentId: "{attachment_id}",
+} as unknown as Fixture;
+
+export const label = (e: Endpoint) =>
+  `${e.method} ${e.path(PLACEHOLDERS)}`
+    // The document names a listing {id} in its own paths and {directory_listing_id} under /items.
+    .replace(/\?.*$/, "")
+    // A policy version is named by its number (the fixture's is 1).
+    .replace(/\/versions\/1$/, "/versions/{number}")
+    .replace(/\/revisions\/1$/, "/revisions/{number}")
+    .replace(/^(\w+ \/v1\/directory_listings\/)\{directory_listing_id\}$/, "$1{id}");
+
+/** The operation as the document names it: "METHOD /template". */
+export const template = (e: Endpoint) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}");
+
+/** The operation of a table entry by its operationId (throws for one the table does not hold). */
+export function endpoint(operationId: string): Endpoint {
+  const found = ENDPOINTS.find((e) => e.operationId === operationId);
+  if (!found) throw new Error(`no operation ${operationId} in the endpoint table`);
+  return found;
 }

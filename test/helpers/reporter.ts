@@ -78,34 +78,6 @@ export interface ReporterFixture {
   attachmentId: string;
 }
 
-/**
- * Every endpoint of the reporter's API. The generator in test/routes/reporter-access.test.ts runs each
- * without a token, with a malformed one, with a well-formed unknown one, with an API key, and with the
- * token of another report; the OpenAPI test checks this list against the document.
- */
-export const REPORTER_ENDPOINTS: {
-  method: "GET" | "POST" | "PATCH";
-  path: (f: ReporterFixture) => string;
-  body?: () => unknown;
-  raw?: boolean;
-}[] = [
-  { method: "GET", path: () => "/v1/p/report" },
-  {
-    method: "PATCH",
-    path: () => "/v1/p/report",
-    body: () => ({ data: { type: "report", attributes: { credit_name: "Jane Finder", credit_consent: true } } }),
-  },
-  { method: "GET", path: () => "/v1/p/report/comments" },
-  { method: "POST", path: () => "/v1/p/report/comments", body: () => ({ data: { type: "comment", attributes: { body: "Any news?" } } }) },
-  { method: "GET", path: (f) => `/v1/p/report/comments/${f.commentId}` },
-  { method: "GET", path: () => "/v1/p/report/attachments" },
-  { method: "POST", path: () => "/v1/p/report/attachments?filename=more.txt", raw: true },
-  { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}` },
-  { method: "GET", path: (f) => `/v1/p/report/attachments/${f.attachmentId}/content` },
-  { method: "GET", path: () => "/v1/p/report/receipt" },
-  { method: "GET", path: () => "/v1/p/report/timeline" },
-];
-
 /** Waits (bounded) until the intake has stored the report (submitted with realQueue): its receipt needs the record's hash. */
 export function untilStored(report: SubmittedReport) {
   return waitFor(

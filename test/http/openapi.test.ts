@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { api, get, post } from "../helpers/api";
-import { ENDPOINTS, label } from "../helpers/endpoints";
+import { AUTHENTICATED, ENDPOINTS, label, OPERATION_IDS, template } from "../helpers/endpoints";
 import { brief, organization, organizationWithVuln, PUBLISHED } from "../helpers/factories";
 
 const METHODS = ["get", "post", "patch", "put", "delete"] as const;
@@ -32,7 +32,7 @@ function served(): Set<string> {
 }
 
 // The uploads whose body is the file itself: no media type to refuse, so no 415.
-const RAW_UPLOADS = new Set(["POST /v1/vulns/{id}/attachments", "POST /v1/p/report/attachments"]);
+const RAW_UPLOADS = new Set(ENDPOINTS.filter((e) => e.raw).map(template));
 
 describe("GET /v1/openapi.json", () => {
   it("needs no key and is an OpenAPI 3.0.x document with the bearer scheme", async () => {
@@ -60,7 +60,7 @@ describe("GET /v1/openapi.json", () => {
     const docs = [...(await documented())].filter(
       (r) => !r.includes(" /v1/p/") && !/^GET \/(v1)?$/.test(r) && r !== "GET /.well-known/vdp-keys.json",
     );
-    const covered = new Set(ENDPOINTS.map((e) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}")));
+    const covered = new Set(AUTHENTICATED.map((e) => label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}")));
     expect(docs.filter((r) => !covered.has(r))).toEqual([]);
   });
 
@@ -70,7 +70,7 @@ describe("GET /v1/openapi.json", () => {
     const ops = Object.entries(res.body.paths as Record<string, Record<string, { description: string; security?: unknown[] }>>).flatMap(
       ([path, item]) => Object.entries(item).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op] as const),
     );
-    for (const e of ENDPOINTS) {
+    for (const e of AUTHENTICATED) {
       const op = ops.find(([where]) => where === label(e).replace(/\{org\}|[0-9a-f-]{36}/g, "{id}"))?.[1];
       expect(op, label(e)).toBeDefined();
       const sentence = e.operatorOnly
@@ -112,7 +112,7 @@ describe("GET /v1/openapi.json", () => {
   it("declares on each operation exactly the errors it can answer", async () => {
     const doc = (await get("/v1/openapi.json")).body;
     const operatorOnly = new Set(
-      ENDPOINTS.filter((e) => e.operatorOnly || e.operator === "unclaimed" || e.operator === "never").map((e) =>
+      AUTHENTICATED.filter((e) => e.operatorOnly || e.operator === "unclaimed" || e.operator === "never").map((e) =>
         label(e).replace(/\{org\}/g, "{id}"),
       ),
     );
@@ -183,118 +183,7 @@ describe("Idempotency-Key in the document", () => {
 });
 
 // The operationIds are a contract with every generated client: renaming one is a deliberate act that
-// edits this list too.
-const OPERATION_IDS = [
-  "getIndex",
-  "getV1Index",
-  "listOrganizations",
-  "createOrganization",
-  "showOrganization",
-  "updateOrganization",
-  "createOrganizationApiKey",
-  "listOrganizationApiKeys",
-  "showApiKey",
-  "revokeApiKey",
-  "listPolicies",
-  "createPolicy",
-  "showPolicy",
-  "updatePolicy",
-  "deletePolicy",
-  "verifyPolicyCustomDomain",
-  "listPolicyVersions",
-  "showPolicyVersion",
-  "listAssets",
-  "createAsset",
-  "showAsset",
-  "updateAsset",
-  "deleteAsset",
-  "listBriefs",
-  "createBrief",
-  "showBrief",
-  "updateBrief",
-  "deleteBrief",
-  "listVulns",
-  "createVuln",
-  "showVuln",
-  "updateVuln",
-  "updateVulns",
-  "deleteVuln",
-  "listVulnAttachments",
-  "createVulnAttachment",
-  "showVulnAttachment",
-  "deleteVulnAttachment",
-  "downloadVulnAttachment",
-  "listWebhooks",
-  "createWebhook",
-  "showWebhook",
-  "updateWebhook",
-  "deleteWebhook",
-  "rotateWebhookSecret",
-  "listWebhookDeliveries",
-  "showWebhookDelivery",
-  "redeliverWebhookDelivery",
-  "pingWebhook",
-  "listWebhookEventTypes",
-  "showWebhookEventType",
-  "showMetrics",
-  "listContacts",
-  "createContact",
-  "showContact",
-  "updateContact",
-  "deleteContact",
-  "listNotifications",
-  "showNotification",
-  "listDirectories",
-  "createDirectory",
-  "showDirectory",
-  "updateDirectory",
-  "listDirectoryListings",
-  "createDirectoryListing",
-  "showDirectoryListing",
-  "updateDirectoryListing",
-  "deleteDirectoryListing",
-  "listDirectoryListingItems",
-  "createDirectoryListingItem",
-  "reorderDirectoryListingItems",
-  "deleteDirectoryListingItem",
-  "showPublicBrief",
-  "createPublicVuln",
-  "showPublicDirectory",
-  "showPublicPolicyVersion",
-  "listVulnComments",
-  "createVulnComment",
-  "showVulnComment",
-  "deleteVulnComment",
-  "listRegulatoryReports",
-  "createRegulatoryReport",
-  "showRegulatoryReportDraft",
-  "showRegulatoryReport",
-  "showReport",
-  "showReportReceipt",
-  "showReportTimeline",
-  "showSigningKeys",
-  "listReportComments",
-  "createReportComment",
-  "showReportComment",
-  "listReportAttachments",
-  "createReportAttachment",
-  "showReportAttachment",
-  "downloadReportAttachment",
-  "updateReport",
-  "listAdvisories",
-  "createAdvisory",
-  "showAdvisory",
-  "updateAdvisory",
-  "deleteAdvisory",
-  "listAdvisoryRevisions",
-  "showAdvisoryRevision",
-  "showPublicAdvisory",
-  "showPublicAdvisoryCsaf",
-  "showPublicAdvisoryOsv",
-  "showPublicAdvisoryCve",
-  "showPublicHallOfFame",
-];
-
+// edits the endpoint table (test/helpers/endpoint-table.ts) too.
 describe("operationIds", () => {
   it("every operation has one, unique, and the set is exactly the committed list", async () => {
     const doc = (await get("/v1/openapi.json")).body;
@@ -308,6 +197,18 @@ describe("operationIds", () => {
     }
     expect(new Set(ids).size).toBe(ids.length);
     expect([...ids].sort()).toEqual([...OPERATION_IDS].sort());
+  });
+
+  it("are the endpoint table's: each operation of the document is in the table once, at its path, with its operationId", async () => {
+    const doc = (await get("/v1/openapi.json")).body;
+    const documented: string[] = [];
+    for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, { operationId?: string }>>)) {
+      for (const method of METHODS) if (item[method]) documented.push(`${item[method].operationId} ${method.toUpperCase()} ${path}`);
+    }
+    const tabled = ENDPOINTS.map((e) => `${e.operationId} ${template(e)}`);
+    expect(new Set(tabled).size).toBe(tabled.length);
+    expect(documented.filter((o) => !tabled.includes(o))).toEqual([]);
+    expect(tabled.filter((o) => !documented.includes(o))).toEqual([]);
   });
 });
 

@@ -1,12 +1,12 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
-import { ENDPOINTS, fixture, label, type Endpoint, type Fixture } from "../helpers/endpoints";
+import { AUTHENTICATED, fixture, label, type Endpoint, type Fixture } from "../helpers/endpoints";
 
 // Every write endpoint against three callers who are not the organization itself: another
 // organization's key, an operator on a claimed organization, an operator on an unclaimed one. Each
 // gets its expected status, and whoever is refused leaves every record of the organization as it was.
 
-const WRITES = ENDPOINTS.filter((e) => e.method !== "GET");
+const WRITES = AUTHENTICATED.filter((e) => e.method !== "GET");
 
 let claimed: Fixture;
 let unclaimed: Fixture;

@@ -2,13 +2,16 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { api, get } from "../helpers/api";
 import { fakeDns } from "../helpers/dns";
 import { fakeQueue } from "../helpers/events";
-import { webhookDoc } from "../helpers/endpoints";
+import { endpoint, template, webhookDoc } from "../helpers/endpoints";
 import { asset, brief, directory, listing, organization, policy, PUBLISHED, webhook, type TestOrganization } from "../helpers/factories";
 import { asReporter, reporterFixture, reporterUpload, submitReport } from "../helpers/reporter";
 
 // Each D1 query is a network round trip at the edge. Budgets (issue 2): an authenticated read costs at
 // most 2 (key lookup + one query or batch), a write at most 3, a public read from cache none. The
 // table holds the exact figures, so an extra query fails here and the table in docs/round-trips.md stays true.
+
+/** A case's name: its operation as the document names it (from the endpoint table), and what sets the case apart. */
+const at = (operationId: string, variant = "") => `${template(endpoint(operationId))}${variant}`;
 
 type Case = {
   name: string;
@@ -39,10 +42,10 @@ beforeAll(async () => {
 });
 
 const CASES: Case[] = [
-  { name: "GET /v1/organizations", trips: 2, run: (o) => get("/v1/organizations", o.key) },
-  { name: "GET /v1/organizations/{id}", trips: 2, run: (o) => get(`/v1/organizations/${o.id}`, o.key) },
+  { name: at("listOrganizations"), trips: 2, run: (o) => get("/v1/organizations", o.key) },
+  { name: at("showOrganization"), trips: 2, run: (o) => get(`/v1/organizations/${o.id}`, o.key) },
   {
-    name: "POST /v1/organizations",
+    name: at("createOrganization"),
     trips: 2,
     run: (o) =>
       api("POST", "/v1/organizations", {
@@ -51,30 +54,30 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "PATCH /v1/organizations/{id}",
+    name: at("updateOrganization"),
     trips: 2,
     run: (o) => api("PATCH", `/v1/organizations/${o.id}`, { key: o.operatorKey, body: doc("organization", { name: "RT" }) }),
   },
   {
-    name: "POST /v1/organizations/{id}/api_keys",
+    name: at("createOrganizationApiKey"),
     trips: 2,
     run: (o) => api("POST", `/v1/organizations/${o.id}/api_keys`, { key: o.operatorKey, body: doc("api_key") }),
   },
-  { name: "GET /v1/organizations/{id}/api_keys", trips: 2, run: (o) => get(`/v1/organizations/${o.id}/api_keys`, o.operatorKey) },
-  { name: "GET /v1/api_keys/{id}", trips: 2, run: (o) => get(`/v1/api_keys/${o.keyId}`, o.operatorKey) },
+  { name: at("listOrganizationApiKeys"), trips: 2, run: (o) => get(`/v1/organizations/${o.id}/api_keys`, o.operatorKey) },
+  { name: at("showApiKey"), trips: 2, run: (o) => get(`/v1/api_keys/${o.keyId}`, o.operatorKey) },
   {
-    name: "DELETE /v1/api_keys/{id}",
+    name: at("revokeApiKey"),
     trips: 2,
     run: async (o) => {
       const made = await api("POST", `/v1/organizations/${o.id}/api_keys`, { key: o.operatorKey, body: doc("api_key") });
       return api("DELETE", `/v1/api_keys/${made.body.data.id}`, { key: o.operatorKey });
     },
   },
-  { name: "GET /v1/policies", trips: 2, run: (o) => get("/v1/policies", o.key) },
-  { name: "GET /v1/policies/{id}", trips: 2, run: async (o) => get(`/v1/policies/${(await policy(o)).id}`, o.key) },
-  { name: "POST /v1/policies", trips: 2, run: (o) => api("POST", "/v1/policies", { key: o.key, body: doc("policy", { name: "RT" }) }) },
+  { name: at("listPolicies"), trips: 2, run: (o) => get("/v1/policies", o.key) },
+  { name: at("showPolicy"), trips: 2, run: async (o) => get(`/v1/policies/${(await policy(o)).id}`, o.key) },
+  { name: at("createPolicy"), trips: 2, run: (o) => api("POST", "/v1/policies", { key: o.key, body: doc("policy", { name: "RT" }) }) },
   {
-    name: "POST /v1/policies (with assets)",
+    name: at("createPolicy", " (with assets)"),
     trips: 3,
     run: async (o) =>
       api("POST", "/v1/policies", {
@@ -83,7 +86,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "POST /v1/policies (operator, naming the organization)",
+    name: at("createPolicy", " (operator, naming the organization)"),
     trips: 3,
     run: async (o) => {
       const unclaimed = await organization({ claimed: false });
@@ -94,12 +97,12 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "PATCH /v1/policies/{id}",
+    name: at("updatePolicy"),
     trips: 3,
     run: async (o) => api("PATCH", `/v1/policies/${(await policy(o)).id}`, { key: o.key, body: doc("policy", { name: "RT" }) }),
   },
   {
-    name: "PATCH /v1/policies/{id} (with assets)",
+    name: at("updatePolicy", " (with assets)"),
     trips: 3,
     run: async (o) => {
       const [p, a] = [await policy(o), await asset(o)];
@@ -110,12 +113,12 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "DELETE /v1/policies/{id} (read, then the delete with its unlisting)",
+    name: at("deletePolicy", " (read, then the delete with its unlisting)"),
     trips: 3,
     run: async (o) => api("DELETE", `/v1/policies/${(await policy(o)).id}`, { key: o.key }),
   },
   {
-    name: "POST /v1/policies/{id}/verify_custom_domain",
+    name: at("verifyPolicyCustomDomain"),
     trips: 3,
     run: async (o) => {
       const host = `rt-${crypto.randomUUID().slice(0, 8)}.example.com`;
@@ -129,21 +132,21 @@ const CASES: Case[] = [
       }
     },
   },
-  { name: "GET /v1/assets", trips: 2, run: (o) => get("/v1/assets", o.key) },
-  { name: "GET /v1/assets/{id}", trips: 2, run: async (o) => get(`/v1/assets/${(await asset(o)).id}`, o.key) },
+  { name: at("listAssets"), trips: 2, run: (o) => get("/v1/assets", o.key) },
+  { name: at("showAsset"), trips: 2, run: async (o) => get(`/v1/assets/${(await asset(o)).id}`, o.key) },
   {
-    name: "POST /v1/assets",
+    name: at("createAsset"),
     trips: 2,
     run: (o) =>
       api("POST", "/v1/assets", { key: o.key, body: doc("asset", { kind: "domain", value: `${crypto.randomUUID()}.example.com` }) }),
   },
   {
-    name: "PATCH /v1/assets/{id} (kind and value, or neither)",
+    name: at("updateAsset", " (kind and value, or neither)"),
     trips: 2,
     run: async (o) => api("PATCH", `/v1/assets/${(await asset(o)).id}`, { key: o.key, body: doc("asset", { short_description: "RT" }) }),
   },
   {
-    name: "PATCH /v1/assets/{id} (value alone)",
+    name: at("updateAsset", " (value alone)"),
     trips: 3,
     run: async (o) =>
       api("PATCH", `/v1/assets/${(await asset(o)).id}`, {
@@ -152,21 +155,21 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "DELETE /v1/assets/{id} (its vulns get Vuln::Updated)",
+    name: at("deleteAsset", " (its vulns get Vuln::Updated)"),
     trips: 3,
     run: async (o) => api("DELETE", `/v1/assets/${(await asset(o)).id}`, { key: o.key }),
   },
-  { name: "GET /v1/briefs", trips: 2, run: (o) => get("/v1/briefs", o.key) },
-  { name: "GET /v1/briefs/{id}", trips: 2, run: async (o) => get(`/v1/briefs/${(await brief(o)).id}`, o.key) },
-  { name: "POST /v1/briefs", trips: 2, run: (o) => api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }) }) },
+  { name: at("listBriefs"), trips: 2, run: (o) => get("/v1/briefs", o.key) },
+  { name: at("showBrief"), trips: 2, run: async (o) => get(`/v1/briefs/${(await brief(o)).id}`, o.key) },
+  { name: at("createBrief"), trips: 2, run: (o) => api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }) }) },
   {
-    name: "POST /v1/briefs (with policy)",
+    name: at("createBrief", " (with policy)"),
     trips: 3,
     run: async (o) =>
       api("POST", "/v1/briefs", { key: o.key, body: doc("brief", { name: "RT" }, { policy: rel("policy", (await policy(o)).id) }) }),
   },
   {
-    name: "PATCH /v1/briefs/{id} (with policy)",
+    name: at("updateBrief", " (with policy)"),
     trips: 3,
     run: async (o) =>
       api("PATCH", `/v1/briefs/${(await brief(o)).id}`, {
@@ -175,17 +178,17 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "DELETE /v1/briefs/{id} (read, then the delete with its unlisting)",
+    name: at("deleteBrief", " (read, then the delete with its unlisting)"),
     trips: 3,
     run: async (o) => api("DELETE", `/v1/briefs/${(await brief(o)).id}`, { key: o.key }),
   },
   {
-    name: "GET /v1/p/briefs/{shortcode} (miss)",
+    name: at("showPublicBrief", " (miss)"),
     trips: 1,
     run: async (o) => get(`/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`),
   },
   {
-    name: "GET /v1/p/briefs/{shortcode} (hit)",
+    name: at("showPublicBrief", " (hit)"),
     trips: 0,
     run: async (o) => {
       const path = `/v1/p/briefs/${(await brief(o, { published_at: PUBLISHED })).attributes.shortcode}`;
@@ -193,14 +196,14 @@ const CASES: Case[] = [
       return get(path);
     },
   },
-  { name: "GET /v1/vulns", trips: 2, run: (o) => get("/v1/vulns", o.key) },
+  { name: at("listVulns"), trips: 2, run: (o) => get("/v1/vulns", o.key) },
   {
-    name: "GET /v1/vulns/{id} (first read: read_at and Vuln::Read in the same batch)",
+    name: at("showVuln", " (first read: read_at and Vuln::Read in the same batch)"),
     trips: 2,
     run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}`, o.key),
   },
   {
-    name: "GET /v1/vulns/{id} (later reads)",
+    name: at("showVuln", " (later reads)"),
     trips: 2,
     run: async (o) => {
       const v = await newVuln(o);
@@ -209,13 +212,13 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "POST /v1/vulns",
+    name: at("createVuln"),
     trips: 3,
     run: async (o) =>
       api("POST", "/v1/vulns", { key: o.key, body: vulnDoc(await publishedBrief(o), { domains: ["a.example.com"] }), env: quiet }),
   },
   {
-    name: "POST /v1/vulns (with Idempotency-Key)",
+    name: at("createVuln", " (with Idempotency-Key)"),
     trips: 3,
     run: async (o) =>
       api("POST", "/v1/vulns", {
@@ -226,7 +229,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "PATCH /v1/vulns/{id} (close)",
+    name: at("updateVuln", " (close)"),
     trips: 3,
     run: async (o) => {
       const briefId = await publishedBrief(o);
@@ -235,12 +238,12 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "DELETE /v1/vulns/{id}",
+    name: at("deleteVuln"),
     trips: 2,
     run: async (o) => api("DELETE", `/v1/vulns/${(await newVuln(o)).id}`, { key: o.key, env: quiet }),
   },
   {
-    name: "PATCH /v1/vulns/{id} (triage alone, no brief named)",
+    name: at("updateVuln", " (triage alone, no brief named)"),
     trips: 3,
     run: async (o) =>
       api("PATCH", `/v1/vulns/${(await newVuln(o)).id}`, {
@@ -250,7 +253,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "DELETE /v1/vulns/{id} (with attachments: their keys ride in the delete's batch)",
+    name: at("deleteVuln", " (with attachments: their keys ride in the delete's batch)"),
     trips: 2,
     run: async (o) => {
       const v = await newVuln(o);
@@ -259,33 +262,33 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "POST /v1/vulns/{id}/attachments (the vuln and its usage, then the row)",
+    name: at("createVulnAttachment", " (the vuln and its usage, then the row)"),
     trips: 3,
     run: async (o) => attach(o, (await newVuln(o)).id),
   },
   {
-    name: "POST /v1/vulns/{id}/attachments (with Idempotency-Key)",
+    name: at("createVulnAttachment", " (with Idempotency-Key)"),
     trips: 3,
     run: async (o) => attach(o, (await newVuln(o)).id, { "Idempotency-Key": crypto.randomUUID() }),
   },
   {
-    name: "GET /v1/vulns/{id}/attachments",
+    name: at("listVulnAttachments"),
     trips: 2,
     run: async (o) => get(`/v1/vulns/${(await attachedVuln(o)).vulnId}/attachments`, o.key),
   },
-  { name: "GET /v1/vulns/{id}/attachments/{attachment_id}", trips: 2, run: async (o) => get((await attachedVuln(o)).self, o.key) },
+  { name: at("showVulnAttachment"), trips: 2, run: async (o) => get((await attachedVuln(o)).self, o.key) },
   {
-    name: "GET /v1/vulns/{id}/attachments/{attachment_id}/content",
+    name: at("downloadVulnAttachment"),
     trips: 2,
     run: async (o) => get(`${(await attachedVuln(o)).self}/content`, o.key),
   },
   {
-    name: "DELETE /v1/vulns/{id}/attachments/{attachment_id}",
+    name: at("deleteVulnAttachment"),
     trips: 2,
     run: async (o) => api("DELETE", (await attachedVuln(o)).self, { key: o.key }),
   },
   {
-    name: "POST /v1/p/briefs/{shortcode}/vulns",
+    name: at("createPublicVuln"),
     trips: 2,
     run: async (o) => {
       const shortcode = (await brief(o, { published_at: PUBLISHED })).attributes.shortcode;
@@ -295,27 +298,27 @@ const CASES: Case[] = [
       });
     },
   },
-  { name: "GET /v1/webhook_event_types (no query)", trips: 1, run: (o) => get("/v1/webhook_event_types", o.key) },
+  { name: at("listWebhookEventTypes", " (no query)"), trips: 1, run: (o) => get("/v1/webhook_event_types", o.key) },
   {
-    name: "GET /v1/policies/{id}/versions",
+    name: at("listPolicyVersions"),
     trips: 2,
     run: async (o) => get(`/v1/policies/${(await policy(o)).id}/versions`, o.key),
   },
   {
-    name: "GET /v1/policies/{id}/versions/{number}",
+    name: at("showPolicyVersion"),
     trips: 2,
     run: async (o) => get(`/v1/policies/${(await policy(o)).id}/versions/1`, o.key),
   },
   {
-    name: "GET /v1/p/policies/{shortcode}/versions/{number}",
+    name: at("showPublicPolicyVersion"),
     trips: 1,
     run: async (o) => api("GET", `/v1/p/policies/${(await policy(o, { published_at: PUBLISHED })).attributes.shortcode}/versions/1`),
   },
-  { name: "GET /v1/contacts", trips: 2, run: (o) => get("/v1/contacts", o.key) },
-  { name: "GET /v1/contacts/{id}", trips: 2, run: async (o) => get(`/v1/contacts/${(await contact(o)).id}`, o.key) },
-  { name: "POST /v1/contacts", trips: 3, run: (o) => api("POST", "/v1/contacts", { key: o.key, body: contactDoc() }) },
+  { name: at("listContacts"), trips: 2, run: (o) => get("/v1/contacts", o.key) },
+  { name: at("showContact"), trips: 2, run: async (o) => get(`/v1/contacts/${(await contact(o)).id}`, o.key) },
+  { name: at("createContact"), trips: 3, run: (o) => api("POST", "/v1/contacts", { key: o.key, body: contactDoc() }) },
   {
-    name: "PATCH /v1/contacts/{id}",
+    name: at("updateContact"),
     trips: 3,
     run: async (o) => {
       const id = (await contact(o)).id;
@@ -325,21 +328,21 @@ const CASES: Case[] = [
       });
     },
   },
-  { name: "DELETE /v1/contacts/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/contacts/${(await contact(o)).id}`, { key: o.key }) },
-  { name: "GET /v1/notifications", trips: 2, run: (o) => get("/v1/notifications", o.key) },
+  { name: at("deleteContact"), trips: 2, run: async (o) => api("DELETE", `/v1/contacts/${(await contact(o)).id}`, { key: o.key }) },
+  { name: at("listNotifications"), trips: 2, run: (o) => get("/v1/notifications", o.key) },
   {
-    name: "GET /v1/notifications/{id}",
+    name: at("showNotification"),
     trips: 2,
     run: async (o) => {
       await contact(o);
       return get(`/v1/notifications/${(await get("/v1/notifications", o.key)).body.data[0].id}`, o.key);
     },
   },
-  { name: "GET /v1/webhooks", trips: 2, run: (o) => get("/v1/webhooks", o.key) },
-  { name: "GET /v1/webhooks/{id}", trips: 2, run: async (o) => get(`/v1/webhooks/${(await webhook(o)).id}`, o.key) },
-  { name: "POST /v1/webhooks", trips: 2, run: (o) => api("POST", "/v1/webhooks", { key: o.key, body: webhookDoc() }) },
+  { name: at("listWebhooks"), trips: 2, run: (o) => get("/v1/webhooks", o.key) },
+  { name: at("showWebhook"), trips: 2, run: async (o) => get(`/v1/webhooks/${(await webhook(o)).id}`, o.key) },
+  { name: at("createWebhook"), trips: 2, run: (o) => api("POST", "/v1/webhooks", { key: o.key, body: webhookDoc() }) },
   {
-    name: "PATCH /v1/webhooks/{id}",
+    name: at("updateWebhook"),
     trips: 3,
     run: async (o) =>
       api("PATCH", `/v1/webhooks/${(await webhook(o)).id}`, {
@@ -347,24 +350,24 @@ const CASES: Case[] = [
         body: { data: { type: "webhook", attributes: { enabled: false } } },
       }),
   },
-  { name: "DELETE /v1/webhooks/{id}", trips: 2, run: async (o) => api("DELETE", `/v1/webhooks/${(await webhook(o)).id}`, { key: o.key }) },
+  { name: at("deleteWebhook"), trips: 2, run: async (o) => api("DELETE", `/v1/webhooks/${(await webhook(o)).id}`, { key: o.key }) },
   {
-    name: "POST /v1/webhooks/{id}/rotate_secret",
+    name: at("rotateWebhookSecret"),
     trips: 3,
     run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/rotate_secret`, { key: o.key }),
   },
   {
-    name: "POST /v1/webhooks/{id}/ping",
+    name: at("pingWebhook"),
     trips: 3,
     run: async (o) => api("POST", `/v1/webhooks/${(await webhook(o)).id}/ping`, { key: o.key }),
   },
   {
-    name: "GET /v1/webhooks/{id}/deliveries",
+    name: at("listWebhookDeliveries"),
     trips: 2,
     run: async (o) => api("GET", `/v1/webhooks/${(await webhook(o)).id}/deliveries`, { key: o.key }),
   },
   {
-    name: "GET /v1/webhooks/{id}/deliveries/{delivery_id}",
+    name: at("showWebhookDelivery"),
     trips: 2,
     run: async (o) => {
       const w = await webhook(o);
@@ -373,7 +376,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "POST /v1/webhooks/{id}/deliveries/{delivery_id}/redeliver",
+    name: at("redeliverWebhookDelivery"),
     trips: 3,
     run: async (o) => {
       const w = await webhook(o);
@@ -381,10 +384,10 @@ const CASES: Case[] = [
       return api("POST", `/v1/webhooks/${w.id}/deliveries/${d.body.data.id}/redeliver`, { key: o.key });
     },
   },
-  { name: "GET /v1/directories", trips: 2, run: (o) => get("/v1/directories", o.key) },
-  { name: "GET /v1/directories/{id}", trips: 2, run: async (o) => get(`/v1/directories/${(await directory(o.operatorKey)).id}`, o.key) },
+  { name: at("listDirectories"), trips: 2, run: (o) => get("/v1/directories", o.key) },
+  { name: at("showDirectory"), trips: 2, run: async (o) => get(`/v1/directories/${(await directory(o.operatorKey)).id}`, o.key) },
   {
-    name: "POST /v1/directories",
+    name: at("createDirectory"),
     trips: 2,
     run: (o) =>
       api("POST", "/v1/directories", {
@@ -393,7 +396,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "PATCH /v1/directories/{id}",
+    name: at("updateDirectory"),
     trips: 3,
     run: async (o) =>
       api("PATCH", `/v1/directories/${(await directory(o.operatorKey)).id}`, {
@@ -401,10 +404,10 @@ const CASES: Case[] = [
         body: doc("directory", { name: "D2" }),
       }),
   },
-  { name: "GET /v1/directory_listings", trips: 2, run: (o) => get("/v1/directory_listings", o.key) },
-  { name: "GET /v1/directory_listings/{id}", trips: 2, run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}`, o.key) },
+  { name: at("listDirectoryListings"), trips: 2, run: (o) => get("/v1/directory_listings", o.key) },
+  { name: at("showDirectoryListing"), trips: 2, run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}`, o.key) },
   {
-    name: "POST /v1/directory_listings",
+    name: at("createDirectoryListing"),
     trips: 3,
     run: async (o) =>
       api("POST", "/v1/directory_listings", {
@@ -417,23 +420,23 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "PATCH /v1/directory_listings/{id}",
+    name: at("updateDirectoryListing"),
     trips: 3,
     run: async (o) =>
       api("PATCH", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.key, body: doc("directory_listing", { visible: false }) }),
   },
   {
-    name: "DELETE /v1/directory_listings/{id}",
+    name: at("deleteDirectoryListing"),
     trips: 3,
     run: async (o) => api("DELETE", `/v1/directory_listings/${(await listed(o)).id}`, { key: o.operatorKey }),
   },
   {
-    name: "GET /v1/directory_listings/{id}/items",
+    name: at("listDirectoryListingItems"),
     trips: 2,
     run: async (o) => get(`/v1/directory_listings/${(await listed(o)).id}/items`, o.key),
   },
   {
-    name: "POST /v1/directory_listings/{id}/items",
+    name: at("createDirectoryListingItem"),
     trips: 3,
     run: async (o) =>
       api("POST", `/v1/directory_listings/${(await listed(o)).id}/items`, {
@@ -442,7 +445,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "PATCH /v1/directory_listings/{id}/items/reorder",
+    name: at("reorderDirectoryListingItems"),
     trips: 3,
     run: async (o) => {
       const l = await listed(o);
@@ -457,7 +460,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "DELETE /v1/directory_listings/{id}/items/{id}",
+    name: at("deleteDirectoryListingItem"),
     trips: 3,
     run: async (o) => {
       const l = await listed(o);
@@ -469,12 +472,12 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "GET /v1/p/directories/{slug} (miss)",
+    name: at("showPublicDirectory", " (miss)"),
     trips: 1,
     run: async (o) => get(`/v1/p/directories/${(await directory(o.operatorKey)).attributes.slug}`),
   },
   {
-    name: "GET /v1/p/directories/{slug} (hit)",
+    name: at("showPublicDirectory", " (hit)"),
     trips: 0,
     run: async (o) => {
       const path = `/v1/p/directories/${(await directory(o.operatorKey)).attributes.slug}`;
@@ -482,15 +485,15 @@ const CASES: Case[] = [
       return get(path);
     },
   },
-  { name: "GET /v1/vulns/{id}/comments", trips: 2, run: async (o) => get(`/v1/vulns/${(await commented(o)).vulnId}/comments`, o.key) },
+  { name: at("listVulnComments"), trips: 2, run: async (o) => get(`/v1/vulns/${(await commented(o)).vulnId}/comments`, o.key) },
   {
-    name: "POST /v1/vulns/{id}/comments",
+    name: at("createVulnComment"),
     trips: 2,
     run: async (o) =>
       api("POST", `/v1/vulns/${(await newVuln(o)).id}/comments`, { key: o.key, body: doc("comment", { body: "Fixed" }), env: quiet }),
   },
   {
-    name: "POST /v1/vulns/{id}/comments (with Idempotency-Key)",
+    name: at("createVulnComment", " (with Idempotency-Key)"),
     trips: 3,
     run: async (o) =>
       api("POST", `/v1/vulns/${(await newVuln(o)).id}/comments`, {
@@ -500,19 +503,19 @@ const CASES: Case[] = [
         env: quiet,
       }),
   },
-  { name: "GET /v1/vulns/{id}/comments/{comment_id}", trips: 2, run: async (o) => get((await commented(o)).self, o.key) },
+  { name: at("showVulnComment"), trips: 2, run: async (o) => get((await commented(o)).self, o.key) },
   {
-    name: "DELETE /v1/vulns/{id}/comments/{comment_id}",
+    name: at("deleteVulnComment"),
     trips: 2,
     run: async (o) => api("DELETE", (await commented(o)).self, { key: o.key }),
   },
   {
-    name: "GET /v1/vulns/{id}/regulatory_reports",
+    name: at("listRegulatoryReports"),
     trips: 2,
     run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}/regulatory_reports`, o.key),
   },
   {
-    name: "POST /v1/vulns/{id}/regulatory_reports",
+    name: at("createRegulatoryReport"),
     trips: 3,
     run: async (o) =>
       api("POST", `/v1/vulns/${(await newVuln(o)).id}/regulatory_reports`, {
@@ -521,7 +524,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "GET /v1/vulns/{id}/regulatory_reports/{report_id}",
+    name: at("showRegulatoryReport"),
     trips: 2,
     run: async (o) => {
       const filed = await api("POST", `/v1/vulns/${(await newVuln(o)).id}/regulatory_reports`, {
@@ -532,18 +535,18 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "GET /v1/vulns/{id}/regulatory_reports/draft",
+    name: at("showRegulatoryReportDraft"),
     trips: 2,
     run: async (o) => get(`/v1/vulns/${(await newVuln(o)).id}/regulatory_reports/draft?kind=notification`, o.key),
   },
-  { name: "GET /v1/p/report", trips: 1, run: async (o) => asReporter("GET", "/v1/p/report", (await submitReport(o)).token) },
+  { name: at("showReport"), trips: 1, run: async (o) => asReporter("GET", "/v1/p/report", (await submitReport(o)).token) },
   {
-    name: "GET /v1/p/report/comments",
+    name: at("listReportComments"),
     trips: 2,
     run: async (o) => asReporter("GET", "/v1/p/report/comments", (await submitReport(o)).token),
   },
   {
-    name: "POST /v1/p/report/comments",
+    name: at("createReportComment"),
     trips: 2,
     run: async (o) =>
       asReporter("POST", "/v1/p/report/comments", (await submitReport(o)).token, {
@@ -552,7 +555,7 @@ const CASES: Case[] = [
       }),
   },
   {
-    name: "GET /v1/p/report/comments/{comment_id}",
+    name: at("showReportComment"),
     trips: 2,
     run: async () => {
       const f = await reporterFixture();
@@ -560,18 +563,18 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "GET /v1/p/report/attachments",
+    name: at("listReportAttachments"),
     trips: 2,
     run: async (o) => asReporter("GET", "/v1/p/report/attachments", (await submitReport(o)).token),
   },
   {
-    name: "POST /v1/p/report/attachments (Vuln::Updated in the file's batch)",
+    name: at("createReportAttachment", " (Vuln::Updated in the file's batch)"),
     trips: 3,
     run: async (o) =>
       reporterUpload((await submitReport(o)).token, "print('poc')\n", "poc.py", { contentType: "text/x-python", env: quiet }),
   },
   {
-    name: "GET /v1/p/report/attachments/{attachment_id}",
+    name: at("showReportAttachment"),
     trips: 2,
     run: async () => {
       const f = await reporterFixture();
@@ -579,7 +582,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "GET /v1/p/report/attachments/{attachment_id}/content",
+    name: at("downloadReportAttachment"),
     trips: 2,
     run: async () => {
       const f = await reporterFixture();
@@ -587,27 +590,27 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "PATCH /v1/p/report",
+    name: at("updateReport"),
     trips: 2,
     run: async (o) =>
       asReporter("PATCH", "/v1/p/report", (await submitReport(o)).token, {
         body: doc("report", { credit_name: "Jane", credit_consent: true }),
       }),
   },
-  { name: "GET /v1/advisories", trips: 2, run: (o) => get("/v1/advisories", o.key) },
-  { name: "GET /v1/advisories/{id}", trips: 2, run: async (o) => get(`/v1/advisories/${await advisory(o, "draft")}`, o.key) },
+  { name: at("listAdvisories"), trips: 2, run: (o) => get("/v1/advisories", o.key) },
+  { name: at("showAdvisory"), trips: 2, run: async (o) => get(`/v1/advisories/${await advisory(o, "draft")}`, o.key) },
   {
-    name: "POST /v1/advisories (a draft)",
+    name: at("createAdvisory", " (a draft)"),
     trips: 3,
     run: async (o) => api("POST", "/v1/advisories", { key: o.key, body: advisoryDoc((await newVuln(o)).id, "draft"), env: quiet }),
   },
   {
-    name: "POST /v1/advisories (published at once)",
+    name: at("createAdvisory", " (published at once)"),
     trips: 3,
     run: async (o) => api("POST", "/v1/advisories", { key: o.key, body: advisoryDoc((await newVuln(o)).id, "published"), env: quiet }),
   },
   {
-    name: "PATCH /v1/advisories/{id} (a new revision)",
+    name: at("updateAdvisory", " (a new revision)"),
     trips: 3,
     run: async (o) => {
       const id = await advisory(o, "published");
@@ -619,23 +622,23 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "DELETE /v1/advisories/{id}",
+    name: at("deleteAdvisory"),
     trips: 2,
     run: async (o) => api("DELETE", `/v1/advisories/${await advisory(o, "draft")}`, { key: o.key }),
   },
   {
-    name: "GET /v1/advisories/{id}/revisions",
+    name: at("listAdvisoryRevisions"),
     trips: 2,
     run: async (o) => get(`/v1/advisories/${await advisory(o, "published")}/revisions`, o.key),
   },
   {
-    name: "GET /v1/advisories/{id}/revisions/{number}",
+    name: at("showAdvisoryRevision"),
     trips: 2,
     run: async (o) => get(`/v1/advisories/${await advisory(o, "published")}/revisions/1`, o.key),
   },
-  { name: "GET /v1/p/advisories/{id} (miss)", trips: 1, run: async (o) => get(`/v1/p/advisories/${await advisory(o, "published")}`) },
+  { name: at("showPublicAdvisory", " (miss)"), trips: 1, run: async (o) => get(`/v1/p/advisories/${await advisory(o, "published")}`) },
   {
-    name: "GET /v1/p/advisories/{id} (hit)",
+    name: at("showPublicAdvisory", " (hit)"),
     trips: 0,
     run: async (o) => {
       const path = `/v1/p/advisories/${await advisory(o, "published")}`;
@@ -644,7 +647,7 @@ const CASES: Case[] = [
     },
   },
   {
-    name: "GET /v1/p/advisories/{id}/csaf (miss)",
+    name: at("showPublicAdvisoryCsaf", " (miss)"),
     trips: 1,
     run: async (o) => get(`/v1/p/advisories/${await advisory(o, "published")}/csaf`),
   },

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, del, get, post } from "../helpers/api";
-import { ENDPOINTS, fixture, label, type Fixture } from "../helpers/endpoints";
+import { AUTHENTICATED, fixture, label, type Fixture } from "../helpers/endpoints";
 import { organization } from "../helpers/factories";
 
 // Two answers are the same but for their request ids, which every answer has its own of.
@@ -31,7 +31,7 @@ const BAD_CREDENTIALS: [string, () => Record<string, string>][] = [
   ["a revoked key", () => ({ Authorization: `Bearer ${revokedKey}` })],
 ];
 
-describe.each(ENDPOINTS.map((e) => [label(e), e] as const))("%s", (_name, endpoint) => {
+describe.each(AUTHENTICATED.map((e) => [label(e), e] as const))("%s", (_name, endpoint) => {
   it.each(BAD_CREDENTIALS)("answers 401 to %s and changes nothing", async (_case, headers) => {
     // Each from its own address: requests without a valid key are limited to 60 a minute per address.
     const res = await api(endpoint.method, endpoint.path(mine), {

@@ -8,7 +8,8 @@ import Ajv, { type ValidateFunction } from "ajv";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { csafProblems, cveProblems, osvProblems } from "./advisory-validators";
-import { ENDPOINTS, EVENT_TYPE_ID, type Fixture } from "../helpers/endpoint-table";
+import { ENDPOINTS, type Endpoint } from "../helpers/endpoint-table";
+import { buildFixture, type Client, type Fixture } from "../helpers/fixture";
 import { jsonApiValidator } from "./jsonapi-schema";
 import { waitFor } from "../helpers/wait";
 
@@ -124,133 +125,29 @@ const receiver = http.createServer((req, res) =>
 );
 afterAll(() => new Promise<void>((resolve) => receiver.close(() => resolve()).closeAllConnections()));
 
-/** The workerd tests' fixture, made here through HTTP: one organization with one of everything. */
-async function fixture(operator: string): Promise<Fixture & { shortcode: string; policyShortcode: string; token: string }> {
-  const tag = crypto.randomUUID().slice(0, 8);
+/**
+ * The workerd tests' fixture, made here through HTTP by the same builder: one organization with one of
+ * everything, its vuln sent through the brief so a reporter holds a token, and what the reporter's
+ * endpoints name (a comment and a file of the reporter's own).
+ */
+async function fixture(operator: string): Promise<Fixture> {
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   const webhookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/vdp`;
-  const org = await call("POST", "/v1/organizations", {
-    key: operator,
-    body: { data: { type: "organization", attributes: { name: `Answers ${tag}`, slug: `answers-${tag}` } } },
+  const client: Client = (method, url, init = {}) => call(method, url, init);
+  const f = await buildFixture(client, { operatorKey: operator, webhookUrl, submitted: true });
+  const token = f.token!;
+  const said = await call("POST", "/v1/p/report/comments", {
+    key: token,
+    body: { data: { type: "comment", attributes: { body: "More" } } },
   });
-  const orgId = org.data.id as string;
-  const made = await call("POST", `/v1/organizations/${orgId}/api_keys`, {
-    key: operator,
-    body: { data: { type: "api_key", attributes: {} } },
-  });
-  const key = made.data.attributes.key as string;
-  const create = async (url: string, type: string, attributes: Record<string, unknown>, relationships?: unknown) =>
-    (await call("POST", url, { key, body: { data: { type, attributes, ...(relationships ? { relationships } : {}) } } })).data;
-  const published = "2020-01-01T00:00:00.000Z";
-  const policy = await create("/v1/policies", "policy", {
-    name: `Policy ${tag}`,
-    published_at: published,
-    custom_domain: `security-${tag}.answers.example.com`,
-  });
-  const asset = await create("/v1/assets", "asset", { kind: "domain", value: `${tag}.example.com` });
-  const brief = await create(
-    "/v1/briefs",
-    "brief",
-    { name: `Brief ${tag}`, published_at: published },
-    {
-      policy: { data: { type: "policy", id: policy.id } },
-    },
-  );
-  const spare = await create("/v1/briefs", "brief", { name: `Spare ${tag}`, published_at: published });
-  const apiKey = await call("POST", `/v1/organizations/${orgId}/api_keys`, {
-    key: operator,
-    body: { data: { type: "api_key", attributes: {} } },
-  });
-  // Through the brief, so the report has a reporter who can read a reply.
-  const receipt = await call("POST", `/v1/p/briefs/${brief.attributes.shortcode}/vulns`, {
-    body: { data: { type: "vuln", attributes: { title: "Through the brief", description: "Steps", contact_email: "r@example.com" } } },
-  });
-  const vuln = receipt.data;
-  const file = await call("POST", `/v1/vulns/${vuln.id}/attachments?filename=poc.json`, {
-    key,
-    raw: { text: '{"poc":true}', type: "application/json" },
-  });
-  const note = await create(`/v1/vulns/${vuln.id}/comments`, "comment", { body: "Triage note" });
-  const filing = await create(`/v1/vulns/${vuln.id}/regulatory_reports`, "regulatory_report", {
-    kind: "early_warning",
-    submitted_at: "2026-01-01T00:00:00Z",
-    body: "Early warning",
-  });
-  const hook = await create(
-    "/v1/webhooks",
-    "webhook",
-    { name: `Hook ${tag}`, url: webhookUrl },
-    {
-      trigger_event_types: { data: [{ type: "trigger_event_type", id: EVENT_TYPE_ID }] },
-    },
-  );
-  const delivery = await call("POST", `/v1/webhooks/${hook.id}/ping`, { key });
-  const contact = await create("/v1/contacts", "contact", { name: "Ana", email: `ana-${tag}@acme.example`, role: "responder" });
-  const log = await call("GET", "/v1/notifications", { key });
-  const advisory = (state: string) =>
-    create(
-      "/v1/advisories",
-      "advisory",
-      {
-        title: `Advisory ${tag}`,
-        summary: "Redirects anywhere.",
-        state,
-        affected: [{ vendor: "Acme", product: "Widget", purl: "pkg:npm/widget", versions: [{ version: "1.0.0", status: "affected" }] }],
-      },
-      { vulns: { data: [{ type: "vuln", id: vuln.id }] } },
-    );
-  const publishedAdvisory = await advisory("published");
-  const draftAdvisory = await advisory("draft");
-  const directory = async (name: string) =>
-    (
-      await call("POST", "/v1/directories", {
-        key: operator,
-        body: { data: { type: "directory", attributes: { name, slug: `${name}-${tag}` } } },
-      })
-    ).data;
-  const dir = await directory("answers");
-  const spareDir = await directory("spare");
-  const listing = await call("POST", "/v1/directory_listings", {
-    key: operator,
-    body: {
-      data: {
-        type: "directory_listing",
-        relationships: {
-          directory: { data: { type: "directory", id: dir.id } },
-          organization: { data: { type: "organization", id: orgId } },
-        },
-      },
-    },
-  });
-  const item = await create(`/v1/directory_listings/${listing.data.id}/items`, "directory_listing_item", {
-    listable_type: "Brief",
-    listable_id: brief.id,
-  });
+  const sent = await call("POST", "/v1/p/report/attachments?filename=r.txt", { key: token, raw: { text: "proof", type: "text/plain" } });
+  // The dev server's demo data holds a directory and a policy with a hall of fame.
   return {
-    org: { id: orgId, key, operatorKey: operator },
-    policyId: policy.id,
-    assetId: asset.id,
-    briefId: brief.id,
-    spareBriefId: spare.id,
-    apiKeyId: apiKey.data.id,
-    vulnId: vuln.id,
-    attachmentId: file.data.id,
-    commentId: note.id,
-    regulatoryReportId: filing.id,
-    webhookId: hook.id,
-    deliveryId: delivery.data.id,
-    webhookUrl,
-    contactId: contact.id,
-    notificationId: log.data[0].id,
-    advisoryId: publishedAdvisory.id,
-    draftAdvisoryId: draftAdvisory.id,
-    directoryId: dir.id,
-    spareDirectoryId: spareDir.id,
-    listingId: listing.data.id,
-    itemId: item.id,
-    shortcode: brief.attributes.shortcode,
-    policyShortcode: policy.attributes.shortcode,
-    token: receipt.data.attributes.follow_up_token,
+    ...f,
+    reportCommentId: said.data.id,
+    reportAttachmentId: sent.data.id,
+    directorySlug: "demo-directory",
+    hallOfFameShortcode: "DEMX-0002",
   };
 }
 
@@ -272,51 +169,31 @@ beforeAll(async () => {
 
   const operator = await operatorKey();
   const f = await fixture(operator);
-  // The public side: the service's entry points, the brief, a directory, and a reporter's whole way back.
-  await call("GET", "/", { accept: "application/vnd.api+json" });
-  await call("GET", "/", { accept: "text/html" });
-  await call("GET", "/v1");
-  await call("GET", `/v1/p/briefs/${f.shortcode}`);
-  await call("GET", "/v1/p/directories/demo-directory");
-  await call("GET", `/v1/p/policies/${f.policyShortcode}/versions/1`);
-  await call("GET", "/v1/p/policies/DEMX-0002/hall_of_fame");
-  const token = f.token;
-  await call("GET", "/v1/p/report", { key: token });
-  await call("PATCH", "/v1/p/report", {
-    key: token,
-    body: { data: { type: "report", attributes: { credit_name: "R", credit_consent: true } } },
-  });
-  for (const format of ["", "/csaf", "/osv", "/cve"]) served[format] = await call("GET", `/v1/p/advisories/${f.advisoryId}${format}`);
-  const said = await call("POST", "/v1/p/report/comments", {
-    key: token,
-    body: { data: { type: "comment", attributes: { body: "More" } } },
-  });
-  await call("GET", "/v1/p/report/comments", { key: token });
-  await call("GET", `/v1/p/report/comments/${said.data.id}`, { key: token });
-  const sent = await call("POST", "/v1/p/report/attachments?filename=r.txt", { key: token, raw: { text: "proof", type: "text/plain" } });
-  await call("GET", "/v1/p/report/attachments", { key: token });
-  await call("GET", `/v1/p/report/attachments/${sent.data.id}`, { key: token });
-  await call("GET", `/v1/p/report/attachments/${sent.data.id}/content`, { key: token });
-  // The receipt, once the intake has stored the report, and the keys it verifies with.
+  // The receipt waits for the intake to store the report.
   await waitFor(
     "the fixture's report to be stored",
-    async () => (await call("GET", "/v1/p/report", { key: token })).data.attributes.inbox_state,
+    async () => (await call("GET", "/v1/p/report", { key: f.token })).data.attributes.inbox_state,
     (state) => state === "stored",
     { interval: 500 },
   );
-  await call("GET", "/v1/p/report/receipt", { key: token });
-  await call("GET", "/v1/p/report/timeline", { key: token });
-  await call("GET", "/.well-known/vdp-keys.json");
+  // The service's root, as a browser gets it (the table asks for the API's answer).
+  await call("GET", "/", { accept: "text/html" });
 
-  // The authenticated side: every endpoint of the shared table, as its owner (or an operator where only
-  // an operator may): reads, changes, creates (each body is written for the fixture as it was made, so a
-  // create comes after the changes it would upset), then the deletes from the innermost record outwards.
-  const send = (e: (typeof ENDPOINTS)[number]) => {
+  // Every operation of the shared table, each with its caller: no key, the reporter's token, the
+  // organization's own key (or an operator's where only an operator may): reads, changes, creates (each
+  // body is written for the fixture as it was made, so a create comes after the changes it would upset),
+  // then the deletes from the innermost record outwards.
+  const keyOf = (e: Endpoint) =>
+    e.caller === "public" ? undefined : e.caller === "reporter" ? f.token : e.operatorOnly ? operator : f.org.key;
+  const send = async (e: Endpoint) => {
     const body = e.body?.(f);
-    return call(e.method, e.path(f), {
-      key: e.operatorOnly ? operator : f.org.key,
+    const answer = await call(e.method, e.path(f), {
+      key: keyOf(e),
+      accept: e.accept,
       ...(typeof body === "string" ? { raw: { text: body, type: "text/plain" } } : { body }),
     });
+    const rendering = e.path(f).match(new RegExp(`^/v1/p/advisories/${f.advisoryId}(/\\w+)?$`));
+    if (rendering) served[rendering[1] ?? ""] = answer;
   };
   for (const method of ["GET", "PATCH", "POST"]) for (const e of ENDPOINTS.filter((e) => e.method === method)) await send(e);
   for (const e of ENDPOINTS.filter((e) => e.method === "DELETE").reverse()) await send(e);
