@@ -129,7 +129,9 @@ export function memberPointer(member: Member): string {
 /** A service's problem in the API's words. */
 function apiProblem({ detail, source }: Problem): ProblemInput {
   if (!source) return { detail };
-  return { detail, source: "member" in source ? { pointer: memberPointer(source.member) } : source };
+  if (!("member" in source)) return { detail, source };
+  const pointer = memberPointer(source.member);
+  return { detail: detail.replaceAll("{member}", pointer), source: { pointer } };
 }
 
 export interface ErrorObject {

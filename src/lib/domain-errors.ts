@@ -32,6 +32,7 @@ export const resource = (at: { id?: boolean; item?: number } = {}): Member => ({
 export type Source = { member: Member } | { parameter: string } | { header: string };
 
 export interface Problem {
+  /** Why, in words; `{member}` in it is replaced by the member's name as the front door says it (its pointer, a field). */
   detail: string;
   source?: Source;
 }

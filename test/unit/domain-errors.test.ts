@@ -57,6 +57,14 @@ describe("a service's refusal as the API's error", () => {
     ).toEqual([{ pointer: "/data/attributes/a" }, { pointer: "/data/attributes/b" }]);
   });
 
+  it("says the member in the detail as the API names it, where the rule wrote {member}", () => {
+    const refusal = new Conflict("The vuln at {member} changed.", { member: resource({ item: 1 }) });
+    expect(asApiError(refusal)!.toDocument("req").errors[0]).toMatchObject({
+      detail: "The vuln at /data/1 changed.",
+      source: { pointer: "/data/1" },
+    });
+  });
+
   // The rules name members; the API alone writes them as JSON pointers into its documents.
   it.each([
     [attribute("slug"), "/data/attributes/slug"],

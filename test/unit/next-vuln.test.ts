@@ -177,16 +177,19 @@ describe("nextVuln: refusals", () => {
   const now = iso(T0 + D);
   it("refuses a triage_state and processing_state that disagree", () => {
     expect(nextVuln(report(), { triage_state: "spam", processing_state: "open" }, now).problems).toEqual([
-      { pointer: "attributes/processing_state", detail: "processing_state must be closed with triage_state spam (or left out)." },
+      { member: { attribute: "processing_state" }, detail: "processing_state must be closed with triage_state spam (or left out)." },
     ]);
   });
 
   it("refuses a duplicate without an original, and an original for anything but a duplicate", () => {
     expect(nextVuln(report(), { triage_state: "duplicate" }, now).problems).toEqual([
-      { pointer: "relationships/duplicate_of", detail: "a duplicate names its original: give duplicate_of." },
+      { member: { relationship: "duplicate_of", whole: true }, detail: "a duplicate names its original: give duplicate_of." },
     ]);
     expect(nextVuln(report(), { triage_state: "triaged", duplicateOf: "original-1" }, now).problems).toEqual([
-      { pointer: "relationships/duplicate_of", detail: "only a duplicate has an original: set triage_state to duplicate with it." },
+      {
+        member: { relationship: "duplicate_of", whole: true },
+        detail: "only a duplicate has an original: set triage_state to duplicate with it.",
+      },
     ]);
     // A duplicate already has one: another move that keeps it a duplicate needs none.
     const duplicate = report({ triageState: "duplicate", processingState: "closed", duplicateOfId: "original-1", closedAt: now });
@@ -194,16 +197,16 @@ describe("nextVuln: refusals", () => {
   });
 
   it("refuses an exploitation time in the future, without the flag, or cleared while flagged", () => {
-    const pointer = "attributes/exploitation_known_at";
+    const member = { attribute: "exploitation_known_at" };
     expect(nextVuln(report(), { actively_exploited: true, exploitation_known_at: iso(T0 + D + 1) }, now).problems).toEqual([
-      { pointer, detail: "must not be in the future." },
+      { member, detail: "must not be in the future." },
     ]);
     expect(nextVuln(report(), { exploitation_known_at: iso(T0) }, now).problems).toEqual([
-      { pointer, detail: "only an actively exploited vuln has one: set actively_exploited to true with it." },
+      { member, detail: "only an actively exploited vuln has one: set actively_exploited to true with it." },
     ]);
     const exploited = report({ activelyExploited: true, exploitationKnownAt: iso(T0) });
     expect(nextVuln(exploited, { exploitation_known_at: null }, now).problems).toEqual([
-      { pointer, detail: "an actively exploited vuln has one: leave it out to keep it, or set actively_exploited to false." },
+      { member, detail: "an actively exploited vuln has one: leave it out to keep it, or set actively_exploited to false." },
     ]);
   });
 });

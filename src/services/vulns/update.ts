@@ -137,7 +137,7 @@ async function readChanged(ctx: ServiceContext, changes: readonly Change[], { si
   if (missing >= 0) {
     throw single
       ? notFound()
-      : new NotFound("vuln", `No vuln has the id of change ${missing + 1} of the request.`, {
+      : new NotFound("vuln", "No vuln has the id at {member}.", {
           member: resource({ id: true, item: missing }),
         });
   }
@@ -188,8 +188,8 @@ export async function updateVulns(
         const again = new Map((await vulnsRead(ctx, ids)).map((r) => [r.id, r.revision]));
         const moved = changes.findIndex((c) => again.get(c.id) !== found.get(c.id)!.revision);
         if (moved >= 0)
-          throw new Conflict(`The vuln of change ${moved + 1} changed while this request ran; read it again and retry.`, {
-            member: resource({ id: true, item: moved }),
+          throw new Conflict("The vuln at {member} changed while this request ran; read it again and retry.", {
+            member: resource({ item: moved }),
           });
       }
       const gone = changes.findIndex((c) => c.input.briefId !== undefined);
