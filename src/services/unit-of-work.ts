@@ -52,16 +52,14 @@ const PUBLIC_TABLES = new Set<string>(
   [organizations, policies, briefs, directories, directoryListings, directoryListingItems, advisories].map((t) => getTableName(t)),
 );
 
-/** The table an insert, update or delete writes (a read, or raw SQL that writes none of them: null). */
+/**
+ * The table an insert, update or delete writes; null for a read. (Every write of a plan is a query
+ * builder: Drizzle's D1 batch cannot bind a raw `db.run(sql)`.)
+ */
 function writtenTable(statement: BatchItem<"sqlite">): string | null {
-  if (is(statement, SQLiteInsertBase) || is(statement, SQLiteUpdateBase) || is(statement, SQLiteDeleteBase)) {
-    const table: unknown = (Reflect.get(statement, "config") as { table?: unknown } | undefined)?.table;
-    return is(table, Table) ? getTableName(table) : null;
-  }
-  // Raw SQL (a db.run of a sql template) says its table in its text.
-  const getQuery = Reflect.get(statement, "getQuery") as (() => { sql: string }) | undefined;
-  const query = getQuery ? getQuery.call(statement).sql : "";
-  return /^\s*(?:insert\s+(?:or\s+\w+\s+)?into|update|delete\s+from)\s+"?(\w+)"?/i.exec(query)?.[1] ?? null;
+  if (!is(statement, SQLiteInsertBase) && !is(statement, SQLiteUpdateBase) && !is(statement, SQLiteDeleteBase)) return null;
+  const table: unknown = (Reflect.get(statement, "config") as { table?: unknown } | undefined)?.table;
+  return is(table, Table) ? getTableName(table) : null;
 }
 
 /** A record just made: no public read of it was ever cached (a not-found answer is never stored). */
