@@ -5,7 +5,6 @@ import { DEADLINE_KINDS, type DeadlineKind, PROMISE_KINDS } from "../lib/deadlin
 import { BadInput, Forbidden } from "../lib/domain-errors";
 import type { ServiceContext } from "./context";
 import { readBatch } from "./unit-of-work";
-import { subquery } from "../db/queries";
 
 /** The period metrics cover when none is given: the last 90 days. */
 export const METRICS_DEFAULT_DAYS = 90;
@@ -152,17 +151,26 @@ function onTime(k: DeadlineKind): SQL {
 
 /**
  * The two values of `value` over `where` from the middle on, by SQLite (sorted there): the first is the
- * median of an odd count, both the two middle ones of an even count. The count is read once, for the OFFSET.
+ * median of an odd count, both the two middle ones of an even count. One pass: each row's rank and the
+ * count are window functions over the same sort.
  */
 function middleTwo(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
-  const n = subquery`(SELECT count(*) FROM ${vulns} WHERE ${where})`;
-  return ctx.db
-    .select({ value: sql<number>`${value}`.as("value") })
+  const ranked = ctx.db
+    .select({
+      value: sql<number>`${value}`.as("value"),
+      rank: sql<number>`row_number() OVER (ORDER BY ${value})`.as("rank"),
+      n: sql<number>`count(*) OVER ()`.as("n"),
+    })
     .from(vulns)
     .where(where)
-    .orderBy(sql`1`)
-    .limit(2)
-    .offset(sql`max(0, (${n} - 1) / 2)` as unknown as number);
+    .as("ranked");
+  // Ranks past (n - 1) / 2, in whole numbers as SQLite divides: the median, and the one after it.
+  return ctx.db
+    .select({ value: ranked.value })
+    .from(ranked)
+    .where(sql`${ranked.rank} > (${ranked.n} - 1) / 2`)
+    .orderBy(sql`${ranked.rank}`)
+    .limit(2);
 }
 
 /** Whose metrics the caller reads: its organization's; an operator's choice, or the platform's. */
