@@ -13,7 +13,6 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { Forbidden, Invalid, NotFound, relationship, resource, type Problem } from "../lib/domain-errors";
 import { LIMITS } from "../lib/limits";
 
-export const MAX_WEBHOOKS_PER_ORGANIZATION = LIMITS.webhooksPerOrganization;
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
 export interface WebhookInput {
@@ -94,7 +93,7 @@ function subscriptionStatements(
 function limitGuard<T>(write: () => Promise<T>): Promise<T> {
   return write().catch((err) => {
     if (/webhook limit reached/.test(`${(err as Error)?.message} ${String((err as { cause?: unknown })?.cause ?? "")}`)) {
-      throw Invalid.at(resource(), `An organization has at most ${MAX_WEBHOOKS_PER_ORGANIZATION} webhooks; delete one first.`);
+      throw Invalid.at(resource(), `An organization has at most ${LIMITS.webhooksPerOrganization} webhooks; delete one first.`);
     }
     throw err;
   });

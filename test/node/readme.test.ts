@@ -114,14 +114,14 @@ describe("the README and the guides in docs/", () => {
   it("would catch a link to a missing file, a missing heading or a place outside the repository", () => {
     const page = "docs/owners.md";
     const text = [
-      "[gone](gone.md), [no heading](../README.md#no-such-heading), [outside](../../shared/API.md),",
+      "[gone](gone.md), [no heading](../README.md#no-such-heading), [outside](../../elsewhere/notes.md),",
       "[fine](operators.md#deploy), [fine too](../LICENSE), [here](#keys), [web](https://example.com/x.md)",
       "`[in code](nowhere.md)`",
     ].join("\n");
     expect(deadLinks(page, text, repositoryFile)).toEqual([
       "docs/owners.md: gone.md",
       "docs/owners.md: ../README.md#no-such-heading",
-      "docs/owners.md: ../../shared/API.md",
+      "docs/owners.md: ../../elsewhere/notes.md",
     ]);
   });
 

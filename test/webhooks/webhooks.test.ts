@@ -12,7 +12,7 @@ beforeAll(async () => {
 const ids = (names: string[]) => names.map((n) => ({ type: "trigger_event_type", id: EVENT_TYPES.find((t) => t.short_name === n)!.id }));
 
 describe("GET /v1/webhook_event_types", () => {
-  it("lists the spec's eight types, then Vuln::Comment::Created, Vuln::Triage::Changed, the two deadline alerts and Advisory::Published, with constant ids, in a fixed order, paginated", async () => {
+  it("lists the eight original types, then Vuln::Comment::Created, Vuln::Triage::Changed, the two deadline alerts and Advisory::Published, with constant ids, in a fixed order, paginated", async () => {
     const res = await get("/v1/webhook_event_types", org.key);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
     expect(res.body.data.map((t: { attributes: { short_name: string } }) => t.attributes.short_name)).toEqual([

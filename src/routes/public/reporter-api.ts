@@ -1,6 +1,6 @@
 import { Deadline } from "../v1/vulns/schema";
 import { INBOX_STATES, PROCESSING_STATES, SEVERITIES, TRIAGE_STATES } from "../../db/schema";
-import type { StoredResponse } from "../../lib/domain-errors";
+import type { Responder } from "../../services/unit-of-work";
 import { Out, Uuid } from "../../http/openapi/documents";
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
@@ -209,7 +209,7 @@ function serializeAttachment(row: AttachmentRecord) {
 }
 
 /** What the reporter's verbs take: the request's context (files need the bucket) and the token's report. */
-const reporter = (c: Context<ReporterEnv>, respond?: (record: never) => StoredResponse) => ({
+const reporter = (c: Context<ReporterEnv>, respond?: Responder<never>) => ({
   ctx: { ...serviceContext(c, respond), objects: c.env.ATTACHMENTS },
   report: c.var.report,
 });

@@ -5,13 +5,14 @@ import { type ResourceObject, single } from "../../http/jsonapi";
 import { respond, responseMediaType } from "../../http/media-type";
 import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../lib/domain-errors";
+import type { Responder } from "../../services/unit-of-work";
 import { evictPublic, stalePaths } from "../../http/cache";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
 type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & { var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> };
 
 /** The service context of a request; `respond` makes a create's answer, kept with its Idempotency-Key (see creation). */
-export function serviceContext(c: RequestOf, respond?: (record: never) => StoredResponse): ServiceContext {
+export function serviceContext(c: RequestOf, respond?: Responder<never>): ServiceContext {
   return {
     ...(respond && { respond }),
     db: c.var.database.db,
