@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env";
 import { API_KEY_PATTERN } from "../lib/crypto";
@@ -67,7 +68,7 @@ export function requireOperator(): MiddlewareHandler<AppEnv> {
  */
 export function requireOrganizationKey(what: string): MiddlewareHandler<AppEnv> {
   return async function requireOrganizationKeyMiddleware(c, next) {
-    if (c.var.caller.kind !== "organization") {
+    if (!actsForOrganization(c.var.caller)) {
       throw new ApiError("forbidden", { detail: `Operator keys read ${what} but never change them; use the organization's key.` });
     }
     await next();

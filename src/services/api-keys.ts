@@ -3,6 +3,7 @@ import type { Db } from "../db";
 import { apiKeys, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/schema";
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
+import { ALL_SCOPES } from "../lib/caller";
 import type { Caller, ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
 import { batchOf, isForeignKeyViolation } from "../db/queries";
@@ -12,11 +13,13 @@ import { NotFound } from "../lib/domain-errors";
 /** The one query behind every authenticated request, by the key's SHA-256 (hex). */
 export async function findActiveKey(db: Db, hash: string): Promise<Caller | null> {
   const row = await db
-    .select({ id: apiKeys.id, kind: apiKeys.kind, organizationId: apiKeys.organizationId })
+    .select({ id: apiKeys.id, kind: apiKeys.kind, organizationId: apiKeys.organizationId, name: apiKeys.name, scopes: apiKeys.scopes })
     .from(apiKeys)
     .where(and(eq(apiKeys.keyHash, hash), isNull(apiKeys.revokedAt)))
     .get();
-  return row ? { keyId: row.id, kind: row.kind, organizationId: row.organizationId } : null;
+  return row
+    ? { keyId: row.id, kind: row.kind, organizationId: row.organizationId, name: row.name, scopes: row.scopes ?? ALL_SCOPES }
+    : null;
 }
 
 /** A new key record and the key itself, which exists only in this return value from now on. */
@@ -31,6 +34,9 @@ export async function newKeyRecord(kind: ApiKeyKind, organizationId: string | nu
     keyHash: await sha256Hex(key),
     keyPrefix: key.slice(0, 8),
     revokedAt: null,
+    scopes: null,
+    expiresAt: null,
+    lastUsedIp: null,
     createdAt: now,
     updatedAt: now,
   };

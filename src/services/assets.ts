@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
@@ -87,7 +88,7 @@ async function refusedOwner(ctx: ServiceContext, organizationId: string): Promis
 
 /** An operator's update of an asset whose organization is claimed changes no row (see below). */
 const unclaimedOwner = (ctx: ServiceContext) =>
-  ctx.caller.kind === "organization" ? undefined : sql`${ownerClaimed(assets.organizationId)} = 0`;
+  actsForOrganization(ctx.caller) ? undefined : sql`${ownerClaimed(assets.organizationId)} = 0`;
 
 /** The asset, whether its organization is claimed, and the vulns it is a domain of, in one round trip. */
 async function readWithVulns(ctx: ServiceContext, id: string) {

@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import { and, count, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { briefs, organizations, policies, vulns, type BriefRow, type OrganizationRow, type PolicyRow } from "../db/schema";
@@ -105,7 +106,7 @@ function assertPolicyOwned(policyId: string | null | undefined, policyOwner: str
 
 export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks): Promise<BriefRow> {
   let organizationId: string;
-  if (typeof links.policyId !== "string" && ctx.caller.kind === "organization") {
+  if (typeof links.policyId !== "string" && actsForOrganization(ctx.caller)) {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
   } else {
     const read = await readForWrite(ctx, { organizationId: links.organizationId, policyId: links.policyId });
@@ -135,7 +136,7 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     () =>
       refusedLinks(
         ctx,
-        { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, policyId: links.policyId },
+        { organizationId: actsForOrganization(ctx.caller) ? undefined : organizationId, policyId: links.policyId },
         organizationId,
       ),
   );

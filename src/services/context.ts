@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import { and, eq, sql, type SQL } from "drizzle-orm";
 import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
 import type { Db } from "../db";
@@ -25,6 +26,8 @@ export interface ServiceContext {
    * batch (commit calls it only when the request carries a key). Set by the route that creates.
    */
   respond?(record: unknown): StoredResponse;
+  /** The request a change came from, for its audit row; absent for the platform's own work (the queue, the cron). */
+  request?: { id: string; ip: string | null; userAgent: string | null };
   /** Drops the public reads a committed change made stale; absent where nothing public is cached (the queue, the cron). */
   evict?: (stale: Stale) => Promise<void>;
 }
@@ -35,7 +38,7 @@ export interface ServiceContext {
  */
 export function tenantFilter(ctx: ServiceContext, column: SQLiteColumn): SQL | undefined {
   if (ctx.caller.kind === "operator") return undefined;
-  if (ctx.caller.kind === "organization") return eq(column, ctx.caller.organizationId!);
+  if (actsForOrganization(ctx.caller)) return eq(column, ctx.caller.organizationId!);
   return sql`0`; // public, and a reporter outside its report
 }
 
@@ -66,7 +69,7 @@ export function ownerClaimed(organizationId: SQLiteColumn) {
  * reads are scoped to their organization already.
  */
 export function assertOperatorMayChange(ctx: ServiceContext, claimed: number | boolean | null | undefined, what: OperatorNarrowed): void {
-  if (ctx.caller.kind !== "organization" && claimed !== 0 && claimed !== false) {
+  if (!actsForOrganization(ctx.caller) && claimed !== 0 && claimed !== false) {
     throw new Forbidden(`Operator keys may change the ${what} of unclaimed organizations only.`);
   }
 }
@@ -77,7 +80,7 @@ export function assertOperatorMayChange(ctx: ServiceContext, claimed: number | b
  * (or never there) after the request's checks makes the insert fail, and with it the whole batch.
  */
 export function ownerValue(ctx: ServiceContext, organizationId: string): string | SQL {
-  if (ctx.caller.kind === "organization") return organizationId;
+  if (actsForOrganization(ctx.caller)) return organizationId;
   return subquery`(SELECT id FROM organizations WHERE id = ${organizationId} AND claimed = 0)`;
 }
 
@@ -87,7 +90,7 @@ export function ownerValue(ctx: ServiceContext, organizationId: string): string 
  */
 export function owningOrganization(ctx: ServiceContext, requested: string | undefined, exists: boolean | undefined): string {
   const member = relationship("organization");
-  if (ctx.caller.kind === "organization") {
+  if (actsForOrganization(ctx.caller)) {
     if (requested !== undefined && requested !== ctx.caller.organizationId) {
       throw Invalid.at(member, "organization does not exist.");
     }

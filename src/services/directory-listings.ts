@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { directories, directoryListings, organizations, type DirectoryListingRow } from "../db/schema";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -126,7 +127,7 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
 
 /** The organization's own changes mark the listing customized. */
 export function customizedBy(ctx: ServiceContext): Partial<DirectoryListingRow> {
-  return ctx.caller.kind === "organization" ? { customized: true } : {};
+  return actsForOrganization(ctx.caller) ? { customized: true } : {};
 }
 
 export async function updateListing(ctx: ServiceContext, id: string, input: { visible?: boolean }): Promise<ListingRecord> {

@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import { responseTargetsOf, type TargetsInput } from "../lib/deadlines";
 import { and, eq, getTableColumns } from "drizzle-orm";
 import type { BatchItem } from "drizzle-orm/batch";
@@ -178,7 +179,7 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
 export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks) {
   const assetIds = links.assetIds ?? [];
   let organizationId: string;
-  if (assetIds.length === 0 && ctx.caller.kind === "organization") {
+  if (assetIds.length === 0 && actsForOrganization(ctx.caller)) {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
   } else {
     const read = await readForWrite(ctx, { organizationId: links.organizationId, assetIds });
@@ -230,8 +231,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   await claimGuard(() =>
     whenRefused(
       () => commit(ctx, p, ctx.respond),
-      () =>
-        refusedLinks(ctx, { organizationId: ctx.caller.kind === "organization" ? undefined : organizationId, assetIds }, organizationId),
+      () => refusedLinks(ctx, { organizationId: actsForOrganization(ctx.caller) ? undefined : organizationId, assetIds }, organizationId),
     ),
   );
   return record;

@@ -198,7 +198,7 @@ export async function signReceipt(report: Report, keys: string | undefined, now 
 
 /** The caller a reporter's request runs as: the one report its token opened, in that report's organization. */
 export function reporterCaller(report: Pick<Report, "id" | "organizationId">): Caller {
-  return { keyId: `report:${report.id}`, kind: "reporter", organizationId: report.organizationId, reportId: report.id };
+  return { keyId: `report:${report.id}`, kind: "reporter", organizationId: report.organizationId, reportId: report.id, scopes: [] };
 }
 
 /** What the reporter's verbs take: a request's context, any caller (they act as the report's reporter). */

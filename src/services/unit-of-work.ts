@@ -18,6 +18,7 @@ import {
 } from "../db/schema";
 import type { StoredResponse } from "../lib/domain-errors";
 import { noticesIn, publishNotices } from "../notifications/outbox";
+import { type AuditEntry, auditStatement } from "./audit";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 
@@ -80,12 +81,20 @@ export class Plan<R> {
   readonly emails: BatchItem<"sqlite">[] = [];
   /** Undefined until said: a plan writing public data must say, even that it makes nothing stale. */
   stale?: Evicts;
+  /** The audit log's entries for this change, written in its batch. */
+  readonly audit: AuditEntry[] = [];
 
   constructor(readonly record: R) {}
 
   /** What the change makes stale among the public reads: keys, or a function of the results. */
   evicts(stale: Evicts): this {
     this.stale = stale;
+    return this;
+  }
+
+  /** Says what the change is for the audit log: commit writes the row in the change's own batch. */
+  audits(entry: AuditEntry): this {
+    this.audit.push(entry);
     return this;
   }
 
@@ -141,7 +150,8 @@ export async function commit<R>(
   assertEvictionSaid(p);
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
-  const statements = [...p.statements, ...p.emails];
+  // The audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between.
+  const statements = [...p.statements, ...p.emails, ...p.audit.map((entry) => auditStatement(ctx, entry))];
   if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
   const results = await batchOf(ctx.db, statements);

@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../lib/caller";
 import { and, count, eq, getTableColumns } from "drizzle-orm";
 import { webhookAttempts, webhookDeliveries, webhooks, webhookSubscriptions, type WebhookDeliveryRow, type WebhookRow } from "../db/schema";
 import { publishDeliveries } from "../lib/queue";
@@ -106,7 +107,7 @@ export async function createWebhook(
 ): Promise<WithSecret> {
   // Only an organization's own key writes its webhooks (the routes answer operators 403 before this);
   // naming another organization is a 422, as naming one that does not exist.
-  if (ctx.caller.kind !== "organization")
+  if (!actsForOrganization(ctx.caller))
     throw new Forbidden("Operator keys read webhooks but never change them; use the organization's key.");
   const organizationId = ctx.caller.organizationId!;
   if (links.organizationId !== undefined && links.organizationId !== organizationId)

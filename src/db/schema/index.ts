@@ -15,3 +15,5 @@ export * from "./contacts";
 export * from "./notifications";
 export * from "./policy-versions";
 export * from "./advisories";
+export * from "./members";
+export * from "./audit-events";

@@ -9,7 +9,10 @@ import type { Responder } from "../../services/unit-of-work";
 import { evictPublic, stalePaths } from "../../http/cache";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
-type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & { var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> };
+type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & {
+  var: Pick<AppEnv["Variables"], "database" | "caller" | "idempotency"> & Partial<Pick<AppEnv["Variables"], "requestId">>;
+  req?: { header(name: string): string | undefined };
+};
 
 /** The service context of a request; `respond` makes a create's answer, kept with its Idempotency-Key (see creation). */
 export function serviceContext(c: RequestOf, respond?: Responder<never>): ServiceContext {
@@ -21,6 +24,9 @@ export function serviceContext(c: RequestOf, respond?: Responder<never>): Servic
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
     evict: (stale) => evictPublic(stalePaths(stale)),
+    ...(c.var.requestId && {
+      request: { id: c.var.requestId, ip: c.req?.header("cf-connecting-ip") ?? null, userAgent: c.req?.header("user-agent") ?? null },
+    }),
   };
 }
 

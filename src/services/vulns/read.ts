@@ -1,3 +1,4 @@
+import { actsForOrganization } from "../../lib/caller";
 import { and, eq, getTableColumns, isNull } from "drizzle-orm";
 import { assets, vulnAssets, vulns, type VulnRow } from "../../db/schema";
 import { inList, subquery, where } from "../../db/queries";
@@ -69,7 +70,7 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
     .select({ ...getTableColumns(vulns), ...domainsColumn })
     .from(vulns)
     .where(scoped);
-  if (ctx.caller.kind !== "organization" || !opts.markRead) {
+  if (!actsForOrganization(ctx.caller) || !opts.markRead) {
     const row = await select.get();
     if (!row) throw notFound();
     return toRecord(row);
