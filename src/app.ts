@@ -9,13 +9,13 @@ import { requestMediaType } from "./http/media-type";
 import { database, htmlDocumentHeaders, limitBody, noStoreByDefault, publicCors, requestIdentity } from "./http/middleware";
 import { rateLimitHeader } from "./http/rate-limit";
 import { notFoundHandler } from "./http/not-found";
-import { declare } from "./http/route-facts";
+import { declare, routesOf } from "./http/route-facts";
 import { validationHook } from "./http/openapi/validation";
 import { errorsMarkdown, finishDocument } from "./http/openapi-document";
 import { docsRouter } from "./routes/docs";
 import type { ReferenceDocument } from "./templates/reference";
 import { API_NAME, API_VERSION, homeRouter } from "./routes/home";
-import { KEYS_PATH, wellKnownRouter } from "./routes/well-known";
+import { wellKnownRouter } from "./routes/well-known";
 import { apiKeysRouter, organizationApiKeysRouter } from "./routes/v1/api-keys";
 import { assetsRouter } from "./routes/v1/assets";
 import { briefsRouter } from "./routes/v1/briefs";
@@ -39,10 +39,11 @@ export function createApp() {
 
   app.use("*", requestIdentity());
   let document: ReturnType<typeof openApiDocument> | undefined;
-  // The API's answers (the pages, made for people, say their limits in words when they refuse).
-  for (const path of ["/", "/v1", "/v1/*", KEYS_PATH]) app.use(path, rateLimitHeader());
-  // What needs no key may be read from any web page, its refusals too (so CORS comes before them).
-  for (const path of ["/", "/v1", "/v1/p/*", KEYS_PATH, "/o/*", "/.well-known/security.txt"]) app.use(path, publicCors());
+  // Both read what the route answering the request declares (RouteFacts): the limit on the API's
+  // answers (the pages, made for people, say their limits in words when they refuse), CORS on what
+  // needs no key, its refusals too (so CORS comes before them).
+  app.use("*", rateLimitHeader());
+  app.use("*", publicCors({ lookUp: routesOf(app) }));
   // JSON answers need no content at all; the pages set their own policy (their stylesheet, forms).
   app.use(
     "*",
@@ -65,6 +66,8 @@ export function createApp() {
   );
   app.use("*", htmlDocumentHeaders());
   app.use("*", noStoreByDefault());
+  // Whatever answers under /v1 is the API, an unknown path or method too (its routes declare it themselves).
+  app.use("/v1/*", declare({ api: true }));
   app.use("/v1/*", limitBody());
   app.use("/v1/*", requestMediaType());
   app.use("/v1/*", database());

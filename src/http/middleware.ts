@@ -5,7 +5,7 @@ import { PUBLIC_EXPOSED_HEADERS } from "./cache";
 import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
-import { rawUpload } from "./route-facts";
+import { announcedFacts, type RouteLookup, rawUpload } from "./route-facts";
 import { CLIENT_REQUEST_ID } from "./request-headers";
 import { LIMITS } from "../lib/limits";
 
@@ -104,17 +104,25 @@ export function requestIdentity(): MiddlewareHandler {
 }
 
 /**
- * CORS for what needs no key (the index, /v1/p): any origin may read, and may submit a report. The
- * keyed routes send no CORS headers at all, on purpose: an API key belongs on a server, so no web page
- * can read their answers.
+ * CORS for what its route declares needs no key (`public`) or may be called from a web page with the
+ * reporter's token (`cors`): any origin may read, and may submit a report. A preflight gets the facts
+ * of the request it announces, looked up in the app's routes (see announcedFacts). The keyed routes
+ * send no CORS headers at all, on purpose: an API key belongs on a server, so no web page can read
+ * their answers.
+ *
+ * @example app.use("*", publicCors({ lookUp: routesOf(app) }))
  */
-export function publicCors(): MiddlewareHandler {
-  return cors({
+export function publicCors({ lookUp }: { lookUp: RouteLookup }): MiddlewareHandler {
+  const open = cors({
     origin: "*",
     allowMethods: ["GET", "HEAD", "POST", "OPTIONS"],
     exposeHeaders: PUBLIC_EXPOSED_HEADERS,
     maxAge: 86400,
   });
+  return function publicCorsMiddleware(c, next) {
+    const facts = announcedFacts(c, lookUp);
+    return facts.public || facts.cors ? open(c, next) : next();
+  };
 }
 
 /**

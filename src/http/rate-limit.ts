@@ -23,7 +23,7 @@ export function rateLimited(detail: string, perMinute: number): ApiError {
 }
 
 /**
- * Sets X-RateLimit-Limit on every answer that has none yet: the limit that counts this caller. A 401
+ * Sets X-RateLimit-Limit on every answer of the API (RouteFacts.api) that has none yet: the limit that counts this caller. A 401
  * counted against the address's budget for requests without a valid key or token; any other answer
  * against its route's declared limit (public routes, the reporter's), or else the API key's. A 429
  * names its own limit (rateLimited). The limiters say nothing of what remains, so neither does this.
@@ -31,8 +31,9 @@ export function rateLimited(detail: string, perMinute: number): ApiError {
 export function rateLimitHeader(): MiddlewareHandler<AppEnv> {
   return async function rateLimitHeaderMiddleware(c, next) {
     await next();
-    if (c.res.headers.has(RATE_LIMIT_HEADER)) return;
-    const limit = c.res.status === 401 ? RATES.unauthenticated : (routeFacts(c).rateLimit ?? RATES.apiKey);
+    const facts = routeFacts(c);
+    if (!facts.api || c.res.headers.has(RATE_LIMIT_HEADER)) return;
+    const limit = c.res.status === 401 ? RATES.unauthenticated : (facts.rateLimit ?? RATES.apiKey);
     c.res.headers.set(RATE_LIMIT_HEADER, String(limit));
   };
 }

@@ -1,5 +1,6 @@
-import type { Context, MiddlewareHandler } from "hono";
+import type { Context, Hono, MiddlewareHandler } from "hono";
 import { matchedRoutes } from "hono/route";
+import type { RouterRoute } from "hono/types";
 import { type JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
 
 /**
@@ -8,7 +9,10 @@ import { type JSON_MEDIA_TYPE, JSONAPI_MEDIA_TYPE } from "./response-type";
  * Hono has matched every handler of the request by then, declarations included.
  */
 export interface RouteFacts {
-  /** Needs no key: the bearer gate lets it through (it limits per client address instead). */
+  /**
+   * Needs no key: the bearer gate lets it through (it limits per client address instead), and any web
+   * page may call it, its refusals included (CORS).
+   */
   public?: boolean;
   /** The media type of its answers and its errors; JSON:API's own unless it says otherwise. */
   mediaType?: typeof JSON_MEDIA_TYPE | typeof JSONAPI_MEDIA_TYPE;
@@ -23,6 +27,13 @@ export interface RouteFacts {
   cached?: boolean;
   /** Callable from any web page (CORS) though it needs a credential: the reporter's token. */
   cors?: boolean;
+  /**
+   * An answer of the API, which names its caller's limit (X-RateLimit-Limit): every operation of the
+   * OpenAPI document (createRouter declares it at the operation's path, for every method), and whatever
+   * else answers under /v1. The pages, the
+   * reference and an organization's files are for people and their tools, and say no limit.
+   */
+  api?: boolean;
 }
 
 /**
@@ -68,9 +79,15 @@ export function declaring<H extends MiddlewareHandler>(handler: H, facts: RouteF
 export function routeFacts(c: Context): RouteFacts {
   let facts = known.get(c);
   if (facts) return facts;
-  facts = {};
+  facts = factsOfRoutes(matchedRoutes(c));
+  known.set(c, facts);
+  return facts;
+}
+
+function factsOfRoutes(matched: RouterRoute[]): RouteFacts {
+  let facts: RouteFacts = {};
   let route: string | undefined;
-  for (const { handler, method, path } of matchedRoutes(c)) {
+  for (const { handler, method, path } of matched) {
     if (method !== "ALL") {
       route ??= `${method} ${path}`;
       if (route !== `${method} ${path}`) break;
@@ -80,8 +97,29 @@ export function routeFacts(c: Context): RouteFacts {
     // A handler that takes no `next` answers: nothing registered after it runs.
     else if (method !== "ALL" && handler.length < 2) break;
   }
-  known.set(c, facts);
   return facts;
+}
+
+/** The handlers an app matches for a method and a path, in the order it runs them. */
+export type RouteLookup = (method: string, path: string) => RouterRoute[];
+
+/** The lookup of `app`'s own routes (its sub-apps' included: mounting copies them into its router). */
+// biome-ignore lint/suspicious/noExplicitAny: any app's environment; only its router is read.
+export function routesOf(app: Hono<any>): RouteLookup {
+  return (method, path) => app.router.match(method, path)[0].map(([[, route]]) => route);
+}
+
+/**
+ * The facts a request is answered under, a CORS preflight's too: an OPTIONS request with
+ * Access-Control-Request-Method matches no route of its own (no route declares OPTIONS), so it gets
+ * the facts of the request it announces, at the same path, found by `lookUp`. A GET route that needs
+ * no key is thus open to a preflight without a list of its paths anywhere.
+ */
+export function announcedFacts(c: Context, lookUp: RouteLookup): RouteFacts {
+  const announced = c.req.method === "OPTIONS" ? c.req.header("access-control-request-method")?.toUpperCase() : undefined;
+  if (!announced) return routeFacts(c);
+  // Hono answers HEAD with the GET routes.
+  return factsOfRoutes(lookUp(announced === "HEAD" ? "GET" : announced, c.req.path));
 }
 
 // Read by several middlewares of one request; the matched routes never change within it.

@@ -31,6 +31,20 @@ function withDocumentedFacts(route: RouteConfig): RouteConfig {
 }
 
 /**
+ * What an operation's path declares for every method, registered before the operation itself: its
+ * answers are the API's (RouteFacts.api), and one that needs no key, or takes the reporter's token, is
+ * open to any web page. So an unknown method there (a 405), or a preflight, says the same as the
+ * operation, with no list of paths anywhere.
+ */
+function pathFacts(route: RouteConfig): RouteFacts {
+  const own = factsOf(route.middleware);
+  return { api: true, ...((own.public || own.cors) && { cors: true }) };
+}
+
+/** The operation's OpenAPI path as Hono routes it: /briefs/{shortcode} is /briefs/:shortcode. */
+const honoPath = (path: string) => path.replaceAll(/\/{(.+?)}/g, "/:$1");
+
+/**
  * Every sub-app validates the same way, so every validation failure has the same error document.
  * `facts` are what all of its routes declare (see RouteFacts), its 404s included. Its reads take
  * sparse fieldsets (src/http/fieldsets.ts) and refuse parameters they do not know.
@@ -39,7 +53,9 @@ export function createRouter<E extends Env = AppEnv>(facts?: RouteFacts) {
   const router = new OpenAPIHono<E>({ defaultHook: validationHook });
   if (facts) router.use("*", declare(facts));
   const openapi = router.openapi.bind(router);
-  router.openapi = ((route: RouteConfig, ...rest: unknown[]) =>
-    (openapi as (...args: unknown[]) => unknown)(withReadQuery(route), ...rest)) as unknown as typeof router.openapi;
+  router.openapi = ((route: RouteConfig, ...rest: unknown[]) => {
+    router.use(honoPath(route.path), declare(pathFacts(route)));
+    return (openapi as (...args: unknown[]) => unknown)(withReadQuery(route), ...rest);
+  }) as unknown as typeof router.openapi;
   return router;
 }

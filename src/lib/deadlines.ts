@@ -96,13 +96,19 @@ export interface CraColumns {
  */
 export function craDueTimes(v: CraColumns): Record<CraKind, number | null> {
   const known = v.activelyExploited && v.exploitationKnownAt ? Date.parse(v.exploitationKnownAt) : null;
-  const fixed = known !== null && v.triageState === "resolved" && v.closedAt ? Date.parse(v.closedAt) : null;
+  const fixed = known !== null && v.triageState === FIXED_STATE && v.closedAt ? Date.parse(v.closedAt) : null;
   return {
     cra_early_warning: known === null ? null : known + CRA_WINDOWS.cra_early_warning,
     cra_notification: known === null ? null : known + CRA_WINDOWS.cra_notification,
-    cra_final_report: fixed === null ? null : fixed + CRA_WINDOWS.cra_final_report,
+    cra_final_report: fixed === null ? null : finalReportDue(fixed),
   };
 }
+
+/** The state that says a fix is out: the final report's window runs from the close into it. */
+export const FIXED_STATE = "resolved" satisfies TriageState;
+
+/** When the final report is due, for a report closed as fixed at `fixedMs`. */
+export const finalReportDue = (fixedMs: number) => fixedMs + CRA_WINDOWS.cra_final_report;
 
 /** How long each kind's window is, in milliseconds (the approaching alert fires when 80 % of it has passed). */
 export function windowOf(kind: DeadlineKind, targets: VulnTargets, severity: Severity | null): number | null {
@@ -177,16 +183,20 @@ export interface MetTimes {
   filed: Record<CraKind, string | null>;
 }
 
+/**
+ * What meets each of the organization's promises: the first of these times that is set. A table, so
+ * that a move decided in SQL (the reporter's answer, src/services/vulns/info-requests.ts) reads the
+ * same rule as one decided here.
+ */
+export const PROMISE_MET_BY = {
+  acknowledge: ["acknowledgedAt"],
+  triage: ["triagedAt", "closedAt"],
+  resolve: ["closedAt"],
+  disclosure: ["disclosedAt"],
+} as const satisfies Record<PromiseKind, readonly Exclude<keyof MetTimes, "filed">[]>;
+
 export const metAt = (kind: DeadlineKind, m: MetTimes): string | null =>
-  kind === "acknowledge"
-    ? m.acknowledgedAt
-    : kind === "triage"
-      ? (m.triagedAt ?? m.closedAt)
-      : kind === "resolve"
-        ? m.closedAt
-        : kind === "disclosure"
-          ? m.disclosedAt
-          : m.filed[kind];
+  isPromise(kind) ? (PROMISE_MET_BY[kind].map((k) => m[k]).find((t) => t !== null) ?? null) : m.filed[kind];
 
 /**
  * Each deadline as a reader sees it at `now`: met once met (late or not), paused while the report

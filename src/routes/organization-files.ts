@@ -6,6 +6,7 @@ import { findPublicAdvisory } from "../services/advisories";
 import type { AppEnv } from "../http/app-env";
 import { cachedPublicBody, customDomainFilePath, type OrganizationFile, organizationFilePath, publicAdvisoryPath } from "../http/cache";
 import { database } from "../http/middleware";
+import { declare } from "../http/route-facts";
 import { NotFound } from "../lib/domain-errors";
 import { normalizeUuid } from "../lib/ids";
 import { isUnder, platformHost } from "../lib/public-hosts";
@@ -14,6 +15,8 @@ import { SECURITY_TXT_TYPE, securityTxt } from "../templates/security-txt";
 import { limitAddress } from "./pages/shared";
 
 const JSON_TYPE = "application/json";
+// Files for any tool, no key: any web page may read them too (CORS).
+const file = [declare({ public: true }), database()] as const;
 const notOnThisHost = () => new NotFound("policy", "No published policy has this host as its verified custom domain.");
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
@@ -38,7 +41,7 @@ async function advisoryFile(c: Context<AppEnv>, file: OrganizationFile, contentT
  * the edge cache like the public reads, evicted by every change of the policy behind them.
  */
 export const organizationFilesRouter = new Hono<AppEnv>()
-  .get("/o/:slug/security.txt", database(), async (c) => {
+  .get("/o/:slug/security.txt", ...file, async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
     const slug = c.req.param("slug").toLowerCase();
     const path = organizationFilePath(slug, "security.txt");
@@ -50,23 +53,23 @@ export const organizationFilesRouter = new Hono<AppEnv>()
     if (!response) throw new NotFound("organization", "No organization with that slug has a published policy.");
     return response;
   })
-  .get("/o/:slug/advisories.atom", database(), (c) =>
+  .get("/o/:slug/advisories.atom", ...file, (c) =>
     advisoryFile(c, "advisories.atom", "application/atom+xml; charset=utf-8", (p, docs, origin, now) => atomFeed(p, docs, origin, now)),
   )
-  .get("/o/:slug/csaf/provider-metadata.json", database(), (c) =>
+  .get("/o/:slug/csaf/provider-metadata.json", ...file, (c) =>
     advisoryFile(c, "csaf/provider-metadata.json", JSON_TYPE, (p, docs, origin, now) =>
       JSON.stringify(providerMetadata(p, docs, origin, now)),
     ),
   )
-  .get("/o/:slug/csaf/white/feed-tlp-white.json", database(), (c) =>
+  .get("/o/:slug/csaf/white/feed-tlp-white.json", ...file, (c) =>
     advisoryFile(c, "csaf/white/feed-tlp-white.json", JSON_TYPE, (p, docs, origin, now) => JSON.stringify(rolieFeed(p, docs, origin, now))),
   )
-  .get("/o/:slug/csaf/white/index.txt", database(), (c) => advisoryFile(c, "csaf/white/index.txt", TEXT_TYPE, (_, docs) => csafIndex(docs)))
-  .get("/o/:slug/csaf/white/changes.csv", database(), (c) =>
+  .get("/o/:slug/csaf/white/index.txt", ...file, (c) => advisoryFile(c, "csaf/white/index.txt", TEXT_TYPE, (_, docs) => csafIndex(docs)))
+  .get("/o/:slug/csaf/white/changes.csv", ...file, (c) =>
     advisoryFile(c, "csaf/white/changes.csv", "text/csv; charset=utf-8", (_, docs) => csafChanges(docs)),
   )
   // A document of the directory: the advisory's CSAF rendering, kept in the cache under the advisory's own path.
-  .get("/o/:slug/csaf/white/:year/:file", database(), async (c) => {
+  .get("/o/:slug/csaf/white/:year/:file", ...file, async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
     // File names are the tracking id in lower case, as the feeds write them.
     const m = /^vdp-(.+)\.json$/.exec(c.req.param("file"));
@@ -81,7 +84,7 @@ export const organizationFilesRouter = new Hono<AppEnv>()
     );
     return response!;
   })
-  .get("/.well-known/security.txt", database(), async (c) => {
+  .get("/.well-known/security.txt", ...file, async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
     const host = new URL(c.req.url).hostname.toLowerCase();
     // The platform's own hosts speak for no organization, whatever a policy names.

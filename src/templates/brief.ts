@@ -66,18 +66,30 @@ ${control(attrs)}
 function reportForm(shortcode: string, state: FormState): Html {
   const v = state.values;
   const problems = FORM_FIELDS.filter((f) => state.errors[f]?.length);
+  const these = problems.length === 1 ? "this field" : "these fields";
   return html`<h2 id="report">Send a report</h2>
 ${
   problems.length
-    ? html`<div class="error-summary" id="errors" role="alert" tabindex="-1" autofocus><p><strong>The report was not sent.</strong> Correct ${problems.length === 1 ? "this field" : "these fields"}: everything you typed is still here.</p>
+    ? html`<div class="error-summary" id="errors" role="alert" tabindex="-1" autofocus><p><strong>The report was not sent.</strong>
+Correct ${these}: everything you typed is still here.</p>
 <ul>${problems.map((f) => html`<li><a href="#${f}">${FIELD_NAMES[f]}</a>: ${state.errors[f]!.join(" ")}</li>`)}</ul></div>`
     : ""
 }
 <form method="post" action="/b/${shortcode}#errors" enctype="multipart/form-data">
-${field(state, "title", (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`)}
+${field(
+  state,
+  "title",
+  (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`,
+)}
 ${field(state, "description", (a) => html`<textarea ${a} required rows="10">${v.description}</textarea>`)}
-${field(state, "contact_email", (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="${LIMITS.emailLength}">`)}
-<div class="field check"><label><input type="checkbox" name="notify_me" id="notify_me"${v.notify_me === "on" ? " checked" : ""}> E-mail me a receipt with my report's link, and a note when the organization answers or my report changes state (each e-mail has a link to stop them)</label></div>
+${field(
+  state,
+  "contact_email",
+  (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="${LIMITS.emailLength}">`,
+)}
+<div class="field check"><label><input type="checkbox" name="notify_me" id="notify_me"${v.notify_me === "on" ? " checked" : ""}>
+E-mail me a receipt with my report's link, and a note when the organization answers or my report changes state
+(each e-mail has a link to stop them)</label></div>
 ${field(state, "domains", (a) => html`<textarea ${a} rows="3" autocapitalize="none" spellcheck="false">${v.domains}</textarea>`)}
 ${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}
 <p class="muted">Sending creates one report. Sending the same report again within 10 minutes does not create a second one.</p>
@@ -106,7 +118,11 @@ export function briefPage(found: PublishedBrief, now: string, state: FormState =
   const failed = FORM_FIELDS.some((f) => state.errors[f]?.length);
   return document(
     `${failed ? "Error: " : ""}${title.filter((t) => t !== null).join(" · ")}`,
-    html`<p class="muted">${name}${organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl) ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${organization.websiteUrl}</a>` : ""}</p>
+    html`<p class="muted">${name}${
+      organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl)
+        ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${organization.websiteUrl}</a>`
+        : ""
+    }</p>
 <h1>${brief.name}</h1>
 ${brief.shortDescription ? html`<p class="lead">${brief.shortDescription}</p>` : ""}
 <p>Found a security problem in ${name}'s systems? Read the terms below, then <a href="#report">send a report</a>. You need no account.</p>
@@ -115,7 +131,12 @@ ${brief.shortDescription ? html`<p class="lead">${brief.shortDescription}</p>` :
 <dt>In scope</dt><dd>${scopeList(inScope, "None listed.")}</dd>
 <dt>Out of scope</dt><dd>${scopeList(outOfScope, "None listed.")}</dd>
 </dl>
-${policy ? policyTerms(policy, maturityRating(policy, now), 2, { scope: false, responsiveness }) : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms are stated. Report with care.</p></div>`}
+${
+  policy
+    ? policyTerms(policy, maturityRating(policy, now), 2, { scope: false, responsiveness })
+    : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms
+are stated. Report with care.</p></div>`
+}
 ${reportForm(brief.shortcode, state)}`,
     {
       heading: `${name} · Vulnerability disclosure`,
@@ -129,8 +150,11 @@ export function alreadyReceivedPage(found: PublishedBrief, shortcode: string | n
   return document(
     "Report already received",
     html`<h1>This report was already received</h1>
-<p class="lead">The same report was sent from this address a few minutes ago${shortcode ? html`, as <strong class="mono">${shortcode}</strong>` : ""}. No second report was made.</p>
-<p>Its report page, the link to follow it, was opened by the first send and is shown only that once. If you have that page open in another tab or in your history, keep using it. If you lost it, send the report again after 10 minutes and mention the earlier one.</p>
+<p class="lead">The same report was sent from this address a few minutes ago${
+      shortcode ? html`, as <strong class="mono">${shortcode}</strong>` : ""
+    }. No second report was made.</p>
+<p>Its report page, the link to follow it, was opened by the first send and is shown only that once. If you have that page open in another
+tab or in your history, keep using it. If you lost it, send the report again after 10 minutes and mention the earlier one.</p>
 <p><a href="/b/${found.brief.shortcode}">Back to ${oneLine(found.brief.name)}</a></p>`,
     { heading: `${found.organization.name} · Vulnerability disclosure` },
   );

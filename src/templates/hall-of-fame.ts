@@ -9,11 +9,13 @@ const monthText = (ym: string) => `${MONTHS[Number(ym.slice(5, 7)) - 1]} ${ym.sl
 /** GET /h/{shortcode}: the people a policy thanks, by the names they chose, newest first. */
 export function hallOfFamePage(hall: HallOfFame): string {
   const name = oneLine(hall.organization.name);
+  const policyName = oneLine(hall.policy.name ?? "Vulnerability disclosure policy");
   return document(
     `Hall of fame · ${name}`,
-    html`<p class="muted">${name} · <a href="/p/${hall.policy.shortcode}">${oneLine(hall.policy.name ?? "Vulnerability disclosure policy")}</a></p>
+    html`<p class="muted">${name} · <a href="/p/${hall.policy.shortcode}">${policyName}</a></p>
 <h1>Hall of fame</h1>
-<p>${name} thanks the people who reported vulnerabilities it then fixed or disclosed. Each is listed by the name they chose, only with their consent, with the month of the report and its severity.</p>
+<p>${name} thanks the people who reported vulnerabilities it then fixed or disclosed. Each is listed by the name they chose, only with
+their consent, with the month of the report and its severity.</p>
 ${
   hall.entries.length
     ? // Only a name is free text, wrapped anywhere to fit a phone; the labels and short values keep whole
@@ -22,7 +24,9 @@ ${
 <thead><tr><th scope="col">Name</th><th scope="col" class="nowrap">Reported</th><th scope="col" class="nowrap">Severity</th></tr></thead>
 <tbody>${hall.entries.map(
         (e) =>
-          html`<tr><td>${oneLine(e.name)}</td><td class="nowrap">${monthText(e.month)}</td><td class="nowrap">${e.severity ? e.severity[0]!.toUpperCase() + e.severity.slice(1) : "Not rated"}</td></tr>`,
+          html`<tr><td>${oneLine(e.name)}</td><td class="nowrap">${monthText(e.month)}</td><td class="nowrap">${
+            e.severity ? e.severity[0]!.toUpperCase() + e.severity.slice(1) : "Not rated"
+          }</td></tr>`,
       )}</tbody>
 </table>`
     : html`<p class="muted">Nobody is listed yet.</p>`

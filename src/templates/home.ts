@@ -13,13 +13,16 @@ export function homePage(directories: DirectoryLink[]): string {
   return document(
     "Vulnerability disclosure",
     html`<h1>Report a vulnerability, or find a program</h1>
-<p class="lead">Organizations publish their disclosure programs here; researchers read the terms and send reports through them, with no account.</p>
+<p class="lead">Organizations publish their disclosure programs here; researchers read the terms and send reports through them,
+with no account.</p>
 <h2>Open a program</h2>
 ${programFinder()}
 <h2>Directories</h2>
 ${
   directories.length
-    ? html`<ul class="scope">${directories.map((d) => html`<li><a href="/d/${d.slug}">${oneLine(d.name)}</a>${d.description ? html`: ${oneLine(d.description)}` : ""}</li>`)}</ul>`
+    ? html`<ul class="scope">${directories.map(
+        (d) => html`<li><a href="/d/${d.slug}">${oneLine(d.name)}</a>${d.description ? html`: ${oneLine(d.description)}` : ""}</li>`,
+      )}</ul>`
     : html`<p class="muted">No directory is published yet.</p>`
 }
 <h2>For developers</h2>

@@ -5,7 +5,9 @@ import { PAGES_CSS_PATH } from "./styles";
 /** The pages' icon (a shield, in the header's colour), also answered at /favicon.ico where browsers look first. */
 export const ICON_PATH = "/favicon.svg";
 export const ICON_SVG =
-  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><path fill="#0b3d59" d="M16 2 4 6v9c0 7.5 5.1 13.3 12 15 6.9-1.7 12-7.5 12-15V6z"/><path fill="#fff" d="m14 21-5-5 2-2 3 3 7-7 2 2z"/></svg>';
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32">' +
+  '<path fill="#0b3d59" d="M16 2 4 6v9c0 7.5 5.1 13.3 12 15 6.9-1.7 12-7.5 12-15V6z"/>' +
+  '<path fill="#fff" d="m14 21-5-5 2-2 3 3 7-7 2 2z"/></svg>';
 
 /** A piece of markup: `html` results stay synchronous here (no promise is ever interpolated). */
 export type Html = ReturnType<typeof html>;
@@ -28,7 +30,9 @@ export function document(title: string, main: Html | Html[], opts: { heading?: s
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${oneLine(title)}</title>
-${opts.description ? html`<meta name="description" content="${oneLine(opts.description)}">\n` : ""}<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
+${
+  opts.description ? html`<meta name="description" content="${oneLine(opts.description)}">\n` : ""
+}<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${PAGES_CSS_PATH}">
 </head>
 <body>
@@ -37,7 +41,8 @@ ${opts.description ? html`<meta name="description" content="${oneLine(opts.descr
 ${main}
 </main>
 <footer class="site"><div class="wrap">
-<p>${opts.footer ?? "Reports sent here go to the organization named on the page, through its disclosure program."} Nothing on these pages runs a script or loads anything from another site.</p>
+<p>${opts.footer ?? "Reports sent here go to the organization named on the page, through its disclosure program."}
+Nothing on these pages runs a script or loads anything from another site.</p>
 </div></footer>
 </body>
 </html>
@@ -50,7 +55,8 @@ export function programFinder(): Html {
 <div class="field">
 <label for="code">Program code</label>
 <span class="hint" id="code-hint">As on the program's page or in its link, e.g. DEMX-0001. Any case.</span>
-<input type="text" id="code" name="code" required maxlength="20" autocapitalize="characters" spellcheck="false" aria-describedby="code-hint">
+<input type="text" id="code" name="code" required maxlength="20" autocapitalize="characters" spellcheck="false"
+  aria-describedby="code-hint">
 </div>
 <button type="submit">Open the program</button>
 </form>`;
@@ -61,7 +67,8 @@ export function notFoundPage(what = "page"): string {
     "Not found",
     html`<h1>Not found</h1>
 <p class="lead">There is no ${what} at this address.</p>
-<p>If someone gave you this link, check that it was copied in full. A disclosure program that was withdrawn is no longer shown here; a report link that does not open any more belongs to a report that was deleted.</p>
+<p>If someone gave you this link, check that it was copied in full. A disclosure program that was withdrawn is no longer shown here;
+a report link that does not open any more belongs to a report that was deleted.</p>
 <h2>Where next</h2>
 ${programFinder()}
 <p><a href="/">The start page</a> lists the directories of programs and the API's reference.</p>`,
@@ -73,7 +80,8 @@ export function tooManyPage(retryAfter: number): string {
     "Too many requests",
     html`<h1>Too many requests</h1>
 <p class="lead">This address sent too many requests in the last minute.</p>
-<p>Nothing you typed was sent to anyone by this answer. Wait ${retryAfter} seconds, then go back and send the form again: most browsers keep what you typed when you go back.</p>`,
+<p>Nothing you typed was sent to anyone by this answer. Wait ${retryAfter} seconds, then go back and send the form again:
+most browsers keep what you typed when you go back.</p>`,
   );
 }
 

@@ -11,7 +11,11 @@ export function policyPage({ policy, organization, briefs, versions, advisories,
   const title = oneLine(policy.name ?? "Vulnerability disclosure policy");
   return document(
     `${title} · ${name}`,
-    html`<p class="muted">${name}${organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl) ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${oneLine(organization.websiteUrl)}</a>` : ""}</p>
+    html`<p class="muted">${name}${
+      organization.websiteUrl && /^https?:\/\//i.test(organization.websiteUrl)
+        ? html` · <a href="${organization.websiteUrl}" rel="nofollow noopener">${oneLine(organization.websiteUrl)}</a>`
+        : ""
+    }</p>
 <h1>${title}</h1>
 ${policyTerms({ ...policy, name: null }, maturityRating(policy, now), 2, { responsiveness })}
 <h2>Report through</h2>
@@ -19,7 +23,9 @@ ${
   briefs.length
     ? html`<ul class="scope">${briefs.map(
         (b) =>
-          html`<li><a href="/b/${b.shortcode}">${oneLine(b.name)}</a>${b.shortDescription ? html`: ${oneLine(b.shortDescription)}` : ""}</li>`,
+          html`<li><a href="/b/${b.shortcode}">${oneLine(b.name)}</a>${
+            b.shortDescription ? html`: ${oneLine(b.shortDescription)}` : ""
+          }</li>`,
       )}</ul>`
     : html`<p>${name} has no open program under this policy right now.</p>`
 }
@@ -27,18 +33,26 @@ ${
   advisories.length
     ? html`<h2>Advisories</h2><ul class="scope">${advisories.map(
         (a) =>
-          html`<li><a href="/a/${a.id}">${oneLine(a.title)}</a>${a.cveId ? html` <span class="muted mono">${a.cveId}</span>` : ""}${a.state === "withdrawn" ? html` <span class="muted">(withdrawn)</span>` : ""}${a.publishedAt ? html`, ${when(a.publishedAt)}` : ""}</li>`,
+          html`<li><a href="/a/${a.id}">${oneLine(a.title)}</a>${a.cveId ? html` <span class="muted mono">${a.cveId}</span>` : ""}${
+            a.state === "withdrawn" ? html` <span class="muted">(withdrawn)</span>` : ""
+          }${a.publishedAt ? html`, ${when(a.publishedAt)}` : ""}</li>`,
       )}</ul>`
     : ""
 }
-${policy.hallOfFame ? html`<h2>Hall of fame</h2><p><a href="/h/${policy.shortcode}">The researchers ${name} thanks</a>, by the names they chose.</p>` : ""}
+${
+  policy.hallOfFame
+    ? html`<h2>Hall of fame</h2><p><a href="/h/${policy.shortcode}">The researchers ${name} thanks</a>, by the names they chose.</p>`
+    : ""
+}
 <h2>Versions of these terms</h2>
-<p>Every change of the terms above makes a new version; none is ever changed. A report records the version in force when it was sent, and its receipt states it. Each version's SHA-256 is over its terms as RFC 8785 canonical JSON, so anyone can check it.</p>
+<p>Every change of the terms above makes a new version; none is ever changed. A report records the version in force when it was sent,
+and its receipt states it. Each version's SHA-256 is over its terms as RFC 8785 canonical JSON, so anyone can check it.</p>
 ${
   versions.length
     ? html`<ul class="scope">${versions.map(
         (v) =>
-          html`<li><a href="/v1/p/policies/${policy.shortcode}/versions/${String(v.number)}">Version ${String(v.number)}</a>, ${when(v.createdAt)} <span class="muted mono">SHA-256 ${v.sha256}</span></li>`,
+          html`<li><a href="/v1/p/policies/${policy.shortcode}/versions/${String(v.number)}">Version ${String(v.number)}</a>,
+${when(v.createdAt)} <span class="muted mono">SHA-256 ${v.sha256}</span></li>`,
       )}</ul>`
     : html`<p class="muted">The first version of these terms is being recorded.</p>`
 }`,

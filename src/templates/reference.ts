@@ -141,7 +141,9 @@ function body(content: MediaTypes["content"], depth: number, schemas?: Record<st
   }
   return html`${[...bySchema.values()].map(
     ({ types, schema }) =>
-      html`<p class="media">${types.map((t, i) => html`${i ? ", " : ""}<code>${t}</code>`)}${schema ? html`: ${joined(facts(schema))}` : ""}</p>${
+      html`<p class="media">${types.map((t, i) => html`${i ? ", " : ""}<code>${t}</code>`)}${
+        schema ? html`: ${joined(facts(schema))}` : ""
+      }</p>${
         // A request's body is shown whole where it is sent, its named schema opened in place.
         schema ? members((schema.$ref && schemas?.[refName(schema.$ref)]) || schema, depth) : ""
       }`,
@@ -173,7 +175,11 @@ ${
 }
 ${op.description ? markdown(op.description, 5) : ""}
 ${parameters(op, doc)}
-${op.requestBody ? html`<h4>Request body${op.requestBody.required ? "" : " (optional)"}</h4>${body(op.requestBody.content, 4, doc.components.schemas)}` : ""}
+${
+  op.requestBody
+    ? html`<h4>Request body${op.requestBody.required ? "" : " (optional)"}</h4>${body(op.requestBody.content, 4, doc.components.schemas)}`
+    : ""
+}
 <h4>Answers</h4>
 <dl class="answers">${statuses.map(
     ([status, r]) =>
@@ -210,7 +216,8 @@ export function referencePage(doc: ReferenceDocument): string {
     `${doc.info.title} reference`,
     html`<div class="reference">
 <h1>${doc.info.title} <span class="muted">${doc.info.version}</span></h1>
-<p><a href="/v1/openapi.json">The OpenAPI document</a> (to generate a client) · <a href="/docs/errors">The error codes</a> · <a href="#schemas">The schemas</a></p>
+<p><a href="/v1/openapi.json">The OpenAPI document</a> (to generate a client) · <a href="/docs/errors">The error codes</a>
+· <a href="#schemas">The schemas</a></p>
 ${doc.info.description ? markdown(doc.info.description, 2) : ""}
 <nav aria-label="Operations">
 <h2>Operations</h2>
@@ -219,7 +226,9 @@ ${doc.info.description ? markdown(doc.info.description, 2) : ""}
       ([tag, ops]) =>
         html`<li><a href="#${tagId(tag)}">${tag}</a><ul>${ops.map(
           ({ path, method, op }) =>
-            html`<li><a href="#${op.operationId}"><span class="method ${method}">${method.toUpperCase()}</span> <code>${path}</code></a></li>`,
+            html`<li><a href="#${op.operationId}"><span class="method ${method}">${method.toUpperCase()}</span> <code>${
+              path
+            }</code></a></li>`,
         )}</ul></li>`,
     )}</ul>
 </details>
@@ -247,7 +256,8 @@ ${members(schema, 6)}
     {
       heading: doc.info.title,
       description: `The reference of the ${doc.info.title}: every operation, its parameters, request and answers, and every schema.`,
-      footer: html`This reference is rendered from <a href="/v1/openapi.json">the OpenAPI document</a> the API serves, and says nothing it does not.`,
+      footer: html`This reference is rendered from <a href="/v1/openapi.json">the OpenAPI document</a> the API serves,
+and says nothing it does not.`,
     },
   );
 }

@@ -1,7 +1,8 @@
 // The pages' one stylesheet, served by the Worker from this string under a name that carries its
 // hash, so it can be cached for a year and a change is a new URL. System fonts: nothing from another host.
 export const PAGES_CSS = `*,*::before,*::after{box-sizing:border-box}
-html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff;-webkit-text-size-adjust:100%}
+html{font-family:system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;line-height:1.5;color:#1a1a1a;background:#fff;
+-webkit-text-size-adjust:100%}
 body{margin:0}
 .wrap{max-width:46rem;margin:0 auto;padding:0 1rem}
 header.site{background:#0b3d59;color:#fff}
@@ -38,7 +39,8 @@ form .field{margin:1rem 0}
 label{display:block;font-weight:600;margin-bottom:.25rem}
 .hint{display:block;color:#4a4a4a;font-size:.9rem;margin:.1rem 0 .35rem}
 .message{display:block;color:#b00020;font-weight:600;margin:.25rem 0}
-input[type=text],input[type=email],textarea{width:100%;font:inherit;padding:.5rem;border:2px solid #5c5c5c;border-radius:4px;background:#fff;color:#1a1a1a}
+input[type=text],input[type=email],textarea{width:100%;font:inherit;padding:.5rem;border:2px solid #5c5c5c;border-radius:4px;
+background:#fff;color:#1a1a1a}
 input[type=file]{font:inherit;max-width:100%}
 .check label{display:flex;gap:.5rem;align-items:flex-start;font-weight:400}
 .check input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}
@@ -59,9 +61,11 @@ th.nowrap,td.nowrap{white-space:nowrap}
 h4{font-size:1rem;margin:1rem 0 .25rem}
 .table{overflow-x:auto;margin:.5rem 0}
 .table th,.table td{min-width:7rem}
-article.op,article.schema{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem;content-visibility:auto;contain-intrinsic-size:auto 30rem}
+article.op,article.schema{border-top:1px solid #ddd;margin-top:1.5rem;padding-top:.5rem;content-visibility:auto;
+contain-intrinsic-size:auto 30rem}
 article.op h3,article.schema h3{overflow-wrap:anywhere}
-.method{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;padding:0 .3rem;font:700 .8rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#fff;background:#4a4a4a;vertical-align:.1em}
+.method{display:inline-block;min-width:4.5em;text-align:center;border-radius:3px;padding:0 .3rem;
+font:700 .8rem ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;color:#fff;background:#4a4a4a;vertical-align:.1em}
 .method.get{background:#0a5c36}.method.post{background:#0a4f86}.method.patch{background:#7a4300}.method.delete{background:#a00020}
 ul.members{list-style:none;padding-left:.9rem;border-left:2px solid #ddd;margin:.25rem 0}
 ul.members li{margin:.3rem 0}

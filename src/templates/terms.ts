@@ -41,7 +41,12 @@ function kindInWords(a: ScopeAsset): string {
 
 export function scopeList(assets: ScopeAsset[], empty: string): Html {
   if (assets.length === 0) return html`<p class="muted">${empty}</p>`;
-  return html`<ul class="scope">${assets.map((a) => html`<li><code>${oneLine(a.value)}</code> <span class="muted">(${kindInWords(a)})</span>${a.short_description ? html`: ${oneLine(a.short_description)}` : ""}</li>`)}</ul>`;
+  return html`<ul class="scope">${assets.map(
+    (a) =>
+      html`<li><code>${oneLine(a.value)}</code> <span class="muted">(${kindInWords(a)})</span>${
+        a.short_description ? html`: ${oneLine(a.short_description)}` : ""
+      }</li>`,
+  )}</ul>`;
 }
 
 /** What each rung of the disclose.io maturity ladder adds, as a researcher weighs it. */
@@ -55,8 +60,11 @@ const RUNGS = [
 ];
 
 function maturity(rating: number): Html {
-  return html`<span class="badge">${rating} of 5</span> <span class="muted">How complete this policy's promises are, on the disclose.io ladder: each rung needs the ones below it.
-${rating > 0 ? `It has ${RUNGS.slice(1, rating + 1).join(", ")}.` : "It promises nothing yet."}${rating < 5 ? ` Not yet: ${RUNGS[rating + 1]}.` : ""}</span>`;
+  const has = rating > 0 ? `It has ${RUNGS.slice(1, rating + 1).join(", ")}.` : "It promises nothing yet.";
+  const next = rating < 5 ? ` Not yet: ${RUNGS[rating + 1]}.` : "";
+  return html`<span class="badge">${rating} of 5</span> <span class="muted">How complete this policy's promises
+are, on the disclose.io ladder: each rung needs the ones below it.
+${has}${next}</span>`;
 }
 
 /** Only http(s) links become links: a stored value is never trusted to be a safe URL. */
@@ -74,7 +82,6 @@ function contact(p: PolicyRow): Html {
   return ways.length ? html`<ul class="scope">${ways}</ul>` : html`<span class="muted">Not given: use the form on this page.</span>`;
 }
 
-/** A policy's terms, in the order a researcher weighs them: scope, safe harbor, disclosure, timeline, contact. */
 /** A span of time as people say it: minutes under an hour, hours under two days, then days. */
 export function durationInWords(seconds: number): string {
   const plural = (n: number, unit: string) => `${n} ${unit}${n === 1 ? "" : "s"}`;
@@ -88,15 +95,21 @@ function responsivenessInWords(p: PolicyRow, r: Responsiveness | null): Html {
   const targets = responseTargetsOf(p.responseTargets);
   // A promise is said exactly: in days when it is whole days, else in hours.
   const exactly = (hours: number) => (hours % 24 ? `${hours} hour${hours === 1 ? "" : "s"}` : durationInWords(hours * 3_600));
-  const promise = `Promises to acknowledge a report within ${exactly(targets.acknowledge_hours)} and to triage it within ${exactly(targets.triage_hours)}.`;
+  const promise =
+    `Promises to acknowledge a report within ${exactly(targets.acknowledge_hours)} ` +
+    `and to triage it within ${exactly(targets.triage_hours)}.`;
   if (!r) return html`${promise} <span class="muted">Too few reports in the last 90 days to show how it keeps this.</span>`;
   const share = r.acknowledgedOnTime === null ? null : `${Math.round(r.acknowledgedOnTime * 100)}% of reports acknowledged on time`;
   const median =
     r.medianSecondsToAcknowledge === null ? null : `median time to acknowledge ${durationInWords(r.medianSecondsToAcknowledge)}`;
   const kept = [share, median].filter((s) => s !== null).join("; ");
-  return html`${promise} ${kept ? `In the last ${r.periodDays} days: ${kept}.` : `No report of the last ${r.periodDays} days has reached its deadline yet.`}`;
+  const lately = kept
+    ? `In the last ${r.periodDays} days: ${kept}.`
+    : `No report of the last ${r.periodDays} days has reached its deadline yet.`;
+  return html`${promise} ${lately}`;
 }
 
+/** A policy's terms, in the order a researcher weighs them: scope, safe harbor, disclosure, timeline, contact. */
 export function policyTerms(
   p: PolicyRow,
   rating: number | null,
@@ -116,7 +129,13 @@ ${
 <dt>Out of scope</dt><dd>${scopeList(p.outOfScopeAssets, "None listed.")}</dd>`
 }
 <dt>Safe harbor</dt><dd>${p.safeHarbor ? (SAFE_HARBOR[p.safeHarbor] ?? p.safeHarbor) : "Not stated."}</dd>
-<dt>Public disclosure</dt><dd>${p.publicDisclosure === null ? "Not stated." : p.publicDisclosure ? "Allowed, in coordination with the organization." : "Not allowed: do not publish findings."}</dd>
+<dt>Public disclosure</dt><dd>${
+    p.publicDisclosure === null
+      ? "Not stated."
+      : p.publicDisclosure
+        ? "Allowed, in coordination with the organization."
+        : "Not allowed: do not publish findings."
+  }</dd>
 <dt>Timeline</dt><dd>${p.cvdTimeline ? `${p.cvdTimeline} days to fix before coordinated disclosure.` : "Not stated."}</dd>
 <dt>Contact</dt><dd>${contact(p)}</dd>
 ${opts.responsiveness === undefined ? "" : html`<dt>Responsiveness</dt><dd>${responsivenessInWords(p, opts.responsiveness)}</dd>`}

@@ -301,6 +301,77 @@ describe("headers", () => {
   });
 });
 
+describe("CORS and X-RateLimit-Limit, by what each route is", () => {
+  const origin = { Origin: "https://example.org" };
+  /** What an answer says: whether any web page may read it, and whether it names its caller's limit. */
+  const said = (res: { headers: Headers }) => ({
+    cors: res.headers.get("Access-Control-Allow-Origin"),
+    limit: res.headers.get("X-RateLimit-Limit") !== null,
+  });
+  const preflight = (path: string, method: string, headers: Record<string, string> = {}) =>
+    api("OPTIONS", path, { headers: { ...origin, "Access-Control-Request-Method": method, ...headers } });
+
+  it("opens what needs no key to any web page, and names the limit on the API's answers only", async () => {
+    const answers = {
+      index: said(await get("/", null, { headers: origin })),
+      v1: said(await get("/v1", null, { headers: origin })),
+      keys: said(await get("/.well-known/vdp-keys.json", null, { headers: origin })),
+      publicRead: said(await get("/v1/p/briefs/NONE-0000", null, { headers: origin })),
+      publicUnknown: said(await get("/v1/p/nothing-here", null, { headers: origin })),
+      organizationFile: said(await get("/o/no-such-org/security.txt", null, { headers: origin })),
+      customDomainFile: said(await api("GET", "/.well-known/security.txt", { headers: origin, origin: "https://nobody.example" })),
+      keyed: said(await get("/v1/policies", org.key, { headers: origin })),
+      keyedWithoutKey: said(await get("/v1/policies", null, { headers: origin })),
+      keyedUnknown: said(await get("/v1/nothing-here", org.key, { headers: origin })),
+      page: said(await browse("GET", "/b/NONE-0000", { headers: origin })),
+      reference: said(await browse("GET", "/docs", { headers: origin })),
+      unknownOutsideApi: said(await get("/nothing-here", null, { headers: origin })),
+    };
+    const open = { cors: "*", limit: true };
+    expect(answers).toEqual({
+      index: open,
+      v1: open,
+      keys: open,
+      publicRead: open,
+      publicUnknown: open,
+      organizationFile: { cors: "*", limit: false },
+      customDomainFile: { cors: "*", limit: false },
+      keyed: { cors: null, limit: true },
+      keyedWithoutKey: { cors: null, limit: true },
+      keyedUnknown: { cors: null, limit: true },
+      page: { cors: null, limit: false },
+      reference: { cors: null, limit: false },
+      unknownOutsideApi: { cors: null, limit: false },
+    });
+  });
+
+  it("answers a preflight as the request it announces would be answered: open where no key is needed, not where one is", async () => {
+    const allowed = async (path: string, method: string, headers?: Record<string, string>) =>
+      (await preflight(path, method, headers)).headers.get("Access-Control-Allow-Origin");
+    expect({
+      index: await allowed("/", "GET"),
+      keys: await allowed("/.well-known/vdp-keys.json", "GET"),
+      publicRead: await allowed("/v1/p/briefs/ABCD-EFGH", "GET"),
+      submission: await allowed("/v1/p/briefs/ABCD-EFGH/vulns", "POST", { "Access-Control-Request-Headers": "content-type" }),
+      reporter: await allowed("/v1/p/report", "GET", { "Access-Control-Request-Headers": "authorization" }),
+      organizationFile: await allowed("/o/no-such-org/advisories.atom", "GET"),
+      keyedRead: await allowed("/v1/policies", "GET", { "Access-Control-Request-Headers": "authorization" }),
+      keyedWrite: await allowed("/v1/vulns/0b9d8a52-5a64-4f3c-9a51-3d1b2b4c5e6f", "PATCH"),
+      page: await allowed("/b/ABCD-EFGH", "POST"),
+    }).toEqual({
+      index: "*",
+      keys: "*",
+      publicRead: "*",
+      submission: "*",
+      reporter: "*",
+      organizationFile: "*",
+      keyedRead: null,
+      keyedWrite: null,
+      page: null,
+    });
+  });
+});
+
 describe("rate limits", () => {
   it("answers 429 with Retry-After past 600 requests a minute for one key", async () => {
     const busy = await organization();

@@ -1,5 +1,5 @@
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -109,5 +109,40 @@ describe("the lint rules of npm run check", () => {
 
   it("passes on the project itself", () => {
     expect(() => execFileSync(biome, ["check", "--error-on-warnings"], { cwd: root, stdio: "pipe" })).not.toThrow();
+  });
+});
+
+// Biome's formatter wraps code at the configured width but never breaks a template literal's text, so an
+// HTML template's long line passes `npm run check` untouched. The pages' templates keep the same width by
+// hand (a break in their text or between their tags renders the same); this holds them to it.
+const lineWidth = (JSON.parse(readFileSync(path.join(root, "biome.jsonc"), "utf8")) as { formatter: { lineWidth: number } }).formatter
+  .lineWidth;
+
+/** "file:line" of each line of `sources` longer than the formatter's width. */
+function overWidth(sources: { file: string; text: string }[]): string[] {
+  return sources.flatMap(({ file, text }) =>
+    text.split("\n").flatMap((line, i) => (line.length > lineWidth ? [`${file}:${i + 1} (${line.length})`] : [])),
+  );
+}
+
+describe("the pages' templates, which the formatter cannot wrap", () => {
+  const templates = path.join(root, "src", "templates");
+
+  it(`keep every line within the formatter's ${lineWidth} columns`, () => {
+    const sources = readdirSync(templates, { recursive: true, encoding: "utf8" })
+      .filter((f) => f.endsWith(".ts"))
+      .map((f) => ({ file: `src/templates/${f}`, text: readFileSync(path.join(templates, f), "utf8") }));
+    expect(sources.length).toBeGreaterThan(10);
+    expect(overWidth(sources)).toEqual([]);
+  });
+
+  it("would catch a line of a template one column too wide, and passes one at the width", () => {
+    const at = (n: number) => `  return html\`<p>${"x".repeat(n - 23)}</p>\`;`;
+    expect(at(lineWidth).length).toBe(lineWidth);
+    const probe = {
+      file: "src/templates/widget.ts",
+      text: ['import { html } from "hono/html";', at(lineWidth + 1), at(lineWidth)].join("\n"),
+    };
+    expect(overWidth([probe])).toEqual([`src/templates/widget.ts:2 (${lineWidth + 1})`]);
   });
 });

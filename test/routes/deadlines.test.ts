@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { testClock } from "../helpers/clock";
 import { env } from "cloudflare:workers";
 import { runScheduled } from "../../src/scheduled";
-import { browse, get, patch } from "../helpers/api";
+import { browse, get, patch, post } from "../helpers/api";
 import { brief, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 import { asReporter, submitReport } from "../helpers/reporter";
 
@@ -198,5 +198,70 @@ describe("overdue reports and the next due time", () => {
     await move(f.org, quick.id, { triage_state: "triaged" });
     const after = await get("/v1/vulns?q[overdue_eq]=true", f.org.key);
     expect([ids(after), after.body.meta.page.total]).toEqual([[], 0]);
+  });
+});
+
+// The reporter's answer to a request for more information moves the report back as the organization's
+// own move out of needs_more_info would (nextVuln's rules), though it is decided in SQL, from the row as
+// its batch finds it.
+describe("the reporter's answer to a request for more information", () => {
+  const answer = (token: string) =>
+    asReporter("POST", "/v1/p/report/comments", token, { body: { data: { type: "comment", attributes: { body: "Here it is." } } } });
+
+  it("leaves a disclosure deadline already met where it was", async () => {
+    const f = await promising();
+    const r = await submitReport(f.org, {}, { briefId: f.briefId, shortcode: f.shortcode });
+    await move(f.org, r.id, {
+      triage_state: "resolved",
+      cvss_vector: "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N",
+      cwe_ids: ["CWE-601"],
+    });
+    at(T0 + H);
+    const draft = await post("/v1/advisories", f.org.key, {
+      data: {
+        type: "advisory",
+        attributes: {
+          title: "Open redirect",
+          summary: "The login page redirects anywhere.",
+          affected: [{ vendor: "Acme", product: "Widget", versions: [{ version: "1.0.0", status: "affected" }] }],
+        },
+        relationships: { vulns: { data: [{ type: "vuln", id: r.id }] } },
+      },
+    });
+    expect(draft.status).toBe(201);
+    const id = draft.body.data.id as string;
+    expect(
+      (await patch(`/v1/advisories/${id}`, f.org.key, { data: { type: "advisory", id, attributes: { state: "published" } } })).status,
+    ).toBe(200);
+    const disclosed = (await deadlines(f.org, r.id)).disclosure;
+    expect(disclosed).toEqual({ due_at: iso(T0 + 30 * D), met_at: iso(T0 + H), state: "met" });
+    at(T0 + 2 * H);
+    await move(f.org, r.id, { triage_state: "needs_more_info" });
+    at(T0 + 50 * H);
+    expect((await answer(r.token)).status).toBe(201);
+    const back = await get(`/v1/vulns/${r.id}`, f.org.key);
+    expect(back.body.data.attributes.triage_state).toBe("resolved");
+    expect(back.body.data.attributes.deadlines.disclosure).toEqual(disclosed);
+  });
+
+  it("back to resolved, starts the final report's clock of an actively exploited report, as the organization's move does", async () => {
+    const f = await promising();
+    const [byReporter, byOrganization] = [
+      await submitReport(f.org, {}, { briefId: f.briefId, shortcode: f.shortcode }),
+      await submitReport(f.org, {}, { briefId: f.briefId, shortcode: f.shortcode }),
+    ];
+    for (const r of [byReporter, byOrganization]) {
+      await move(f.org, r.id, { actively_exploited: true });
+      await move(f.org, r.id, { triage_state: "resolved" });
+      at(T0 + H);
+      const waiting = await move(f.org, r.id, { triage_state: "needs_more_info" });
+      expect(waiting.body.data.attributes.deadlines.cra_final_report.due_at).toBeNull();
+    }
+    at(T0 + 5 * H);
+    expect((await answer(byReporter.token)).status).toBe(201);
+    await move(f.org, byOrganization.id, { triage_state: "resolved" });
+    const finalReport = async (id: string) => (await get(`/v1/vulns/${id}`, f.org.key)).body.data.attributes.deadlines.cra_final_report;
+    expect(await finalReport(byReporter.id)).toEqual({ due_at: iso(T0 + 5 * H + 14 * D), met_at: null, state: "pending" });
+    expect(await finalReport(byReporter.id)).toEqual(await finalReport(byOrganization.id));
   });
 });

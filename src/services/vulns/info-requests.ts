@@ -1,6 +1,6 @@
-import { and, eq, getTableColumns, isNotNull, lte, type SQL, sql } from "drizzle-orm";
-import type { SQLiteColumn } from "drizzle-orm/sqlite-core";
+import { and, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
 import { NO_DISCLOSURE_STATES, OPEN_TRIAGE_STATES, vulns } from "../../db/schema";
+import { FIXED_STATE, finalReportDue, PROMISE_MET_BY, type PromiseKind } from "../../lib/deadlines";
 import { changedRows } from "../../db/queries";
 import { triageEvent, vulnEvent } from "../../events/outbox";
 import type { ServiceContext } from "../context";
@@ -11,20 +11,35 @@ import { planUpdate } from "./update";
 const statesSql = (states: readonly string[]) => sql.raw(states.map((s) => `'${s}'`).join(", "));
 const OPEN_STATES_SQL = statesSql(OPEN_TRIAGE_STATES);
 const NO_DISCLOSURE_SQL = statesSql(NO_DISCLOSURE_STATES);
+const DUE = {
+  acknowledge: vulns.acknowledgeDueMs,
+  triage: vulns.triageDueMs,
+  resolve: vulns.resolveDueMs,
+  disclosure: vulns.disclosureDueMs,
+};
+const MET = { acknowledgedAt: vulns.acknowledgedAt, triagedAt: vulns.triagedAt, closedAt: vulns.closedAt, disclosedAt: vulns.disclosedAt };
 
 /**
  * The reporter answered: a report waiting in needs_more_info goes back to the state it came from, in
  * the answer's own batch (after the comment), with that move's events chained on the UPDATE, which
  * changes nothing (and so fires nothing) unless the report is still waiting when the batch runs. The
  * answer reads no row before it writes, so this move is decided in SQL, from the row as the batch finds
- * it, by the rules nextVuln (next.ts) holds for a PATCH that leaves needs_more_info.
+ * it, by the rules nextVuln (next.ts) holds for a PATCH that leaves needs_more_info: the same tables of
+ * what meets each promise (PROMISE_MET_BY) and of when the final report falls due (src/lib/deadlines.ts).
  */
 export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>, { vulnId, now }: { vulnId: string; now: string }): void {
   const back = sql`${vulns.infoRequestedFrom}`;
   const reopened = sql`${back} IN (${OPEN_STATES_SQL})`;
   // The wait, in whole milliseconds (the rounding makes julianday's arithmetic exact to the millisecond).
   const waited = sql`max(0, ${Date.parse(now)} - CAST(round((julianday(${vulns.infoRequestedAt}) - 2440587.5) * 86400000) AS INTEGER))`;
-  const moved = (due: SQLiteColumn, metBy: SQL) => sql`CASE WHEN ${metBy} THEN ${due} ELSE ${due} + ${waited} END`;
+  // As resumed (src/lib/deadlines.ts): a promise still pending moves later by the wait; a met one, and none, stay.
+  const moved = (kind: PromiseKind) => {
+    const met = sql.join(
+      PROMISE_MET_BY[kind].map((at) => sql`${MET[at]} IS NOT NULL`),
+      sql` OR `,
+    );
+    return sql`CASE WHEN ${met} THEN ${DUE[kind]} ELSE ${DUE[kind]} + ${waited} END`;
+  };
   p.add(
     db
       .update(vulns)
@@ -35,12 +50,15 @@ export function returnFromInfoRequest(db: ServiceContext["db"], p: Plan<unknown>
         infoRequestedFrom: null,
         infoRequestedAt: null,
         triagedAt: sql`coalesce(${vulns.triagedAt}, CASE WHEN ${back} = 'triaged' THEN ${now} END)`,
-        // As duesAfter (next.ts): the deadlines still pending move later by the wait (met ones, and none, stay).
-        acknowledgeDueMs: moved(vulns.acknowledgeDueMs, sql`${vulns.acknowledgedAt} IS NOT NULL`),
-        triageDueMs: moved(vulns.triageDueMs, sql`${vulns.triagedAt} IS NOT NULL OR ${vulns.closedAt} IS NOT NULL`),
-        resolveDueMs: moved(vulns.resolveDueMs, sql`${vulns.closedAt} IS NOT NULL`),
+        // As duesAfter (next.ts).
+        acknowledgeDueMs: moved("acknowledge"),
+        triageDueMs: moved("triage"),
+        resolveDueMs: moved("resolve"),
         // Back to a junk close: nothing owed (the move to needs_more_info had brought the clock back).
-        disclosureDueMs: sql`CASE WHEN ${back} IN (${NO_DISCLOSURE_SQL}) THEN NULL ELSE ${moved(vulns.disclosureDueMs, sql`0`)} END`,
+        disclosureDueMs: sql`CASE WHEN ${back} IN (${NO_DISCLOSURE_SQL}) THEN NULL ELSE ${moved("disclosure")} END`,
+        // As craDueTimes: back to fixed, an actively exploited report's final report falls due from this close.
+        craFinalReportDueMs: sql`CASE WHEN ${back} = ${FIXED_STATE} AND ${vulns.activelyExploited} = 1
+          AND ${vulns.exploitationKnownAt} IS NOT NULL THEN ${finalReportDue(Date.parse(now))} END`,
         pausedMs: sql`${vulns.pausedMs} + ${waited}`,
         // The deadlines run again: the cron looks at once, and sets overdue and its next time.
         nextAlertMs: Date.parse(now),
