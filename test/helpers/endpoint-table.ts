@@ -284,6 +284,7 @@ export const ENDPOINTS: Endpoint[] = [
     owned: true,
     operator: "never",
   },
+  { operationId: "deleteMember", method: "DELETE", path: (f) => `/v1/members/${f.memberId}`, owned: true, operator: "never" },
   // An action, not a create: 200 with the member (the fixture's has not joined).
   {
     operationId: "resendMemberInvitation",
@@ -300,7 +301,6 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/members/${f.memberId}`,
     operator: "never",
   },
-  { operationId: "deleteMember", method: "DELETE", path: (f) => `/v1/members/${f.memberId}`, owned: true, operator: "never" },
   { operationId: "listAdvisories", method: "GET", path: () => "/v1/advisories" },
   {
     operationId: "createAdvisory",

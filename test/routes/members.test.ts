@@ -101,6 +101,26 @@ describe("members", () => {
       { action: "member.delete", actor_type: "api_key", changed: null },
     ]);
     expect((await audits(bo)).map((a) => a.action)).toEqual(["member.create"]);
+    // The removed member's invitation, not sent yet, is not sent.
+    const box = mailbox();
+    await runMail(box, []);
+    expect(box.sent.map((m) => m.to)).toEqual(["bo@acme.example"]);
+    expect((await outbox()).find((n) => n.to === "ana@acme.example")).toMatchObject({ status: "cancelled" });
+  });
+
+  it("are changed only with the members scope, refused in the service whoever calls it", async () => {
+    const org = await organization();
+    const id = await member(org, { email: "sam@acme.example", role: "viewer" });
+    // A key narrowed to reading (scopes are written by the keys' own part; here straight in SQL).
+    await env.DB.prepare(`UPDATE api_keys SET scopes = '["read"]' WHERE id = ?`).bind(org.keyId).run();
+    expect((await showMember(org, id)).status).toBe(200);
+    expect((await addMember(org, { email: "tom@acme.example", role: "viewer" })).status).toBe(403);
+    expect((await patchMember(org, id, { role: "owner" })).status).toBe(403);
+    expect((await api("DELETE", `/v1/members/${id}`, { key: org.key })).status).toBe(403);
+    expect((await api("DELETE", `/v1/members/${id}/sessions`, { key: org.key })).status).toBe(403);
+    expect((await api("POST", `/v1/members/${id}/invitation`, { key: org.key })).status).toBe(403);
+    expect((await showMember(org, id)).body.data.attributes.role).toBe("viewer");
+    expect((await audits(id)).map((a) => a.action)).toEqual(["member.create"]);
   });
 
   it("are one per address in an organization, any case, while another organization may have the same address", async () => {
