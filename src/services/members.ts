@@ -1,13 +1,11 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
-import type { Db } from "../db";
 import { members, notifications, organizations, sessions, type MemberRole, type MemberRow, type NotificationRow } from "../db/schema";
 import { isUniqueViolation, subquery, where, whenRefused } from "../db/queries";
-import { actsForOrganization, type Caller, type Scope } from "../lib/caller";
+import { actsForOrganization, type Scope } from "../lib/caller";
 import { Conflict, Forbidden, Invalid, NotFound, attribute, resource } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
-import { addressMatches, recordOfToken } from "../notifications/links";
 import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
@@ -349,59 +347,4 @@ export async function revokeMemberSessions(ctx: ServiceContext, id: string): Pro
     .add(revokeSessions(ctx, id, nowIso()))
     .audits({ action: "member.sessions_revoke", target: { type: "member", id }, organizationId: existing.organizationId });
   await commit(ctx, p);
-}
-
-/** A member an invitation link names, if its MAC holds for the member's address as it is now. */
-export interface InvitationTarget {
-  member: MemberRow;
-  organization: string;
-}
-
-export async function findInvitation(db: Db, token: string): Promise<InvitationTarget | null> {
-  const named = recordOfToken(token);
-  if (!named) return null;
-  const row = await db
-    .select({ member: members, organization: organizations.name })
-    .from(members)
-    .innerJoin(organizations, eq(organizations.id, members.organizationId))
-    .where(eq(members.id, named.id))
-    .get();
-  if (!row || !(await addressMatches("invite", row.member.id, row.member.email, named.given))) return null;
-  return row;
-}
-
-/** The invited person, acting through their invitation's link: the audit log names them. */
-const invitee = (m: MemberRow): Caller => ({
-  keyId: "",
-  kind: "member",
-  organizationId: m.organizationId,
-  scopes: [],
-  name: m.name ?? m.email,
-  member: { id: m.id, role: m.role },
-});
-
-/**
- * Accepts the invitation sent to the address the link was sent to (not one set since): joined_at is
- * set once. True if this request joined; false if the member had joined already.
- */
-export async function joinMember(ctx: ServiceContext, target: InvitationTarget): Promise<boolean> {
-  if (target.member.joinedAt !== null) return false;
-  const now = nowIso();
-  // Still invited at this address: otherwise invited_at comes out NULL and the batch, audit row included, is refused.
-  const still = sql`${members.joinedAt} IS NULL AND ${members.email} = ${target.member.email}`;
-  const p = new Plan(null)
-    .add(
-      ctx.db
-        .update(members)
-        .set({ joinedAt: now, invitedAt: sql`CASE WHEN ${still} THEN ${members.invitedAt} END`, updatedAt: now })
-        .where(eq(members.id, target.member.id)),
-    )
-    .audits({ action: "member.join", target: { type: "member", id: target.member.id }, organizationId: target.member.organizationId });
-  return whenRefused(
-    async () => {
-      await commit({ ...ctx, caller: invitee(target.member) }, p);
-      return true;
-    },
-    () => false,
-  );
 }

@@ -2,7 +2,7 @@ import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { database } from "../../http/middleware";
 import { confirmContact, findConfirmation } from "../../services/contacts";
-import { findInvitation, joinMember } from "../../services/members";
+import { findInvitation, joinMember } from "../../services/member-invitations";
 import { serviceContext } from "../v1/handler-helpers";
 import { findUnsubscribe, unsubscribeReporter } from "../../services/notifications";
 import { confirmPage, invitationPage, unsubscribePage } from "../../templates/email-pages";
