@@ -28,6 +28,7 @@ import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
 import { metricsRouter } from "./routes/v1/metrics";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { contactsRouter } from "./routes/v1/contacts";
+import { membersRouter } from "./routes/v1/members";
 import { advisoriesRouter } from "./routes/v1/advisories";
 import { notificationsRouter } from "./routes/v1/notifications";
 import { publicRouter } from "./routes/public";
@@ -96,6 +97,7 @@ export function createApp() {
   app.route("/v1/webhook_event_types", webhookEventTypesRouter);
   app.route("/v1/metrics", metricsRouter);
   app.route("/v1/contacts", contactsRouter);
+  app.route("/v1/members", membersRouter);
   app.route("/v1/advisories", advisoriesRouter);
   app.route("/v1/notifications", notificationsRouter);
   app.route("/v1/directories", directoriesRouter);

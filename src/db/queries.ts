@@ -46,7 +46,7 @@ function isNotNullViolation(err: unknown): boolean {
  * batch commit, the 201 sealed for the key included.) `answer` says what the client gets, reading
  * again where it must name the member; every other error passes through.
  */
-export async function whenRefused<T>(write: () => Promise<T>, answer: () => Promise<never> | never): Promise<T> {
+export async function whenRefused<T>(write: () => Promise<T>, answer: () => Promise<T> | T): Promise<T> {
   try {
     return await write();
   } catch (err) {

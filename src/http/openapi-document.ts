@@ -55,6 +55,12 @@ export const TAGS = [
       "every e-mail sent to them and to reporters (never its body).",
   },
   {
+    name: "Members",
+    description:
+      "The organization's people who sign in (owners, triagers, viewers), each invited by an e-mailed link whose page's button " +
+      "joins them; they sign in at /console/sign-in. An organization keeps at least one owner.",
+  },
+  {
     name: "Advisories",
     description:
       "What the organization tells the world about vulnerabilities it fixed: drafts, publication (revision 1, the disclosure " +

@@ -94,6 +94,8 @@ export const LIMITS = {
   itemsPerListing: 20,
   /** Contacts of one organization. */
   contactsPerOrganization: 20,
+  /** Members (people who sign in) of one organization, invited or joined. */
+  membersPerOrganization: 100,
   /** E-mails sent in an hour, per organization and per address; past them e-mails wait, never dropped. */
   emailsPerOrganizationHour: 500,
   emailsPerRecipientHour: 20,

@@ -2,8 +2,8 @@ import { env } from "cloudflare:workers";
 import { normalizeVulnShortcode } from "../lib/ids";
 import { loadKeyring, parseKeyring, seal, unseal } from "../lib/secret-box";
 
-// What e-mails carry that someone may act on: a contact's confirmation link, a reporter's unsubscribe
-// link and reply address. Each carries a MAC under EMAIL_LINK_KEY, so nobody can make one for a
+// What e-mails carry that someone may act on: a contact's confirmation link, a member's invitation
+// link, a reporter's unsubscribe link and reply address. Each carries a MAC under EMAIL_LINK_KEY, so nobody can make one for a
 // contact or a report they were not sent, and none needs a row of its own. The keys rotate like the
 // webhook secrets' keyring: the first makes, every one listed checks. The MAC key is derived from each
 // configured key (HKDF), never the key itself, which also seals the receipt's link in the outbox.
@@ -12,7 +12,7 @@ const SETTING = "EMAIL_LINK_KEY";
 /** Bytes of HMAC-SHA256 kept: 120 bits, 24 characters of base32. */
 const MAC_BYTES = 15;
 
-type Purpose = "confirm" | "unsubscribe" | "reply";
+type Purpose = "confirm" | "invite" | "unsubscribe" | "reply";
 
 const macKeys = new Map<string, Promise<CryptoKey[]>>();
 
@@ -77,22 +77,25 @@ export async function macMatches(purpose: Purpose, subject: string, given: strin
   return false;
 }
 
-// A contact's confirmation covers the address it was sent to: changing the address voids the old link.
-const contactSubject = (contactId: string, email: string) => `${contactId}\n${email.toLowerCase()}`;
+// A link to an address (a contact's confirmation, a member's invitation) covers the address it was
+// sent to: changing the address voids the old link.
+const addressSubject = (id: string, email: string) => `${id}\n${email.toLowerCase()}`;
+type AddressPurpose = Extract<Purpose, "confirm" | "invite">;
 
-/** The token of a contact's confirmation link: `<contact id>.<mac>`. */
-export async function confirmationToken(contactId: string, email: string): Promise<string> {
-  return `${contactId}.${await mac("confirm", contactSubject(contactId, email))}`;
+/** The token of a link sent to the address of a record (a contact, a member): `<record id>.<mac>`. */
+export async function addressToken(purpose: AddressPurpose, id: string, email: string): Promise<string> {
+  return `${id}.${await mac(purpose, addressSubject(id, email))}`;
 }
 
-/** The contact a confirmation token names, or null if it cannot be one. Check it with confirmationMatches. */
-export function contactOfToken(token: string): { contactId: string; given: string } | null {
+/** The record an address link's token names, or null if it cannot be one. Check it with addressMatches. */
+export function recordOfToken(token: string): { id: string; given: string } | null {
   const m = /^([0-9a-f-]{36})\.([a-z2-7]{24})$/.exec(token);
-  return m ? { contactId: m[1]!, given: m[2]! } : null;
+  return m ? { id: m[1]!, given: m[2]! } : null;
 }
 
-export const confirmationMatches = (contactId: string, email: string, given: string) =>
-  macMatches("confirm", contactSubject(contactId, email), given);
+/** Whether `given` is the MAC of a link for `purpose` sent to `email` for the record `id`. */
+export const addressMatches = (purpose: AddressPurpose, id: string, email: string, given: string) =>
+  macMatches(purpose, addressSubject(id, email), given);
 
 /** The token of a report's unsubscribe link: `<vuln id>.<mac>`. */
 export async function unsubscribeToken(vulnId: string): Promise<string> {

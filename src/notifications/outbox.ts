@@ -33,7 +33,7 @@ import { SUBJECT_LENGTH, SUBJECTS, type SubjectPart } from "./templates";
  */
 export const GATHER_MS = 30_000;
 export const GATHER_BOUND_MS = 120_000;
-export const SENT_ALONE: readonly NotificationKind[] = ["receipt", "contact_confirmation"];
+export const SENT_ALONE: readonly NotificationKind[] = ["receipt", "contact_confirmation", "member_invitation"];
 
 /** A written notice, as its INSERT returns it: enough to hand it to the queue. */
 export interface WrittenNotice {
@@ -183,6 +183,7 @@ function selectOf(
     organizationId: events.organizationId,
     vulnId: vulns.id,
     contactId: sql<string | null>`${audience.contactId}`.as("contact_id"),
+    memberId: sql<null>`null`.as("member_id"),
     eventId: events.id,
     kind: sql<string>`${literal(kind)}`.as("kind"),
     recipient: sql<string>`${literal(audience.recipient)}`.as("recipient"),

@@ -5,8 +5,8 @@ import { uuidv7 } from "../lib/ids";
 import { sealLink } from "./links";
 import { subjectOf, type NotificationParams, type ReportParams } from "./templates";
 
-// The outbox rows a service writes itself, in the batch of its change: a contact's confirmation, and a
-// report's receipt, which holds the reporter's link that only the submission knows: the submission
+// The outbox rows a service writes itself, in the batch of its change: a contact's confirmation, a
+// member's invitation, and a report's receipt, which holds the reporter's link that only the submission knows: the submission
 // writes it held, with the link sealed, and the batch that stores the report releases it.
 
 /** The receipt a submission wrote, held, made ready to send: for the batch that stores its report. */
@@ -52,9 +52,10 @@ export async function receiptRow(args: {
   };
 }
 
-/** A row of the outbox, ready to send now (a contact's confirmation, a receipt). */
+/** A row of the outbox, ready to send now (a contact's confirmation, a member's invitation, a receipt). */
 export function newNotification(
-  e: Pick<NotificationRow, "organizationId" | "vulnId" | "contactId" | "eventId" | "recipient" | "to"> & { params: NotificationParams },
+  e: Pick<NotificationRow, "organizationId" | "vulnId" | "contactId" | "eventId" | "recipient" | "to"> &
+    Partial<Pick<NotificationRow, "memberId">> & { params: NotificationParams },
   nowIso: string,
 ): NotificationRow {
   return {
@@ -62,6 +63,7 @@ export function newNotification(
     organizationId: e.organizationId,
     vulnId: e.vulnId,
     contactId: e.contactId,
+    memberId: e.memberId ?? null,
     eventId: e.eventId,
     kind: e.params.kind,
     recipient: e.recipient,

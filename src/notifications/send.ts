@@ -2,11 +2,11 @@ import { and, eq, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { changedRows, inList, subquery } from "../db/queries";
 import { publishNotifications, QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
-import { contacts, notifications, vulns, type NotificationRow } from "../db/schema";
+import { contacts, members, notifications, vulns, type NotificationRow } from "../db/schema";
 import { LIMITS } from "../lib/limits";
 import { loggable } from "../lib/log";
 import { nextDelaySeconds } from "../lib/retry-schedule";
-import { confirmationToken, openLink, replyAddress, unsubscribeToken } from "./links";
+import { addressToken, openLink, replyAddress, unsubscribeToken } from "./links";
 import { GATHER_BOUND_MS, GATHER_MS, SENT_ALONE } from "./outbox";
 import { gathered, HOUR_MS, sameEmailAs, underLimits, unleased, whyNot } from "./places";
 import { renderDigest, type Links, type NotificationParams } from "./templates";
@@ -32,8 +32,20 @@ export interface EmailContext {
 
 export type EmailOutcome = { ack: true } | { ack: false; delaySeconds: number };
 
-/** Why an e-mail is not sent at all: its contact went or changed, or its reporter unsubscribed. */
-function cancelled(row: NotificationRow, contact: { email: string; confirmedAt: string | null } | undefined, report: Reporter | undefined) {
+/** Who an e-mail is for, as they are now: the contact, the member or the report it names. */
+interface Addressee {
+  contact: { email: string; confirmedAt: string | null } | undefined;
+  member: { email: string; joinedAt: string | null } | undefined;
+  report: Reporter | undefined;
+}
+
+/** Why an e-mail is not sent at all: its contact or member went or changed, its member joined already, or its reporter unsubscribed. */
+function cancelled(row: NotificationRow, { contact, member, report }: Addressee) {
+  if (row.recipient === "member") {
+    if (!member || member.email.toLowerCase() !== row.to.toLowerCase()) return "the member was removed or its address changed";
+    if (member.joinedAt !== null) return "the member joined already";
+    return null;
+  }
   if (row.recipient === "contact") {
     if (!contact || contact.email.toLowerCase() !== row.to.toLowerCase()) return "the contact was deleted or its address changed";
     if (row.kind === "contact_confirmation" ? contact.confirmedAt !== null : contact.confirmedAt === null)
@@ -73,7 +85,7 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
   const { db } = ctx;
   const nowIso = new Date(now).toISOString();
   const lease = new Date(now + LEASE_MS).toISOString();
-  const [leadLeased, together, rows, contactRows, reportRows, why] = await db.batch([
+  const [leadLeased, together, rows, contactRows, memberRows, reportRows, why] = await db.batch([
     db
       .update(notifications)
       .set({ leaseUntil: lease, reservedAt: nowIso })
@@ -107,6 +119,10 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
       .from(contacts)
       .where(eq(contacts.id, subquery`(SELECT contact_id FROM notifications WHERE id = ${id})`)),
     db
+      .select({ email: members.email, joinedAt: members.joinedAt })
+      .from(members)
+      .where(eq(members.id, subquery`(SELECT member_id FROM notifications WHERE id = ${id})`)),
+    db
       .select({ id: vulns.id, shortcode: vulns.shortcode, notifyReporter: vulns.notifyReporter, contactEmail: vulns.contactEmail })
       .from(vulns)
       .where(eq(vulns.id, subquery`(SELECT vuln_id FROM notifications WHERE id = ${id})`)),
@@ -137,7 +153,7 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
       );
 
   const report = reportRows[0] ? { ...reportRows[0], notifyReporter: Boolean(reportRows[0].notifyReporter) } : undefined;
-  const reason = cancelled(row, contactRows[0], report);
+  const reason = cancelled(row, { contact: contactRows[0], member: memberRows[0], report });
   if (reason) {
     await record({ status: "cancelled", lastError: reason, sealedLink: null, nextAttemptAt: null });
     return { ack: true };
@@ -230,7 +246,11 @@ async function compose(ctx: EmailContext, leased: NotificationRow[], report: Rep
   const row = leased[0]!;
   const links: Links = { advisoryPages: `${ctx.publicOrigin}/a/` };
   let extras: Awaited<ReturnType<typeof reporterExtras>> | undefined;
-  if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicOrigin}/c/${await confirmationToken(row.contactId!, row.to)}`;
+  if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicOrigin}/c/${await addressToken("confirm", row.contactId!, row.to)}`;
+  if (row.kind === "member_invitation") {
+    links.invitation = `${ctx.publicOrigin}/i/${await addressToken("invite", row.memberId!, row.to)}`;
+    links.signIn = `${ctx.publicOrigin}/console/sign-in`;
+  }
   if (row.recipient === "contact" && row.vulnId) links.api = `${ctx.publicOrigin}/v1/vulns/${row.vulnId}`;
   if (row.recipient === "reporter" && report) {
     extras = await reporterExtras(ctx, report);

@@ -1,5 +1,5 @@
 import { oneLine as flatten } from "../lib/text";
-import type { NotificationKind, TriageState } from "../db/schema";
+import type { NotificationKind, NotificationRow, TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
 import { TRIAGE_IN_WORDS } from "../lib/in-words";
 
@@ -20,6 +20,8 @@ export interface ReportParams {
 
 export type NotificationParams =
   | { kind: "contact_confirmation"; organization: string; name: string; role: string }
+  /** `name`: the member's, if the organization gave one. */
+  | { kind: "member_invitation"; organization: string; name: string | null; role: string }
   | { kind: "report_received" | "reporter_commented"; report: ReportParams }
   | { kind: "deadline_approaching"; report: ReportParams; deadline: DeadlineKind; due_at: string }
   /** `role`: the contact's, as the alert found it (a responder hears a breach when no escalation contact is confirmed). */
@@ -33,6 +35,9 @@ export type NotificationParams =
 export interface Links {
   /** The contact's confirmation page. */
   confirm?: string;
+  /** The member's invitation page, and where members sign in. */
+  invitation?: string;
+  signIn?: string;
   /** The reporter's report page (the receipt only: the one e-mail that carries the token). */
   reportPage?: string;
   /** The reporter's unsubscribe page (every reporter e-mail). */
@@ -85,6 +90,7 @@ const shortcode = param("report.shortcode");
 
 export const SUBJECTS: Record<NotificationKind, SubjectPart[]> = {
   contact_confirmation: ["Confirm your address for ", param("organization"), "'s vulnerability reports"],
+  member_invitation: ["You are invited to ", param("organization"), "'s vulnerability reports"],
   report_received: ["New report ", shortcode, ": ", param("report.title")],
   reporter_commented: ["The reporter commented on ", shortcode],
   deadline_approaching: ["Due soon on ", shortcode, ": ", { param: "deadline", words: DEADLINE_WORDS }, " by ", { time: "due_at" }],
@@ -148,6 +154,13 @@ interface Notice {
   actions: Paragraph[];
 }
 
+/** A member's role, as the invitation says it. */
+const ROLE_WORDS: Record<string, string> = {
+  owner: "an owner (everything, the organization's settings and people included)",
+  triager: "a triager (reads everything and works the reports and advisories)",
+  viewer: "a viewer (reads everything, changes nothing)",
+};
+
 const inTheApi = (url: string) => `In the API: GET ${url} with your organization's key.`;
 const READ_IT = "Read it on your report's page (the link is in your receipt e-mail).";
 const TO_ANSWER =
@@ -171,6 +184,19 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
           "If you did not expect this, ignore this e-mail: nothing more will come.",
         ],
         headline: "Confirm your address",
+        actions: [],
+      };
+    case "member_invitation":
+      return {
+        body: [
+          p.name ? `Hello ${p.name},` : "Hello,",
+          `${p.organization} invited this address to work on the vulnerability reports it receives, as ${ROLE_WORDS[p.role] ?? p.role}. ` +
+            "Open the link and press the button on the page to accept.",
+          { link: links.invitation!, label: "Accept the invitation" },
+          `Then sign in with this address at ${links.signIn!}: the platform e-mails you a sign-in link, no password.`,
+          "If you did not expect this, ignore this e-mail: nothing more will come.",
+        ],
+        headline: "You are invited",
         actions: [],
       };
     case "report_received":
@@ -304,7 +330,7 @@ export function render(p: NotificationParams, links: Links): Rendered {
  * each notice in a line of its own, then what the reader can do, each said once (an answer last). One
  * notice renders as itself.
  */
-export function renderDigest(notices: readonly NotificationParams[], links: Links, recipient: "contact" | "reporter"): Rendered {
+export function renderDigest(notices: readonly NotificationParams[], links: Links, recipient: NotificationRow["recipient"]): Rendered {
   if (notices.length === 1) return render(notices[0]!, links);
   const first = notices[0]!;
   if (!("report" in first)) throw new Error("only notices about a report go together");

@@ -6,7 +6,7 @@ import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
-import { confirmationMatches, contactOfToken } from "../notifications/links";
+import { addressMatches, recordOfToken } from "../notifications/links";
 import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
@@ -196,15 +196,15 @@ export interface ConfirmationTarget {
 }
 
 export async function findConfirmation(db: Db, token: string): Promise<ConfirmationTarget | null> {
-  const named = contactOfToken(token);
+  const named = recordOfToken(token);
   if (!named) return null;
   const row = await db
     .select({ contact: contacts, organization: organizations.name })
     .from(contacts)
     .innerJoin(organizations, eq(organizations.id, contacts.organizationId))
-    .where(eq(contacts.id, named.contactId))
+    .where(eq(contacts.id, named.id))
     .get();
-  if (!row || !(await confirmationMatches(row.contact.id, row.contact.email, named.given))) return null;
+  if (!row || !(await addressMatches("confirm", row.contact.id, row.contact.email, named.given))) return null;
   return row;
 }
 

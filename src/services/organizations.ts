@@ -7,6 +7,8 @@ import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
+import { publishNotifications } from "../lib/queue";
+import { firstOwner } from "./members";
 
 export interface OrganizationInput {
   name?: string;
@@ -33,9 +35,10 @@ export async function getOrganization(ctx: ServiceContext, id: string): Promise<
   return row;
 }
 
+/** Makes an organization; with `owner_email`, its first owner (a member, invited) in the same batch. */
 export async function createOrganization(
   ctx: ServiceContext,
-  input: OrganizationInput & { name: string; slug: string },
+  input: OrganizationInput & { name: string; slug: string; owner_email?: string },
 ): Promise<OrganizationRow> {
   const now = nowIso();
   const row: OrganizationRow = {
@@ -47,7 +50,12 @@ export async function createOrganization(
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(organizations).values(row)).evicts(NEW_RECORD), ctx.respond));
+  const p = new Plan(row).add(ctx.db.insert(organizations).values(row)).evicts(NEW_RECORD);
+  const owner = input.owner_email === undefined ? null : firstOwner(ctx, row, input.owner_email);
+  if (owner) for (const statement of owner.statements) p.add(statement);
+  if (owner) p.audits(owner.audit);
+  await slugGuard(() => commit(ctx, p, ctx.respond));
+  if (owner) ctx.defer(publishNotifications(ctx.queue, [owner.invitation.id]));
   return row;
 }
 

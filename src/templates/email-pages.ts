@@ -2,7 +2,7 @@ import { html } from "hono/html";
 import { oneLine } from "../lib/text";
 import { document } from "./layout";
 
-// The two pages e-mails link to. Each acts only on its button (a POST): mail scanners that fetch
+// The pages e-mails link to. Each acts only on its button (a POST): mail scanners that fetch
 // every link in a message must confirm and stop nothing.
 
 const ROLE_WORDS = {
@@ -29,6 +29,33 @@ export function confirmPage(
 <p>The e-mails name a report and link to it in the API; they never carry what a report says.</p>
 <form method="post" action="${action}"><button type="submit">Confirm ${c.email}</button></form>
 <p class="muted">Not you, or not expected? Close this page: nothing is sent to an address that is not confirmed.</p>`,
+  );
+}
+
+const MEMBER_ROLE_WORDS = {
+  owner: "an owner: everything, the organization's settings and people included",
+  triager: "a triager: reads everything, works the reports and advisories",
+  viewer: "a viewer: reads everything, changes nothing",
+} as const;
+
+export function invitationPage(
+  m: { email: string; role: keyof typeof MEMBER_ROLE_WORDS; organization: string; joinedAt: string | null },
+  action: string,
+  done = false,
+): string {
+  if (done || m.joinedAt)
+    return document(
+      "Invitation accepted",
+      html`<h1>Invitation accepted</h1>
+<p class="lead">${m.email} is a member of ${oneLine(m.organization)}, as ${MEMBER_ROLE_WORDS[m.role]}.</p>
+<p>To sign in, <a href="/console/sign-in">open the sign-in page</a> and give this address: you get a sign-in link by e-mail, no password.</p>`,
+    );
+  return document(
+    "Accept the invitation",
+    html`<h1>Accept the invitation</h1>
+<p class="lead">${oneLine(m.organization)} invited ${m.email} to work on the vulnerability reports it receives, as ${MEMBER_ROLE_WORDS[m.role]}.</p>
+<form method="post" action="${action}"><button type="submit">Accept as ${m.email}</button></form>
+<p class="muted">Not you, or not expected? Close this page: nothing changes until the button is pressed.</p>`,
   );
 }
 

@@ -15,7 +15,7 @@ const pathOwners = (c: FuzzCase) => new Set(ownedIn(c.pathValues.join(" ")).map(
 
 const WRITE = new Set(["POST", "PATCH", "DELETE"]);
 // The writes an operator may make for unclaimed organizations only, and those it may not make at all (vulns,
-// webhooks, contacts, advisories), as the endpoint table says of each: "METHOD /template".
+// webhooks, contacts, members, advisories), as the endpoint table says of each: "METHOD /template".
 const operatorMay = (may: "unclaimed" | "never") => new Set(AUTHENTICATED.filter((e) => e.operator === may).map(template));
 const UNCLAIMED_ONLY = operatorMay("unclaimed");
 const NEVER_BY_OPERATOR = operatorMay("never");
@@ -36,7 +36,7 @@ export function keyMustFail(c: FuzzCase, key: KeyKind, pool: Pool, operatorOnly:
   if (write && owners.size > 1) out.push("names two organizations' records in one write");
   if (pathOwners(c).size > 1) out.push("the path names two organizations' records");
   if (key === "operator" && write) {
-    if (NEVER_BY_OPERATOR.has(c.op.label)) out.push("operator write to vulns, webhooks, contacts or advisories");
+    if (NEVER_BY_OPERATOR.has(c.op.label)) out.push("operator write to vulns, webhooks, contacts, members or advisories");
     const target = named.find((n) => n.type !== "organization")?.owner ?? named.find((n) => n.type === "organization")?.owner;
     if (UNCLAIMED_ONLY.has(c.op.label) && target && pool.claimed[target as Owner])
       out.push("operator write to a claimed organization's records");

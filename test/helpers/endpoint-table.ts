@@ -266,6 +266,41 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
   },
   { operationId: "deleteContact", method: "DELETE", path: (f) => `/v1/contacts/${f.contactId}`, owned: true, operator: "never" },
+  { operationId: "listMembers", method: "GET", path: () => "/v1/members" },
+  {
+    operationId: "createMember",
+    method: "POST",
+    path: () => "/v1/members",
+    body: (f) =>
+      owned("member", { email: `m-${f.org.id.slice(-12)}-${Math.random().toString(36).slice(2)}@acme.example`, role: "viewer" })(f),
+    operator: "never",
+  },
+  { operationId: "showMember", method: "GET", path: (f) => `/v1/members/${f.memberId}`, owned: true },
+  {
+    operationId: "updateMember",
+    method: "PATCH",
+    path: (f) => `/v1/members/${f.memberId}`,
+    body: () => ({ data: { type: "member", attributes: { name: "Renamed" } } }),
+    owned: true,
+    operator: "never",
+  },
+  { operationId: "deleteMember", method: "DELETE", path: (f) => `/v1/members/${f.memberId}`, owned: true, operator: "never" },
+  // An action, not a create: 200 with the member (the fixture's has not joined).
+  {
+    operationId: "resendMemberInvitation",
+    method: "POST",
+    path: (f) => `/v1/members/${f.memberId}/invitation`,
+    ownedBy: (f) => `/v1/members/${f.memberId}`,
+    operator: "never",
+    success: 200,
+  },
+  {
+    operationId: "revokeMemberSessions",
+    method: "DELETE",
+    path: (f) => `/v1/members/${f.memberId}/sessions`,
+    ownedBy: (f) => `/v1/members/${f.memberId}`,
+    operator: "never",
+  },
   { operationId: "listAdvisories", method: "GET", path: () => "/v1/advisories" },
   {
     operationId: "createAdvisory",

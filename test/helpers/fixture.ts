@@ -37,6 +37,8 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   /** A contact, and the e-mail that asked it to confirm its address (the notification log's). */
   contactId: string;
   notificationId: string;
+  /** A member, invited (not joined), not an owner. */
+  memberId: string;
   /** A published advisory about the vuln (it has revision 1), and a draft one, which may be deleted. */
   advisoryId: string;
   draftAdvisoryId: string;
@@ -154,6 +156,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
   });
   const contact = await create("/v1/contacts", "contact", { name: "Ana", email: `ana-${slug}@acme.example`, role: "responder" });
   const log = await call("GET", "/v1/notifications", { key });
+  const member = await create("/v1/members", "member", { email: `mo-${slug}@acme.example`, name: "Mo", role: "triager" });
   const advisory = (state: string) =>
     create(
       "/v1/advisories",
@@ -218,6 +221,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
     ...(opts.webhookUrl ? { webhookUrl: opts.webhookUrl } : {}),
     contactId: contact.id,
     notificationId: log.data[0].id,
+    memberId: member.id,
     advisoryId: published.id,
     draftAdvisoryId: draftAdvisory.id,
     directoryId: dir.id,
@@ -244,6 +248,7 @@ export const RECORDS: { type: string; collection: string; id: (f: Fixture) => st
   { type: "webhook_delivery", collection: "deliveries", id: (f) => f.deliveryId },
   { type: "contact", collection: "contacts", id: (f) => f.contactId },
   { type: "notification", collection: "notifications", id: (f) => f.notificationId },
+  { type: "member", collection: "members", id: (f) => f.memberId },
   { type: "advisory", collection: "advisories", id: (f) => f.advisoryId },
   { type: "directory", collection: "directories", id: (f) => f.directoryId, shared: true },
   { type: "directory_listing", collection: "directory_listings", id: (f) => f.listingId },

@@ -91,7 +91,7 @@ export async function outbox(where: { vulnId?: string; contactId?: string } = {}
 export const createContact = (org: TestOrganization, attributes: Record<string, unknown>, key = org.key) =>
   api("POST", "/v1/contacts", { key, body: { data: { type: "contact", attributes } } });
 
-export const linkIn = (text: string | undefined, path: "c" | "u" | "r") => {
+export const linkIn = (text: string | undefined, path: "c" | "i" | "u" | "r") => {
   const m = new RegExp(`${env.PUBLIC_ORIGIN}/${path}/(\\S+)`).exec(text ?? "");
   if (!m) throw new Error(`no /${path}/ link in: ${text}`);
   return `/${path}/${m[1]}`;

@@ -25,7 +25,7 @@ function served(): Set<string> {
         (r) =>
           r.method !== "ALL" &&
           r.path !== "/v1/openapi.json" &&
-          !/^\/(docs|a|b|h|r|d|c|u|p|o|styles|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
+          !/^\/(docs|a|b|h|r|d|c|i|u|p|o|styles|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
       )
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );

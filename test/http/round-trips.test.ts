@@ -33,6 +33,13 @@ async function contact(o: TestOrganization) {
   return res.body.data as { id: string };
 }
 
+const memberDoc = () => doc("member", { email: `lee-${crypto.randomUUID()}@acme.example`, role: "viewer" });
+async function member(o: TestOrganization) {
+  const res = await api("POST", "/v1/members", { key: o.key, body: memberDoc() });
+  if (res.status !== 201) throw new Error(`member: ${res.status} ${res.text}`);
+  return res.body.data as { id: string };
+}
+
 // The fixtures of the reporter's reads (reporterFixture) send to the real queue, whose consumer would
 // deliver to the webhooks the cases above give this organization (hooks.example.com, which resolves
 // nowhere): they make organizations of their own, with no webhook, so nothing leaves the machine.
@@ -51,6 +58,15 @@ const CASES: Case[] = [
       api("POST", "/v1/organizations", {
         key: o.operatorKey,
         body: doc("organization", { name: "RT", slug: `rt-${crypto.randomUUID().slice(0, 8)}` }),
+      }),
+  },
+  {
+    name: at("createOrganization", " (with owner_email: the owner and the invitation in the same batch)"),
+    trips: 2,
+    run: (o) =>
+      api("POST", "/v1/organizations", {
+        key: o.operatorKey,
+        body: doc("organization", { name: "RT", slug: `rt-${crypto.randomUUID().slice(0, 8)}`, owner_email: "owner@rt.example" }),
       }),
   },
   {
@@ -329,6 +345,28 @@ const CASES: Case[] = [
     },
   },
   { name: at("deleteContact"), trips: 2, run: async (o) => api("DELETE", `/v1/contacts/${(await contact(o)).id}`, { key: o.key }) },
+  { name: at("listMembers"), trips: 2, run: (o) => get("/v1/members", o.key) },
+  { name: at("showMember"), trips: 2, run: async (o) => get(`/v1/members/${(await member(o)).id}`, o.key) },
+  { name: at("createMember"), trips: 3, run: (o) => api("POST", "/v1/members", { key: o.key, body: memberDoc() }) },
+  {
+    name: at("updateMember", " (a new role: the sessions end in the same batch)"),
+    trips: 3,
+    run: async (o) => {
+      const id = (await member(o)).id;
+      return api("PATCH", `/v1/members/${id}`, { key: o.key, body: { data: { type: "member", id, attributes: { role: "triager" } } } });
+    },
+  },
+  { name: at("deleteMember"), trips: 3, run: async (o) => api("DELETE", `/v1/members/${(await member(o)).id}`, { key: o.key }) },
+  {
+    name: at("resendMemberInvitation"),
+    trips: 3,
+    run: async (o) => api("POST", `/v1/members/${(await member(o)).id}/invitation`, { key: o.key }),
+  },
+  {
+    name: at("revokeMemberSessions"),
+    trips: 3,
+    run: async (o) => api("DELETE", `/v1/members/${(await member(o)).id}/sessions`, { key: o.key }),
+  },
   { name: at("listNotifications"), trips: 2, run: (o) => get("/v1/notifications", o.key) },
   {
     name: at("showNotification"),

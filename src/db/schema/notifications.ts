@@ -15,6 +15,7 @@ export const NOTIFICATION_KINDS = [
   "organization_commented",
   "triage_changed",
   "advisory_published",
+  "member_invitation",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -23,11 +24,11 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
  * next_attempt_at (a notice about a report waits a little for others to go with it; after a failed
  * attempt, the retry's time); delayed: waiting for an hourly limit, until next_attempt_at; sent (alone,
  * or in one e-mail with the other notices to the same address about the same report: the same
- * message_id); failed: every attempt failed; cancelled: its reporter unsubscribed, or its contact went, first.
+ * message_id); failed: every attempt failed; cancelled: its reporter unsubscribed, or its contact or member went (or joined, for an invitation), first.
  */
 export const NOTIFICATION_STATUSES = ["held", "pending", "delayed", "sent", "failed", "cancelled"] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
-export const NOTIFICATION_RECIPIENTS = ["contact", "reporter"] as const;
+export const NOTIFICATION_RECIPIENTS = ["contact", "reporter", "member"] as const;
 
 /**
  * The e-mail outbox: one row per notice to one address, written in the same D1 batch as the change that
@@ -41,6 +42,8 @@ export const notifications = sqliteTable(
     organizationId: text("organization_id").notNull(),
     vulnId: text("vuln_id"),
     contactId: text("contact_id"),
+    // The member a member's e-mail (an invitation) is for; not a foreign key, like contact_id: the log outlives the member.
+    memberId: text("member_id"),
     // The outbox event it came from: an event makes one e-mail per address and kind, however often it is processed.
     eventId: text("event_id"),
     kind: text("kind", { enum: NOTIFICATION_KINDS }).notNull(),

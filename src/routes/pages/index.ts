@@ -22,7 +22,7 @@ import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from 
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
- * directory), /p (a policy), /a (an advisory), /h (a policy's hall of fame), /c and /u (what e-mails link to:
+ * directory), /p (a policy), /a (an advisory), /h (a policy's hall of fame), /c, /i and /u (what e-mails link to:
  * src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
@@ -34,7 +34,7 @@ for (const path of [ICON_PATH, "/favicon.ico"]) {
 }
 // What search engines may index: the programs, directories and reference; never a reporter's page
 // (its address is its key) or the API's answers.
-const ROBOTS_TXT = "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /u/\nDisallow: /v1/\nAllow: /\n";
+const ROBOTS_TXT = "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /i/\nDisallow: /u/\nDisallow: /v1/\nAllow: /\n";
 pagesRouter.get("/robots.txt", (c) =>
   c.body(ROBOTS_TXT, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=86400" }),
 );

@@ -7,6 +7,7 @@ import { resource } from "../../../http/jsonapi";
 import { booleanQuery, listQuery } from "../../../http/openapi/queries";
 import { requestDocument, resourceSchema, Timestamp, updateDocument } from "../../../http/openapi/documents";
 import { HttpUrl, Name } from "../fields";
+import { MemberEmail } from "../members/schema";
 
 export const Slug = z
   .string()
@@ -26,7 +27,17 @@ export const Organization = resourceSchema("Organization", "organization", Organ
 
 export const CreateOrganizationInput = requestDocument(
   "organization",
-  z.strictObject({ name: Name, slug: Slug, website_url: HttpUrl.nullable().optional(), claimed: z.boolean().optional() }),
+  z.strictObject({
+    name: Name,
+    slug: Slug,
+    website_url: HttpUrl.nullable().optional(),
+    claimed: z.boolean().optional(),
+    owner_email: MemberEmail.optional().openapi({
+      description:
+        "The organization's first owner: a member with role owner is made with the organization and gets the invitation e-mail. " +
+        "Not kept on the organization (read it in GET /v1/members).",
+    }),
+  }),
   z.strictObject({}).optional(),
 ).openapi("CreateOrganizationInput");
 
