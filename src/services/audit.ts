@@ -24,6 +24,13 @@ export interface AuditEntry {
 
 export type AuditActor = { type: AuditActorType; id: string | null; name: string | null };
 
+/** What an action is: `<target type>.<verb>`, lower case (`vuln.update`, `webhook.rotate_secret`). */
+export const AUDIT_ACTION_PATTERN = /^[a-z_]+\.[a-z_]+$/;
+
+/** The longest text an audit row keeps (a User-Agent is the client's to make long): cut there. */
+export const AUDIT_TEXT_LENGTH = 512;
+const bounded = (text: string | null | undefined) => (text == null ? null : text.slice(0, AUDIT_TEXT_LENGTH));
+
 /** How the audit log names a caller. The platform's own work (the cron, the queue, inbound e-mail) is "system". */
 export function auditActor(caller: Caller): AuditActor {
   switch (caller.kind) {
@@ -66,14 +73,14 @@ function auditRow(ctx: ServiceContext, entry: AuditEntry) {
     at: nowIso(),
     actorType: actor.type,
     actorId: actor.id,
-    actorName: actor.name,
+    actorName: bounded(actor.name),
     action: entry.action,
     targetType: entry.target.type,
     targetId: entry.target.id,
     changed: entry.changed ? [...entry.changed] : null,
     requestId: ctx.request?.id ?? null,
-    ip: ctx.request?.ip ?? null,
-    userAgent: ctx.request?.userAgent ?? null,
+    ip: bounded(ctx.request?.ip),
+    userAgent: bounded(ctx.request?.userAgent),
   };
 }
 

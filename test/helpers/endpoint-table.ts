@@ -299,6 +299,8 @@ export const ENDPOINTS: Endpoint[] = [
   { operationId: "showAdvisoryRevision", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`, owned: true },
   { operationId: "listNotifications", method: "GET", path: () => "/v1/notifications" },
   { operationId: "showNotification", method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
+  { operationId: "listAuditEvents", method: "GET", path: () => "/v1/audit_events" },
+  { operationId: "showAuditEvent", method: "GET", path: (f) => `/v1/audit_events/${f.auditEventId}`, owned: true },
   { operationId: "listWebhooks", method: "GET", path: () => "/v1/webhooks" },
   {
     operationId: "createWebhook",

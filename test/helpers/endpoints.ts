@@ -53,6 +53,7 @@ const PLACEHOLDERS = {
   itemId: "{id}",
   contactId: "{id}",
   notificationId: "{id}",
+  auditEventId: "{id}",
   advisoryId: "{id}",
   draftAdvisoryId: "{id}",
   reportCommentId: "{comment_id}",

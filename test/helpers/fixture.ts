@@ -37,6 +37,8 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   /** A contact, and the e-mail that asked it to confirm its address (the notification log's). */
   contactId: string;
   notificationId: string;
+  /** An event of the organization's audit log (the last change the fixture made). */
+  auditEventId: string;
   /** A published advisory about the vuln (it has revision 1), and a draft one, which may be deleted. */
   advisoryId: string;
   draftAdvisoryId: string;
@@ -200,6 +202,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
     listable_type: "Brief",
     listable_id: brief.id,
   });
+  const audit = await call("GET", "/v1/audit_events", { key });
   return {
     org: { id: orgId, slug, key, keyId: orgKey.data.id, operatorKey: operator },
     policyId: policy.id,
@@ -218,6 +221,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
     ...(opts.webhookUrl ? { webhookUrl: opts.webhookUrl } : {}),
     contactId: contact.id,
     notificationId: log.data[0].id,
+    auditEventId: audit.data[0].id,
     advisoryId: published.id,
     draftAdvisoryId: draftAdvisory.id,
     directoryId: dir.id,
@@ -244,6 +248,7 @@ export const RECORDS: { type: string; collection: string; id: (f: Fixture) => st
   { type: "webhook_delivery", collection: "deliveries", id: (f) => f.deliveryId },
   { type: "contact", collection: "contacts", id: (f) => f.contactId },
   { type: "notification", collection: "notifications", id: (f) => f.notificationId },
+  { type: "audit_events", collection: "audit_events", id: (f) => f.auditEventId },
   { type: "advisory", collection: "advisories", id: (f) => f.advisoryId },
   { type: "directory", collection: "directories", id: (f) => f.directoryId, shared: true },
   { type: "directory_listing", collection: "directory_listings", id: (f) => f.listingId },

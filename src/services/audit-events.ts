@@ -1,0 +1,82 @@
+import { actsForOrganization } from "../lib/caller";
+import { and, count, eq, gte, lte } from "drizzle-orm";
+import type { Page } from "../db/pagination";
+import { batchOf, where } from "../db/queries";
+import { auditEvents, type AuditEventRow } from "../db/schema";
+import { BadInput, NotFound } from "../lib/domain-errors";
+import { tenantFilter, type ServiceContext } from "./context";
+import { pageStatements, type Ordering } from "./list-pages";
+
+// Reading the audit log (its rows are written by the unit of work, in each change's own batch).
+
+export type AuditSort = "at" | "-at";
+
+export interface AuditQuery {
+  page: Page;
+  sort?: AuditSort;
+  /** Operators: one organization's log (without it, every organization's and the platform's own). */
+  organizationId?: string;
+  actorId?: string;
+  action?: string;
+  targetId?: string;
+  from?: string;
+  to?: string;
+}
+
+/**
+ * In time order by id: a row's id is a UUIDv7 made with its `at`, so the id orders the rows as `at`
+ * does, and each filter's index (organization, then actor, action or target, then id) serves the sort.
+ */
+const ordering = (sort: AuditSort): Ordering => ({
+  name: sort,
+  column: auditEvents.id,
+  field: "id",
+  id: auditEvents.id,
+  descending: sort === "-at",
+});
+
+/** A page of the log and its total in one round trip: the caller's organization's (an operator's: any, or all). */
+export async function listAuditEvents(ctx: ServiceContext, query: AuditQuery): Promise<{ rows: AuditEventRow[]; total: number }> {
+  const { organizationId } = query;
+  if (organizationId !== undefined && actsForOrganization(ctx.caller) && organizationId !== ctx.caller.organizationId)
+    throw new BadInput("q[organization_id_eq]: an organization reads its own audit log only; leave it out.", {
+      parameter: "q[organization_id_eq]",
+    });
+  if (query.from && query.to && query.from > query.to)
+    throw new BadInput(`q[at_gteq]: after q[at_lteq] (${query.to}); no event could match.`, { parameter: "q[at_gteq]" });
+  const filter = where(
+    tenantFilter(ctx, auditEvents.organizationId),
+    organizationId !== undefined ? eq(auditEvents.organizationId, organizationId) : undefined,
+    query.actorId !== undefined ? eq(auditEvents.actorId, query.actorId) : undefined,
+    query.action !== undefined ? eq(auditEvents.action, query.action) : undefined,
+    query.targetId !== undefined ? eq(auditEvents.targetId, query.targetId) : undefined,
+    query.from !== undefined ? gte(auditEvents.at, query.from) : undefined,
+    query.to !== undefined ? lte(auditEvents.at, query.to) : undefined,
+  );
+  const spec = pageStatements<AuditEventRow>({
+    ordering: ordering(query.sort ?? "-at"),
+    page: query.page,
+    rows: ({ seek, order, limit, offset }) =>
+      ctx.db
+        .select()
+        .from(auditEvents)
+        .where(and(filter, seek))
+        .orderBy(...order)
+        .limit(limit)
+        .offset(offset),
+    probe: (at) => ctx.db.select({ id: auditEvents.id }).from(auditEvents).where(and(filter, at)).limit(1),
+    total: ctx.db.select({ total: count() }).from(auditEvents).where(filter),
+  });
+  return spec.read(await batchOf(ctx.db, spec.statements));
+}
+
+/** One event of the log the caller may read. */
+export async function getAuditEvent(ctx: ServiceContext, id: string): Promise<AuditEventRow> {
+  const row = await ctx.db
+    .select()
+    .from(auditEvents)
+    .where(where(eq(auditEvents.id, id), tenantFilter(ctx, auditEvents.organizationId)))
+    .get();
+  if (!row) throw new NotFound("audit_event", "No event of the audit log has that id.");
+  return row;
+}
