@@ -1,5 +1,6 @@
 import { actsForOrganization } from "../lib/caller";
-import { and, count, eq, gte, lte } from "drizzle-orm";
+import { and, asc, count, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
+import type { Db } from "../db";
 import type { Page } from "../db/pagination";
 import { batchOf, where } from "../db/queries";
 import { auditEvents, type AuditEventRow } from "../db/schema";
@@ -79,4 +80,22 @@ export async function getAuditEvent(ctx: ServiceContext, id: string): Promise<Au
     .get();
   if (!row) throw new NotFound("audit_event", "No event of the audit log has that id.");
   return row;
+}
+
+/** How long the audit log keeps a row, in days (the trigger of migration 0037 refuses younger deletes). */
+export const AUDIT_KEPT_DAYS = 400;
+/** Rows one cron run deletes at most: a backlog goes over a few runs, each a short statement. */
+export const AUDIT_PURGE_PAGE = 1000;
+
+/**
+ * The cron: deletes audit rows older than AUDIT_KEPT_DAYS, oldest first, a page a run. Not a plan and
+ * no audit row of its own: it is the log's retention. The database's own clock bounds it too, as the
+ * trigger does, so a clock ahead of the database's never asks for a delete the trigger would refuse.
+ */
+export async function purgeOldAuditEvents(db: Db, now = new Date()): Promise<number> {
+  const cutoff = new Date(now.getTime() - AUDIT_KEPT_DAYS * 86_400_000).toISOString();
+  const old = and(lt(auditEvents.at, cutoff), sql`${auditEvents.at} <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${AUDIT_KEPT_DAYS} days`})`);
+  const page = db.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.at)).limit(AUDIT_PURGE_PAGE);
+  const deleted = await db.delete(auditEvents).where(inArray(auditEvents.id, page)).returning({ id: auditEvents.id });
+  return deleted.length;
 }
