@@ -77,7 +77,7 @@ describe("GET /v1/audit_events", () => {
     const walked: string[] = [];
     let next: string | null = `/v1/audit_events${updates}&page[size]=2&page[after]=`;
     while (next) {
-      const res = await get(next, org.key);
+      const res: { status: number; body: any } = await get(next, org.key);
       expect(res.status).toBe(200);
       walked.push(...res.body.data.map((e: any) => e.id));
       next = res.body.links.next;

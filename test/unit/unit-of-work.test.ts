@@ -7,6 +7,7 @@ import { changedRows } from "../../src/db/queries";
 import type { Stale } from "../../src/lib/stale";
 import { PLATFORM_CALLER, type ServiceContext } from "../../src/services/context";
 import { commit, Plan } from "../../src/services/unit-of-work";
+import { countingD1 } from "../helpers/d1-counter";
 import { NEIGHBOUR } from "../helpers/world";
 
 // A write of public data evicts what it made stale inside its unit of work: the plan says what, commit
@@ -137,5 +138,27 @@ describe("commit and the audit log", () => {
       caller: { keyId: "k", kind: "organization" as const, organizationId: asset.organizationId, scopes: [] },
     };
     await expect(commit(member, write(member))).rejects.toThrow(/only the platform's own work/);
+  });
+});
+
+describe("the audit row's cost", () => {
+  it("adds no round trip: a change commits in one batch with its audit rows as without them", async () => {
+    const asset = (await createDb(env.DB).select().from(assets).limit(1).get())!;
+    const trips = async (audited: boolean) => {
+      const counter = countingD1(env.DB);
+      const ctx = { ...context([]), db: createDb(counter.db) };
+      const p = new Plan(null);
+      const updated = p.track(ctx.db.update(assets).set({ updatedAt: new Date().toISOString() }).where(eq(assets.id, asset.id)));
+      if (audited)
+        p.audits(
+          { action: "asset.update", target: { type: "asset", id: asset.id }, organizationId: asset.organizationId },
+          { ifChanged: updated },
+        ).audits({ action: "asset.touch", target: { type: "asset", id: asset.id }, organizationId: asset.organizationId });
+      else p.unaudited("the baseline of this measure");
+      await commit(ctx, p);
+      return counter.count();
+    };
+    expect(await trips(false)).toBe(1);
+    expect(await trips(true)).toBe(1);
   });
 });
