@@ -248,7 +248,6 @@ export const RECORDS: { type: string; collection: string; id: (f: Fixture) => st
   { type: "webhook_delivery", collection: "deliveries", id: (f) => f.deliveryId },
   { type: "contact", collection: "contacts", id: (f) => f.contactId },
   { type: "notification", collection: "notifications", id: (f) => f.notificationId },
-  { type: "audit_events", collection: "audit_events", id: (f) => f.auditEventId },
   { type: "advisory", collection: "advisories", id: (f) => f.advisoryId },
   { type: "directory", collection: "directories", id: (f) => f.directoryId, shared: true },
   { type: "directory_listing", collection: "directory_listings", id: (f) => f.listingId },
