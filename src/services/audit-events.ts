@@ -94,7 +94,10 @@ export const AUDIT_PURGE_PAGE = 1000;
  */
 export async function purgeOldAuditEvents(db: Db, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - AUDIT_KEPT_DAYS * 86_400_000).toISOString();
-  const old = and(lt(auditEvents.at, cutoff), sql`${auditEvents.at} <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${AUDIT_KEPT_DAYS} days`})`);
+  const old = and(
+    lt(auditEvents.at, cutoff),
+    sql`${auditEvents.at} <= strftime('%Y-%m-%dT%H:%M:%fZ', 'now', ${`-${AUDIT_KEPT_DAYS} days`})`,
+  );
   const page = db.select({ id: auditEvents.id }).from(auditEvents).where(old).orderBy(asc(auditEvents.at)).limit(AUDIT_PURGE_PAGE);
   const deleted = await db.delete(auditEvents).where(inArray(auditEvents.id, page)).returning({ id: auditEvents.id });
   return deleted.length;

@@ -18,6 +18,13 @@ import { serviceContext } from "../handler-helpers";
 
 const Action = z.string().max(64).regex(AUDIT_ACTION_PATTERN);
 const Text = z.string().max(AUDIT_TEXT_LENGTH);
+/** A record's id: every id of the API is a UUID. */
+const Id = z.string().max(36).openapi({ format: "uuid" });
+/** A member's or a record type's name, as the API spells them. */
+const Name = z
+  .string()
+  .max(64)
+  .regex(/^[a-z_]+$/);
 
 const ListAuditEventsQuery = z.strictObject({
   ...pageQuery,
@@ -47,7 +54,7 @@ const AuditEvent = resourceSchema(
     actor: z
       .object({
         type: z.enum(AUDIT_ACTOR_TYPES),
-        id: Text.nullable(),
+        id: Id.nullable(),
         name: Text.nullable(),
       })
       .openapi({
@@ -56,14 +63,19 @@ const AuditEvent = resourceSchema(
           "platform itself (system: the cron, the queue, e-mail).",
       }),
     action: Action.openapi({ description: "What was done: `<target type>.<verb>`, e.g. vuln.update, api_key.revoke." }),
-    target: z.object({ type: Text, id: Text.nullable() }),
+    target: z.object({ type: Name, id: Id.nullable() }),
     changed: z
-      .array(Text)
+      .array(Name)
       .max(100)
       .nullable()
       .openapi({ description: "The members the change named (names only: never a value, a secret or a body)." }),
-    request_id: Text.nullable().openapi({ description: "The request's X-Request-Id; null for the platform's own work." }),
-    ip: Text.nullable(),
+    request_id: Id.nullable().openapi({ description: "The request's X-Request-Id; null for the platform's own work." }),
+    ip: z
+      .string()
+      .max(45)
+      .regex(/^[0-9A-Fa-f:.]+$/)
+      .nullable()
+      .openapi({ description: "The client's address (IPv4 or IPv6), as Cloudflare saw it." }),
     user_agent: Text.nullable(),
   }),
   z.object({ organization: toOneSchema("organization") }),
@@ -147,7 +159,7 @@ export const auditEventsRouter = createRouter()
           headers: {
             Link: {
               description: 'The CSV answer only: the next page, `<...>; rel="next"` (RFC 8288), when there is one.',
-              schema: { type: "string", maxLength: 3 * 16_384 + 16 },
+              schema: { type: "string", maxLength: 3 * 16_384 + 16, pattern: '^<[^>]+>; rel="next"$' },
             },
           },
           content: {
@@ -156,6 +168,7 @@ export const auditEventsRouter = createRouter()
               schema: z
                 .string()
                 .max((LIMITS.pageSize + 1) * CSV_RECORD_LENGTH)
+                .regex(new RegExp(`^${COLUMNS.join(",")}\\r\\n`))
                 .openapi({ description: `A header record (${COLUMNS.join(", ")}), then one record per event.` }),
             },
           },
