@@ -170,7 +170,7 @@ export async function updateWebhook(
     {
       action: "webhook.update",
       target: { type: "webhook", id },
-      changed: sentMembers({ ...input, eventTypes }),
+      changed: sentMembers({ ...input, trigger_event_types: eventTypes }),
       organizationId: existing.organizationId,
     },
     { ifChanged: updated },
