@@ -29,6 +29,8 @@ export const AUDIT_ACTION_PATTERN = /^[a-z_]+\.[a-z_]+$/;
 
 /** The longest text an audit row keeps (a User-Agent is the client's to make long): cut there. */
 export const AUDIT_TEXT_LENGTH = 512;
+/** An IPv4 or IPv6 address as Cloudflare writes one; anything else in its header is not kept. */
+export const AUDIT_IP_PATTERN = /^[0-9A-Fa-f:.]{2,45}$/;
 const bounded = (text: string | null | undefined) => (text == null ? null : text.slice(0, AUDIT_TEXT_LENGTH));
 
 /** How the audit log names a caller. The platform's own work (the cron, the queue, inbound e-mail) is "system". */
@@ -79,7 +81,7 @@ function auditRow(ctx: ServiceContext, entry: AuditEntry) {
     targetId: entry.target.id,
     changed: entry.changed ? [...entry.changed] : null,
     requestId: ctx.request?.id ?? null,
-    ip: bounded(ctx.request?.ip),
+    ip: ctx.request?.ip && AUDIT_IP_PATTERN.test(ctx.request.ip) ? ctx.request.ip : null,
     userAgent: bounded(ctx.request?.userAgent),
   };
 }

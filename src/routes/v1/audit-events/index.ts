@@ -8,7 +8,7 @@ import { IdParam, pageQuery, uuidQuery } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { CSV_MEDIA_TYPE, csvDocument } from "../../../lib/csv";
 import { LIMITS } from "../../../lib/limits";
-import { AUDIT_ACTION_PATTERN, AUDIT_TEXT_LENGTH } from "../../../services/audit";
+import { AUDIT_ACTION_PATTERN, AUDIT_IP_PATTERN, AUDIT_TEXT_LENGTH } from "../../../services/audit";
 import { getAuditEvent, listAuditEvents } from "../../../services/audit-events";
 import { DateTimeInput } from "../fields";
 import { serviceContext } from "../handler-helpers";
@@ -73,7 +73,7 @@ const AuditEvent = resourceSchema(
     ip: z
       .string()
       .max(45)
-      .regex(/^[0-9A-Fa-f:.]+$/)
+      .regex(AUDIT_IP_PATTERN)
       .nullable()
       .openapi({ description: "The client's address (IPv4 or IPv6), as Cloudflare saw it." }),
     user_agent: Text.nullable(),
