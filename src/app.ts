@@ -26,6 +26,7 @@ import { policiesRouter } from "./routes/v1/policies";
 import { vulnsRouter } from "./routes/v1/vulns";
 import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
 import { metricsRouter } from "./routes/v1/metrics";
+import { auditEventsRouter } from "./routes/v1/audit-events";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { contactsRouter } from "./routes/v1/contacts";
 import { membersRouter } from "./routes/v1/members";
@@ -100,6 +101,7 @@ export function createApp() {
   app.route("/v1/members", membersRouter);
   app.route("/v1/advisories", advisoriesRouter);
   app.route("/v1/notifications", notificationsRouter);
+  app.route("/v1/audit_events", auditEventsRouter);
   app.route("/v1/directories", directoriesRouter);
   app.route("/v1/directory_listings", directoryListingsRouter);
   app.route("/v1/p", publicRouter);

@@ -12,13 +12,15 @@ import { sweepNotifications } from "./notifications/send";
 import { versionUnversionedPolicies } from "./services/policy-versions";
 import { checkCustomDomainClaims } from "./services/custom-domains";
 import { dnsOverHttps } from "./lib/dns";
+import { purgeOldAuditEvents } from "./services/audit-events";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
  * give a first version to policies made before versions existed,
  * send the deadline alerts that are due,
  * look up the TXT records of custom domains waiting for proof of control (and release claims never proven),
- * re-send events, deliveries and e-mails whose messages were lost, forget what expired, keep
+ * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
+ * after 400 days among it), keep
  * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
  */
@@ -36,6 +38,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     checkCustomDomainClaims: () => checkCustomDomainClaims(platform, dnsOverHttps(env.DNS_OVER_HTTPS_URL), now),
     purgeExpiredIdempotencyKeys: () => purgeExpiredIdempotencyKeys(db),
     purgeDeliveries: () => purgeDeliveries(db),
+    purgeOldAuditEvents: () => purgeOldAuditEvents(db, now),
     resealWebhookSecrets: () => resealWebhookSecrets(db),
     purgeOrphanAttachments: () => purgeOrphanObjects(db, { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX }),
   };

@@ -72,6 +72,12 @@ export const TAGS = [
     description:
       "What a programme is judged on: BOD 20-01's seven figures and the share of deadlines met, per organization or for the platform.",
   },
+  {
+    name: "Audit log",
+    description:
+      "Every change by anyone (a key, a member, an operator, a reporter, the platform), written in the change's own batch: who, " +
+      "what, to what, which members (never their values), from where. Kept 400 days; the database refuses to change a row.",
+  },
   { name: "Directories", description: "Public directories of organizations, curated by operators and readable with any key." },
   {
     name: "Directory listings",

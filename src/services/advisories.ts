@@ -30,6 +30,7 @@ import { LIMITS } from "../lib/limits";
 import { tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import type { Stale } from "../lib/stale";
 
 // Advisories: what an organization tells the world about vulnerabilities it fixed. A draft changes
@@ -287,7 +288,11 @@ export async function createAdvisory(
   if (publishing) assertPublishable(row);
   else if (input.revision_note !== undefined) throw noRevision();
   const record: AdvisoryRecord = { ...row, vulnIds: ids };
-  const p = new Plan(record).add(ctx.db.insert(advisories).values(row));
+  const target = { type: "advisory", id: row.id };
+  const p = new Plan(record)
+    .add(ctx.db.insert(advisories).values(row))
+    .audits({ action: "advisory.create", target, changed: sentMembers({ ...input, vulns: ids }), organizationId });
+  if (publishing) p.audits({ action: "advisory.publish", target, organizationId });
   for (const vulnId of ids) p.add(ctx.db.insert(advisoryVulns).values({ advisoryId: row.id, vulnId }));
   if (publishing)
     freeze(ctx, p, {
@@ -413,6 +418,15 @@ export async function updateAdvisory(
       .set({ ...next, id: undefined, organizationId: undefined, createdAt: undefined })
       .where(and(eq(advisories.id, id), eq(advisories.updatedAt, existing.updatedAt))),
   );
+  p.audits(
+    {
+      action: next.state === existing.state ? "advisory.update" : next.state === "published" ? "advisory.publish" : "advisory.withdraw",
+      target: { type: "advisory", id },
+      changed: sentMembers({ ...input, vulns: vulnIds }),
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: update },
+  );
   p.evicts(note !== null ? staleOfPublication(id, orgs[0]!.slug, pages) : DRAFT);
   if (note !== null) {
     const history = latest[0]?.document.history ?? [];
@@ -464,6 +478,7 @@ export async function deleteAdvisory(ctx: ServiceContext, id: string): Promise<v
       .where(and(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId)), eq(advisories.state, "draft")))
       .returning({ id: advisories.id }),
   );
+  p.audits({ action: "advisory.delete", target: { type: "advisory", id } }, { ifChanged: deleted });
   const seen = p.track<{ state: string }[]>(
     ctx.db
       .select({ state: advisories.state })

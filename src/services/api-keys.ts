@@ -6,7 +6,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { ALL_SCOPES } from "../lib/caller";
 import type { Caller, ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
-import { batchOf, isForeignKeyViolation } from "../db/queries";
+import { batchOf, isForeignKeyViolation, subquery } from "../db/queries";
 import { ordering, pageStatements, type ListQuery } from "./list-pages";
 import { NotFound } from "../lib/domain-errors";
 
@@ -46,7 +46,10 @@ export async function newKeyRecord(kind: ApiKeyKind, organizationId: string | nu
 export async function createOrganizationKey(ctx: ServiceContext, organizationId: string, name: string | null) {
   const { key, record } = await newKeyRecord("organization", organizationId, name);
   try {
-    await commit(ctx, new Plan(record).add(ctx.db.insert(apiKeys).values(record)), ctx.respond);
+    const p = new Plan(record)
+      .add(ctx.db.insert(apiKeys).values(record))
+      .audits({ action: "api_key.create", target: { type: "api_key", id: record.id }, organizationId });
+    await commit(ctx, p, ctx.respond);
   } catch (err) {
     // The foreign key answers "does the organization exist" inside the insert: one round trip, not two.
     if (isForeignKeyViolation(err)) throw new NotFound("organization", "No organization has that id.");
@@ -58,12 +61,18 @@ export async function createOrganizationKey(ctx: ServiceContext, organizationId:
 /** Revoking is idempotent in effect; a key that does not exist is a 404. */
 export async function revokeKey(ctx: ServiceContext, id: string): Promise<void> {
   const now = nowIso();
-  const rows = await ctx.db
-    .update(apiKeys)
-    .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`, updatedAt: now })
-    .where(eq(apiKeys.id, id))
-    .returning({ id: apiKeys.id });
-  if (rows.length === 0) throw new NotFound("api_key", "No API key has that id.");
+  const p = new Plan(null);
+  const revoked = p.track<{ id: string }[]>(
+    ctx.db
+      .update(apiKeys)
+      .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`, updatedAt: now })
+      .where(eq(apiKeys.id, id))
+      .returning({ id: apiKeys.id }),
+  );
+  const organizationId = subquery<string | null>`(SELECT ${apiKeys.organizationId} FROM ${apiKeys} WHERE ${apiKeys.id} = ${id})`;
+  p.audits({ action: "api_key.revoke", target: { type: "api_key", id }, organizationId }, { ifChanged: revoked });
+  const { results } = await commit(ctx, p);
+  if (revoked.of(results).length === 0) throw new NotFound("api_key", "No API key has that id.");
 }
 
 export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow> {

@@ -1,5 +1,5 @@
 import { actsForOrganization } from "../lib/caller";
-import { and, eq, getTableColumns, sql } from "drizzle-orm";
+import { and, eq, getTableColumns } from "drizzle-orm";
 import { assets, organizations, vulnAssets, type AssetRow } from "../db/schema";
 import { checkAssetValue, type AssetKind } from "../lib/asset-values";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -15,6 +15,7 @@ import {
 import { isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { touchVulns } from "./vulns/update";
 import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
 
@@ -73,7 +74,12 @@ export async function createAsset(
   const insert = ctx.db.insert(assets).values({ ...row, organizationId: ownerValue(ctx, owner) });
   await uniqueGuard(() =>
     whenRefused(
-      () => commit(ctx, new Plan(row).add(insert), ctx.respond),
+      () =>
+        commit(
+          ctx,
+          new Plan(row).add(insert).audits({ action: "asset.create", target: { type: "asset", id: row.id }, organizationId: owner }),
+          ctx.respond,
+        ),
       () => refusedOwner(ctx, owner),
     ),
   );
@@ -85,10 +91,6 @@ async function refusedOwner(ctx: ServiceContext, organizationId: string): Promis
   owningUnclaimed(ctx, "assets", { requested: organizationId, found: org ?? null });
   throw new Conflict("The organization changed while this request ran; retry.");
 }
-
-/** An operator's update of an asset whose organization is claimed changes no row (see below). */
-const unclaimedOwner = (ctx: ServiceContext) =>
-  actsForOrganization(ctx.caller) ? undefined : sql`${ownerClaimed(assets.organizationId)} = 0`;
 
 /** The asset, whether its organization is claimed, and the vulns it is a domain of, in one round trip. */
 async function readWithVulns(ctx: ServiceContext, id: string) {
@@ -117,15 +119,21 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   const now = nowIso();
   const changes: Partial<AssetRow> = { updatedAt: now };
   if (input.short_description !== undefined) changes.shortDescription = input.short_description;
-  if (input.kind === undefined && input.value === undefined) {
-    // No read first: the operator's rule rides in the UPDATE, and only a miss reads, to tell 403 from 404.
-    const [row] = await ctx.db
-      .update(assets)
-      .set(changes)
-      .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx)))
-      .returning();
+  const audit = { action: "asset.update", target: { type: "asset", id }, changed: sentMembers(input) };
+  if (input.kind === undefined && input.value === undefined && actsForOrganization(ctx.caller)) {
+    // No read first: the organization's own asset or none. (An operator reads first: the rule on
+    // claimed organizations, and the organization its audit row goes to.)
+    const p = new Plan(null);
+    const rows = p.track<AssetRow[]>(
+      ctx.db
+        .update(assets)
+        .set(changes)
+        .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId)))
+        .returning(),
+    );
+    const { results } = await commit(ctx, p.audits(audit, { ifChanged: rows }));
+    const row = rows.of(results)[0];
     if (row) return row;
-    if (unclaimedOwner(ctx)) await readWithVulns(ctx, id);
     throw notFound();
   }
   const { row: existing, vulnIds } = await readWithVulns(ctx, id);
@@ -136,12 +144,14 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
   changes.kind = kind;
   changes.value = checked.value;
   const next: AssetRow = { ...existing, ...changes };
-  const p = new Plan(next).add(
+  const p = new Plan(next);
+  const updated = p.track(
     ctx.db
       .update(assets)
       .set(changes)
       .where(and(eq(assets.id, id), eq(assets.organizationId, existing.organizationId))),
   );
+  p.audits({ ...audit, organizationId: existing.organizationId }, { ifChanged: updated });
   if (kind !== existing.kind || checked.value !== existing.value) touchVulns(ctx, p, { vulnIds, now });
   await uniqueGuard(() => commit(ctx, p));
   return next;
@@ -150,7 +160,9 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
 /** Deletes an asset; the vulns it was a domain of lose it, with Vuln::Updated, in the same batch. */
 export async function deleteAsset(ctx: ServiceContext, id: string): Promise<void> {
   const { row, vulnIds } = await readWithVulns(ctx, id);
-  const p = new Plan(row).add(ctx.db.delete(assets).where(and(eq(assets.id, id), eq(assets.organizationId, row.organizationId))));
+  const p = new Plan(row);
+  const deleted = p.track(ctx.db.delete(assets).where(and(eq(assets.id, id), eq(assets.organizationId, row.organizationId))));
+  p.audits({ action: "asset.delete", target: { type: "asset", id }, organizationId: row.organizationId }, { ifChanged: deleted });
   touchVulns(ctx, p, { vulnIds, now: nowIso() });
   await commit(ctx, p);
 }

@@ -145,7 +145,9 @@ export async function uploadAttachment({
     const guardedVuln = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${vulns.id} = ${vulnId} AND ${vulns.organizationId} = ${vuln.organizationId}
       AND (SELECT count(*) FROM ${attachments} WHERE ${attachments.vulnId} = ${vulnId}) < ${MAX_FILES_PER_VULN}
       AND (SELECT coalesce(sum(${attachments.byteSize}), 0) FROM ${attachments} WHERE ${attachments.vulnId} = ${vulnId}) + ${record.byteSize} <= ${MAX_BYTES_PER_VULN})`;
-    const p = new Plan(record).add(ctx.db.insert(attachments).values({ ...record, vulnId: guardedVuln }));
+    const p = new Plan(record)
+      .add(ctx.db.insert(attachments).values({ ...record, vulnId: guardedVuln }))
+      .audits({ action: "attachment.create", target: { type: "attachment", id }, organizationId: vuln.organizationId });
     also?.(p);
     await whenRefused(
       () => commit(ctx, p, ctx.respond),
@@ -237,8 +239,9 @@ export async function openAttachmentContent(ctx: AttachmentContext, vulnId: stri
 
 /** Deletes an attachment: the row now, the object just after the answer (or by the cron). */
 export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, attachmentId: string): Promise<void> {
-  const [found, deleted] = await ctx.db.batch([
-    vulnAndUsage(ctx, vulnId)[0],
+  const p = new Plan(null);
+  const found = p.track<unknown[]>(vulnAndUsage(ctx, vulnId)[0]);
+  const deleted = p.track<{ objectKey: string }[]>(
     ctx.db
       .delete(attachments)
       .where(
@@ -249,10 +252,13 @@ export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, a
         ),
       )
       .returning({ objectKey: attachments.objectKey }),
-  ]);
-  if (!found[0]) throw vulnNotFound();
-  if (!deleted[0]) throw attachmentNotFound();
-  deleteObjectsLater(ctx, ctx.objects, [deleted[0].objectKey]);
+  );
+  p.audits({ action: "attachment.delete", target: { type: "attachment", id: attachmentId } }, { ifChanged: deleted });
+  const { results } = await commit(ctx, p);
+  if (!found.of(results)[0]) throw vulnNotFound();
+  const [gone] = deleted.of(results);
+  if (!gone) throw attachmentNotFound();
+  deleteObjectsLater(ctx, ctx.objects, [gone.objectKey]);
 }
 
 /** The object keys of a vuln's files, for the batch that deletes the vuln (rows go by cascade). */

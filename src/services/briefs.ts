@@ -17,6 +17,7 @@ import { listPage, type ListQuery } from "./list-pages";
 import { inList, where, whenRefused, subquery } from "../db/queries";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
 import { Conflict, Invalid, NotFound, Unprocessable, relationship } from "../lib/domain-errors";
@@ -127,7 +128,9 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     createdAt: now,
     updatedAt: now,
   };
-  const p = new Plan(row).add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
+  const p = new Plan(row)
+    .add(ctx.db.insert(briefs).values({ ...row, organizationId: ownerValue(ctx, organizationId) }))
+    .audits({ action: "brief.create", target: { type: "brief", id: row.id }, organizationId });
   // Its policy's page lists the policy's briefs; its security.txt names the first.
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [row.policyId]));
   p.evicts((results) => staleOfPolicies(policyPages.of(results) ?? []));
@@ -178,6 +181,15 @@ export async function updateBrief(ctx: ServiceContext, id: string, { input, link
       .where(and(eq(briefs.id, id), eq(briefs.organizationId, existing.organizationId)))
       .returning(),
   );
+  p.audits(
+    {
+      action: "brief.update",
+      target: { type: "brief", id },
+      changed: sentMembers({ ...input, policyId: links.policyId }),
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: rows },
+  );
   const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, existing.organizationId));
   // The pages of the policy it leaves and the one it joins.
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [existing.policyId, changes.policyId]));
@@ -217,6 +229,7 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
       )
       .returning(),
   );
+  p.audits({ action: "brief.delete", target: { type: "brief", id }, organizationId: existing.organizationId }, { ifChanged: deleted });
   const reports = p.track<{ n: number }[]>(ctx.db.select({ n: count() }).from(vulns).where(eq(vulns.briefId, id)));
   const slugs = p.track<{ slug: string }[]>(directorySlugsOf(ctx.db, existing.organizationId));
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [existing.policyId]));

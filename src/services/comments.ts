@@ -76,7 +76,8 @@ export async function createComment(
   const created = commentEvent(ctx.db, record.id, now);
   const p = new Plan(record)
     .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
-    .add(created.statement, created.event);
+    .add(created.statement, created.event)
+    .audits({ action: "comment.create", target: { type: "comment", id: record.id }, changed: ["visibility"], organizationId });
   // The reporter's answer ends a request for more information.
   if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, { vulnId: side.vulnId, now });
   input.also?.(p);
@@ -179,12 +180,15 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
  * reporter no longer sees it; a webhook that already carried it is not called back.
  */
 export async function deleteComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<void> {
-  const [found, deleted] = await ctx.db.batch([
-    vulnRead(ctx, vulnId),
+  const p = new Plan(null);
+  const found = p.track<unknown[]>(vulnRead(ctx, vulnId));
+  const deleted = p.track(
     ctx.db
       .delete(comments)
       .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
-  ]);
-  if (!found[0]) throw vulnNotFound();
-  if (changedRows(deleted) === 0) throw commentNotFound();
+  );
+  p.audits({ action: "comment.delete", target: { type: "comment", id: commentId } }, { ifChanged: deleted });
+  const { results } = await commit(ctx, p);
+  if (!found.of(results)[0]) throw vulnNotFound();
+  if (changedRows(deleted.of(results)) === 0) throw commentNotFound();
 }

@@ -11,6 +11,7 @@ import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 
 // The organization's people the platform e-mails (src/notifications). A new address, and every
 // changed one, gets one confirmation e-mail; only a confirmed contact hears of anything else. The
@@ -123,7 +124,10 @@ export async function createContact(
       .from(contacts)
       .where(eq(contacts.organizationId, organizationId)),
   );
-  const p = new Plan(row).add(insert).add(ctx.db.insert(notifications).values(confirmation));
+  const p = new Plan(row)
+    .add(insert)
+    .add(ctx.db.insert(notifications).values(confirmation))
+    .audits({ action: "contact.create", target: { type: "contact", id: row.id }, organizationId });
   await uniqueGuard(() =>
     whenRefused(
       () => commit(ctx, p, ctx.respond),
@@ -171,6 +175,10 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
       .set({ name: next.name, role: next.role, email: next.email, confirmedAt: next.confirmedAt, updatedAt: now })
       .where(and(eq(contacts.id, id), eq(contacts.email, existing.email))),
   );
+  p.audits(
+    { action: "contact.update", target: { type: "contact", id }, changed: sentMembers(input), organizationId: existing.organizationId },
+    { ifChanged: update },
+  );
   const confirmation = readdressed ? confirmationFor(next, org[0]?.name ?? null, now) : null;
   if (confirmation) p.add(ctx.db.insert(notifications).values(confirmation));
   const { results } = await uniqueGuard(() => commit(ctx, p));
@@ -182,11 +190,15 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
 }
 
 export async function deleteContact(ctx: ServiceContext, id: string): Promise<void> {
-  const [deleted] = await ctx.db
-    .delete(contacts)
-    .where(where(eq(contacts.id, id), tenantFilter(ctx, contacts.organizationId)))
-    .returning({ id: contacts.id });
-  if (!deleted) throw notFound();
+  const p = new Plan(null);
+  const deleted = p.track<{ id: string }[]>(
+    ctx.db
+      .delete(contacts)
+      .where(where(eq(contacts.id, id), tenantFilter(ctx, contacts.organizationId)))
+      .returning({ id: contacts.id }),
+  );
+  const { results } = await commit(ctx, p.audits({ action: "contact.delete", target: { type: "contact", id } }, { ifChanged: deleted }));
+  if (!deleted.of(results)[0]) throw notFound();
 }
 
 /** A contact a confirmation link names, if its MAC holds for the contact's address as it is now. */
@@ -209,12 +221,27 @@ export async function findConfirmation(db: Db, token: string): Promise<Confirmat
 }
 
 /** Confirms the address the link was sent to (not one set since); true if this confirmed it. */
-export async function confirmContact(db: Db, target: ConfirmationTarget): Promise<boolean> {
+export async function confirmContact(ctx: ServiceContext, target: ConfirmationTarget): Promise<boolean> {
   const now = nowIso();
-  const [done] = await db
-    .update(contacts)
-    .set({ confirmedAt: now, updatedAt: now })
-    .where(and(eq(contacts.id, target.contact.id), eq(contacts.email, target.contact.email), isNull(contacts.confirmedAt)))
-    .returning({ id: contacts.id });
-  return done !== undefined;
+  const p = new Plan(null);
+  const done = p.track<{ id: string }[]>(
+    ctx.db
+      .update(contacts)
+      .set({ confirmedAt: now, updatedAt: now })
+      .where(and(eq(contacts.id, target.contact.id), eq(contacts.email, target.contact.email), isNull(contacts.confirmedAt)))
+      .returning({ id: contacts.id }),
+  );
+  // Whoever holds the address followed the link the platform sent it: the platform stands for it.
+  p.audits(
+    {
+      action: "contact.confirm",
+      target: { type: "contact", id: target.contact.id },
+      changed: ["confirmed_at"],
+      organizationId: target.contact.organizationId,
+      actor: { type: "system", id: null, name: null },
+    },
+    { ifChanged: done },
+  );
+  const { results } = await commit(ctx, p);
+  return done.of(results).length > 0;
 }

@@ -7,6 +7,7 @@ import { assertOperatorMayChange, type ServiceContext } from "./context";
 import { challengeName, type ClaimColumns, customDomainProblem, expiredBefore, NO_CLAIM } from "./custom-domain-claims";
 import { getPolicy, type PolicyRecord, readForWrite } from "./policies";
 import { commit, Plan } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import type { Stale } from "../lib/stale";
 
 // Proof that an organization controls its policy's custom domain: a TXT record at
@@ -70,6 +71,15 @@ export async function verifyCustomDomain(ctx: ServiceContext, id: string, resolv
   const outcome = await lookUp(existing, resolve, nowIso());
   const p = new Plan(null);
   const rows = p.track<PolicyRow[]>(recordOutcome(ctx, existing, outcome));
+  p.audits(
+    {
+      action: "policy.verify_custom_domain",
+      target: { type: "policy", id },
+      changed: sentMembers(outcome),
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: rows },
+  );
   const { results } = await commit(
     ctx,
     p.evicts((r) => staleOfVerified(rows.of(r))),
@@ -98,6 +108,7 @@ export async function checkCustomDomainClaims(ctx: ServiceContext, resolve: TxtR
       customDomain: policies.customDomain,
       customDomainToken: policies.customDomainToken,
       customDomainClaimedAt: policies.customDomainClaimedAt,
+      organizationId: policies.organizationId,
     })
     .from(policies)
     .where(
@@ -119,7 +130,17 @@ export async function checkCustomDomainClaims(ctx: ServiceContext, resolve: TxtR
     ),
   );
   const p = new Plan(null);
-  const rows = due.map((claim, i) => p.track<PolicyRow[]>(recordOutcome(ctx, claim, outcomes[i]!)));
+  const rows = due.map((claim, i) => {
+    const outcome = outcomes[i]!;
+    const row = p.track<PolicyRow[]>(recordOutcome(ctx, claim, outcome));
+    const { updatedAt: _, ...changed } = outcome as Partial<PolicyRow>;
+    const action = "customDomain" in outcome ? "policy.release_custom_domain" : "policy.verify_custom_domain";
+    p.audits(
+      { action, target: { type: "policy", id: claim.id }, changed: sentMembers(changed), organizationId: claim.organizationId },
+      { ifChanged: row },
+    );
+    return row;
+  });
   await commit(
     ctx,
     p.evicts((r) => staleOfVerified(rows.flatMap((h) => h.of(r)))),

@@ -39,7 +39,8 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
     for (const { sentJson, ...row } of due) {
       const sentBefore = new Set(JSON.parse(sentJson) as string[]);
       const { due: toSend, nextMs, overdue } = alertsAt(alertView(toRecord(row)), sentBefore, nowMs);
-      const p = new Plan(null);
+      // Sending an alert changes nobody's data: the alert's record and the report's next look are the cron's marks.
+      const p = new Plan(null).unaudited("the cron's deadline alerts and next look");
       for (const alert of toSend) planAlert(ctx, p, { vulnId: row.id, alert, now: now.toISOString() });
       // Only if nothing moved the report's look since it was read (a change sets its own, and overdue with it).
       p.add(

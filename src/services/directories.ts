@@ -5,6 +5,7 @@ import type { ServiceContext } from "./context";
 import { isUniqueViolation } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 
 export interface DirectoryInput {
@@ -46,7 +47,11 @@ export async function createDirectory(ctx: ServiceContext, input: DirectoryInput
     createdAt: now,
     updatedAt: now,
   };
-  await slugGuard(() => commit(ctx, new Plan(row).add(ctx.db.insert(directories).values(row)).evicts(NEW_RECORD), ctx.respond));
+  const p = new Plan(row)
+    .add(ctx.db.insert(directories).values(row))
+    .evicts(NEW_RECORD)
+    .audits({ action: "directory.create", target: { type: "directory", id: row.id }, organizationId: null });
+  await slugGuard(() => commit(ctx, p, ctx.respond));
   return row;
 }
 
@@ -59,7 +64,9 @@ export async function updateDirectory(ctx: ServiceContext, id: string, input: Di
   if (input.description !== undefined) changes.description = input.description;
   if (input.min_maturity_rating !== undefined) changes.minMaturityRating = input.min_maturity_rating;
   const row = { ...existing, ...changes };
-  const p = new Plan(row).add(ctx.db.update(directories).set(changes).where(eq(directories.id, id)));
+  const p = new Plan(row)
+    .add(ctx.db.update(directories).set(changes).where(eq(directories.id, id)))
+    .audits({ action: "directory.update", target: { type: "directory", id }, changed: sentMembers(input), organizationId: null });
   await slugGuard(() => commit(ctx, p.evicts({ directories: [...new Set([existing.slug, row.slug])] })));
   return row;
 }

@@ -123,6 +123,11 @@ export async function addItem(ctx: ServiceContext, listingId: string, { type, id
       .where(eq(directoryListings.id, listingId)),
   );
   p.evicts({ directories: [listing.directorySlug] });
+  p.audits({
+    action: "directory_listing_item.create",
+    target: { type: "directory_listing_item", id },
+    organizationId: listing.organizationId,
+  });
   await whenRefused(
     () => commit(ctx, p, ctx.respond),
     async () => {
@@ -182,17 +187,24 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
   ]);
   const listing = await itemsListing(ctx, listings);
   if (!items[0]) throw new NotFound("directory_listing_item", "No item of this listing has that id.");
-  const p = new Plan(null)
-    .add(
-      ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
-    )
-    .add(compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId)))
-    .add(
-      ctx.db
-        .update(directoryListings)
-        .set({ updatedAt: nowIso(), ...customizedBy(ctx) })
-        .where(eq(directoryListings.id, listingId)),
-    );
+  const p = new Plan(null);
+  const deleted = p.track(
+    ctx.db.delete(directoryListingItems).where(and(eq(directoryListingItems.id, itemId), eq(directoryListingItems.listingId, listingId))),
+  );
+  p.audits(
+    {
+      action: "directory_listing_item.delete",
+      target: { type: "directory_listing_item", id: itemId },
+      organizationId: listing.organizationId,
+    },
+    { ifChanged: deleted },
+  );
+  p.add(compactPositions(ctx.db, eq(directoryListingItems.listingId, listingId))).add(
+    ctx.db
+      .update(directoryListings)
+      .set({ updatedAt: nowIso(), ...customizedBy(ctx) })
+      .where(eq(directoryListings.id, listingId)),
+  );
   await commit(ctx, p.evicts({ directories: [listing.directorySlug] }));
 }
 
@@ -230,6 +242,15 @@ export async function reorderItems(ctx: ServiceContext, listingId: string, ids: 
       .update(directoryListingItems)
       .set({ position: subquery`(SELECT key + 1 FROM json_each(${order}) WHERE value = ${directoryListingItems.id})`, updatedAt: now })
       .where(and(eq(directoryListingItems.listingId, listingId), same)),
+  );
+  p.audits(
+    {
+      action: "directory_listing_item.reorder",
+      target: { type: "directory_listing", id: listingId },
+      changed: ["position"],
+      organizationId: listing.organizationId,
+    },
+    { ifChanged: positions },
   );
   p.add(
     ctx.db

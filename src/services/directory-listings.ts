@@ -109,7 +109,15 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
       .where(eq(directoryListings.directoryId, directoryId)),
   );
   await whenRefused(
-    () => commit(ctx, new Plan(row).add(insert).evicts({ directories: [row.directorySlug] }), ctx.respond),
+    () =>
+      commit(
+        ctx,
+        new Plan(row)
+          .add(insert)
+          .evicts({ directories: [row.directorySlug] })
+          .audits({ action: "directory_listing.create", target: { type: "directory_listing", id: row.id }, organizationId }),
+        ctx.respond,
+      ),
     async () => {
       const [again] = await readBatch(ctx, [
         ctx.db.select({ n: count() }).from(directoryListings).where(eq(directoryListings.directoryId, directoryId)),
@@ -138,12 +146,29 @@ export async function updateListing(ctx: ServiceContext, id: string, input: { vi
     .update(directoryListings)
     .set(changes)
     .where(and(eq(directoryListings.id, id), eq(directoryListings.organizationId, existing.organizationId)));
-  await commit(ctx, new Plan(null).add(update).evicts({ directories: [existing.directorySlug] }));
+  const p = new Plan(null);
+  const updated = p.track(update);
+  p.audits(
+    {
+      action: "directory_listing.update",
+      target: { type: "directory_listing", id },
+      changed: ["visible"],
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: updated },
+  );
+  await commit(ctx, p.evicts({ directories: [existing.directorySlug] }));
   return { ...existing, ...changes };
 }
 
 export async function deleteListing(ctx: ServiceContext, id: string): Promise<void> {
   const existing = await getListing(ctx, id);
   const remove = ctx.db.delete(directoryListings).where(eq(directoryListings.id, id));
-  await commit(ctx, new Plan(null).add(remove).evicts({ directories: [existing.directorySlug] }));
+  const p = new Plan(null);
+  const removed = p.track(remove);
+  p.audits(
+    { action: "directory_listing.delete", target: { type: "directory_listing", id }, organizationId: existing.organizationId },
+    { ifChanged: removed },
+  );
+  await commit(ctx, p.evicts({ directories: [existing.directorySlug] }));
 }

@@ -1,12 +1,13 @@
 import { and, eq, inArray } from "drizzle-orm";
 import type { Db } from "../db";
-import { where } from "../db/queries";
+import { subquery, where } from "../db/queries";
 import { notifications, organizations, vulns, type NotificationRow, type NotificationStatus } from "../db/schema";
 import { NotFound } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { vulnOfUnsubscribeToken } from "../notifications/links";
 import { tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
+import { commit, Plan } from "./unit-of-work";
 
 // The e-mail log (the outbox's rows, never a body) and the reporter's way to stop e-mails.
 
@@ -45,13 +46,27 @@ export async function findUnsubscribe(db: Db, token: string) {
  * Stops the reporter's e-mails about one report: from now on, and those still waiting in the outbox,
  * in one batch. Doing it twice is harmless.
  */
-export async function unsubscribeReporter(db: Db, vulnId: string): Promise<void> {
+export async function unsubscribeReporter(ctx: ServiceContext, vulnId: string): Promise<void> {
   const now = nowIso();
-  await db.batch([
+  const { db } = ctx;
+  const p = new Plan(null);
+  const stopped = p.track(
     db
       .update(vulns)
       .set({ notifyReporter: false, reporterUnsubscribedAt: now })
       .where(and(eq(vulns.id, vulnId), eq(vulns.notifyReporter, true))),
+  );
+  p.audits(
+    {
+      action: "vuln.unsubscribe",
+      target: { type: "vuln", id: vulnId },
+      changed: ["notify_me"],
+      organizationId: subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${vulnId})`,
+      actor: { type: "reporter", id: vulnId, name: null },
+    },
+    { ifChanged: stopped },
+  );
+  p.add(
     db
       .update(notifications)
       .set({
@@ -68,5 +83,6 @@ export async function unsubscribeReporter(db: Db, vulnId: string): Promise<void>
           inArray(notifications.status, ["held", "pending", "delayed"]),
         ),
       ),
-  ]);
+  );
+  await commit(ctx, p);
 }

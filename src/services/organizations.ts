@@ -5,6 +5,7 @@ import { tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, where } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { publishNotifications } from "../lib/queue";
@@ -50,7 +51,10 @@ export async function createOrganization(
     createdAt: now,
     updatedAt: now,
   };
-  const p = new Plan(row).add(ctx.db.insert(organizations).values(row)).evicts(NEW_RECORD);
+  const p = new Plan(row)
+    .add(ctx.db.insert(organizations).values(row))
+    .evicts(NEW_RECORD)
+    .audits({ action: "organization.create", target: { type: "organization", id: row.id }, organizationId: row.id });
   const owner = input.owner_email === undefined ? null : firstOwner(ctx, row, input.owner_email);
   if (owner) for (const statement of owner.statements) p.add(statement);
   if (owner) p.audits(owner.audit);
@@ -81,6 +85,10 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
       })
       .where(eq(organizations.id, id))
       .returning(),
+  );
+  p.audits(
+    { action: "organization.update", target: { type: "organization", id }, changed: sentMembers(input), organizationId: id },
+    { ifChanged: rows },
   );
   const shortcodes = p.track<{ shortcode: string }[]>(
     ctx.db.select({ shortcode: briefs.shortcode }).from(briefs).where(eq(briefs.organizationId, id)),

@@ -18,6 +18,7 @@ import { listPage, type ListQuery } from "./list-pages";
 import { assignScopeIds, type ScopeAssetInput } from "./scopes";
 import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./organization-files";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound, relationship } from "../lib/domain-errors";
@@ -219,7 +220,9 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     updatedAt: now,
   };
   const record: PolicyRecord = { ...row, briefIds: [], assetIds: [...new Set(links.assetIds ?? [])].sort() };
-  const p = new Plan(record).add(ctx.db.insert(policies).values({ ...row, organizationId: ownerValue(ctx, organizationId) }));
+  const p = new Plan(record)
+    .add(ctx.db.insert(policies).values({ ...row, organizationId: ownerValue(ctx, organizationId) }))
+    .audits({ action: "policy.create", target: { type: "policy", id: row.id }, organizationId });
   for (const statement of linkStatements(ctx, row.id, links.assetIds)) p.add(statement);
   // Its terms as created are version 1.
   p.add((await nextVersionStatement(ctx.db, row, { now })).statement);
@@ -264,7 +267,17 @@ export async function updatePolicy(ctx: ServiceContext, id: string, { input, lin
       .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId), eq(policies.updatedAt, existing.updatedAt)))
       .returning(),
   );
-  // Right after the update, chained on it: nothing is versioned unless the row changed.
+  // Right after the update, chained on it (the audit row, which is chained on it too, answers changes() alike).
+  p.audits(
+    {
+      action: "policy.update",
+      target: { type: "policy", id },
+      changed: sentMembers({ ...input, assets: links.assetIds }),
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: updated },
+  );
+  // Nothing is versioned unless the row changed.
   p.add(version);
   for (const statement of linkStatements(ctx, id, links.assetIds)) p.add(statement);
   const shortcodes = p.track<{ shortcode: string }[]>(
@@ -313,6 +326,7 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
       .where(and(eq(policies.id, id), eq(policies.organizationId, existing.organizationId)))
       .returning({ id: policies.id }),
   );
+  p.audits({ action: "policy.delete", target: { type: "policy", id }, organizationId: existing.organizationId }, { ifChanged: deleted });
   for (const statement of unlistStatements(ctx.db, { type: "Policy", id, organizationId: existing.organizationId })) p.add(statement);
   p.evicts((r) => ({
     ...staleOfPolicies(keys.of(r)),

@@ -160,7 +160,8 @@ const BACKFILL_PAGE = 100;
 /**
  * The cron: a policy made before versions existed has none until its terms change; this gives it its
  * version 1 (its terms as they stand), a page a run, so reports sent under it record the terms too.
- * Once every policy has one, a run costs one indexed read that finds nothing.
+ * Once every policy has one, a run costs one indexed read that finds nothing. No plan and no audit row:
+ * a backfill records the terms a policy already has, which is nobody's change.
  */
 export async function versionUnversionedPolicies(db: Db, now = new Date().toISOString()): Promise<number> {
   const rows = await db

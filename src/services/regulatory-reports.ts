@@ -17,6 +17,7 @@ import { regulatoryDraft, type RegulatoryDraft } from "../lib/regulatory-draft";
 import { tenantFilter, type ServiceContext } from "./context";
 import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { alertView } from "./vulns/next";
 import { domainsColumn, toRecord } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
@@ -128,6 +129,12 @@ export async function createRegulatoryReport(
       })
       .where(eq(vulns.id, vuln.id)),
   );
+  p.audits({
+    action: "regulatory_report.file",
+    target: { type: "regulatory_report", id: record.id },
+    changed: sentMembers(input),
+    organizationId: vuln.organizationId,
+  });
   await whenRefused(
     () => commit(ctx, p, ctx.respond),
     async () => {

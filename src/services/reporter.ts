@@ -30,7 +30,8 @@ import {
 } from "./attachments";
 import { createComment, getReporterComment, listComments, type CommentRecord, type CommentSide } from "./comments";
 import type { Caller, ServiceContext } from "./context";
-import type { Plan } from "./unit-of-work";
+import { commit, Plan } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { createVuln } from "./vulns/create";
 import { touchVulns } from "./vulns/update";
 import type { VulnInput, VulnRecord } from "./vulns/types";
@@ -237,7 +238,13 @@ export async function setReporterCredit(
   const creditName = input.credit_name === undefined ? report.creditName : input.credit_name;
   const creditConsent = input.credit_consent ?? report.creditConsent;
   if (creditConsent && !creditName) throw Invalid.at(attribute("credit_name"), "Consent to be credited needs the name to credit you by.");
-  await ctx.db.update(vulns).set({ creditName, creditConsent }).where(eq(vulns.id, report.id));
+  const p = new Plan(null).add(ctx.db.update(vulns).set({ creditName, creditConsent }).where(eq(vulns.id, report.id))).audits({
+    action: "vuln.update",
+    target: { type: "vuln", id: report.id },
+    changed: sentMembers(input),
+    organizationId: report.organizationId,
+  });
+  await commit(asReporter(ctx, report), p);
   return { ...report, creditName, creditConsent };
 }
 

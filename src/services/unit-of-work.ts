@@ -8,17 +8,23 @@ import type { Stale } from "../lib/stale";
 import { batchOf } from "../db/queries";
 import {
   advisories,
+  auditEvents,
   briefs,
   directories,
   directoryListingItems,
   directoryListings,
+  events,
+  idempotencyKeys,
+  inboundEmails,
+  notifications,
   organizations,
   policies,
+  webauthnChallenges,
   type IdempotencyKeyRow,
 } from "../db/schema";
 import type { StoredResponse } from "../lib/domain-errors";
 import { noticesIn, publishNotices } from "../notifications/outbox";
-import { type AuditEntry, auditStatement } from "./audit";
+import { type AuditEntry, auditStatement, isPlatform } from "./audit";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 
@@ -37,7 +43,7 @@ export async function readBatch<T extends Statements>(ctx: ServiceContext, state
 
 /** Where a statement's result is in a committed plan's results: read it by its handle, never by an index. */
 export class Handle<T> {
-  constructor(private readonly index: number) {}
+  constructor(readonly index: number) {}
 
   of(results: readonly unknown[]): T {
     return results[this.index] as T;
@@ -51,6 +57,17 @@ export class Handle<T> {
  */
 const PUBLIC_TABLES = new Set<string>(
   [organizations, policies, briefs, directories, directoryListings, directoryListingItems, advisories].map((t) => getTableName(t)),
+);
+
+/**
+ * The tables a plan may write without an audit entry: bookkeeping that is nobody's change. The outbox's
+ * events and the e-mails (notifications) ride with a change that is audited, or are the queue's; an
+ * Idempotency-Key's record is the request's; an inbound e-mail's Message-ID rides with the comment it
+ * made; a WebAuthn challenge is a sign-in's step (the sign-in is audited); and the audit log itself.
+ * Any other write needs `Plan.audits`, or commit refuses the plan before it writes.
+ */
+export const UNAUDITED_TABLES: ReadonlySet<string> = new Set(
+  [events, notifications, idempotencyKeys, inboundEmails, webauthnChallenges, auditEvents].map((t) => getTableName(t)),
 );
 
 /**
@@ -81,8 +98,10 @@ export class Plan<R> {
   readonly emails: BatchItem<"sqlite">[] = [];
   /** Undefined until said: a plan writing public data must say, even that it makes nothing stale. */
   stale?: Evicts;
-  /** The audit log's entries for this change, written in its batch. */
-  readonly audit: AuditEntry[] = [];
+  /** The audit log's entries for this change, written in its batch (`after`: only if that statement changed a row). */
+  readonly audit: { entry: AuditEntry; after?: number }[] = [];
+  /** Why a plan of the platform's own writes no audit row (see Plan.unaudited). */
+  bookkeeping?: string;
 
   constructor(readonly record: R) {}
 
@@ -92,9 +111,22 @@ export class Plan<R> {
     return this;
   }
 
-  /** Says what the change is for the audit log: commit writes the row in the change's own batch. */
-  audits(entry: AuditEntry): this {
-    this.audit.push(entry);
+  /**
+   * Says what the change is for the audit log: commit writes the row in the change's own batch. With
+   * `ifChanged`, the row is written right after that statement and only if it changed a row: a
+   * guarded update that lost a race, or a delete that found nothing, leaves no audit row.
+   */
+  audits(entry: AuditEntry, { ifChanged }: { ifChanged?: Handle<unknown> } = {}): this {
+    this.audit.push({ entry, ...(ifChanged && { after: ifChanged.index }) });
+    return this;
+  }
+
+  /**
+   * The platform's own bookkeeping (the cron's scheduling marks, a backfill), which is no one's change:
+   * commits without an audit row, saying why. Refused for any caller but the platform itself.
+   */
+  unaudited(reason: string): this {
+    this.bookkeeping = reason;
     return this;
   }
 
@@ -136,9 +168,35 @@ function assertEvictionSaid(p: Plan<unknown>): void {
 }
 
 /**
+ * A plan that writes anything but bookkeeping (UNAUDITED_TABLES) must say what it is for the audit log.
+ * Refused before the batch, like a missing eviction: no change commits without its audit row.
+ */
+function assertAuditSaid(ctx: ServiceContext, p: Plan<unknown>): void {
+  if (p.bookkeeping !== undefined) {
+    if (!isPlatform(ctx.caller)) throw new Error(`Plan.unaudited (${p.bookkeeping}) is for only the platform's own work.`);
+    return;
+  }
+  if (p.audit.length) return;
+  const table = p.statements.map(writtenTable).find((t) => t !== null && !UNAUDITED_TABLES.has(t));
+  if (table) throw new Error(`A plan writes ${table} without saying what it is for the audit log (Plan.audits).`);
+}
+
+/** The plan's statements with each conditional audit row right after its statement, and where each statement went. */
+function withAuditRows(ctx: ServiceContext, p: Plan<unknown>): { statements: BatchItem<"sqlite">[]; at: number[] } {
+  const statements: BatchItem<"sqlite">[] = [];
+  const at: number[] = [];
+  p.statements.forEach((statement, i) => {
+    at.push(statements.length);
+    statements.push(statement);
+    for (const { entry, after } of p.audit) if (after === i) statements.push(auditStatement(ctx, entry, { ifPreviousChanged: true }));
+  });
+  return { statements, at };
+}
+
+/**
  * Commits a plan in one D1 batch: the change, its outbox events, the e-mails they make (last: each
- * reads its event's row, and none may come between a statement and the one chained on it) and, with
- * an Idempotency-Key, the stored response. Then evicts the public reads the plan made stale (awaited,
+ * reads its event's row, and none may come between a statement and the one chained on it), its audit
+ * rows and, with an Idempotency-Key, the stored response. Then evicts the public reads the plan made stale (awaited,
  * so the writer's next read is fresh) and hands the events and e-mails written to the queue, after
  * the response.
  */
@@ -148,15 +206,19 @@ export async function commit<R>(
   respond?: Responder<R>,
 ): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
   assertEvictionSaid(p);
+  assertAuditSaid(ctx, p);
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
-  // The audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between.
-  const statements = [...p.statements, ...p.emails, ...p.audit.map((entry) => auditStatement(ctx, entry))];
+  const { statements, at } = withAuditRows(ctx, p);
+  const emailsFrom = statements.length;
+  // The other audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between.
+  statements.push(...p.emails, ...p.audit.filter((a) => a.after === undefined).map((a) => auditStatement(ctx, a.entry)));
   if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
   const results = await batchOf(ctx.db, statements);
   if (unit && respond) unit.sealed = true;
-  const events = writtenEvents(p.events, results);
+  const own = at.map((i) => results[i]);
+  const events = writtenEvents(p.events, own);
   if (events.length)
     ctx.defer(
       publishEvents(
@@ -164,9 +226,8 @@ export async function commit<R>(
         events.map((e) => e.id),
       ),
     );
-  const notices = noticesIn(results.slice(p.statements.length, p.statements.length + p.emails.length));
+  const notices = noticesIn(results.slice(emailsFrom, emailsFrom + p.emails.length));
   if (notices.length) ctx.defer(publishNotices(ctx.queue, notices));
-  const own = results.slice(0, p.statements.length);
   if (p.stale) await evictStale(ctx, typeof p.stale === "function" ? p.stale(own) : p.stale);
   return { events, results: own };
 }

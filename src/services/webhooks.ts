@@ -11,6 +11,7 @@ import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where, subquery } from "../db/queries";
 import { listPage, ordering, pageStatements, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { sentMembers } from "./audit";
 import { Forbidden, Invalid, NotFound, relationship, resource, type Problem } from "../lib/domain-errors";
 import { LIMITS } from "../lib/limits";
 
@@ -132,7 +133,9 @@ export async function createWebhook(
   };
   const { secret: _sealed, previousSecret: _previous, previousSecretExpiresAt: _expires, ...rest } = row;
   const record: WebhookRecord = { ...rest, eventTypes: links.eventTypes };
-  const p = new Plan(record).add(ctx.db.insert(webhooks).values(row));
+  const p = new Plan(record)
+    .add(ctx.db.insert(webhooks).values(row))
+    .audits({ action: "webhook.create", target: { type: "webhook", id }, organizationId });
   for (const s of subscriptionStatements(ctx, row.id, { eventTypes: links.eventTypes, replace: false })) p.add(s);
   await limitGuard(() => commit(ctx, p, ctx.respond));
   return { ...record, secret };
@@ -156,11 +159,21 @@ export async function updateWebhook(
     if (input.enabled) Object.assign(changes, { disabledReason: null, consecutiveFailures: 0 });
   }
   const next: WebhookRecord = { ...existing, ...changes, eventTypes: eventTypes ?? existing.eventTypes };
-  const p = new Plan(next).add(
+  const p = new Plan(next);
+  const updated = p.track(
     ctx.db
       .update(webhooks)
       .set(changes)
       .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, existing.organizationId))),
+  );
+  p.audits(
+    {
+      action: "webhook.update",
+      target: { type: "webhook", id },
+      changed: sentMembers({ ...input, trigger_event_types: eventTypes }),
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: updated },
   );
   if (eventTypes) for (const s of subscriptionStatements(ctx, id, { eventTypes, replace: true })) p.add(s);
   await commit(ctx, p);
@@ -168,11 +181,15 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
-  const deleted = await ctx.db
-    .delete(webhooks)
-    .where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)))
-    .returning({ id: webhooks.id });
-  if (deleted.length === 0) throw notFound();
+  const p = new Plan(null);
+  const deleted = p.track<{ id: string }[]>(
+    ctx.db
+      .delete(webhooks)
+      .where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)))
+      .returning({ id: webhooks.id }),
+  );
+  const { results } = await commit(ctx, p.audits({ action: "webhook.delete", target: { type: "webhook", id } }, { ifChanged: deleted }));
+  if (deleted.of(results).length === 0) throw notFound();
 }
 
 /**
@@ -202,16 +219,19 @@ export async function rotateSecret(ctx: ServiceContext, id: string): Promise<Wit
     updatedAt: nowIso,
   };
   const record: WebhookRecord = { ...toRecord(row), updatedAt: nowIso };
-  await commit(
-    ctx,
-    new Plan(record).add(
-      ctx.db
-        .update(webhooks)
-        .set(changes)
-        .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, row.organizationId))),
-    ),
-    ctx.respond,
+  const p = new Plan(record);
+  const rotated = p.track(
+    ctx.db
+      .update(webhooks)
+      .set(changes)
+      .where(and(eq(webhooks.id, id), eq(webhooks.organizationId, row.organizationId))),
   );
+  // The secret's name only: its value is in no audit row.
+  p.audits(
+    { action: "webhook.rotate_secret", target: { type: "webhook", id }, changed: ["secret"], organizationId: row.organizationId },
+    { ifChanged: rotated },
+  );
+  await commit(ctx, p, ctx.respond);
   return { ...record, secret };
 }
 
@@ -223,7 +243,10 @@ export async function ping(ctx: ServiceContext, id: string): Promise<WebhookDeli
   const now = nowIso();
   const payload = JSON.stringify({ ping: { webhook_id: webhook.id, sent_at: now } });
   const delivery = newDelivery(webhook.id, webhook.organizationId, { id: uuidv7(), type: "Webhook::Ping", payload }, now);
-  await commit(ctx, new Plan(delivery).add(ctx.db.insert(webhookDeliveries).values(delivery)), ctx.respond);
+  const p = new Plan(delivery)
+    .add(ctx.db.insert(webhookDeliveries).values(delivery))
+    .audits({ action: "webhook.ping", target: { type: "webhook", id: webhook.id }, organizationId: webhook.organizationId });
+  await commit(ctx, p, ctx.respond);
   ctx.defer(publishDeliveries(ctx.queue, [delivery.id]));
   return delivery;
 }
@@ -295,7 +318,12 @@ export async function redeliver(ctx: ServiceContext, webhookId: string, delivery
     ),
     redeliveryOf: delivery.id,
   };
-  await commit(ctx, new Plan(copy).add(ctx.db.insert(webhookDeliveries).values(copy)), ctx.respond);
+  const p = new Plan(copy).add(ctx.db.insert(webhookDeliveries).values(copy)).audits({
+    action: "webhook_delivery.redeliver",
+    target: { type: "webhook_delivery", id: delivery.id },
+    organizationId: delivery.organizationId,
+  });
+  await commit(ctx, p, ctx.respond);
   ctx.defer(publishDeliveries(ctx.queue, [copy.id]));
   return copy;
 }

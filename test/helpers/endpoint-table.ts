@@ -35,6 +35,12 @@ export interface Endpoint {
   notFound?: "vuln_not_found";
   /** Its success status where it is not the method's usual one (201 for POST, 204 for DELETE, else 200). */
   success?: number;
+  /**
+   * What a write leaves in the audit log (every write says; test/http/audit-trail.test.ts holds it to
+   * it): its action and target, by default the record a create made or the last id in the path; in the
+   * fixture's organization's log unless it is the organization just made or the platform's own (null).
+   */
+  audit?: { action: string; target?: (f: Fixture) => string; organization?: "created" | "platform" };
 }
 
 const doc =
@@ -58,6 +64,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: (f) => doc("organization", { name: "X", slug: `x-${f.org.id.slice(-12)}` })(),
     operatorOnly: true,
     operator: "any",
+    audit: { action: "organization.create", organization: "created" },
   },
   {
     operationId: "updateOrganization",
@@ -66,6 +73,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: doc("organization", { name: "Renamed" }),
     operatorOnly: true,
     operator: "any",
+    audit: { action: "organization.update" },
   },
   {
     operationId: "createOrganizationApiKey",
@@ -74,12 +82,27 @@ export const ENDPOINTS: Endpoint[] = [
     body: doc("api_key"),
     operatorOnly: true,
     operator: "any",
+    audit: { action: "api_key.create" },
   },
   { operationId: "listOrganizationApiKeys", method: "GET", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, operatorOnly: true },
   { operationId: "showApiKey", method: "GET", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true },
-  { operationId: "revokeApiKey", method: "DELETE", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true, operator: "any" },
+  {
+    operationId: "revokeApiKey",
+    method: "DELETE",
+    path: (f) => `/v1/api_keys/${f.apiKeyId}`,
+    operatorOnly: true,
+    operator: "any",
+    audit: { action: "api_key.revoke" },
+  },
   { operationId: "listPolicies", method: "GET", path: () => "/v1/policies" },
-  { operationId: "createPolicy", method: "POST", path: () => "/v1/policies", body: owned("policy", { name: "P" }), operator: "unclaimed" },
+  {
+    operationId: "createPolicy",
+    method: "POST",
+    path: () => "/v1/policies",
+    body: owned("policy", { name: "P" }),
+    operator: "unclaimed",
+    audit: { action: "policy.create" },
+  },
   { operationId: "showPolicy", method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
   { operationId: "listPolicyVersions", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions`, owned: true },
   { operationId: "showPolicyVersion", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions/1`, owned: true },
@@ -90,6 +113,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: doc("policy", { name: "Changed" }),
     owned: true,
     operator: "unclaimed",
+    audit: { action: "policy.update" },
   },
   // An action, not a create: 200 with the policy. The fixture's policy has a custom domain.
   {
@@ -99,8 +123,16 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/policies/${f.policyId}`,
     operator: "unclaimed",
     success: 200,
+    audit: { action: "policy.verify_custom_domain", target: (f) => f.policyId },
   },
-  { operationId: "deletePolicy", method: "DELETE", path: (f) => `/v1/policies/${f.policyId}`, owned: true, operator: "unclaimed" },
+  {
+    operationId: "deletePolicy",
+    method: "DELETE",
+    path: (f) => `/v1/policies/${f.policyId}`,
+    owned: true,
+    operator: "unclaimed",
+    audit: { action: "policy.delete" },
+  },
   { operationId: "listAssets", method: "GET", path: () => "/v1/assets" },
   {
     operationId: "createAsset",
@@ -108,6 +140,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: () => "/v1/assets",
     body: owned("asset", { kind: "domain", value: "tenancy.example.com" }),
     operator: "unclaimed",
+    audit: { action: "asset.create" },
   },
   { operationId: "showAsset", method: "GET", path: (f) => `/v1/assets/${f.assetId}`, owned: true },
   {
@@ -117,10 +150,25 @@ export const ENDPOINTS: Endpoint[] = [
     body: doc("asset", { short_description: "Changed" }),
     owned: true,
     operator: "unclaimed",
+    audit: { action: "asset.update" },
   },
-  { operationId: "deleteAsset", method: "DELETE", path: (f) => `/v1/assets/${f.assetId}`, owned: true, operator: "unclaimed" },
+  {
+    operationId: "deleteAsset",
+    method: "DELETE",
+    path: (f) => `/v1/assets/${f.assetId}`,
+    owned: true,
+    operator: "unclaimed",
+    audit: { action: "asset.delete" },
+  },
   { operationId: "listBriefs", method: "GET", path: () => "/v1/briefs" },
-  { operationId: "createBrief", method: "POST", path: () => "/v1/briefs", body: owned("brief", { name: "B" }), operator: "unclaimed" },
+  {
+    operationId: "createBrief",
+    method: "POST",
+    path: () => "/v1/briefs",
+    body: owned("brief", { name: "B" }),
+    operator: "unclaimed",
+    audit: { action: "brief.create" },
+  },
   { operationId: "showBrief", method: "GET", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
   {
     operationId: "updateBrief",
@@ -129,10 +177,25 @@ export const ENDPOINTS: Endpoint[] = [
     body: doc("brief", { name: "Changed" }),
     owned: true,
     operator: "unclaimed",
+    audit: { action: "brief.update" },
   },
-  { operationId: "deleteBrief", method: "DELETE", path: (f) => `/v1/briefs/${f.spareBriefId}`, owned: true, operator: "unclaimed" },
+  {
+    operationId: "deleteBrief",
+    method: "DELETE",
+    path: (f) => `/v1/briefs/${f.spareBriefId}`,
+    owned: true,
+    operator: "unclaimed",
+    audit: { action: "brief.delete" },
+  },
   { operationId: "listVulns", method: "GET", path: () => "/v1/vulns" },
-  { operationId: "createVuln", method: "POST", path: () => "/v1/vulns", body: (f) => vulnDoc(f.briefId), operator: "never" },
+  {
+    operationId: "createVuln",
+    method: "POST",
+    path: () => "/v1/vulns",
+    body: (f) => vulnDoc(f.briefId),
+    operator: "never",
+    audit: { action: "vuln.create" },
+  },
   { operationId: "showVuln", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
   {
     operationId: "updateVuln",
@@ -141,8 +204,16 @@ export const ENDPOINTS: Endpoint[] = [
     body: (f) => vulnDoc(f.briefId),
     owned: true,
     operator: "never",
+    audit: { action: "vuln.update" },
   },
-  { operationId: "deleteVuln", method: "DELETE", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true, operator: "never" },
+  {
+    operationId: "deleteVuln",
+    method: "DELETE",
+    path: (f) => `/v1/vulns/${f.vulnId}`,
+    owned: true,
+    operator: "never",
+    audit: { action: "vuln.delete" },
+  },
   {
     operationId: "updateVulns",
     method: "PATCH",
@@ -151,6 +222,7 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
     operator: "never",
+    audit: { action: "vuln.update", target: (f) => f.vulnId },
   },
   // Under another organization's vuln these answer vuln_not_found, as the vuln itself does.
   {
@@ -169,6 +241,7 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
     operator: "never",
+    audit: { action: "attachment.create" },
   },
   { operationId: "showVulnAttachment", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
   {
@@ -184,6 +257,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
     owned: true,
     operator: "never",
+    audit: { action: "attachment.delete" },
   },
   {
     operationId: "listVulnComments",
@@ -200,6 +274,7 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
     operator: "never",
+    audit: { action: "comment.create" },
   },
   { operationId: "showVulnComment", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
   {
@@ -208,6 +283,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`,
     owned: true,
     operator: "never",
+    audit: { action: "comment.delete" },
   },
   {
     operationId: "listRegulatoryReports",
@@ -226,6 +302,7 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
     notFound: "vuln_not_found",
     operator: "never",
+    audit: { action: "regulatory_report.file" },
   },
   {
     operationId: "showRegulatoryReportDraft",
@@ -255,6 +332,7 @@ export const ENDPOINTS: Endpoint[] = [
         role: "responder",
       })(f),
     operator: "never",
+    audit: { action: "contact.create" },
   },
   { operationId: "showContact", method: "GET", path: (f) => `/v1/contacts/${f.contactId}`, owned: true },
   {
@@ -264,8 +342,16 @@ export const ENDPOINTS: Endpoint[] = [
     body: () => ({ data: { type: "contact", attributes: { name: "Renamed" } } }),
     owned: true,
     operator: "never",
+    audit: { action: "contact.update" },
   },
-  { operationId: "deleteContact", method: "DELETE", path: (f) => `/v1/contacts/${f.contactId}`, owned: true, operator: "never" },
+  {
+    operationId: "deleteContact",
+    method: "DELETE",
+    path: (f) => `/v1/contacts/${f.contactId}`,
+    owned: true,
+    operator: "never",
+    audit: { action: "contact.delete" },
+  },
   { operationId: "listMembers", method: "GET", path: () => "/v1/members" },
   {
     operationId: "createMember",
@@ -274,6 +360,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: (f) =>
       owned("member", { email: `m-${f.org.id.slice(-12)}-${Math.random().toString(36).slice(2)}@acme.example`, role: "viewer" })(f),
     operator: "never",
+    audit: { action: "member.create" },
   },
   { operationId: "showMember", method: "GET", path: (f) => `/v1/members/${f.memberId}`, owned: true },
   {
@@ -283,8 +370,16 @@ export const ENDPOINTS: Endpoint[] = [
     body: () => ({ data: { type: "member", attributes: { name: "Renamed" } } }),
     owned: true,
     operator: "never",
+    audit: { action: "member.update" },
   },
-  { operationId: "deleteMember", method: "DELETE", path: (f) => `/v1/members/${f.memberId}`, owned: true, operator: "never" },
+  {
+    operationId: "deleteMember",
+    method: "DELETE",
+    path: (f) => `/v1/members/${f.memberId}`,
+    owned: true,
+    operator: "never",
+    audit: { action: "member.delete" },
+  },
   // An action, not a create: 200 with the member (the fixture's has not joined).
   {
     operationId: "resendMemberInvitation",
@@ -293,6 +388,7 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/members/${f.memberId}`,
     operator: "never",
     success: 200,
+    audit: { action: "member.invite", target: (f) => f.memberId },
   },
   {
     operationId: "revokeMemberSessions",
@@ -300,6 +396,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/members/${f.memberId}/sessions`,
     ownedBy: (f) => `/v1/members/${f.memberId}`,
     operator: "never",
+    audit: { action: "member.sessions_revoke", target: (f) => f.memberId },
   },
   { operationId: "listAdvisories", method: "GET", path: () => "/v1/advisories" },
   {
@@ -317,6 +414,7 @@ export const ENDPOINTS: Endpoint[] = [
       },
     }),
     operator: "never",
+    audit: { action: "advisory.create" },
   },
   { operationId: "showAdvisory", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}`, owned: true },
   {
@@ -328,12 +426,22 @@ export const ENDPOINTS: Endpoint[] = [
     }),
     owned: true,
     operator: "never",
+    audit: { action: "advisory.update" },
   },
-  { operationId: "deleteAdvisory", method: "DELETE", path: (f) => `/v1/advisories/${f.draftAdvisoryId}`, owned: true, operator: "never" },
+  {
+    operationId: "deleteAdvisory",
+    method: "DELETE",
+    path: (f) => `/v1/advisories/${f.draftAdvisoryId}`,
+    owned: true,
+    operator: "never",
+    audit: { action: "advisory.delete" },
+  },
   { operationId: "listAdvisoryRevisions", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions`, owned: true },
   { operationId: "showAdvisoryRevision", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`, owned: true },
   { operationId: "listNotifications", method: "GET", path: () => "/v1/notifications" },
   { operationId: "showNotification", method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
+  { operationId: "listAuditEvents", method: "GET", path: () => "/v1/audit_events" },
+  { operationId: "showAuditEvent", method: "GET", path: (f) => `/v1/audit_events/${f.auditEventId}`, owned: true },
   { operationId: "listWebhooks", method: "GET", path: () => "/v1/webhooks" },
   {
     operationId: "createWebhook",
@@ -341,6 +449,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: () => "/v1/webhooks",
     body: (f) => webhookDoc(f.webhookUrl ? { url: f.webhookUrl } : {}, f.org.id),
     operator: "never",
+    audit: { action: "webhook.create" },
   },
   { operationId: "showWebhook", method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
   {
@@ -350,14 +459,23 @@ export const ENDPOINTS: Endpoint[] = [
     body: () => ({ data: { type: "webhook", attributes: { name: "Changed" } } }),
     owned: true,
     operator: "never",
+    audit: { action: "webhook.update" },
   },
-  { operationId: "deleteWebhook", method: "DELETE", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true, operator: "never" },
+  {
+    operationId: "deleteWebhook",
+    method: "DELETE",
+    path: (f) => `/v1/webhooks/${f.webhookId}`,
+    owned: true,
+    operator: "never",
+    audit: { action: "webhook.delete" },
+  },
   {
     operationId: "rotateWebhookSecret",
     method: "POST",
     path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
+    audit: { action: "webhook.rotate_secret", target: (f) => f.webhookId },
   },
   {
     operationId: "pingWebhook",
@@ -365,6 +483,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/ping`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
+    audit: { action: "webhook.ping", target: (f) => f.webhookId },
   },
   {
     operationId: "listWebhookDeliveries",
@@ -379,6 +498,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
     operator: "never",
+    audit: { action: "webhook_delivery.redeliver", target: (f) => f.deliveryId },
   },
   { operationId: "listDirectories", method: "GET", path: () => "/v1/directories" },
   { operationId: "showDirectory", method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
@@ -389,6 +509,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: (f) => ({ data: { type: "directory", attributes: { name: "D", slug: `d-${f.org.id.slice(-12)}` } } }),
     operatorOnly: true,
     operator: "any",
+    audit: { action: "directory.create", organization: "platform" },
   },
   {
     operationId: "updateDirectory",
@@ -397,6 +518,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: () => ({ data: { type: "directory", attributes: { name: "Renamed" } } }),
     operatorOnly: true,
     operator: "any",
+    audit: { action: "directory.update", organization: "platform" },
   },
   { operationId: "listDirectoryListings", method: "GET", path: () => "/v1/directory_listings" },
   {
@@ -414,6 +536,7 @@ export const ENDPOINTS: Endpoint[] = [
     }),
     operatorOnly: true,
     operator: "any",
+    audit: { action: "directory_listing.create" },
   },
   { operationId: "showDirectoryListing", method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
   {
@@ -423,6 +546,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: () => ({ data: { type: "directory_listing", attributes: { visible: false } } }),
     owned: true,
     operator: "any",
+    audit: { action: "directory_listing.update" },
   },
   {
     operationId: "deleteDirectoryListing",
@@ -430,6 +554,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/directory_listings/${f.listingId}`,
     operatorOnly: true,
     operator: "any",
+    audit: { action: "directory_listing.delete" },
   },
   {
     operationId: "listDirectoryListingItems",
@@ -444,6 +569,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: (f) => ({ data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: f.policyId } } }),
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
     operator: "unclaimed",
+    audit: { action: "directory_listing_item.create" },
   },
   {
     operationId: "reorderDirectoryListingItems",
@@ -452,6 +578,7 @@ export const ENDPOINTS: Endpoint[] = [
     body: (f) => ({ data: [{ type: "directory_listing_item", id: f.itemId }] }),
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
     operator: "unclaimed",
+    audit: { action: "directory_listing_item.reorder", target: (f) => f.listingId },
   },
   {
     operationId: "deleteDirectoryListingItem",
@@ -459,6 +586,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/directory_listings/${f.listingId}/items/${f.itemId}`,
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
     operator: "unclaimed",
+    audit: { action: "directory_listing_item.delete" },
   },
   ...OPEN_ENDPOINTS,
 ];

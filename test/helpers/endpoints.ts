@@ -54,6 +54,7 @@ const PLACEHOLDERS = {
   contactId: "{id}",
   notificationId: "{id}",
   memberId: "{id}",
+  auditEventId: "{id}",
   advisoryId: "{id}",
   draftAdvisoryId: "{id}",
   reportCommentId: "{comment_id}",

@@ -39,6 +39,8 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   notificationId: string;
   /** A member, invited (not joined), not an owner. */
   memberId: string;
+  /** An event of the organization's audit log (the last change the fixture made). */
+  auditEventId: string;
   /** A published advisory about the vuln (it has revision 1), and a draft one, which may be deleted. */
   advisoryId: string;
   draftAdvisoryId: string;
@@ -203,6 +205,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
     listable_type: "Brief",
     listable_id: brief.id,
   });
+  const audit = await call("GET", "/v1/audit_events", { key });
   return {
     org: { id: orgId, slug, key, keyId: orgKey.data.id, operatorKey: operator },
     policyId: policy.id,
@@ -222,6 +225,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
     contactId: contact.id,
     notificationId: log.data[0].id,
     memberId: member.id,
+    auditEventId: audit.data[0].id,
     advisoryId: published.id,
     draftAdvisoryId: draftAdvisory.id,
     directoryId: dir.id,

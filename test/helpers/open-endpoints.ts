@@ -13,6 +13,7 @@ export const OPEN_ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/p/briefs/${f.shortcode}/vulns`,
     body: () => ({ data: { type: "vuln", attributes: { title: "Again", description: "Steps", contact_email: "r@example.com" } } }),
     caller: "public",
+    audit: { action: "vuln.create" },
   },
   { operationId: "showPublicDirectory", method: "GET", path: (f) => `/v1/p/directories/${f.directorySlug}`, caller: "public" },
   {
@@ -40,6 +41,7 @@ export const OPEN_ENDPOINTS: Endpoint[] = [
     path: () => "/v1/p/report",
     body: () => ({ data: { type: "report", attributes: { credit_name: "Jane Finder", credit_consent: true } } }),
     caller: "reporter",
+    audit: { action: "vuln.update", target: (f) => f.vulnId },
   },
   { operationId: "listReportComments", method: "GET", path: () => "/v1/p/report/comments", caller: "reporter" },
   {
@@ -48,6 +50,7 @@ export const OPEN_ENDPOINTS: Endpoint[] = [
     path: () => "/v1/p/report/comments",
     body: () => ({ data: { type: "comment", attributes: { body: "Any news?" } } }),
     caller: "reporter",
+    audit: { action: "comment.create" },
   },
   { operationId: "showReportComment", method: "GET", path: (f) => `/v1/p/report/comments/${f.reportCommentId}`, caller: "reporter" },
   { operationId: "listReportAttachments", method: "GET", path: () => "/v1/p/report/attachments", caller: "reporter" },
@@ -58,6 +61,7 @@ export const OPEN_ENDPOINTS: Endpoint[] = [
     body: () => "more",
     raw: true,
     caller: "reporter",
+    audit: { action: "attachment.create" },
   },
   {
     operationId: "showReportAttachment",

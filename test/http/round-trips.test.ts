@@ -376,6 +376,17 @@ const CASES: Case[] = [
       return get(`/v1/notifications/${(await get("/v1/notifications", o.key)).body.data[0].id}`, o.key);
     },
   },
+  { name: at("listAuditEvents"), trips: 2, run: (o) => get("/v1/audit_events?page[after]=", o.key) },
+  {
+    name: at("listAuditEvents", " (CSV)"),
+    trips: 2,
+    run: (o) => api("GET", "/v1/audit_events?q[action_eq]=api_key.create", { key: o.key, headers: { Accept: "text/csv" } }),
+  },
+  {
+    name: at("showAuditEvent"),
+    trips: 2,
+    run: async (o) => get(`/v1/audit_events/${(await get("/v1/audit_events", o.key)).body.data[0].id}`, o.key),
+  },
   { name: at("listWebhooks"), trips: 2, run: (o) => get("/v1/webhooks", o.key) },
   { name: at("showWebhook"), trips: 2, run: async (o) => get(`/v1/webhooks/${(await webhook(o)).id}`, o.key) },
   { name: at("createWebhook"), trips: 2, run: (o) => api("POST", "/v1/webhooks", { key: o.key, body: webhookDoc() }) },

@@ -160,13 +160,16 @@ export const OWASP_WAIVERS: { rules: string[]; where: (doc: Doc) => string[]; re
   {
     rules: ["owasp:api4:2023-string-restricted"],
     where: (doc) => [
-      ...membersNamed(doc, new Set(["detail", "parameter", "error", "request_body", "subject", "last_error", "failure_reason"])),
+      ...membersNamed(
+        doc,
+        new Set(["detail", "parameter", "error", "request_body", "subject", "last_error", "failure_reason", "user_agent"]),
+      ),
       ...membersNamed(doc, new Set(["label", "value"])).filter((p) => /RegulatoryReportDraft/.test(p)),
       pointer("paths", "/", "get", "responses", "200", "content", "text/html"),
       pointer("paths", "/v1/vulns/{id}/attachments/{attachment_id}/content", "get", "responses", "200", "headers", "Content-Disposition"),
     ],
     reason:
-      "Text the API reports rather than takes: an error's explanation, a query parameter's name as the client sent it, a webhook receiver's failure and the exact body sent to it, an e-mail's subject and why it failed or waits, why a custom domain's lookup proved nothing, the start page's HTML, a download's file name, a regulatory draft's labels and the values it filled from the vuln.",
+      "Text the API reports rather than takes: an error's explanation, a query parameter's name as the client sent it, a webhook receiver's failure and the exact body sent to it, the User-Agent a client sent (the audit log keeps it as sent), an e-mail's subject and why it failed or waits, why a custom domain's lookup proved nothing, the start page's HTML, a download's file name, a regulatory draft's labels and the values it filled from the vuln.",
   },
   {
     rules: ["owasp:api3:2023-no-additionalProperties", "owasp:api3:2023-constrained-additionalProperties"],

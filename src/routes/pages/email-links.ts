@@ -28,7 +28,7 @@ emailLinksRouter.on(["GET", "POST"], "/c/:token", database(), async (c) => {
   if (!target) return page(c, notFoundPage("confirmation link"), 404);
   const view = { ...target.contact, organization: target.organization };
   if (c.req.method !== "POST") return page(c, confirmPage(view, c.req.path));
-  await confirmContact(c.var.database.db, target);
+  await confirmContact(serviceContext(c), target);
   return page(c, confirmPage(view, c.req.path, true));
 });
 
@@ -47,6 +47,6 @@ emailLinksRouter.on(["GET", "POST"], "/u/:token", database(), async (c) => {
   const found = await findUnsubscribe(c.var.database.db, c.req.param("token"));
   if (!found) return page(c, notFoundPage("unsubscribe link"), 404);
   if (c.req.method !== "POST") return page(c, unsubscribePage(found, c.req.path));
-  await unsubscribeReporter(c.var.database.db, found.id);
+  await unsubscribeReporter(serviceContext(c), found.id);
   return page(c, unsubscribePage({ ...found, notifyReporter: false }, c.req.path));
 });

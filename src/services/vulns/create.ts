@@ -177,7 +177,13 @@ export async function createVuln({
   const firstActivity = { lastActivityAt: now, lastActivityBy: followUpTokenHash ? ("reporter" as const) : ("organization" as const) };
   const record: VulnRecord = { ...vuln, ...firstActivity, domains: [...domains].sort() };
   const created = vulnEvent(ctx.db, "Vuln::Created", vuln.id, now);
-  const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln));
+  // A public submission's actor is its reporter (no key: the report is who they are).
+  const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln)).audits({
+    action: "vuln.create",
+    target: { type: "vuln", id: vuln.id },
+    organizationId: vuln.organizationId,
+    ...(followUpTokenHash && { actor: { type: "reporter", id: vuln.id, name: null } }),
+  });
   for (const s of domainStatements(ctx, vuln, { domains, now })) p.add(s);
   p.add(created.statement, created.event);
   if (vuln.notifyReporter) p.add(ctx.db.insert(notifications).values(await receiptOf(found, vuln, { reportPage: reportPage!, now })));

@@ -17,12 +17,16 @@ export async function deleteVuln(ctx: ServiceContext, id: string, objects: R2Buc
   const now = nowIso();
   const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
   const destroyed = vulnEvent(ctx.db, "Vuln::Destroyed", id, now, { organizationId: ctx.caller.organizationId ?? undefined });
-  const p = new Plan(null).add(vulnObjectKeys(ctx, id)).add(destroyed.statement, destroyed.event).add(ctx.db.delete(vulns).where(scoped));
+  const p = new Plan(null);
+  const keys = p.track<{ objectKey: string }[]>(vulnObjectKeys(ctx, id));
+  p.add(destroyed.statement, destroyed.event);
+  const deleted = p.track(ctx.db.delete(vulns).where(scoped));
+  p.audits({ action: "vuln.delete", target: { type: "vuln", id } }, { ifChanged: deleted });
   const { results } = await commit(ctx, p);
-  if (changedRows(results[2]) === 0) throw notFound();
+  if (changedRows(deleted.of(results)) === 0) throw notFound();
   deleteObjectsLater(
     ctx,
     objects,
-    (results[0] as { objectKey: string }[]).map((r) => r.objectKey),
+    keys.of(results).map((r) => r.objectKey),
   );
 }

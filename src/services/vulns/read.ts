@@ -77,17 +77,19 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
   }
   const now = nowIso();
   const read = vulnEvent(ctx.db, "Vuln::Read", id, now, { ifPreviousChanged: true, organizationId: ctx.caller.organizationId! });
-  const p = new Plan(null)
-    .add(
-      ctx.db
-        .update(vulns)
-        .set({ readAt: now })
-        .where(and(scoped, isNull(vulns.readAt))),
-    )
-    .add(read.statement, read.event)
-    .add(select);
+  const p = new Plan(null);
+  // The organization's first read is a change (Vuln::Read tells its webhooks): audited, once.
+  const marked = p.track(
+    ctx.db
+      .update(vulns)
+      .set({ readAt: now })
+      .where(and(scoped, isNull(vulns.readAt))),
+  );
+  p.audits({ action: "vuln.read", target: { type: "vuln", id } }, { ifChanged: marked });
+  p.add(read.statement, read.event);
+  const rows = p.track<(VulnRow & { domainsJson: string })[]>(select);
   const { results } = await commit(ctx, p);
-  const row = (results[2] as (VulnRow & { domainsJson: string })[])[0];
+  const row = rows.of(results)[0];
   if (!row) throw notFound();
   return toRecord(row);
 }

@@ -7,6 +7,7 @@ import { Conflict, Invalid, NotFound, relationship, resource } from "../../lib/d
 import { nowIso } from "../../lib/ids";
 import type { ServiceContext } from "../context";
 import { commit, type Handle, Plan, readBatch } from "../unit-of-work";
+import { sentMembers } from "../audit";
 import { domainStatements } from "./domains";
 import { placed } from "./members";
 import { nextVuln, type VulnChangeEvent, type VulnDecision } from "./next";
@@ -103,6 +104,16 @@ export function planUpdate(
   if (decision.domainsChanged)
     for (const s of domainStatements(ctx, existing, { domains: next.domains, now, guard: existing.revision })) p.add(s);
   const guard = p.track(updateStatement(ctx, existing, { ...decision, now }));
+  const { closer: _closer, ...sent } = input;
+  p.audits(
+    {
+      action: "vuln.update",
+      target: { type: "vuln", id: existing.id },
+      changed: sentMembers(sent),
+      organizationId: existing.organizationId,
+    },
+    { ifChanged: guard },
+  );
   for (const event of decision.events) {
     const planned = eventStatement(ctx, event, { id: existing.id, now, strict });
     p.add(planned.statement, planned.event);

@@ -9,8 +9,8 @@ import { DEADLINE_KINDS } from "../../../lib/deadlines";
 import { type Metrics, METRICS_DEFAULT_DAYS, readMetrics } from "../../../services/metrics";
 import { DateTimeInput } from "../fields";
 import { serviceContext } from "../handler-helpers";
+import { csvDocument, CSV_MEDIA_TYPE } from "../../../lib/csv";
 
-const CSV_MEDIA_TYPE = "text/csv";
 const share = z.number().min(0).max(1).nullable();
 const seconds = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).nullable().openapi({ format: "int64" });
 const count = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER).openapi({ format: "int64" });
@@ -89,7 +89,7 @@ function attributesOf(m: Metrics) {
   };
 }
 
-/** The same figures as CSV: a header row, then one row; empty cells for null. No cell needs quoting. */
+/** The same figures as CSV: a header row, then one row; empty cells for null. */
 function csvOf(m: Metrics): string {
   const a = attributesOf(m);
   const values: (string | number | null)[] = [
@@ -105,7 +105,7 @@ function csvOf(m: Metrics): string {
     a.median_seconds_to_resolve,
     ...DEADLINE_KINDS.map((k) => a.deadlines_met_on_time[k]),
   ];
-  return `${COLUMNS.join(",")}\r\n${values.map((v) => (v === null ? "" : String(v))).join(",")}\r\n`;
+  return csvDocument(COLUMNS, [values]);
 }
 
 /** Whose figures and which days: metrics-<organization id or "platform">-<first day>-<last day>.csv (ASCII, no colon). */
