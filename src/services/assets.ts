@@ -17,6 +17,7 @@ import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { touchVulns } from "./vulns/update";
 import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 export interface AssetInput {
   kind?: AssetKind;
@@ -57,6 +58,7 @@ export async function createAsset(
   input: Required<Pick<AssetInput, "kind" | "value">> & AssetInput,
   organizationId: string | undefined,
 ): Promise<AssetRow> {
+  mayChange(ctx, "settings");
   // Operators name the organization; that it exists unclaimed is checked inside the insert (ownerValue),
   // so this costs no read of its own, and only a refused insert reads the organization, to say why.
   const owner = owningOrganization(ctx, organizationId, ctx.caller.kind === "operator" ? true : undefined);
@@ -114,16 +116,22 @@ async function readWithVulns(ctx: ServiceContext, id: string) {
  * changing them moves those vulns too, with Vuln::Updated, in the same batch.
  */
 export async function updateAsset(ctx: ServiceContext, id: string, input: AssetInput): Promise<AssetRow> {
+  mayChange(ctx, "settings");
   const now = nowIso();
   const changes: Partial<AssetRow> = { updatedAt: now };
   if (input.short_description !== undefined) changes.shortDescription = input.short_description;
   if (input.kind === undefined && input.value === undefined) {
     // No read first: the operator's rule rides in the UPDATE, and only a miss reads, to tell 403 from 404.
-    const [row] = await ctx.db
-      .update(assets)
-      .set(changes)
-      .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx)))
-      .returning();
+    const p = new Plan(null)
+      .add(
+        ctx.db
+          .update(assets)
+          .set(changes)
+          .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx)))
+          .returning(),
+      )
+      .audits({ action: "asset.update", target: { type: "asset", id }, changed: ["short_description"] });
+    const [row] = (await commit(ctx, p)).results[0] as AssetRow[];
     if (row) return row;
     if (unclaimedOwner(ctx)) await readWithVulns(ctx, id);
     throw notFound();
@@ -149,6 +157,7 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
 
 /** Deletes an asset; the vulns it was a domain of lose it, with Vuln::Updated, in the same batch. */
 export async function deleteAsset(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "settings");
   const { row, vulnIds } = await readWithVulns(ctx, id);
   const p = new Plan(row).add(ctx.db.delete(assets).where(and(eq(assets.id, id), eq(assets.organizationId, row.organizationId))));
   touchVulns(ctx, p, { vulnIds, now: nowIso() });

@@ -10,6 +10,7 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
 import { LIMITS, mib } from "../lib/limits";
 import { BadInput, Conflict, Invalid, NotFound, TooLarge, Unavailable } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 export const MAX_FILE_BYTES = LIMITS.fileBytes;
 export const MAX_FILES_PER_VULN = LIMITS.filesPerVuln;
@@ -91,6 +92,7 @@ export async function uploadAttachment({
   /** More of the same change, in the row's own batch (a reporter's file also touches the vuln and fires Vuln::Updated). */
   also?: (p: Plan<AttachmentRecord>) => void;
 }): Promise<AttachmentRecord> {
+  mayChange(ctx, "vulns");
   // Refusals that need no I/O come first: nothing is read, nothing is stored.
   if (meta.declaredLength !== null && meta.declaredLength > MAX_FILE_BYTES) throw tooLarge();
   const filename = meta.filename === undefined ? null : cleanFilename(meta.filename);
@@ -237,19 +239,23 @@ export async function openAttachmentContent(ctx: AttachmentContext, vulnId: stri
 
 /** Deletes an attachment: the row now, the object just after the answer (or by the cron). */
 export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, attachmentId: string): Promise<void> {
-  const [found, deleted] = await ctx.db.batch([
-    vulnAndUsage(ctx, vulnId)[0],
-    ctx.db
-      .delete(attachments)
-      .where(
-        and(
-          eq(attachments.id, attachmentId),
-          eq(attachments.vulnId, vulnId),
-          vulnScope(ctx, attachments.organizationId, attachments.vulnId),
-        ),
-      )
-      .returning({ objectKey: attachments.objectKey }),
-  ]);
+  mayChange(ctx, "vulns");
+  const p = new Plan(null)
+    .add(vulnAndUsage(ctx, vulnId)[0])
+    .add(
+      ctx.db
+        .delete(attachments)
+        .where(
+          and(
+            eq(attachments.id, attachmentId),
+            eq(attachments.vulnId, vulnId),
+            vulnScope(ctx, attachments.organizationId, attachments.vulnId),
+          ),
+        )
+        .returning({ objectKey: attachments.objectKey }),
+    )
+    .audits({ action: "attachment.delete", target: { type: "attachment", id: attachmentId } });
+  const [found, deleted] = (await commit(ctx, p)).results as [unknown[], { objectKey: string }[]];
   if (!found[0]) throw vulnNotFound();
   if (!deleted[0]) throw attachmentNotFound();
   deleteObjectsLater(ctx, ctx.objects, [deleted[0].objectKey]);

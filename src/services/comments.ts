@@ -11,6 +11,7 @@ import { commit, Plan } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { returnFromInfoRequest } from "./vulns/info-requests";
+import { mayChange } from "./access";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
@@ -54,6 +55,7 @@ export async function createComment(
     also?: (p: Plan<CommentRecord>) => void;
   },
 ): Promise<CommentRecord> {
+  mayChange(ctx, "vulns");
   const organizationId = side.organizationId ?? ctx.caller.organizationId;
   if (!organizationId) throw vulnNotFound();
   const now = nowIso();
@@ -179,12 +181,16 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
  * reporter no longer sees it; a webhook that already carried it is not called back.
  */
 export async function deleteComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<void> {
-  const [found, deleted] = await ctx.db.batch([
-    vulnRead(ctx, vulnId),
-    ctx.db
-      .delete(comments)
-      .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
-  ]);
+  mayChange(ctx, "vulns");
+  const p = new Plan(null)
+    .add(vulnRead(ctx, vulnId))
+    .add(
+      ctx.db
+        .delete(comments)
+        .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
+    )
+    .audits({ action: "comment.delete", target: { type: "comment", id: commentId } });
+  const [found, deleted] = (await commit(ctx, p)).results as [unknown[], Parameters<typeof changedRows>[0]];
   if (!found[0]) throw vulnNotFound();
   if (changedRows(deleted) === 0) throw commentNotFound();
 }

@@ -11,6 +11,7 @@ import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { mayChange } from "./access";
 
 // The organization's people the platform e-mails (src/notifications). A new address, and every
 // changed one, gets one confirmation e-mail; only a confirmed contact hears of anything else. The
@@ -91,6 +92,7 @@ export async function createContact(
   input: Required<ContactInput>,
   requestedOrganization: string | undefined,
 ): Promise<ContactRow> {
+  mayChange(ctx, "settings");
   // The organization's own key only (the route refuses operators): naming another organization is a 422.
   const organizationId = owningOrganization(ctx, requestedOrganization, undefined);
   const now = nowIso();
@@ -140,6 +142,7 @@ export async function createContact(
 
 /** Changes a contact; a new address is unconfirmed again and gets its own confirmation e-mail. */
 export async function updateContact(ctx: ServiceContext, id: string, input: ContactInput): Promise<ContactRow> {
+  mayChange(ctx, "settings");
   const [found, org] = await readBatch(ctx, [
     ctx.db
       .select()
@@ -182,10 +185,16 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
 }
 
 export async function deleteContact(ctx: ServiceContext, id: string): Promise<void> {
-  const [deleted] = await ctx.db
-    .delete(contacts)
-    .where(where(eq(contacts.id, id), tenantFilter(ctx, contacts.organizationId)))
-    .returning({ id: contacts.id });
+  mayChange(ctx, "settings");
+  const p = new Plan(null)
+    .add(
+      ctx.db
+        .delete(contacts)
+        .where(where(eq(contacts.id, id), tenantFilter(ctx, contacts.organizationId)))
+        .returning({ id: contacts.id }),
+    )
+    .audits({ action: "contact.delete", target: { type: "contact", id } });
+  const [deleted] = (await commit(ctx, p)).results[0] as { id: string }[];
   if (!deleted) throw notFound();
 }
 

@@ -7,6 +7,7 @@ import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 export interface OrganizationInput {
   name?: string;
@@ -37,6 +38,7 @@ export async function createOrganization(
   ctx: ServiceContext,
   input: OrganizationInput & { name: string; slug: string },
 ): Promise<OrganizationRow> {
+  mayChange(ctx, "settings");
   const now = nowIso();
   const row: OrganizationRow = {
     id: uuidv7(),
@@ -56,6 +58,7 @@ export async function createOrganization(
  * the same batch reads which, and their public reads are evicted.
  */
 export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
+  mayChange(ctx, "settings");
   const p = new Plan(null);
   // Its files are kept under its slug: the old one's go too.
   const before = p.track<{ slug: string }[]>(

@@ -20,6 +20,7 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { alertView } from "./vulns/next";
 import { domainsColumn, toRecord } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
+import { mayChange } from "./access";
 
 export interface RegulatoryReportInput {
   kind: RegulatoryReportKind;
@@ -91,6 +92,7 @@ export async function createRegulatoryReport(
   vulnId: string,
   input: RegulatoryReportInput,
 ): Promise<RegulatoryReportRow> {
+  mayChange(ctx, "vulns");
   const now = nowIso();
   if (Date.parse(input.submitted_at) > Date.parse(now)) throw Invalid.at(SUBMITTED_AT, "must not be in the future.");
   const vuln = await readVuln(ctx, vulnId);

@@ -19,6 +19,7 @@ import {
 import type { StoredResponse } from "../lib/domain-errors";
 import { noticesIn, publishNotices } from "../notifications/outbox";
 import { type AuditEntry, auditStatement } from "./audit";
+import { assertMayWrite } from "./access";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 
@@ -63,6 +64,23 @@ function writtenTable(statement: BatchItem<"sqlite">): string | null {
   return is(table, Table) ? getTableName(table) : null;
 }
 
+/**
+ * Statements a change makes in another area as its consequence (publishing an advisory marks its vulns
+ * disclosed; a report's domains become assets): commit does not ask the caller for their tables' scopes.
+ */
+const CONSEQUENCES = new WeakSet<object>();
+
+/** Marks a statement as a consequence of its plan's change (see CONSEQUENCES); returns it. */
+export function consequence<S extends BatchItem<"sqlite">>(statement: S): S {
+  CONSEQUENCES.add(statement);
+  return statement;
+}
+
+/** The tables a plan's own statements write, each needing its scope (consequences aside). */
+function scopedTables(p: Plan<unknown>): string[] {
+  return p.statements.flatMap((s) => (CONSEQUENCES.has(s) ? [] : [writtenTable(s)].filter((t): t is string => t !== null)));
+}
+
 /** A record just made: no public read of it was ever cached (a not-found answer is never stored). */
 export const NEW_RECORD: Stale = {};
 
@@ -83,6 +101,8 @@ export class Plan<R> {
   stale?: Evicts;
   /** The audit log's entries for this change, written in its batch. */
   readonly audit: AuditEntry[] = [];
+  /** A read's own bookkeeping (the first read marks a vuln read): needs the `read` scope, not its tables'. */
+  private read = false;
 
   constructor(readonly record: R) {}
 
@@ -90,6 +110,16 @@ export class Plan<R> {
   evicts(stale: Evicts): this {
     this.stale = stale;
     return this;
+  }
+
+  /** Says the plan is a read's own bookkeeping: commit asks the caller for `read`, not for the scopes of what it writes. */
+  partOfRead(): this {
+    this.read = true;
+    return this;
+  }
+
+  get isPartOfRead(): boolean {
+    return this.read;
   }
 
   /** Says what the change is for the audit log: commit writes the row in the change's own batch. */
@@ -148,6 +178,8 @@ export async function commit<R>(
   respond?: Responder<R>,
 ): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
   assertEvictionSaid(p);
+  // Before anything is reserved or written: a caller without the scope leaves no trace.
+  assertMayWrite(ctx, scopedTables(p), p.isPartOfRead);
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
   // The audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between.

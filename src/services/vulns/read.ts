@@ -78,6 +78,7 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
   const now = nowIso();
   const read = vulnEvent(ctx.db, "Vuln::Read", id, now, { ifPreviousChanged: true, organizationId: ctx.caller.organizationId! });
   const p = new Plan(null)
+    .partOfRead()
     .add(
       ctx.db
         .update(vulns)
