@@ -459,6 +459,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
+    success: 200,
   },
   {
     operationId: "pingWebhook",
@@ -467,6 +468,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/ping`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
+    success: 202,
   },
   {
     operationId: "listWebhookDeliveries",
@@ -489,6 +491,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
     operator: "never",
+    success: 202,
   },
   { operationId: "listDirectories", scope: "none", method: "GET", path: () => "/v1/directories" },
   { operationId: "showDirectory", scope: "none", method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
