@@ -30,12 +30,13 @@ const report = () => ({ id: mine.report.id, organizationId: mine.report.org.id }
 const page = { number: 1, size: 100 };
 
 describe("a reporter caller", () => {
-  it("is of kind reporter, never organization, and names its one report", () => {
+  it("is of kind reporter, never organization, names its one report and holds no scope", () => {
     expect(ctx.caller).toEqual({
       keyId: `report:${mine.report.id}`,
       kind: "reporter",
       organizationId: mine.report.org.id,
       reportId: mine.report.id,
+      scopes: [],
     });
   });
 
