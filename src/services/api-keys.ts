@@ -1,6 +1,6 @@
 import { and, count, eq, gt, isNull, or, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { apiKeys, auditEvents, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/schema";
+import { apiKeys, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/schema";
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { ALL_SCOPES, actsForOrganization, type Scope } from "../lib/caller";
@@ -10,7 +10,7 @@ import { batchOf, isForeignKeyViolation, where } from "../db/queries";
 import { listPage, ordering, pageStatements, type ListQuery } from "./list-pages";
 import { InsufficientScope, Invalid, NotFound, attribute, relationship } from "../lib/domain-errors";
 import { mayChange } from "./access";
-import { auditActor } from "./audit";
+import { auditStatement } from "./audit";
 import { loggable } from "../lib/log";
 
 /**
@@ -150,7 +150,7 @@ export async function revokeKey(ctx: ServiceContext, id: string): Promise<void> 
         .where(where(eq(apiKeys.id, id), tenantFilter(ctx, apiKeys.organizationId)))
         .returning({ id: apiKeys.id, organizationId: apiKeys.organizationId }),
     )
-    .audits({ action: "api_key.revoke", target: { type: "api_key", id }, changed: ["revoked_at"] });
+    .audits({ action: "api_key.revoke", target: { type: "api_key", id }, changed: ["revoked_at"], ifChanged: true });
   const { results } = await commit(ctx, p);
   if ((results[0] as unknown[]).length === 0) throw keyNotFound();
 }
@@ -205,32 +205,16 @@ export function noteKeyUse(ctx: ServiceContext): void {
   const caller = ctx.caller;
   const ip = ctx.request?.ip;
   if (!ip || !caller.key || caller.key.lastUsedIp === ip || caller.kind === "member") return;
-  const now = nowIso();
-  const actor = auditActor(caller);
-  const audit = ctx.db.insert(auditEvents).select(
-    ctx.db
-      .select({
-        id: sql<string>`${uuidv7()}`.as("id"),
-        organizationId: apiKeys.organizationId,
-        at: sql<string>`${now}`.as("at"),
-        actorType: sql<string>`${actor.type}`.as("actor_type"),
-        actorId: sql<string | null>`${actor.id}`.as("actor_id"),
-        actorName: sql<string | null>`${actor.name}`.as("actor_name"),
-        action: sql<string>`'api_key.use_from_new_ip'`.as("action"),
-        targetType: sql<string>`'api_key'`.as("target_type"),
-        targetId: apiKeys.id,
-        changed: sql<string>`'["last_used_ip"]'`.as("changed"),
-        requestId: sql<string | null>`${ctx.request?.id ?? null}`.as("request_id"),
-        ip: sql<string>`${ip}`.as("ip"),
-        userAgent: sql<string | null>`${ctx.request?.userAgent ?? null}`.as("user_agent"),
-      })
-      .from(apiKeys)
-      .where(and(eq(apiKeys.id, caller.keyId), sql`changes() > 0`)),
-  );
   const update = ctx.db
     .update(apiKeys)
     .set({ lastUsedIp: ip })
     .where(and(eq(apiKeys.id, caller.keyId), sql`${apiKeys.lastUsedIp} IS NOT ${ip}`));
+  const audit = auditStatement(ctx, {
+    action: "api_key.use_from_new_ip",
+    target: { type: "api_key", id: caller.keyId },
+    changed: ["last_used_ip"],
+    ifChanged: true,
+  });
   // Lost, the next request from the address notes it: nothing waits on this write.
   const noted = batchOf(ctx.db, [update, audit]).catch((err: unknown) => {
     console.error(JSON.stringify({ level: "error", message: "a key's use from a new address was not noted", ...loggable(err as Error) }));

@@ -130,7 +130,7 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
           .where(where(eq(assets.id, id), tenantFilter(ctx, assets.organizationId), unclaimedOwner(ctx)))
           .returning(),
       )
-      .audits({ action: "asset.update", target: { type: "asset", id }, changed: ["short_description"] });
+      .audits({ action: "asset.update", target: { type: "asset", id }, changed: ["short_description"], ifChanged: true });
     const [row] = (await commit(ctx, p)).results[0] as AssetRow[];
     if (row) return row;
     if (unclaimedOwner(ctx)) await readWithVulns(ctx, id);

@@ -254,7 +254,7 @@ export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, a
         )
         .returning({ objectKey: attachments.objectKey }),
     )
-    .audits({ action: "attachment.delete", target: { type: "attachment", id: attachmentId } });
+    .audits({ action: "attachment.delete", target: { type: "attachment", id: attachmentId }, ifChanged: true });
   const [found, deleted] = (await commit(ctx, p)).results as [unknown[], { objectKey: string }[]];
   if (!found[0]) throw vulnNotFound();
   if (!deleted[0]) throw attachmentNotFound();

@@ -1,3 +1,4 @@
+import { sql, type SQL } from "drizzle-orm";
 import { auditEvents, type AuditActorType } from "../db/schema";
 import { nowIso, uuidv7 } from "../lib/ids";
 import type { Caller } from "../lib/caller";
@@ -13,6 +14,11 @@ export interface AuditEntry {
   target: { type: string; id: string | null };
   changed?: readonly string[];
   organizationId?: string | null;
+  /**
+   * Written only if the plan's last statement changed a row (SQLite's changes()): a delete or update
+   * that found nothing (a 404) leaves no audit row. Commit writes it right after that statement.
+   */
+  ifChanged?: boolean;
 }
 
 /** How the audit log names a caller. The platform's own work (the cron, the queue, inbound e-mail) is "system". */
@@ -36,7 +42,7 @@ export function auditActor(caller: Caller): { type: AuditActorType; id: string |
 /** The insert of one audit row, for the change's own batch. */
 export function auditStatement(ctx: ServiceContext, entry: AuditEntry) {
   const actor = auditActor(ctx.caller);
-  return ctx.db.insert(auditEvents).values({
+  const row = {
     id: uuidv7(),
     organizationId: entry.organizationId !== undefined ? entry.organizationId : ctx.caller.organizationId,
     at: nowIso(),
@@ -46,9 +52,15 @@ export function auditStatement(ctx: ServiceContext, entry: AuditEntry) {
     action: entry.action,
     targetType: entry.target.type,
     targetId: entry.target.id,
-    changed: entry.changed ? [...entry.changed] : null,
+    changed: entry.changed ? JSON.stringify(entry.changed) : null,
     requestId: ctx.request?.id ?? null,
     ip: ctx.request?.ip ?? null,
     userAgent: ctx.request?.userAgent ?? null,
-  });
+  };
+  if (!entry.ifChanged) return ctx.db.insert(auditEvents).values({ ...row, changed: entry.changed ? [...entry.changed] : null });
+  // The same row as a SELECT of its values, which yields nothing unless the statement before changed a row.
+  const columns = Object.fromEntries(
+    Object.entries(row).map(([name, value]) => [name, sql`${value}`.as(auditEvents[name as keyof typeof row].name)]),
+  ) as { [K in keyof typeof row]: SQL.Aliased<(typeof row)[K]> };
+  return ctx.db.insert(auditEvents).select(ctx.db.select(columns).from(sql`(SELECT 1)`).where(sql`changes() > 0`));
 }

@@ -189,7 +189,7 @@ export async function deleteComment(ctx: ServiceContext, vulnId: string, comment
         .delete(comments)
         .where(and(eq(comments.id, commentId), eq(comments.vulnId, vulnId), vulnScope(ctx, comments.organizationId, comments.vulnId))),
     )
-    .audits({ action: "comment.delete", target: { type: "comment", id: commentId } });
+    .audits({ action: "comment.delete", target: { type: "comment", id: commentId }, ifChanged: true });
   const [found, deleted] = (await commit(ctx, p)).results as [unknown[], Parameters<typeof changedRows>[0]];
   if (!found[0]) throw vulnNotFound();
   if (changedRows(deleted) === 0) throw commentNotFound();

@@ -193,7 +193,7 @@ export async function deleteContact(ctx: ServiceContext, id: string): Promise<vo
         .where(where(eq(contacts.id, id), tenantFilter(ctx, contacts.organizationId)))
         .returning({ id: contacts.id }),
     )
-    .audits({ action: "contact.delete", target: { type: "contact", id } });
+    .audits({ action: "contact.delete", target: { type: "contact", id }, ifChanged: true });
   const [deleted] = (await commit(ctx, p)).results[0] as { id: string }[];
   if (!deleted) throw notFound();
 }

@@ -182,8 +182,11 @@ export async function commit<R>(
   assertMayWrite(ctx, scopedTables(p), p.isPartOfRead);
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
-  // The audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between.
-  const statements = [...p.statements, ...p.emails, ...p.audit.map((entry) => auditStatement(ctx, entry))];
+  // The audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between;
+  // one chained on the plan's last statement (ifChanged) comes right after it.
+  const chained = p.audit.filter((entry) => entry.ifChanged).map((entry) => auditStatement(ctx, entry));
+  const audits = p.audit.filter((entry) => !entry.ifChanged).map((entry) => auditStatement(ctx, entry));
+  const statements = [...p.statements, ...chained, ...p.emails, ...audits];
   if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
   const results = await batchOf(ctx.db, statements);
@@ -196,7 +199,7 @@ export async function commit<R>(
         events.map((e) => e.id),
       ),
     );
-  const notices = noticesIn(results.slice(p.statements.length, p.statements.length + p.emails.length));
+  const notices = noticesIn(results.slice(p.statements.length + chained.length, p.statements.length + chained.length + p.emails.length));
   if (notices.length) ctx.defer(publishNotices(ctx.queue, notices));
   const own = results.slice(0, p.statements.length);
   if (p.stale) await evictStale(ctx, typeof p.stale === "function" ? p.stale(own) : p.stale);

@@ -179,7 +179,7 @@ export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<vo
         .where(where(eq(webhooks.id, id), tenantFilter(ctx, webhooks.organizationId)))
         .returning({ id: webhooks.id }),
     )
-    .audits({ action: "webhook.delete", target: { type: "webhook", id } });
+    .audits({ action: "webhook.delete", target: { type: "webhook", id }, ifChanged: true });
   const deleted = (await commit(ctx, p)).results[0] as { id: string }[];
   if (deleted.length === 0) throw notFound();
 }
