@@ -2,7 +2,8 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./http/app-env";
 import { bearerAuth } from "./http/auth";
-import { findActiveKey } from "./services/api-keys";
+import { findActiveKey, noteKeyUse } from "./services/api-keys";
+import { serviceContext } from "./routes/v1/handler-helpers";
 import { handleError } from "./http/errors";
 import { idempotency } from "./http/idempotency";
 import { requestMediaType } from "./http/media-type";
@@ -74,7 +75,14 @@ export function createApp() {
   app.use("/v1/*", requestMediaType());
   app.use("/v1/*", database());
   // Every route needs a key unless it declares itself public (see RouteFacts).
-  app.use("/v1/*", bearerAuth({ lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash) }));
+  app.use(
+    "/v1/*",
+    bearerAuth({
+      lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash),
+      // A key used from a new address is audited, after the answer: the address came with the lookup.
+      used: (c) => noteKeyUse(serviceContext(c)),
+    }),
+  );
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);

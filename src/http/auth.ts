@@ -25,8 +25,11 @@ function unauthorized(detail: string): ApiError {
  */
 export function bearerAuth({
   lookUp,
+  used,
 }: {
   lookUp: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | null>;
+  /** Told of each request a key is accepted for (e.g. to note a new address), after the rate limit; must not wait on D1. */
+  used?: (c: Context<AppEnv>, caller: Caller) => void;
 }): MiddlewareHandler<AppEnv> {
   const gate = new BearerGate(`More than ${UNAUTHENTICATED_PER_MINUTE} requests in a minute from this address without a valid API key.`);
   return async function bearerAuthMiddleware(c, next) {
@@ -41,10 +44,11 @@ export function bearerAuth({
       );
     if (!API_KEY_PATTERN.test(presented.secret)) return gate.refuse(c, unauthorized("The API key is malformed."));
     const caller = await gate.open(c, presented.secret, (hash) => lookUp(c, hash));
-    if (!caller || caller === "gone") throw unauthorized("The API key is unknown or revoked.");
+    if (!caller || caller === "gone") throw unauthorized("The API key is unknown, revoked or expired.");
     c.set("caller", caller);
     const { success } = await c.env.API_RATE_LIMITER.limit({ key: caller.keyId });
     if (!success) throw rateLimited(`More than ${RATES.apiKey} requests in a minute with this key.`, RATES.apiKey);
+    used?.(c, caller);
     await next();
   };
 }

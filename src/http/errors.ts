@@ -1,7 +1,16 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { DomainError, IdempotentReplay, type Member, NotFound, type Problem, type Refusal, Unavailable } from "../lib/domain-errors";
+import {
+  DomainError,
+  IdempotentReplay,
+  InsufficientScope,
+  type Member,
+  NotFound,
+  type Problem,
+  type Refusal,
+  Unavailable,
+} from "../lib/domain-errors";
 import { responseMediaType } from "./route-facts";
 import { LIMITS, mib } from "../lib/limits";
 import { loggable } from "../lib/log";
@@ -22,7 +31,7 @@ export const ERROR_CODES = {
     status: 401,
     title: "Unauthorized",
     about:
-      "The `Authorization: Bearer` key is missing, malformed, unknown or revoked. Send a valid key. Repeated requests without a " +
+      "The `Authorization: Bearer` key is missing, malformed, unknown, revoked or expired. Send a valid key. Repeated requests without a " +
       "valid key are limited per client IP.",
   },
   forbidden: {
@@ -31,6 +40,14 @@ export const ERROR_CODES = {
     about:
       "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where " +
       "only the organization (or an unclaimed organization) may.",
+  },
+  insufficient_scope: {
+    status: 403,
+    title: "Insufficient scope",
+    about:
+      "The key (or the signed-in member's role) is valid for this organization but lacks the scope the operation needs: `read` to " +
+      "read, `vulns`, `advisories`, `settings` or `members` to change those. The `WWW-Authenticate` header names it " +
+      '(`Bearer error="insufficient_scope", scope="vulns"`); use a key that has it.',
   },
   not_found: {
     status: 404,
@@ -232,6 +249,7 @@ const CODE_OF_REFUSAL: Record<Refusal, ErrorCode> = {
   unprocessable: "unprocessable_entity",
   conflict: "conflict",
   forbidden: "forbidden",
+  insufficient_scope: "insufficient_scope",
   too_large: "payload_too_large",
   unavailable: "service_unavailable",
   bad_input: "bad_request",
@@ -239,12 +257,16 @@ const CODE_OF_REFUSAL: Record<Refusal, ErrorCode> = {
 };
 const NOT_FOUND_CODES: Record<string, ErrorCode> = { vuln: "vuln_not_found", brief: "brief_not_found" };
 
+/** RFC 6750's challenge for a token that lacks a scope, naming the one needed. */
+export const insufficientScopeChallenge = (scope: string) => `Bearer error="insufficient_scope", scope="${scope}"`;
+
 /** The API's error for a thrown value it knows (its own, or a service's refusal); undefined for anything else. */
 export function asApiError(err: unknown): ApiError | undefined {
   if (err instanceof ApiError) return err;
   if (!(err instanceof DomainError)) return undefined;
   const code = err instanceof NotFound ? (NOT_FOUND_CODES[err.entity] ?? "not_found") : CODE_OF_REFUSAL[err.kind];
   const api = new ApiError(code, err.problems.map(apiProblem));
+  if (err instanceof InsufficientScope) return api.withHeaders({ "WWW-Authenticate": insufficientScopeChallenge(err.scope) });
   return err instanceof Unavailable ? api.withHeaders({ "Retry-After": String(err.retryAfterSeconds) }) : api;
 }
 

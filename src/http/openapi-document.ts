@@ -3,7 +3,7 @@ import { CLIENT_REQUEST_ID_PATTERN, IDEMPOTENCY_KEY_PATTERN } from "./request-he
 import { ERROR_CODES, aboutError, type ErrorCode } from "./errors";
 import { PUBLIC_CACHE_CONTROL } from "./cache";
 import { D1_BOOKMARK_PATTERN } from "./middleware";
-import { ACCESS, ACCESS_EXTENSION, type Access } from "./openapi/responses";
+import { ACCESS, ACCESS_EXTENSION, type Access, SCOPE_EXTENSION } from "./openapi/responses";
 import { LIMITS, RATES } from "../lib/limits";
 import { DOCUMENTED_FACTS, type DocumentedFacts } from "./route-facts";
 
@@ -131,6 +131,11 @@ const HEADERS = {
     type: "string",
     enum: ['Bearer realm="vdp-api"', 'Bearer realm="vdp-report"'],
   }),
+  WWWAuthenticateScope: header(
+    "RFC 6750's challenge of a key (or a member's role) that lacks the scope the operation needs, naming it: " +
+      '`Bearer error="insufficient_scope", scope="vulns"`.',
+    { type: "string", maxLength: 64, pattern: '^Bearer error="insufficient_scope", scope="(read|vulns|advisories|settings|members)"$' },
+  ),
   ETag: header("A strong validator of the document; send it as `If-None-Match` for a 304.", {
     type: "string",
     maxLength: 34,
@@ -212,15 +217,29 @@ function parameterDescription(name: string, location: string): string | undefine
   return undefined;
 }
 
-/** Who may call an operation, from what it declares: no security, or the access kind of its 403 (removed here). */
-function accessSentence(op: Operation): string {
+/**
+ * The scope an operation needs, from its 403 (whose mark is removed here), said where tools look for it:
+ * the operation's own `x-scope`. (OpenAPI 3.0 lets only OAuth 2 and OpenID Connect requirements name
+ * scopes; this API's bearer keys are neither.)
+ */
+function operationScope(op: Operation): string | undefined {
+  const forbidden = op.responses["403"] as (Json & { [SCOPE_EXTENSION]?: string }) | undefined;
+  const scope = forbidden?.[SCOPE_EXTENSION];
+  if (forbidden) delete forbidden[SCOPE_EXTENSION];
+  if (scope) (op as Record<string, unknown>)[SCOPE_EXTENSION] = scope;
+  return scope;
+}
+
+/** Who may call an operation, from what it declares: no security, or the access kind of its 403 (removed here), and its scope. */
+function accessSentence(op: Operation, scope: string | undefined): string {
   if (Array.isArray(op.security) && op.security.length === 0) return "No key needed.";
   const forbidden = op.responses["403"] as (Json & { [ACCESS_EXTENSION]?: Access }) | undefined;
   const access = forbidden?.[ACCESS_EXTENSION];
   if (forbidden) delete forbidden[ACCESS_EXTENSION];
   if (access === "operator") return "Needs an operator key.";
-  if (access) return `Needs an API key; 403 for ${ACCESS[access].forbidden}.`;
-  return "Needs an API key (organization or operator).";
+  const needs = scope ? ` An organization's key (or member) needs the \`${scope}\` scope.` : "";
+  if (access) return `Needs an API key; 403 for ${ACCESS[access].forbidden}.${needs}`;
+  return `Needs an API key (organization or operator).${needs}`;
 }
 
 /** The errors section of the reference: every code, its status and meaning, each with its anchor. */
@@ -254,7 +273,8 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
       const under = (p: string) => path === p || path.startsWith(`${p}/`);
 
       // Every operation says who may call it, after its own description (or its summary).
-      const access = accessSentence(op);
+      const scope = operationScope(op);
+      const access = accessSentence(op, scope);
       const said = op.description ?? op.summary ?? "";
       op.description = `${said}${said === "" || said.endsWith(".") ? "" : "."} ${access}`.trim();
       for (const p of op.parameters ?? []) {
@@ -278,6 +298,7 @@ export function finishDocument(generated: OpenApiDocument): OpenApiDocument {
         if (code === 201) headers.Location = ref("Location");
         if (code === 429 || code === 503) headers["Retry-After"] = ref("RetryAfter");
         if (code === 401) headers["WWW-Authenticate"] = ref("WWWAuthenticate");
+        if (code === 403 && scope) headers["WWW-Authenticate"] = ref("WWWAuthenticateScope");
         if (method === "post" && code >= 200 && code < 300) headers["Idempotent-Replayed"] = ref("IdempotentReplayed");
         if (!isPublic && under("/v1") && code !== 401) headers["X-D1-Bookmark"] = ref("D1Bookmark");
         if (cachedRead && (code === 200 || code === 304)) {

@@ -31,6 +31,8 @@ export interface Caller {
   member?: { id: string; role: MemberRole };
   /** The reporter's one report (its vuln id); set for kind "reporter" only. */
   reportId?: string;
+  /** For an API key: when it stops working (a key it makes may not outlive it), and the address it was last used from. */
+  key?: { expiresAt: string | null; lastUsedIp: string | null };
 }
 
 /** Whether the caller acts for its one organization (its key, or one of its signed-in members). */

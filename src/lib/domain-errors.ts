@@ -43,6 +43,7 @@ export type Refusal =
   | "unprocessable"
   | "conflict"
   | "forbidden"
+  | "insufficient_scope"
   | "too_large"
   | "unavailable"
   | "bad_input"
@@ -106,6 +107,16 @@ export class Conflict extends DomainError {
 export class Forbidden extends DomainError {
   constructor(detail: string) {
     super("forbidden", { detail });
+  }
+}
+
+/**
+ * The caller acts for its organization but lacks the scope the operation needs (a key's scopes, a
+ * member's role): `scope` names the one it needs, which the answer says (RFC 6750's insufficient_scope).
+ */
+export class InsufficientScope extends DomainError {
+  constructor(readonly scope: string) {
+    super("insufficient_scope", { detail: `This needs the ${scope} scope, which this key (or your role) does not have.` });
   }
 }
 

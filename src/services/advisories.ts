@@ -29,9 +29,10 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
-import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
+import { commit, consequence, Plan, readBatch } from "./unit-of-work";
 import type { Stale } from "../lib/stale";
+import { mayChange } from "./access";
 
 // Advisories: what an organization tells the world about vulnerabilities it fixed. A draft changes
 // freely and is the organization's alone. Publishing freezes revision 1; every later change of a
@@ -227,10 +228,12 @@ function freeze(
   );
   if (row.state !== "published") return;
   p.add(
-    ctx.db
-      .update(vulns)
-      .set({ disclosedAt: sql`coalesce(${vulns.disclosedAt}, ${now})` })
-      .where(and(inList(vulns.id, vulnIds), eq(vulns.organizationId, row.organizationId))),
+    consequence(
+      ctx.db
+        .update(vulns)
+        .set({ disclosedAt: sql`coalesce(${vulns.disclosedAt}, ${now})` })
+        .where(and(inList(vulns.id, vulnIds), eq(vulns.organizationId, row.organizationId))),
+    ),
   );
   const body = {
     advisory: {
@@ -251,6 +254,7 @@ export async function createAdvisory(
   input: AdvisoryInput & { title: string },
   vulnIds: string[],
 ): Promise<AdvisoryRecord> {
+  mayChange(ctx, "advisories");
   const organizationId = ctx.caller.organizationId!;
   const ids = [...new Set(vulnIds)].sort();
   const [facts, orgs, pages] = await readBatch(ctx, [
@@ -354,6 +358,7 @@ export async function updateAdvisory(
   id: string,
   { input, vulnIds }: { input: AdvisoryInput; vulnIds: string[] | undefined },
 ): Promise<AdvisoryRecord> {
+  mayChange(ctx, "advisories");
   const seen = subquery`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
   // One read: the advisory, its latest revision's history, the vulns it will name (those given, or its
   // own) and its organization.
@@ -471,6 +476,7 @@ function refuseUnlessChanged(ctx: ServiceContext, id: string) {
 
 /** Deletes a draft; what was published stays (withdraw it instead). */
 export async function deleteAdvisory(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "advisories");
   const p = new Plan(null).evicts(DRAFT);
   const deleted = p.track<{ id: string }[]>(
     ctx.db

@@ -18,6 +18,7 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import { touchVulns } from "./vulns/update";
 import { Conflict, Invalid, NotFound, attribute } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 export interface AssetInput {
   kind?: AssetKind;
@@ -58,6 +59,7 @@ export async function createAsset(
   input: Required<Pick<AssetInput, "kind" | "value">> & AssetInput,
   organizationId: string | undefined,
 ): Promise<AssetRow> {
+  mayChange(ctx, "settings");
   // Operators name the organization; that it exists unclaimed is checked inside the insert (ownerValue),
   // so this costs no read of its own, and only a refused insert reads the organization, to say why.
   const owner = owningOrganization(ctx, organizationId, ctx.caller.kind === "operator" ? true : undefined);
@@ -116,6 +118,7 @@ async function readWithVulns(ctx: ServiceContext, id: string) {
  * changing them moves those vulns too, with Vuln::Updated, in the same batch.
  */
 export async function updateAsset(ctx: ServiceContext, id: string, input: AssetInput): Promise<AssetRow> {
+  mayChange(ctx, "settings");
   const now = nowIso();
   const changes: Partial<AssetRow> = { updatedAt: now };
   if (input.short_description !== undefined) changes.shortDescription = input.short_description;
@@ -159,6 +162,7 @@ export async function updateAsset(ctx: ServiceContext, id: string, input: AssetI
 
 /** Deletes an asset; the vulns it was a domain of lose it, with Vuln::Updated, in the same batch. */
 export async function deleteAsset(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "settings");
   const { row, vulnIds } = await readWithVulns(ctx, id);
   const p = new Plan(row);
   const deleted = p.track(ctx.db.delete(assets).where(and(eq(assets.id, id), eq(assets.organizationId, row.organizationId))));

@@ -10,6 +10,7 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { receiveObject } from "./attachment-objects";
 import { LIMITS, mib } from "../lib/limits";
 import { BadInput, Conflict, Invalid, NotFound, TooLarge, Unavailable } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 export const MAX_FILE_BYTES = LIMITS.fileBytes;
 export const MAX_FILES_PER_VULN = LIMITS.filesPerVuln;
@@ -91,6 +92,7 @@ export async function uploadAttachment({
   /** More of the same change, in the row's own batch (a reporter's file also touches the vuln and fires Vuln::Updated). */
   also?: (p: Plan<AttachmentRecord>) => void;
 }): Promise<AttachmentRecord> {
+  mayChange(ctx, "vulns");
   // Refusals that need no I/O come first: nothing is read, nothing is stored.
   if (meta.declaredLength !== null && meta.declaredLength > MAX_FILE_BYTES) throw tooLarge();
   const filename = meta.filename === undefined ? null : cleanFilename(meta.filename);
@@ -239,6 +241,7 @@ export async function openAttachmentContent(ctx: AttachmentContext, vulnId: stri
 
 /** Deletes an attachment: the row now, the object just after the answer (or by the cron). */
 export async function deleteAttachment(ctx: AttachmentContext, vulnId: string, attachmentId: string): Promise<void> {
+  mayChange(ctx, "vulns");
   const p = new Plan(null);
   const found = p.track<unknown[]>(vulnAndUsage(ctx, vulnId)[0]);
   const deleted = p.track<{ objectKey: string }[]>(

@@ -23,6 +23,7 @@ import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./orga
 import { Conflict, Invalid, NotFound, Unprocessable, relationship } from "../lib/domain-errors";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 import type { Stale } from "../lib/stale";
+import { mayChange } from "./access";
 
 export interface BriefInput {
   name?: string;
@@ -106,6 +107,7 @@ function assertPolicyOwned(policyId: string | null | undefined, policyOwner: str
 }
 
 export async function createBrief(ctx: ServiceContext, input: BriefInput & { name: string }, links: BriefLinks): Promise<BriefRow> {
+  mayChange(ctx, "settings");
   let organizationId: string;
   if (typeof links.policyId !== "string" && actsForOrganization(ctx.caller)) {
     organizationId = owningOrganization(ctx, links.organizationId, undefined);
@@ -161,6 +163,7 @@ function policiesOfBriefs(ctx: ServiceContext, ids: (string | null | undefined)[
 }
 
 export async function updateBrief(ctx: ServiceContext, id: string, { input, links }: { input: BriefInput; links: BriefLinks }) {
+  mayChange(ctx, "settings");
   const read = await readForWrite(ctx, { briefId: id, policyId: links.policyId });
   const existing = read.existing;
   if (!existing) throw notFound();
@@ -209,6 +212,7 @@ export async function updateBrief(ctx: ServiceContext, id: string, { input, link
  * leaves the directory listings that showed it, and their positions close up.
  */
 export async function deleteBrief(ctx: ServiceContext, id: string) {
+  mayChange(ctx, "settings");
   const existing = await ctx.db
     .select({ organizationId: briefs.organizationId, policyId: briefs.policyId, claimed: ownerClaimed(briefs.organizationId) })
     .from(briefs)

@@ -11,6 +11,7 @@ import { commit, Plan } from "./unit-of-work";
 import { LIMITS } from "../lib/limits";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { returnFromInfoRequest } from "./vulns/info-requests";
+import { mayChange } from "./access";
 
 export const MAX_COMMENT_LENGTH = LIMITS.commentLength;
 
@@ -54,6 +55,7 @@ export async function createComment(
     also?: (p: Plan<CommentRecord>) => void;
   },
 ): Promise<CommentRecord> {
+  mayChange(ctx, "vulns");
   const organizationId = side.organizationId ?? ctx.caller.organizationId;
   if (!organizationId) throw vulnNotFound();
   const now = nowIso();
@@ -180,6 +182,7 @@ export async function getReporterComment(ctx: ServiceContext, vulnId: string, co
  * reporter no longer sees it; a webhook that already carried it is not called back.
  */
 export async function deleteComment(ctx: ServiceContext, vulnId: string, commentId: string): Promise<void> {
+  mayChange(ctx, "vulns");
   const p = new Plan(null);
   const found = p.track<unknown[]>(vulnRead(ctx, vulnId));
   const deleted = p.track(

@@ -12,6 +12,7 @@ import { owningOrganization, tenantFilter, type ServiceContext } from "./context
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
+import { mayChange } from "./access";
 
 // The organization's people the platform e-mails (src/notifications). A new address, and every
 // changed one, gets one confirmation e-mail; only a confirmed contact hears of anything else. The
@@ -92,6 +93,7 @@ export async function createContact(
   input: Required<ContactInput>,
   requestedOrganization: string | undefined,
 ): Promise<ContactRow> {
+  mayChange(ctx, "settings");
   // The organization's own key only (the route refuses operators): naming another organization is a 422.
   const organizationId = owningOrganization(ctx, requestedOrganization, undefined);
   const now = nowIso();
@@ -144,6 +146,7 @@ export async function createContact(
 
 /** Changes a contact; a new address is unconfirmed again and gets its own confirmation e-mail. */
 export async function updateContact(ctx: ServiceContext, id: string, input: ContactInput): Promise<ContactRow> {
+  mayChange(ctx, "settings");
   const [found, org] = await readBatch(ctx, [
     ctx.db
       .select()
@@ -190,6 +193,7 @@ export async function updateContact(ctx: ServiceContext, id: string, input: Cont
 }
 
 export async function deleteContact(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "settings");
   const p = new Plan(null);
   const deleted = p.track<{ id: string }[]>(
     ctx.db

@@ -8,6 +8,8 @@ import type { IdempotencyUnit } from "../lib/idempotency-key";
 import { Forbidden, Invalid, type StoredResponse, relationship } from "../lib/domain-errors";
 import { subquery } from "../db/queries";
 import type { Stale } from "../lib/stale";
+import type { Scope } from "../lib/caller";
+import { assertMayRead } from "./access";
 
 export { PLATFORM_CALLER, PUBLIC_CALLER, type Caller } from "../lib/caller";
 
@@ -30,15 +32,22 @@ export interface ServiceContext {
   request?: { id: string; ip: string | null; userAgent: string | null };
   /** Drops the public reads a committed change made stale; absent where nothing public is cached (the queue, the cron). */
   evict?: (stale: Stale) => Promise<void>;
+  /** The change a write service said it makes (see mayChange in access.ts), whose scope also lets it read. */
+  changing?: Scope;
 }
 
 /**
  * The tenancy filter. Every query on an organization-owned table goes through here, so an
  * organization key can never see another organization's rows; operators read across organizations.
+ * It is also where reading needs the `read` scope (see access.ts): no query of organization data
+ * escapes it.
  */
 export function tenantFilter(ctx: ServiceContext, column: SQLiteColumn): SQL | undefined {
   if (ctx.caller.kind === "operator") return undefined;
-  if (actsForOrganization(ctx.caller)) return eq(column, ctx.caller.organizationId!);
+  if (actsForOrganization(ctx.caller)) {
+    assertMayRead(ctx);
+    return eq(column, ctx.caller.organizationId!);
+  }
   return sql`0`; // public, and a reporter outside its report
 }
 

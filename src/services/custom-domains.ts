@@ -9,6 +9,7 @@ import { getPolicy, type PolicyRecord, readForWrite } from "./policies";
 import { commit, Plan } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import type { Stale } from "../lib/stale";
+import { mayChange } from "./access";
 
 // Proof that an organization controls its policy's custom domain: a TXT record at
 // _vdp-challenge.<domain> holding the claim's value, looked up over DNS-over-HTTPS when the
@@ -58,6 +59,7 @@ function recordOutcome(ctx: ServiceContext, claim: Claim, outcome: Partial<Polic
  * domain or one the rules no longer allow; 409 when the domain changed during the lookup.
  */
 export async function verifyCustomDomain(ctx: ServiceContext, id: string, resolve: TxtResolver): Promise<PolicyRecord> {
+  mayChange(ctx, "settings");
   const read = await readForWrite(ctx, { policyId: id, assetIds: [] });
   const existing = read.existing;
   if (!existing) throw new NotFound("policy", "No policy has that id.");

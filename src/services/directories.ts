@@ -7,6 +7,7 @@ import { listPage, type ListQuery } from "./list-pages";
 import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 export interface DirectoryInput {
   name?: string;
@@ -37,6 +38,7 @@ export async function getDirectory(ctx: ServiceContext, id: string): Promise<Dir
 }
 
 export async function createDirectory(ctx: ServiceContext, input: DirectoryInput & { name: string; slug: string }): Promise<DirectoryRow> {
+  mayChange(ctx, "settings");
   const now = nowIso();
   const row: DirectoryRow = {
     id: uuidv7(),
@@ -57,6 +59,7 @@ export async function createDirectory(ctx: ServiceContext, input: DirectoryInput
 
 /** Its public read is evicted (the old slug's too, if it moved). */
 export async function updateDirectory(ctx: ServiceContext, id: string, input: DirectoryInput) {
+  mayChange(ctx, "settings");
   const existing = await getDirectory(ctx, id);
   const changes: Partial<DirectoryRow> = { updatedAt: nowIso() };
   if (input.name !== undefined) changes.name = input.name;

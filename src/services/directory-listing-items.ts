@@ -12,6 +12,7 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { Conflict, NotFound, Unprocessable, attribute, resource } from "../lib/domain-errors";
 
 import { customizedBy, itemsListing, listingNotFound, selectItemsListing, selectListing } from "./directory-listings";
+import { mayChange } from "./access";
 
 // The items of a directory listing: the published policies and briefs an organization shows in a
 // directory, in the order it chooses (positions 1..n, closed up on delete, rewritten whole on reorder).
@@ -80,6 +81,7 @@ export async function listItems(ctx: ServiceContext, listingId: string, page: Pa
  * concurrent adds still get distinct places.
  */
 export async function addItem(ctx: ServiceContext, listingId: string, { type, id: listableId }: { type: ListableType; id: string }) {
+  mayChange(ctx, "settings");
   const { listing, listable, last } = await readForItem(ctx, listingId, { type, id: listableId });
   const now = nowIso();
   const id = uuidv7();
@@ -178,6 +180,7 @@ async function readForItem(ctx: ServiceContext, listingId: string, { type, id: l
 
 /** Deletes an item (a missing one is a 404 that writes nothing); the positions after it close up. */
 export async function deleteItem(ctx: ServiceContext, listingId: string, itemId: string): Promise<void> {
+  mayChange(ctx, "settings");
   const [listings, items] = await readBatch(ctx, [
     selectItemsListing(ctx, listingId),
     ctx.db
@@ -214,6 +217,7 @@ export async function deleteItem(ctx: ServiceContext, listingId: string, itemId:
  * delete makes this a 409 rather than a mixed order; two reorders racing each leave 1..n.
  */
 export async function reorderItems(ctx: ServiceContext, listingId: string, ids: string[]) {
+  mayChange(ctx, "settings");
   const [listings, items] = await readBatch(ctx, [selectItemsListing(ctx, listingId), selectItems(ctx, listingId)]);
   const listing = await itemsListing(ctx, listings);
   const known = new Set(items.map((i) => i.id));

@@ -8,6 +8,7 @@ import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { Conflict, Invalid, NotFound, relationship } from "../lib/domain-errors";
+import { mayChange } from "./access";
 
 // A directory listing: one organization in one directory. The operator makes and deletes it (also for an
 // unclaimed organization); the organization's own key shows or hides it, and its first change marks it
@@ -65,6 +66,7 @@ export async function getListing(ctx: ServiceContext, id: string): Promise<Listi
 
 /** The operator lists an organization (claimed or not) in a directory; visible by default. */
 export async function createListing(ctx: ServiceContext, directoryId: string, organizationId: string): Promise<ListingRecord> {
+  mayChange(ctx, "settings");
   const [dirs, orgs, existing, listed] = await readBatch(ctx, [
     ctx.db.select({ slug: directories.slug }).from(directories).where(eq(directories.id, directoryId)),
     ctx.db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)),
@@ -139,6 +141,7 @@ export function customizedBy(ctx: ServiceContext): Partial<DirectoryListingRow> 
 }
 
 export async function updateListing(ctx: ServiceContext, id: string, input: { visible?: boolean }): Promise<ListingRecord> {
+  mayChange(ctx, "settings");
   const existing = await getListing(ctx, id);
   if (input.visible === undefined || input.visible === existing.visible) return existing; // no change, nothing customized
   const changes: Partial<DirectoryListingRow> = { updatedAt: nowIso(), visible: input.visible, ...customizedBy(ctx) };
@@ -162,6 +165,7 @@ export async function updateListing(ctx: ServiceContext, id: string, input: { vi
 }
 
 export async function deleteListing(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "settings");
   const existing = await getListing(ctx, id);
   const remove = ctx.db.delete(directoryListings).where(eq(directoryListings.id, id));
   const p = new Plan(null);

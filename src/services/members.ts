@@ -1,7 +1,7 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
 import { members, notifications, organizations, sessions, type MemberRole, type MemberRow, type NotificationRow } from "../db/schema";
 import { isUniqueViolation, subquery, where, whenRefused } from "../db/queries";
-import { actsForOrganization, type Scope } from "../lib/caller";
+import { actsForOrganization } from "../lib/caller";
 import { Conflict, Forbidden, Invalid, NotFound, attribute, resource } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
@@ -9,6 +9,7 @@ import { publishNotifications } from "../lib/queue";
 import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
+import { mayChange } from "./access";
 import { commit, Plan, readBatch } from "./unit-of-work";
 
 // The organization's people who sign in. A new member is invited: one invitation e-mail (the outbox,
@@ -32,13 +33,13 @@ const lastOwner = () =>
 const normalized = (email: string) => email.trim().toLowerCase();
 
 /**
- * The members scope (or the read scope for reads), held by the organization's keys by default and by
- * owners. Operators are refused their writes by the routes, and here too.
+ * A change of members needs the members scope (an owner's, or a key's), asked before anything is read.
+ * Operators read members but never change them: refused by the routes, and here too.
  */
-function requireScope(ctx: ServiceContext, scope: Scope): void {
-  if (scope !== "read" && !actsForOrganization(ctx.caller))
+function mayChangeMembers(ctx: ServiceContext): void {
+  if (!actsForOrganization(ctx.caller))
     throw new Forbidden("Operator keys read members but never change them; use the organization's key.");
-  if (!ctx.caller.scopes.includes(scope)) throw new Forbidden(`This needs the ${scope} scope.`);
+  mayChange(ctx, "members");
 }
 
 async function uniqueGuard<T>(write: () => Promise<T>): Promise<T> {
@@ -55,7 +56,6 @@ export function listMembers(
   ctx: ServiceContext,
   { page, sort, ...filters }: ListQuery & { role?: MemberRole; joined?: boolean; email?: string; organizationId?: string },
 ) {
-  requireScope(ctx, "read");
   const filter = where(
     tenantFilter(ctx, members.organizationId),
     filters.organizationId ? eq(members.organizationId, filters.organizationId) : undefined,
@@ -73,7 +73,6 @@ const selectMember = (ctx: ServiceContext, id: string) =>
     .where(where(eq(members.id, id), tenantFilter(ctx, members.organizationId)));
 
 export async function getMember(ctx: ServiceContext, id: string): Promise<MemberRow> {
-  requireScope(ctx, "read");
   const row = await selectMember(ctx, id).get();
   if (!row) throw notFound();
   return row;
@@ -164,7 +163,7 @@ export async function createMember(
   input: Required<Pick<MemberInput, "email" | "role">> & MemberInput,
   requestedOrganization: string | undefined,
 ): Promise<MemberRow> {
-  requireScope(ctx, "members");
+  mayChangeMembers(ctx);
   const organizationId = owningOrganization(ctx, requestedOrganization, undefined);
   const [org] = await readBatch(ctx, [organizationName(ctx, organizationId)]);
   const { row, invitation } = newMember(input, { organizationId, organization: org[0]?.name ?? null });
@@ -215,7 +214,7 @@ async function refusal(ctx: ServiceContext, existing: MemberRow): Promise<never>
  * write itself refuses (the role comes out NULL) when no other owner would be left.
  */
 export async function updateMember(ctx: ServiceContext, id: string, input: MemberInput): Promise<MemberRow> {
-  requireScope(ctx, "members");
+  mayChangeMembers(ctx);
   const [found, org] = await readBatch(ctx, [
     selectMember(ctx, id),
     ctx.db
@@ -275,7 +274,7 @@ export async function updateMember(ctx: ServiceContext, id: string, input: Membe
  * (a role that would come out NULL) refuses the whole batch when no other owner is left.
  */
 export async function deleteMember(ctx: ServiceContext, id: string): Promise<void> {
-  requireScope(ctx, "members");
+  mayChangeMembers(ctx);
   const [found] = await readBatch(ctx, [selectMember(ctx, id)]);
   const existing = found[0];
   if (!existing) throw notFound();
@@ -302,7 +301,7 @@ export async function deleteMember(ctx: ServiceContext, id: string): Promise<voi
  * invited_at now. With an Idempotency-Key a retry replays the answer instead of e-mailing twice.
  */
 export async function resendInvitation(ctx: ServiceContext, id: string): Promise<MemberRow> {
-  requireScope(ctx, "members");
+  mayChangeMembers(ctx);
   const [found, org] = await readBatch(ctx, [
     selectMember(ctx, id),
     ctx.db
@@ -339,7 +338,7 @@ export async function resendInvitation(ctx: ServiceContext, id: string): Promise
 
 /** Ends every session of a member now (an owner's revocation): they sign in again. */
 export async function revokeMemberSessions(ctx: ServiceContext, id: string): Promise<void> {
-  requireScope(ctx, "members");
+  mayChangeMembers(ctx);
   const [found] = await readBatch(ctx, [selectMember(ctx, id)]);
   const existing = found[0];
   if (!existing) throw notFound();

@@ -1,4 +1,5 @@
 import { and, count, eq, gte, lte, sql, type SQL } from "drizzle-orm";
+import { assertMayRead } from "./access";
 import type { Db } from "../db";
 import { briefs, vulns } from "../db/schema";
 import { DEADLINE_KINDS, type DeadlineKind, PROMISE_KINDS } from "../lib/deadlines";
@@ -176,6 +177,8 @@ function middleTwo(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
 /** Whose metrics the caller reads: its organization's; an operator's choice, or the platform's. */
 function scopeOf(ctx: ServiceContext, organizationId: string | undefined): string {
   if (ctx.caller.kind === "operator") return organizationId ?? "platform";
+  // This is the metrics' tenancy filter, so it asks for the read scope as tenantFilter does.
+  assertMayRead(ctx);
   if (organizationId && organizationId !== ctx.caller.organizationId) {
     throw new Forbidden("An organization key reads its own organization's metrics only.");
   }

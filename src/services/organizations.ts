@@ -10,6 +10,7 @@ import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { publishNotifications } from "../lib/queue";
 import { firstOwner } from "./members";
+import { mayChange } from "./access";
 
 export interface OrganizationInput {
   name?: string;
@@ -41,6 +42,7 @@ export async function createOrganization(
   ctx: ServiceContext,
   input: OrganizationInput & { name: string; slug: string; owner_email?: string },
 ): Promise<OrganizationRow> {
+  mayChange(ctx, "settings");
   const now = nowIso();
   const row: OrganizationRow = {
     id: uuidv7(),
@@ -68,6 +70,7 @@ export async function createOrganization(
  * the same batch reads which, and their public reads are evicted.
  */
 export async function updateOrganization(ctx: ServiceContext, id: string, input: OrganizationInput) {
+  mayChange(ctx, "settings");
   const p = new Plan(null);
   // Its files are kept under its slug: the old one's go too.
   const before = p.track<{ slug: string }[]>(

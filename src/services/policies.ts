@@ -23,6 +23,7 @@ import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound, relationship } from "../lib/domain-errors";
 import { claimColumns, claimGuard, NO_CLAIM } from "./custom-domain-claims";
+import { mayChange } from "./access";
 
 export interface PolicyInput {
   name?: string | null;
@@ -178,6 +179,7 @@ function linkStatements(ctx: ServiceContext, policyId: string, assetIds: string[
 }
 
 export async function createPolicy(ctx: ServiceContext, input: PolicyInput, links: PolicyLinks) {
+  mayChange(ctx, "settings");
   const assetIds = links.assetIds ?? [];
   let organizationId: string;
   if (assetIds.length === 0 && actsForOrganization(ctx.caller)) {
@@ -246,6 +248,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
  * are evicted.
  */
 export async function updatePolicy(ctx: ServiceContext, id: string, { input, links }: { input: PolicyInput; links: PolicyLinks }) {
+  mayChange(ctx, "settings");
   const read = await readForWrite(ctx, { policyId: id, assetIds: links.assetIds ?? [] });
   const existing = read.existing;
   if (!existing) throw notFound();
@@ -307,6 +310,7 @@ export async function updatePolicy(ctx: ServiceContext, id: string, { input, lin
 }
 
 export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "settings");
   const existing = await ctx.db
     .select({ organizationId: policies.organizationId, shortcode: policies.shortcode, claimed: ownerClaimed(policies.organizationId) })
     .from(policies)

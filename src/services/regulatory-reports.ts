@@ -21,6 +21,7 @@ import { sentMembers } from "./audit";
 import { alertView } from "./vulns/next";
 import { domainsColumn, toRecord } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
+import { mayChange } from "./access";
 
 export interface RegulatoryReportInput {
   kind: RegulatoryReportKind;
@@ -92,6 +93,7 @@ export async function createRegulatoryReport(
   vulnId: string,
   input: RegulatoryReportInput,
 ): Promise<RegulatoryReportRow> {
+  mayChange(ctx, "vulns");
   const now = nowIso();
   if (Date.parse(input.submitted_at) > Date.parse(now)) throw Invalid.at(SUBMITTED_AT, "must not be in the future.");
   const vuln = await readVuln(ctx, vulnId);

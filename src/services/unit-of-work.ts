@@ -25,6 +25,7 @@ import {
 import type { StoredResponse } from "../lib/domain-errors";
 import { noticesIn, publishNotices } from "../notifications/outbox";
 import { type AuditEntry, auditStatement, isPlatform } from "./audit";
+import { assertMayWrite } from "./access";
 
 type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 
@@ -80,6 +81,23 @@ function writtenTable(statement: BatchItem<"sqlite">): string | null {
   return is(table, Table) ? getTableName(table) : null;
 }
 
+/**
+ * Statements a change makes in another area as its consequence (publishing an advisory marks its vulns
+ * disclosed; a report's domains become assets): commit does not ask the caller for their tables' scopes.
+ */
+const CONSEQUENCES = new WeakSet<object>();
+
+/** Marks a statement as a consequence of its plan's change (see CONSEQUENCES); returns it. */
+export function consequence<S extends BatchItem<"sqlite">>(statement: S): S {
+  CONSEQUENCES.add(statement);
+  return statement;
+}
+
+/** The tables a plan's own statements write, each needing its scope (consequences aside). */
+function scopedTables(p: Plan<unknown>): string[] {
+  return p.statements.flatMap((s) => (CONSEQUENCES.has(s) ? [] : [writtenTable(s)].filter((t): t is string => t !== null)));
+}
+
 /** A record just made: no public read of it was ever cached (a not-found answer is never stored). */
 export const NEW_RECORD: Stale = {};
 
@@ -102,6 +120,8 @@ export class Plan<R> {
   readonly audit: { entry: AuditEntry; after?: number }[] = [];
   /** Why a plan of the platform's own writes no audit row (see Plan.unaudited). */
   bookkeeping?: string;
+  /** A read's own bookkeeping (the first read marks a vuln read): needs the `read` scope, not its tables'. */
+  private read = false;
 
   constructor(readonly record: R) {}
 
@@ -109,6 +129,16 @@ export class Plan<R> {
   evicts(stale: Evicts): this {
     this.stale = stale;
     return this;
+  }
+
+  /** Says the plan is a read's own bookkeeping: commit asks the caller for `read`, not for the scopes of what it writes. */
+  partOfRead(): this {
+    this.read = true;
+    return this;
+  }
+
+  get isPartOfRead(): boolean {
+    return this.read;
   }
 
   /**
@@ -207,6 +237,8 @@ export async function commit<R>(
 ): Promise<{ events: PlannedEvent[]; results: unknown[] }> {
   assertEvictionSaid(p);
   assertAuditSaid(ctx, p);
+  // Before anything is reserved or written: a caller without the scope leaves no trace.
+  assertMayWrite(ctx, scopedTables(p), p.isPartOfRead);
   const unit = ctx.idempotency;
   if (unit && !unit.reserved) await unit.reserve();
   const { statements, at } = withAuditRows(ctx, p);

@@ -14,6 +14,7 @@ import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import { Forbidden, Invalid, NotFound, relationship, resource, type Problem } from "../lib/domain-errors";
 import { LIMITS } from "../lib/limits";
+import { mayChange } from "./access";
 
 export const PREVIOUS_SECRET_GRACE_MS = 24 * 3600 * 1000;
 
@@ -106,6 +107,7 @@ export async function createWebhook(
   input: WebhookInput & { name: string; url: string },
   links: { organizationId?: string; eventTypes: string[] },
 ): Promise<WithSecret> {
+  mayChange(ctx, "settings");
   // Only an organization's own key writes its webhooks (the routes answer operators 403 before this);
   // naming another organization is a 422, as naming one that does not exist.
   if (!actsForOrganization(ctx.caller))
@@ -147,6 +149,7 @@ export async function updateWebhook(
   id: string,
   { input, eventTypes }: { input: WebhookInput; eventTypes: string[] | undefined },
 ): Promise<WebhookRecord> {
+  mayChange(ctx, "settings");
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const existing = rows[0] ? toRecord(rows[0]) : null;
   if (!existing) throw notFound();
@@ -181,6 +184,7 @@ export async function updateWebhook(
 }
 
 export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<void> {
+  mayChange(ctx, "settings");
   const p = new Plan(null);
   const deleted = p.track<{ id: string }[]>(
     ctx.db
@@ -203,6 +207,7 @@ export async function deleteWebhook(ctx: ServiceContext, id: string): Promise<vo
  * plain one, from before secrets were sealed, is sealed on the way.
  */
 export async function rotateSecret(ctx: ServiceContext, id: string): Promise<WithSecret> {
+  mayChange(ctx, "settings");
   const keyring = await webhookKeyring();
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const row = rows[0];
@@ -237,6 +242,7 @@ export async function rotateSecret(ctx: ServiceContext, id: string): Promise<Wit
 
 /** Queues a Webhook::Ping: `{"ping":{"webhook_id","sent_at"}}`, delivered even to a disabled webhook. */
 export async function ping(ctx: ServiceContext, id: string): Promise<WebhookDeliveryRow> {
+  mayChange(ctx, "settings");
   const [rows] = await readBatch(ctx, [selectWebhook(ctx, id)]);
   const webhook = rows[0];
   if (!webhook) throw notFound();
@@ -308,6 +314,7 @@ export async function getDelivery(ctx: ServiceContext, webhookId: string, delive
 
 /** A new delivery of the same event (the same webhook-id and body), queued at once. */
 export async function redeliver(ctx: ServiceContext, webhookId: string, deliveryId: string): Promise<WebhookDeliveryRow> {
+  mayChange(ctx, "settings");
   const { delivery } = await getDelivery(ctx, webhookId, deliveryId);
   const copy: WebhookDeliveryRow = {
     ...newDelivery(

@@ -41,6 +41,13 @@ export interface Endpoint {
    * fixture's organization's log unless it is the organization just made or the platform's own (null).
    */
   audit?: { action: string; target?: (f: Fixture) => string; organization?: "created" | "platform" };
+  /**
+   * The scope a key (or a member's role) acting for the organization needs, as the product defines it
+   * (README, "Members and keys"), written here apart from the services' own mapping so that a wrong one
+   * fails the scopes test: "read" for the organization's data, an area's scope for its changes, "none"
+   * for what any key reads (shared catalogs). Every operation an organization's key may call says it.
+   */
+  scope?: "read" | "vulns" | "advisories" | "settings" | "members" | "none";
 }
 
 const doc =
@@ -55,8 +62,8 @@ const owned = (type: string, attributes: Record<string, unknown>) => (f: Fixture
 
 /** Every operation of the API. The OpenAPI test checks this list against the document. */
 export const ENDPOINTS: Endpoint[] = [
-  { operationId: "listOrganizations", method: "GET", path: () => "/v1/organizations" },
-  { operationId: "showOrganization", method: "GET", path: (f) => `/v1/organizations/${f.org.id}`, owned: true },
+  { operationId: "listOrganizations", scope: "read", method: "GET", path: () => "/v1/organizations" },
+  { operationId: "showOrganization", scope: "read", method: "GET", path: (f) => `/v1/organizations/${f.org.id}`, owned: true },
   {
     operationId: "createOrganization",
     method: "POST",
@@ -85,29 +92,43 @@ export const ENDPOINTS: Endpoint[] = [
     audit: { action: "api_key.create" },
   },
   { operationId: "listOrganizationApiKeys", method: "GET", path: (f) => `/v1/organizations/${f.org.id}/api_keys`, operatorOnly: true },
-  { operationId: "showApiKey", method: "GET", path: (f) => `/v1/api_keys/${f.apiKeyId}`, operatorOnly: true },
+  { operationId: "listApiKeys", scope: "read", method: "GET", path: () => "/v1/api_keys" },
+  {
+    operationId: "createApiKey",
+    scope: "members",
+    method: "POST",
+    path: () => "/v1/api_keys",
+    // Within the scopes of any key that may make keys (the `members` scope), so only the scope decides.
+    body: (f) => owned("api_key", { name: "Deploys", scopes: ["members"] })(f),
+    operator: "any",
+    audit: { action: "api_key.create" },
+  },
+  { operationId: "showApiKey", scope: "read", method: "GET", path: (f) => `/v1/api_keys/${f.apiKeyId}`, owned: true },
   {
     operationId: "revokeApiKey",
+    scope: "members",
     method: "DELETE",
     path: (f) => `/v1/api_keys/${f.apiKeyId}`,
-    operatorOnly: true,
+    owned: true,
     operator: "any",
     audit: { action: "api_key.revoke" },
   },
-  { operationId: "listPolicies", method: "GET", path: () => "/v1/policies" },
+  { operationId: "listPolicies", scope: "read", method: "GET", path: () => "/v1/policies" },
   {
     operationId: "createPolicy",
+    scope: "settings",
     method: "POST",
     path: () => "/v1/policies",
     body: owned("policy", { name: "P" }),
     operator: "unclaimed",
     audit: { action: "policy.create" },
   },
-  { operationId: "showPolicy", method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
-  { operationId: "listPolicyVersions", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions`, owned: true },
-  { operationId: "showPolicyVersion", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions/1`, owned: true },
+  { operationId: "showPolicy", scope: "read", method: "GET", path: (f) => `/v1/policies/${f.policyId}`, owned: true },
+  { operationId: "listPolicyVersions", scope: "read", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions`, owned: true },
+  { operationId: "showPolicyVersion", scope: "read", method: "GET", path: (f) => `/v1/policies/${f.policyId}/versions/1`, owned: true },
   {
     operationId: "updatePolicy",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/policies/${f.policyId}`,
     body: doc("policy", { name: "Changed" }),
@@ -118,6 +139,7 @@ export const ENDPOINTS: Endpoint[] = [
   // An action, not a create: 200 with the policy. The fixture's policy has a custom domain.
   {
     operationId: "verifyPolicyCustomDomain",
+    scope: "settings",
     method: "POST",
     path: (f) => `/v1/policies/${f.policyId}/verify_custom_domain`,
     ownedBy: (f) => `/v1/policies/${f.policyId}`,
@@ -127,24 +149,27 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deletePolicy",
+    scope: "settings",
     method: "DELETE",
     path: (f) => `/v1/policies/${f.policyId}`,
     owned: true,
     operator: "unclaimed",
     audit: { action: "policy.delete" },
   },
-  { operationId: "listAssets", method: "GET", path: () => "/v1/assets" },
+  { operationId: "listAssets", scope: "read", method: "GET", path: () => "/v1/assets" },
   {
     operationId: "createAsset",
+    scope: "settings",
     method: "POST",
     path: () => "/v1/assets",
     body: owned("asset", { kind: "domain", value: "tenancy.example.com" }),
     operator: "unclaimed",
     audit: { action: "asset.create" },
   },
-  { operationId: "showAsset", method: "GET", path: (f) => `/v1/assets/${f.assetId}`, owned: true },
+  { operationId: "showAsset", scope: "read", method: "GET", path: (f) => `/v1/assets/${f.assetId}`, owned: true },
   {
     operationId: "updateAsset",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/assets/${f.assetId}`,
     body: doc("asset", { short_description: "Changed" }),
@@ -154,24 +179,27 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteAsset",
+    scope: "settings",
     method: "DELETE",
     path: (f) => `/v1/assets/${f.assetId}`,
     owned: true,
     operator: "unclaimed",
     audit: { action: "asset.delete" },
   },
-  { operationId: "listBriefs", method: "GET", path: () => "/v1/briefs" },
+  { operationId: "listBriefs", scope: "read", method: "GET", path: () => "/v1/briefs" },
   {
     operationId: "createBrief",
+    scope: "settings",
     method: "POST",
     path: () => "/v1/briefs",
     body: owned("brief", { name: "B" }),
     operator: "unclaimed",
     audit: { action: "brief.create" },
   },
-  { operationId: "showBrief", method: "GET", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
+  { operationId: "showBrief", scope: "read", method: "GET", path: (f) => `/v1/briefs/${f.briefId}`, owned: true },
   {
     operationId: "updateBrief",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/briefs/${f.briefId}`,
     body: doc("brief", { name: "Changed" }),
@@ -181,24 +209,27 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteBrief",
+    scope: "settings",
     method: "DELETE",
     path: (f) => `/v1/briefs/${f.spareBriefId}`,
     owned: true,
     operator: "unclaimed",
     audit: { action: "brief.delete" },
   },
-  { operationId: "listVulns", method: "GET", path: () => "/v1/vulns" },
+  { operationId: "listVulns", scope: "read", method: "GET", path: () => "/v1/vulns" },
   {
     operationId: "createVuln",
+    scope: "vulns",
     method: "POST",
     path: () => "/v1/vulns",
     body: (f) => vulnDoc(f.briefId),
     operator: "never",
     audit: { action: "vuln.create" },
   },
-  { operationId: "showVuln", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
+  { operationId: "showVuln", scope: "read", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}`, owned: true },
   {
     operationId: "updateVuln",
+    scope: "vulns",
     method: "PATCH",
     path: (f) => `/v1/vulns/${f.vulnId}`,
     body: (f) => vulnDoc(f.briefId),
@@ -208,6 +239,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteVuln",
+    scope: "vulns",
     method: "DELETE",
     path: (f) => `/v1/vulns/${f.vulnId}`,
     owned: true,
@@ -216,6 +248,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "updateVulns",
+    scope: "vulns",
     method: "PATCH",
     path: () => "/v1/vulns",
     body: (f) => ({ data: [{ type: "vuln", id: f.vulnId, attributes: { severity: "low" } }] }),
@@ -227,6 +260,7 @@ export const ENDPOINTS: Endpoint[] = [
   // Under another organization's vuln these answer vuln_not_found, as the vuln itself does.
   {
     operationId: "listVulnAttachments",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
@@ -234,6 +268,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "createVulnAttachment",
+    scope: "vulns",
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments?filename=proof.txt`,
     body: () => "proof",
@@ -243,9 +278,16 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
     audit: { action: "attachment.create" },
   },
-  { operationId: "showVulnAttachment", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`, owned: true },
+  {
+    operationId: "showVulnAttachment",
+    scope: "read",
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
+    owned: true,
+  },
   {
     operationId: "downloadVulnAttachment",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}/content`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
@@ -253,6 +295,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteVulnAttachment",
+    scope: "vulns",
     method: "DELETE",
     path: (f) => `/v1/vulns/${f.vulnId}/attachments/${f.attachmentId}`,
     owned: true,
@@ -261,6 +304,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "listVulnComments",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/comments`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
@@ -268,6 +312,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "createVulnComment",
+    scope: "vulns",
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/comments`,
     body: () => ({ data: { type: "comment", attributes: { body: "Reply", visibility: "reporter" } } }),
@@ -276,9 +321,16 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
     audit: { action: "comment.create" },
   },
-  { operationId: "showVulnComment", method: "GET", path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`, owned: true },
+  {
+    operationId: "showVulnComment",
+    scope: "read",
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`,
+    owned: true,
+  },
   {
     operationId: "deleteVulnComment",
+    scope: "vulns",
     method: "DELETE",
     path: (f) => `/v1/vulns/${f.vulnId}/comments/${f.commentId}`,
     owned: true,
@@ -287,6 +339,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "listRegulatoryReports",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
@@ -294,6 +347,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "createRegulatoryReport",
+    scope: "vulns",
     method: "POST",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports`,
     body: () => ({
@@ -306,6 +360,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "showRegulatoryReportDraft",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/draft?kind=early_warning`,
     ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
@@ -313,16 +368,18 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "showRegulatoryReport",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/vulns/${f.vulnId}/regulatory_reports/${f.regulatoryReportId}`,
     owned: true,
   },
-  { operationId: "listWebhookEventTypes", method: "GET", path: () => "/v1/webhook_event_types" },
-  { operationId: "showMetrics", method: "GET", path: () => "/v1/metrics" },
-  { operationId: "showWebhookEventType", method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
-  { operationId: "listContacts", method: "GET", path: () => "/v1/contacts" },
+  { operationId: "listWebhookEventTypes", scope: "none", method: "GET", path: () => "/v1/webhook_event_types" },
+  { operationId: "showMetrics", scope: "read", method: "GET", path: () => "/v1/metrics" },
+  { operationId: "showWebhookEventType", scope: "none", method: "GET", path: () => `/v1/webhook_event_types/${EVENT_TYPE_ID}` },
+  { operationId: "listContacts", scope: "read", method: "GET", path: () => "/v1/contacts" },
   {
     operationId: "createContact",
+    scope: "settings",
     method: "POST",
     path: () => "/v1/contacts",
     body: (f) =>
@@ -334,9 +391,10 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
     audit: { action: "contact.create" },
   },
-  { operationId: "showContact", method: "GET", path: (f) => `/v1/contacts/${f.contactId}`, owned: true },
+  { operationId: "showContact", scope: "read", method: "GET", path: (f) => `/v1/contacts/${f.contactId}`, owned: true },
   {
     operationId: "updateContact",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/contacts/${f.contactId}`,
     body: () => ({ data: { type: "contact", attributes: { name: "Renamed" } } }),
@@ -346,15 +404,17 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteContact",
+    scope: "settings",
     method: "DELETE",
     path: (f) => `/v1/contacts/${f.contactId}`,
     owned: true,
     operator: "never",
     audit: { action: "contact.delete" },
   },
-  { operationId: "listMembers", method: "GET", path: () => "/v1/members" },
+  { operationId: "listMembers", scope: "read", method: "GET", path: () => "/v1/members" },
   {
     operationId: "createMember",
+    scope: "members",
     method: "POST",
     path: () => "/v1/members",
     body: (f) =>
@@ -362,9 +422,10 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
     audit: { action: "member.create" },
   },
-  { operationId: "showMember", method: "GET", path: (f) => `/v1/members/${f.memberId}`, owned: true },
+  { operationId: "showMember", scope: "read", method: "GET", path: (f) => `/v1/members/${f.memberId}`, owned: true },
   {
     operationId: "updateMember",
+    scope: "members",
     method: "PATCH",
     path: (f) => `/v1/members/${f.memberId}`,
     body: () => ({ data: { type: "member", attributes: { name: "Renamed" } } }),
@@ -374,6 +435,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteMember",
+    scope: "members",
     method: "DELETE",
     path: (f) => `/v1/members/${f.memberId}`,
     owned: true,
@@ -383,6 +445,7 @@ export const ENDPOINTS: Endpoint[] = [
   // An action, not a create: 200 with the member (the fixture's has not joined).
   {
     operationId: "resendMemberInvitation",
+    scope: "members",
     method: "POST",
     path: (f) => `/v1/members/${f.memberId}/invitation`,
     ownedBy: (f) => `/v1/members/${f.memberId}`,
@@ -392,15 +455,17 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "revokeMemberSessions",
+    scope: "members",
     method: "DELETE",
     path: (f) => `/v1/members/${f.memberId}/sessions`,
     ownedBy: (f) => `/v1/members/${f.memberId}`,
     operator: "never",
     audit: { action: "member.sessions_revoke", target: (f) => f.memberId },
   },
-  { operationId: "listAdvisories", method: "GET", path: () => "/v1/advisories" },
+  { operationId: "listAdvisories", scope: "read", method: "GET", path: () => "/v1/advisories" },
   {
     operationId: "createAdvisory",
+    scope: "advisories",
     method: "POST",
     path: () => "/v1/advisories",
     body: (f) => ({
@@ -416,9 +481,10 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "never",
     audit: { action: "advisory.create" },
   },
-  { operationId: "showAdvisory", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}`, owned: true },
+  { operationId: "showAdvisory", scope: "read", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}`, owned: true },
   {
     operationId: "updateAdvisory",
+    scope: "advisories",
     method: "PATCH",
     path: (f) => `/v1/advisories/${f.advisoryId}`,
     body: () => ({
@@ -430,30 +496,45 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteAdvisory",
+    scope: "advisories",
     method: "DELETE",
     path: (f) => `/v1/advisories/${f.draftAdvisoryId}`,
     owned: true,
     operator: "never",
     audit: { action: "advisory.delete" },
   },
-  { operationId: "listAdvisoryRevisions", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions`, owned: true },
-  { operationId: "showAdvisoryRevision", method: "GET", path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`, owned: true },
-  { operationId: "listNotifications", method: "GET", path: () => "/v1/notifications" },
-  { operationId: "showNotification", method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
-  { operationId: "listAuditEvents", method: "GET", path: () => "/v1/audit_events" },
-  { operationId: "showAuditEvent", method: "GET", path: (f) => `/v1/audit_events/${f.auditEventId}`, owned: true },
-  { operationId: "listWebhooks", method: "GET", path: () => "/v1/webhooks" },
+  {
+    operationId: "listAdvisoryRevisions",
+    scope: "read",
+    method: "GET",
+    path: (f) => `/v1/advisories/${f.advisoryId}/revisions`,
+    owned: true,
+  },
+  {
+    operationId: "showAdvisoryRevision",
+    scope: "read",
+    method: "GET",
+    path: (f) => `/v1/advisories/${f.advisoryId}/revisions/1`,
+    owned: true,
+  },
+  { operationId: "listNotifications", scope: "read", method: "GET", path: () => "/v1/notifications" },
+  { operationId: "showNotification", scope: "read", method: "GET", path: (f) => `/v1/notifications/${f.notificationId}`, owned: true },
+  { operationId: "listAuditEvents", scope: "read", method: "GET", path: () => "/v1/audit_events" },
+  { operationId: "showAuditEvent", scope: "read", method: "GET", path: (f) => `/v1/audit_events/${f.auditEventId}`, owned: true },
+  { operationId: "listWebhooks", scope: "read", method: "GET", path: () => "/v1/webhooks" },
   {
     operationId: "createWebhook",
+    scope: "settings",
     method: "POST",
     path: () => "/v1/webhooks",
     body: (f) => webhookDoc(f.webhookUrl ? { url: f.webhookUrl } : {}, f.org.id),
     operator: "never",
     audit: { action: "webhook.create" },
   },
-  { operationId: "showWebhook", method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
+  { operationId: "showWebhook", scope: "read", method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}`, owned: true },
   {
     operationId: "updateWebhook",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/webhooks/${f.webhookId}`,
     body: () => ({ data: { type: "webhook", attributes: { name: "Changed" } } }),
@@ -463,6 +544,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteWebhook",
+    scope: "settings",
     method: "DELETE",
     path: (f) => `/v1/webhooks/${f.webhookId}`,
     owned: true,
@@ -471,6 +553,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "rotateWebhookSecret",
+    scope: "settings",
     method: "POST",
     path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
@@ -479,6 +562,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "pingWebhook",
+    scope: "settings",
     method: "POST",
     path: (f) => `/v1/webhooks/${f.webhookId}/ping`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
@@ -487,21 +571,29 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "listWebhookDeliveries",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
   },
-  { operationId: "showWebhookDelivery", method: "GET", path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`, owned: true },
+  {
+    operationId: "showWebhookDelivery",
+    scope: "read",
+    method: "GET",
+    path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
+    owned: true,
+  },
   {
     operationId: "redeliverWebhookDelivery",
+    scope: "settings",
     method: "POST",
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
     operator: "never",
     audit: { action: "webhook_delivery.redeliver", target: (f) => f.deliveryId },
   },
-  { operationId: "listDirectories", method: "GET", path: () => "/v1/directories" },
-  { operationId: "showDirectory", method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
+  { operationId: "listDirectories", scope: "none", method: "GET", path: () => "/v1/directories" },
+  { operationId: "showDirectory", scope: "none", method: "GET", path: (f) => `/v1/directories/${f.directoryId}` },
   {
     operationId: "createDirectory",
     method: "POST",
@@ -520,7 +612,7 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "any",
     audit: { action: "directory.update", organization: "platform" },
   },
-  { operationId: "listDirectoryListings", method: "GET", path: () => "/v1/directory_listings" },
+  { operationId: "listDirectoryListings", scope: "read", method: "GET", path: () => "/v1/directory_listings" },
   {
     operationId: "createDirectoryListing",
     method: "POST",
@@ -538,9 +630,10 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "any",
     audit: { action: "directory_listing.create" },
   },
-  { operationId: "showDirectoryListing", method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
+  { operationId: "showDirectoryListing", scope: "read", method: "GET", path: (f) => `/v1/directory_listings/${f.listingId}`, owned: true },
   {
     operationId: "updateDirectoryListing",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/directory_listings/${f.listingId}`,
     body: () => ({ data: { type: "directory_listing", attributes: { visible: false } } }),
@@ -558,12 +651,14 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "listDirectoryListingItems",
+    scope: "read",
     method: "GET",
     path: (f) => `/v1/directory_listings/${f.listingId}/items`,
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,
   },
   {
     operationId: "createDirectoryListingItem",
+    scope: "settings",
     method: "POST",
     path: (f) => `/v1/directory_listings/${f.listingId}/items`,
     body: (f) => ({ data: { type: "directory_listing_item", attributes: { listable_type: "Policy", listable_id: f.policyId } } }),
@@ -573,6 +668,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "reorderDirectoryListingItems",
+    scope: "settings",
     method: "PATCH",
     path: (f) => `/v1/directory_listings/${f.listingId}/items/reorder`,
     body: (f) => ({ data: [{ type: "directory_listing_item", id: f.itemId }] }),
@@ -582,6 +678,7 @@ export const ENDPOINTS: Endpoint[] = [
   },
   {
     operationId: "deleteDirectoryListingItem",
+    scope: "settings",
     method: "DELETE",
     path: (f) => `/v1/directory_listings/${f.listingId}/items/${f.itemId}`,
     ownedBy: (f) => `/v1/directory_listings/${f.listingId}`,

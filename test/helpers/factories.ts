@@ -14,7 +14,7 @@ const unique = () => `${Date.now().toString(36)}${(sequence++).toString(36)}${Ma
  * other key comes from.
  */
 export async function operatorKey(): Promise<string> {
-  const { key, record } = await newKeyRecord("operator", null, "test operator");
+  const { key, record } = await newKeyRecord("operator", null, { name: "test operator" });
   await createDb(env.DB).insert(apiKeys).values(record);
   return key;
 }

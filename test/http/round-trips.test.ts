@@ -89,6 +89,26 @@ const CASES: Case[] = [
       return api("DELETE", `/v1/api_keys/${made.body.data.id}`, { key: o.operatorKey });
     },
   },
+  { name: at("listApiKeys"), trips: 2, run: (o) => get("/v1/api_keys", o.key) },
+  {
+    name: at("createApiKey"),
+    trips: 2,
+    run: (o) => api("POST", "/v1/api_keys", { key: o.key, body: doc("api_key", { scopes: ["read"], expires_at: "2099-01-01T00:00:00Z" }) }),
+  },
+  {
+    name: at("revokeApiKey", " (the organization's own key)"),
+    trips: 2,
+    run: async (o) => {
+      const made = await api("POST", "/v1/api_keys", { key: o.key, body: doc("api_key") });
+      return api("DELETE", `/v1/api_keys/${made.body.data.id}`, { key: o.key });
+    },
+  },
+  {
+    name: at("listPolicies", " (a key used from a new address: the audit row after the answer)"),
+    trips: 3,
+    budget: 3,
+    run: (o) => get("/v1/policies", o.key, { headers: { "CF-Connecting-IP": `192.0.2.${Math.floor(Math.random() * 250)}` } }),
+  },
   { name: at("listPolicies"), trips: 2, run: (o) => get("/v1/policies", o.key) },
   { name: at("showPolicy"), trips: 2, run: async (o) => get(`/v1/policies/${(await policy(o)).id}`, o.key) },
   { name: at("createPolicy"), trips: 2, run: (o) => api("POST", "/v1/policies", { key: o.key, body: doc("policy", { name: "RT" }) }) },

@@ -2,6 +2,7 @@ import type { ZodType } from "zod";
 import { JSONAPI_MEDIA_TYPE } from "../media-type";
 import { LIMITS, mib } from "../../lib/limits";
 import { ErrorDocumentSchema } from "./documents";
+import type { Scope } from "../../lib/caller";
 
 export function jsonApiContent<T extends ZodType>(schema: T) {
   return { "application/vnd.api+json": { schema } } as const;
@@ -27,6 +28,12 @@ export interface ErrorResponseOptions {
   public?: boolean;
   /** A read (GET, DELETE) that can also refuse with a 422: when, e.g. "a brief that reports came through". */
   unprocessable?: string;
+  /**
+   * The scope a key (or a member's role) acting for an organization needs: 403 insufficient_scope
+   * without it. Every operation an organization may call says it; the services enforce it (see
+   * src/services/access.ts), the document says it (SCOPE_EXTENSION).
+   */
+  scope?: Scope;
 }
 
 /**
@@ -48,6 +55,27 @@ export const ACCESS = {
 export type Access = keyof typeof ACCESS;
 /** The 403 response's mark of its access kind, read and removed by finishDocument. */
 export const ACCESS_EXTENSION = "x-access";
+/** The operation's scope, on its 403 response until finishDocument moves it to the operation. */
+export const SCOPE_EXTENSION = "x-scope";
+
+/** The 403 of an operation: who may not call it (access), and the scope a key acting for its organization needs. */
+function forbiddenResponse(
+  opts: ErrorResponseOptions,
+  e: (description: string) => ReturnType<typeof errorResponse>,
+): Record<number, ReturnType<typeof errorResponse>> {
+  const said = [
+    ...(opts.access ? [`Forbidden: ${ACCESS[opts.access].forbidden}`] : []),
+    ...(opts.scope ? [`Insufficient scope: the key (or the member's role) lacks the \`${opts.scope}\` scope`] : []),
+  ];
+  if (said.length === 0) return {};
+  return {
+    403: {
+      ...e(said.join("; or ")),
+      ...(opts.access ? { [ACCESS_EXTENSION]: opts.access } : {}),
+      ...(opts.scope ? { [SCOPE_EXTENSION]: opts.scope } : {}),
+    },
+  };
+}
 
 /**
  * The errors an operation can answer, declared once: reads (GET, DELETE) can be
@@ -58,8 +86,8 @@ export function errorResponses(kind: "read" | "write", opts: ErrorResponseOption
   const e = (description: string) => errorResponse(description, mediaType);
   return {
     400: e("Bad request: malformed JSON, a bad query parameter or a bad Idempotency-Key"),
-    ...(opts.public ? {} : { 401: e("Unauthorized: missing, malformed, unknown or revoked key") }),
-    ...(opts.access ? { 403: { ...e(`Forbidden: ${ACCESS[opts.access].forbidden}`), [ACCESS_EXTENSION]: opts.access } } : {}),
+    ...(opts.public ? {} : { 401: e("Unauthorized: missing, malformed, unknown, revoked or expired key") }),
+    ...forbiddenResponse(opts, e),
     404: e(opts.notFound ?? "Not found"),
     ...(kind === "write"
       ? {

@@ -12,6 +12,7 @@ import { commit, Plan, readBatch } from "../unit-of-work";
 import { domainStatements } from "./domains";
 import { exploitationOf, NOTHING_MET, triageOf, unique } from "./members";
 import type { VulnInput, VulnRecord } from "./types";
+import { mayChange } from "../access";
 
 /** Where a brief is named: by id for an organization's own entry; by shortcode through the public brief (published only). */
 type BriefRef = { id: string } | { shortcode: string };
@@ -169,6 +170,7 @@ export async function createVuln({
   /** The reporter's report page (with the token): the receipt e-mail carries it, sealed in the outbox until sent. */
   reportPage?: string;
 }): Promise<VulnRecord> {
+  mayChange(ctx, "vulns");
   const now = nowIso();
   const found = await briefOf(ctx, brief, now);
   const domains = unique(input.domains);

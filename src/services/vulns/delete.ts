@@ -7,6 +7,7 @@ import { deleteObjectsLater, vulnObjectKeys } from "../attachments";
 import { tenantFilter, type ServiceContext } from "../context";
 import { commit, Plan } from "../unit-of-work";
 import { notFound } from "./read";
+import { mayChange } from "../access";
 
 /**
  * Deletes a vuln; Vuln::Destroyed is written first in the same batch, from the row about to go, and
@@ -14,6 +15,7 @@ import { notFound } from "./read";
  * the answer; unreadable from the moment the rows are gone, any left behind are the cron's to purge.
  */
 export async function deleteVuln(ctx: ServiceContext, id: string, objects: R2Bucket): Promise<void> {
+  mayChange(ctx, "vulns");
   const now = nowIso();
   const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
   const destroyed = vulnEvent(ctx.db, "Vuln::Destroyed", id, now, { organizationId: ctx.caller.organizationId ?? undefined });

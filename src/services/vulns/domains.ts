@@ -4,6 +4,7 @@ import { assets, vulnAssets } from "../../db/schema";
 import { inList, subquery } from "../../db/queries";
 import { uuidv7 } from "../../lib/ids";
 import type { ServiceContext } from "../context";
+import { consequence } from "../unit-of-work";
 
 /**
  * The statements that make the vuln's domains exactly `domains`: domain assets made as needed, then
@@ -21,24 +22,27 @@ export function domainStatements(
   if (domains.length) {
     // The new assets come from one JSON parameter (ids made here), so 50 domains bind 5 values.
     const pairs = JSON.stringify(domains.map((value) => [uuidv7(), value]));
+    // A report's domains become the organization's assets as its consequence: the `vulns` scope makes them.
     statements.push(
-      ctx.db
-        .insert(assets)
-        .select(
-          ctx.db
-            .select({
-              id: sql<string>`json_extract(value, '$[0]')`.as("id"),
-              organizationId: sql<string>`${organizationId}`.as("organization_id"),
-              kind: sql<string>`'domain'`.as("kind"),
-              value: sql<string>`json_extract(value, '$[1]')`.as("value"),
-              shortDescription: sql<null>`null`.as("short_description"),
-              createdAt: sql<string>`${now}`.as("created_at"),
-              updatedAt: sql<string>`${now}`.as("updated_at"),
-            })
-            .from(sql`json_each(${pairs})`)
-            .where(unchanged),
-        )
-        .onConflictDoNothing(),
+      consequence(
+        ctx.db
+          .insert(assets)
+          .select(
+            ctx.db
+              .select({
+                id: sql<string>`json_extract(value, '$[0]')`.as("id"),
+                organizationId: sql<string>`${organizationId}`.as("organization_id"),
+                kind: sql<string>`'domain'`.as("kind"),
+                value: sql<string>`json_extract(value, '$[1]')`.as("value"),
+                shortDescription: sql<null>`null`.as("short_description"),
+                createdAt: sql<string>`${now}`.as("created_at"),
+                updatedAt: sql<string>`${now}`.as("updated_at"),
+              })
+              .from(sql`json_each(${pairs})`)
+              .where(unchanged),
+          )
+          .onConflictDoNothing(),
+      ),
     );
     statements.push(
       ctx.db

@@ -77,7 +77,7 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
   }
   const now = nowIso();
   const read = vulnEvent(ctx.db, "Vuln::Read", id, now, { ifPreviousChanged: true, organizationId: ctx.caller.organizationId! });
-  const p = new Plan(null);
+  const p = new Plan(null).partOfRead();
   // The organization's first read is a change (Vuln::Read tells its webhooks): audited, once.
   const marked = p.track(
     ctx.db

@@ -14,6 +14,7 @@ import { nextVuln, type VulnChangeEvent, type VulnDecision } from "./next";
 import { notFound, toRecord, vulnsRead } from "./read";
 import { resolveDuplicates } from "./triage";
 import type { VulnRecord, VulnUpdate } from "./types";
+import { mayChange } from "../access";
 
 /** One vuln's update as planned into a batch: the vuln as it will be, and its guarded UPDATE (none when nothing changes). */
 export interface PlannedUpdate {
@@ -130,6 +131,7 @@ const briefsRead = (ctx: ServiceContext, ids: readonly string[]) =>
  * on changes(), so a concurrent edit makes this one a 409 that wrote nothing, rather than a lost update.
  */
 export async function updateVuln(ctx: ServiceContext, id: string, input: VulnUpdate): Promise<VulnRecord> {
+  mayChange(ctx, "vulns");
   return (await updateVulns(ctx, [{ id, input }], { bulk: false }))[0]!;
 }
 
@@ -171,6 +173,7 @@ export async function updateVulns(
   changes: readonly Change[],
   { bulk = true }: { bulk?: boolean } = {},
 ): Promise<VulnRecord[]> {
+  mayChange(ctx, "vulns");
   const single = !bulk;
   const itemOf = (i: number) => (single ? undefined : i);
   const found = await readChanged(ctx, changes, { single });

@@ -30,7 +30,7 @@ import {
 const tags = ["Advisories"];
 // What an organization publishes in its own name: its key writes, operators read.
 const organizationOnly = [requireOrganizationKey("advisories")];
-const writeErrors = errorResponses("write", { access: "organization" });
+const writeErrors = errorResponses("write", { access: "organization", scope: "advisories" });
 const AdvisoryDocument = singleDocument(Advisory);
 const RevisionsDocument = z.object({
   jsonapi: JsonApiObject,
@@ -47,7 +47,10 @@ export const advisoriesRouter = createRouter()
       tags,
       summary: "List the organization's advisories, drafts included",
       request: { query: ListAdvisoriesQuery },
-      responses: { 200: { description: "Advisories", content: jsonApiContent(collectionDocument(Advisory)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Advisories", content: jsonApiContent(collectionDocument(Advisory)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -64,7 +67,10 @@ export const advisoriesRouter = createRouter()
       tags,
       summary: "Show an advisory as it is now",
       request: { params: IdParam },
-      responses: { 200: { description: "The advisory", content: jsonApiContent(AdvisoryDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The advisory", content: jsonApiContent(AdvisoryDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeAdvisory(await getAdvisory(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -122,7 +128,11 @@ export const advisoriesRouter = createRouter()
       request: { params: IdParam },
       responses: {
         204: { description: "Deleted" },
-        ...errorResponses("read", { access: "organization", unprocessable: "the advisory was published: withdraw it instead" }),
+        ...errorResponses("read", {
+          access: "organization",
+          unprocessable: "the advisory was published: withdraw it instead",
+          scope: "advisories",
+        }),
       },
     }),
     async (c) => {
@@ -138,7 +148,10 @@ export const advisoriesRouter = createRouter()
       tags,
       summary: "Every revision an advisory published, oldest first, each whole (none for a draft never published)",
       request: { params: IdParam, query: NoQuery },
-      responses: { 200: { description: "Revisions", content: jsonApiContent(RevisionsDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Revisions", content: jsonApiContent(RevisionsDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -160,7 +173,7 @@ export const advisoriesRouter = createRouter()
       request: { params: VersionNumberParam },
       responses: {
         200: { description: "The revision", content: jsonApiContent(singleDocument(AdvisoryRevision)) },
-        ...errorResponses("read", { notFound: "No advisory with that id, or no such revision" }),
+        ...errorResponses("read", { notFound: "No advisory with that id, or no such revision", scope: "read" }),
       },
     }),
     async (c) => {

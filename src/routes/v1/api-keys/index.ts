@@ -6,15 +6,29 @@ import { collectionDocument, singleDocument } from "../../../http/openapi/docume
 import { errorResponses, jsonApiBody, jsonApiContent } from "../../../http/openapi/responses";
 import { IdParam } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
-import { createOrganizationKey, getKey, listOrganizationKeys, revokeKey } from "../../../services/api-keys";
+import { createKey, createOrganizationKey, getKey, listKeys, listOrganizationKeys, revokeKey } from "../../../services/api-keys";
 import type { ApiKeyRow } from "../../../db/schema";
+import type { Context } from "hono";
 import { created, noContent, serviceContext, storedCreated } from "../handler-helpers";
-import { ApiKey, CreateApiKeyInput, CreatedApiKey, ListApiKeysQuery, serializeApiKey } from "./schema";
+import { ApiKey, CreateApiKeyInput, CreatedApiKey, CreateOwnApiKeyInput, ListApiKeysQuery, serializeApiKey } from "./schema";
 
 const tags = ["API keys"];
-const middleware = [requireOperator()];
+const operatorOnly = [requireOperator()];
 
-/** Mounted under /v1/organizations: keys are made for an organization. */
+/** A made key's answer: with the key itself, which exists in this answer only. */
+function keyAnswer(c: Context) {
+  const withKey = (record: ApiKeyRow, key: string | null) => {
+    const resource = serializeApiKey(record);
+    return single({ ...resource, attributes: { ...resource.attributes, key } });
+  };
+  // A replay cannot show the key: only its hash is kept, so the stored response says key: null.
+  return {
+    stored: (r: ApiKeyRow) => storedCreated(c, withKey(r, null)),
+    created: (r: ApiKeyRow, key: string) => created(c, withKey(r, key)),
+  };
+}
+
+/** Mounted under /v1/organizations: keys an operator makes for an organization. */
 export const organizationApiKeysRouter = createRouter()
   .openapi(
     createRoute({
@@ -23,7 +37,7 @@ export const organizationApiKeysRouter = createRouter()
       operationId: "createOrganizationApiKey",
       tags,
       summary: "Make an API key for an organization (operator). The key is in this response only.",
-      middleware,
+      middleware: operatorOnly,
       request: { params: IdParam, body: jsonApiBody(CreateApiKeyInput) },
       responses: {
         201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) },
@@ -33,14 +47,9 @@ export const organizationApiKeysRouter = createRouter()
     async (c) => {
       const { data } = c.req.valid("json");
       assertDocumentMatches(data, "api_key");
-      const withKey = (record: ApiKeyRow, key: string | null) => {
-        const resource = serializeApiKey(record);
-        return single({ ...resource, attributes: { ...resource.attributes, key } });
-      };
-      // A replay cannot show the key: only its hash is kept, so the stored response says key: null.
-      const stored = (r: ApiKeyRow) => storedCreated(c, withKey(r, null));
-      const { key, record } = await createOrganizationKey(serviceContext(c, stored), c.req.valid("param").id, data.attributes.name ?? null);
-      return created(c, withKey(record, key));
+      const answer = keyAnswer(c);
+      const { key, record } = await createOrganizationKey(serviceContext(c, answer.stored), c.req.valid("param").id, data.attributes);
+      return answer.created(record, key);
     },
   )
   .openapi(
@@ -50,7 +59,7 @@ export const organizationApiKeysRouter = createRouter()
       operationId: "listOrganizationApiKeys",
       tags,
       summary: "List an organization's API keys (operator); keys themselves are never shown again",
-      middleware,
+      middleware: operatorOnly,
       request: { params: IdParam, query: ListApiKeysQuery },
       responses: {
         200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) },
@@ -65,19 +74,63 @@ export const organizationApiKeysRouter = createRouter()
     },
   );
 
+/** The organization's own keys (an operator's: every key), as GitHub's and Stripe's users manage theirs. */
 export const apiKeysRouter = createRouter()
+  .openapi(
+    createRoute({
+      method: "get",
+      path: "/",
+      operationId: "listApiKeys",
+      tags,
+      summary: "List the organization's API keys (an operator: every key); keys themselves are never shown again",
+      request: { query: ListApiKeysQuery },
+      responses: {
+        200: { description: "API keys", content: jsonApiContent(collectionDocument(ApiKey)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
+    }),
+    async (c) => {
+      const query = c.req.valid("query");
+      const page = pageOf(query);
+      const { rows, total } = await listKeys(serviceContext(c), { page, sort: query.sort });
+      return respond(c, collection(c, rows.map(serializeApiKey), page, total));
+    },
+  )
+  .openapi(
+    createRoute({
+      method: "post",
+      path: "/",
+      operationId: "createApiKey",
+      tags,
+      summary:
+        "Make an API key for the organization, with at most the scopes of the key that makes it (an operator names the " +
+        "organization). The key is in this response only.",
+      request: { body: jsonApiBody(CreateOwnApiKeyInput) },
+      responses: {
+        201: { description: "Created", content: jsonApiContent(singleDocument(CreatedApiKey)) },
+        ...errorResponses("write", { scope: "members" }),
+      },
+    }),
+    async (c) => {
+      const { data } = c.req.valid("json");
+      assertDocumentMatches(data, "api_key");
+      const answer = keyAnswer(c);
+      const organizationId = data.relationships?.organization?.data.id;
+      const { key, record } = await createKey(serviceContext(c, answer.stored), data.attributes, organizationId);
+      return answer.created(record, key);
+    },
+  )
   .openapi(
     createRoute({
       method: "get",
       path: "/{id}",
       operationId: "showApiKey",
       tags,
-      summary: "Show an API key (operator), without the key itself",
-      middleware,
+      summary: "Show an API key of the organization (an operator: any), without the key itself",
       request: { params: IdParam },
       responses: {
         200: { description: "The API key", content: jsonApiContent(singleDocument(ApiKey)) },
-        ...errorResponses("read", { access: "operator" }),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => respond(c, single(serializeApiKey(await getKey(serviceContext(c), c.req.valid("param").id)))),
@@ -88,10 +141,9 @@ export const apiKeysRouter = createRouter()
       path: "/{id}",
       operationId: "revokeApiKey",
       tags,
-      summary: "Revoke an API key (operator); it stops working at once",
-      middleware,
+      summary: "Revoke an API key of the organization (an operator: any); it stops working at once",
       request: { params: IdParam },
-      responses: { 204: { description: "Revoked" }, ...errorResponses("read", { access: "operator" }) },
+      responses: { 204: { description: "Revoked" }, ...errorResponses("read", { scope: "members" }) },
     }),
     async (c) => {
       await revokeKey(serviceContext(c), c.req.valid("param").id);

@@ -21,7 +21,10 @@ export const assetsRouter = createRouter()
       tags,
       summary: "List assets",
       request: { query: ListAssetsQuery },
-      responses: { 200: { description: "Assets", content: jsonApiContent(collectionDocument(Asset)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Assets", content: jsonApiContent(collectionDocument(Asset)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -38,7 +41,10 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Show an asset",
       request: { params: IdParam },
-      responses: { 200: { description: "The asset", content: jsonApiContent(AssetDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The asset", content: jsonApiContent(AssetDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeAsset(await getAsset(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -52,7 +58,7 @@ export const assetsRouter = createRouter()
       request: { body: jsonApiBody(CreateAssetInput) },
       responses: {
         201: { description: "Created", content: jsonApiContent(AssetDocument) },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -73,7 +79,7 @@ export const assetsRouter = createRouter()
       request: { params: IdParam, body: jsonApiBody(UpdateAssetInput) },
       responses: {
         200: { description: "Updated", content: jsonApiContent(AssetDocument) },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -91,7 +97,7 @@ export const assetsRouter = createRouter()
       tags,
       summary: "Delete an asset",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "unclaimed" }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "unclaimed", scope: "settings" }) },
     }),
     async (c) => {
       await deleteAsset(serviceContext(c), c.req.valid("param").id);

@@ -11,12 +11,13 @@ import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefIn
 
 const tags = ["Briefs"];
 const BriefDocument = singleDocument(Brief);
-const readErrors = errorResponses("read", { notFound: "Brief not found" });
-const writeErrors = errorResponses("write", { notFound: "Brief not found", access: "unclaimed" });
+const readErrors = errorResponses("read", { notFound: "Brief not found", scope: "read" });
+const writeErrors = errorResponses("write", { notFound: "Brief not found", access: "unclaimed", scope: "settings" });
 const deleteErrors = errorResponses("read", {
   notFound: "Brief not found",
   access: "unclaimed",
   unprocessable: "reports came through this brief; unpublish it (published_at: null) to close it instead",
+  scope: "settings",
 });
 
 export const briefsRouter = createRouter()

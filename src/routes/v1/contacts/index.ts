@@ -14,7 +14,7 @@ import { Contact, CreateContactInput, ListContactsQuery, serializeContact, Updat
 const tags = ["Contacts"];
 // Contacts are who the platform e-mails about reports: operators read them, never change them.
 const organizationOnly = [requireOrganizationKey("contacts")];
-const writeErrors = errorResponses("write", { access: "organization" });
+const writeErrors = errorResponses("write", { access: "organization", scope: "settings" });
 const ContactDocument = singleDocument(Contact);
 
 export const contactsRouter = createRouter()
@@ -26,7 +26,10 @@ export const contactsRouter = createRouter()
       tags,
       summary: "List the organization's contacts: the people e-mailed about its reports",
       request: { query: ListContactsQuery },
-      responses: { 200: { description: "Contacts", content: jsonApiContent(collectionDocument(Contact)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Contacts", content: jsonApiContent(collectionDocument(Contact)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -48,7 +51,10 @@ export const contactsRouter = createRouter()
       tags,
       summary: "Show a contact",
       request: { params: IdParam },
-      responses: { 200: { description: "The contact", content: jsonApiContent(ContactDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The contact", content: jsonApiContent(ContactDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeContact(await getContact(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -100,7 +106,7 @@ export const contactsRouter = createRouter()
       summary: "Delete a contact: its e-mails not yet sent are not sent (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "organization" }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "organization", scope: "settings" }) },
     }),
     async (c) => {
       await deleteContact(serviceContext(c), c.req.valid("param").id);

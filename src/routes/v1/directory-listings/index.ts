@@ -40,7 +40,7 @@ export const directoryListingsRouter = createRouter()
       request: { query: ListListingsQuery },
       responses: {
         200: { description: "Listings", content: jsonApiContent(collectionDocument(DirectoryListing)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -60,7 +60,7 @@ export const directoryListingsRouter = createRouter()
       request: { params: IdParam },
       responses: {
         200: { description: "The listing", content: jsonApiContent(singleDocument(DirectoryListing)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => respond(c, single(serializeListing(await getListing(serviceContext(c), c.req.valid("param").id)))),
@@ -100,7 +100,10 @@ export const directoryListingsRouter = createRouter()
       summary:
         "Show or hide the organization in the directory (the body carries data.id); the organization's key, or an operator, for any organization",
       request: { params: IdParam, body: jsonApiBody(UpdateListingInput) },
-      responses: { 200: { description: "Updated", content: jsonApiContent(singleDocument(DirectoryListing)) }, ...errorResponses("write") },
+      responses: {
+        200: { description: "Updated", content: jsonApiContent(singleDocument(DirectoryListing)) },
+        ...errorResponses("write", { scope: "settings" }),
+      },
     }),
     async (c) => {
       const { id } = c.req.valid("param");
@@ -136,7 +139,7 @@ export const directoryListingsRouter = createRouter()
       request: { params: ListingParam, query: ItemsQuery },
       responses: {
         200: { description: "Items", content: jsonApiContent(collectionDocument(DirectoryListingItem)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -155,7 +158,7 @@ export const directoryListingsRouter = createRouter()
       request: { params: ListingParam, body: jsonApiBody(CreateItemInput) },
       responses: {
         201: { description: "Created", content: jsonApiContent(singleDocument(DirectoryListingItem)) },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -184,7 +187,7 @@ export const directoryListingsRouter = createRouter()
             z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(DirectoryListingItem).max(LIMITS.itemsPerListing) }),
           ),
         },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -213,7 +216,7 @@ export const directoryListingsRouter = createRouter()
       tags,
       summary: "Remove an item; the positions after it close up",
       request: { params: ItemParams },
-      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "unclaimed" }) },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "unclaimed", scope: "settings" }) },
     }),
     async (c) => {
       const { directory_listing_id, id } = c.req.valid("param");

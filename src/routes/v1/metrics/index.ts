@@ -151,7 +151,7 @@ export const metricsRouter = createRouter().openapi(
           },
         },
       },
-      ...errorResponses("read"),
+      ...errorResponses("read", { scope: "read" }),
     },
   }),
   async (c) => {

@@ -95,7 +95,7 @@ export const notificationsRouter = createRouter()
       request: { query: ListNotificationsQuery },
       responses: {
         200: { description: "E-mails, newest first", content: jsonApiContent(collectionDocument(Notification)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -113,7 +113,10 @@ export const notificationsRouter = createRouter()
       tags: ["Contacts"],
       summary: "Show one e-mail of the log (never its body)",
       request: { params: IdParam },
-      responses: { 200: { description: "The e-mail", content: jsonApiContent(singleDocument(Notification)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The e-mail", content: jsonApiContent(singleDocument(Notification)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeNotification(await getNotification(serviceContext(c), c.req.valid("param").id)))),
   );

@@ -24,7 +24,7 @@ export const organizationsRouter = createRouter()
       request: { query: ListOrganizationsQuery },
       responses: {
         200: { description: "Organizations", content: jsonApiContent(collectionDocument(Organization)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -42,7 +42,10 @@ export const organizationsRouter = createRouter()
       tags,
       summary: "Show an organization",
       request: { params: IdParam },
-      responses: { 200: { description: "The organization", content: jsonApiContent(OrganizationDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The organization", content: jsonApiContent(OrganizationDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const row = await getOrganization(serviceContext(c), c.req.valid("param").id);

@@ -35,7 +35,10 @@ export const policiesRouter = createRouter()
       tags,
       summary: "List policies",
       request: { query: ListPoliciesQuery },
-      responses: { 200: { description: "Policies", content: jsonApiContent(collectionDocument(Policy)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Policies", content: jsonApiContent(collectionDocument(Policy)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -61,7 +64,10 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Show a policy",
       request: { params: IdParam },
-      responses: { 200: { description: "The policy", content: jsonApiContent(PolicyDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The policy", content: jsonApiContent(PolicyDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializePolicy(await getPolicy(serviceContext(c), c.req.valid("param").id), nowIso()))),
   )
@@ -75,7 +81,7 @@ export const policiesRouter = createRouter()
       request: { body: jsonApiBody(CreatePolicyInput) },
       responses: {
         201: { description: "Created", content: jsonApiContent(PolicyDocument) },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -99,7 +105,7 @@ export const policiesRouter = createRouter()
       request: { params: IdParam, body: jsonApiBody(UpdatePolicyInput) },
       responses: {
         200: { description: "Updated", content: jsonApiContent(PolicyDocument) },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -121,7 +127,7 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Delete a policy; its briefs stay, detached from it",
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "unclaimed" }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "unclaimed", scope: "settings" }) },
     }),
     async (c) => {
       await deletePolicy(serviceContext(c), c.req.valid("param").id);
@@ -147,7 +153,7 @@ export const policiesRouter = createRouter()
           description: "The policy, with the lookup's outcome in custom_domain_verification",
           content: jsonApiContent(PolicyDocument),
         },
-        ...errorResponses("write", { access: "unclaimed" }),
+        ...errorResponses("write", { access: "unclaimed", scope: "settings" }),
       },
     }),
     async (c) => {
@@ -165,7 +171,7 @@ export const policiesRouter = createRouter()
       request: { params: IdParam, query: ListPolicyVersionsQuery },
       responses: {
         200: { description: "Versions", content: jsonApiContent(collectionDocument(PolicyVersion)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -196,7 +202,10 @@ export const policiesRouter = createRouter()
       tags,
       summary: "Show one version of a policy's public terms, with the SHA-256 of their RFC 8785 canonical JSON",
       request: { params: VersionNumberParam },
-      responses: { 200: { description: "The version", content: jsonApiContent(singleDocument(PolicyVersion)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The version", content: jsonApiContent(singleDocument(PolicyVersion)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const { id, number } = c.req.valid("param");

@@ -40,15 +40,15 @@ import { VulnParam, VulnRef } from "./schema";
 const tags = ["Vuln attachments"];
 const organizationOnly = [requireOrganizationKey("vulns")];
 const errors = { notFound: "Vuln not found (vuln_not_found), or the vuln has no such attachment (not_found)", mediaType: JSON_MEDIA_TYPE };
-const readErrors = errorResponses("read", errors);
-const deleteErrors = errorResponses("read", { ...errors, access: "organization" });
+const readErrors = errorResponses("read", { ...errors, scope: "read" });
+const deleteErrors = errorResponses("read", { ...errors, access: "organization", scope: "vulns" });
 // Any Content-Type is a file's type here, so no 415; the 413 is the file limit, not the JSON one.
 const {
   415: _anyType,
   413: tooLarge,
   422: invalidInput,
   ...uploadWriteErrors
-} = errorResponses("write", { ...errors, access: "organization" });
+} = errorResponses("write", { ...errors, access: "organization", scope: "vulns" });
 const uploadErrors = {
   ...uploadWriteErrors,
   413: {

@@ -23,9 +23,9 @@ import { VulnParam, VulnRef } from "./schema";
 const tags = ["Vuln comments"];
 const organizationOnly = [requireOrganizationKey("comments")];
 const errors = { notFound: "Vuln not found (vuln_not_found), or the vuln has no such comment (not_found)", mediaType: JSON_MEDIA_TYPE };
-const readErrors = errorResponses("read", errors);
-const writeErrors = errorResponses("write", { ...errors, access: "organization" });
-const deleteErrors = errorResponses("read", { ...errors, access: "organization" });
+const readErrors = errorResponses("read", { ...errors, scope: "read" });
+const writeErrors = errorResponses("write", { ...errors, access: "organization", scope: "vulns" });
+const deleteErrors = errorResponses("read", { ...errors, access: "organization", scope: "vulns" });
 
 /** A comment's text: 1 to 20,000 characters, not only white space. */
 export const CommentBody = z

@@ -31,9 +31,19 @@ import { LIMITS } from "../../../lib/limits";
 const tags = ["Vulns"];
 const VulnDocument = singleDocument(Vuln);
 const VulnsDocument = z.object({ jsonapi: z.object({ version: z.literal("1.1") }), data: z.array(Vuln).max(LIMITS.vulnsPerBulkUpdate) });
-const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE });
-const writeErrors = errorResponses("write", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
-const deleteErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, access: "organization" });
+const readErrors = errorResponses("read", { notFound: "Vuln not found", mediaType: JSON_MEDIA_TYPE, scope: "read" });
+const writeErrors = errorResponses("write", {
+  notFound: "Vuln not found",
+  mediaType: JSON_MEDIA_TYPE,
+  access: "organization",
+  scope: "vulns",
+});
+const deleteErrors = errorResponses("read", {
+  notFound: "Vuln not found",
+  mediaType: JSON_MEDIA_TYPE,
+  access: "organization",
+  scope: "vulns",
+});
 // Operators read every organization's vulns but change none: a report is its organization's alone.
 const organizationOnly = [requireOrganizationKey("vulns")];
 

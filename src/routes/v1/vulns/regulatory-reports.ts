@@ -123,7 +123,7 @@ export const regulatoryReportsRouter = createRouter()
       request: { params: VulnParam, query: z.strictObject({ ...pageQuery }) },
       responses: {
         200: { description: "Regulatory reports", content: jsonContent(collectionDocument(RegulatoryReport)) },
-        ...errorResponses("read", errors),
+        ...errorResponses("read", { ...errors, scope: "read" }),
       },
     }),
     async (c) => {
@@ -146,7 +146,7 @@ export const regulatoryReportsRouter = createRouter()
       request: { params: VulnParam, body: { required: true, content: jsonContent(CreateRegulatoryReportInput) } },
       responses: {
         201: { description: "Recorded", content: jsonContent(singleDocument(RegulatoryReport)) },
-        ...errorResponses("write", { ...errors, access: "organization" }),
+        ...errorResponses("write", { ...errors, access: "organization", scope: "vulns" }),
       },
     }),
     async (c) => {
@@ -171,7 +171,10 @@ export const regulatoryReportsRouter = createRouter()
         params: VulnParam,
         query: z.strictObject({ kind: Kind.openapi({ param: { name: "kind", in: "query", required: true } }) }),
       },
-      responses: { 200: { description: "The draft", content: jsonContent(DraftDocument) }, ...errorResponses("read", errors) },
+      responses: {
+        200: { description: "The draft", content: jsonContent(DraftDocument) },
+        ...errorResponses("read", { ...errors, scope: "read" }),
+      },
     }),
     async (c) => {
       const { kind } = c.req.valid("query");
@@ -203,7 +206,11 @@ export const regulatoryReportsRouter = createRouter()
       },
       responses: {
         200: { description: "The filing", content: jsonContent(singleDocument(RegulatoryReport)) },
-        ...errorResponses("read", { ...errors, notFound: "Vuln not found (vuln_not_found), or the vuln has no such filing (not_found)" }),
+        ...errorResponses("read", {
+          ...errors,
+          notFound: "Vuln not found (vuln_not_found), or the vuln has no such filing (not_found)",
+          scope: "read",
+        }),
       },
     }),
     async (c) => {

@@ -23,7 +23,7 @@ import {
 const tags = ["Webhook deliveries"];
 // Redelivering and pinging send to the organization's URL: like every webhook write, its key's alone.
 const organizationOnly = [requireOrganizationKey("webhook deliveries")];
-const writeErrors = errorResponses("write", { access: "organization" });
+const writeErrors = errorResponses("write", { access: "organization", scope: "settings" });
 
 /** 202 Accepted: the delivery is queued; Location is where its attempts will show. */
 function accepted<T extends { data: { links: { self: string } } }>(c: Context, document: T) {
@@ -49,7 +49,7 @@ export const deliveriesRouter = createRouter()
       request: { params: IdParam, query: ListDeliveriesQuery },
       responses: {
         200: { description: "Deliveries", content: jsonApiContent(collectionDocument(WebhookDelivery)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -73,7 +73,7 @@ export const deliveriesRouter = createRouter()
       request: { params: DeliveryParams },
       responses: {
         200: { description: "The delivery", content: jsonApiContent(singleDocument(WebhookDeliveryDetail)) },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {

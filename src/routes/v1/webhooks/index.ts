@@ -35,7 +35,7 @@ import {
 const tags = ["Webhooks"];
 // A webhook sends report text to its URL and signs with its secret: operators read them, never change them.
 const organizationOnly = [requireOrganizationKey("webhooks")];
-const writeErrors = errorResponses("write", { access: "organization" });
+const writeErrors = errorResponses("write", { access: "organization", scope: "settings" });
 
 /** The rules for webhook URLs; loopback only where the dev configuration allows it. */
 function checkedUrl(c: Context<AppEnv>, url: string): string {
@@ -53,7 +53,10 @@ export const webhooksRouter = createRouter()
       tags,
       summary: "List webhooks",
       request: { query: ListWebhooksQuery },
-      responses: { 200: { description: "Webhooks", content: jsonApiContent(collectionDocument(Webhook)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Webhooks", content: jsonApiContent(collectionDocument(Webhook)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -70,7 +73,10 @@ export const webhooksRouter = createRouter()
       tags,
       summary: "Show a webhook (never its secret)",
       request: { params: IdParam },
-      responses: { 200: { description: "The webhook", content: jsonApiContent(singleDocument(Webhook)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The webhook", content: jsonApiContent(singleDocument(Webhook)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeWebhook(await getWebhook(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -135,7 +141,7 @@ export const webhooksRouter = createRouter()
       summary: "Delete a webhook and its delivery log (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "organization" }) },
+      responses: { 204: { description: "Deleted" }, ...errorResponses("read", { access: "organization", scope: "settings" }) },
     }),
     async (c) => {
       await deleteWebhook(serviceContext(c), c.req.valid("param").id);
