@@ -2,7 +2,7 @@ import { eq, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import { members, organizations, type MemberRow } from "../db/schema";
 import { whenRefused } from "../db/queries";
-import type { Caller } from "../lib/caller";
+import type { AuditActor } from "./audit";
 import { nowIso } from "../lib/ids";
 import { addressMatches, recordOfToken } from "../notifications/links";
 import type { ServiceContext } from "./context";
@@ -32,15 +32,11 @@ export async function findInvitation(db: Db, token: string): Promise<InvitationT
   return row;
 }
 
-/** The invited person, acting through their invitation's link: the audit log names them. */
-const invitee = (m: MemberRow): Caller => ({
-  keyId: "",
-  kind: "member",
-  organizationId: m.organizationId,
-  scopes: [],
-  name: m.name ?? m.email,
-  member: { id: m.id, role: m.role },
-});
+/**
+ * The invited person, acting through their invitation's link: the audit log names them. They are not
+ * signed in (no caller of theirs holds a scope); the link itself is what lets this one change happen.
+ */
+const invitee = (m: MemberRow): AuditActor => ({ type: "member", id: m.id, name: m.name ?? m.email });
 
 /**
  * Accepts the invitation sent to the address the link was sent to (not one set since): joined_at is
@@ -58,10 +54,15 @@ export async function joinMember(ctx: ServiceContext, target: InvitationTarget):
         .set({ joinedAt: now, invitedAt: sql`CASE WHEN ${still} THEN ${members.invitedAt} END`, updatedAt: now })
         .where(eq(members.id, target.member.id)),
     )
-    .audits({ action: "member.join", target: { type: "member", id: target.member.id }, organizationId: target.member.organizationId });
+    .audits({
+      action: "member.join",
+      target: { type: "member", id: target.member.id },
+      organizationId: target.member.organizationId,
+      actor: invitee(target.member),
+    });
   return whenRefused(
     async () => {
-      await commit({ ...ctx, caller: invitee(target.member) }, p);
+      await commit(ctx, p);
       return true;
     },
     () => false,

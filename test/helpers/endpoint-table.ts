@@ -558,6 +558,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/rotate_secret`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
+    success: 200,
     audit: { action: "webhook.rotate_secret", target: (f) => f.webhookId },
   },
   {
@@ -567,6 +568,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/ping`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}`,
     operator: "never",
+    success: 202,
     audit: { action: "webhook.ping", target: (f) => f.webhookId },
   },
   {
@@ -590,6 +592,7 @@ export const ENDPOINTS: Endpoint[] = [
     path: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}/redeliver`,
     ownedBy: (f) => `/v1/webhooks/${f.webhookId}/deliveries/${f.deliveryId}`,
     operator: "never",
+    success: 202,
     audit: { action: "webhook_delivery.redeliver", target: (f) => f.deliveryId },
   },
   { operationId: "listDirectories", scope: "none", method: "GET", path: () => "/v1/directories" },

@@ -173,7 +173,7 @@ export const auditEventsRouter = createRouter()
             },
           },
         },
-        ...errorResponses("read"),
+        ...errorResponses("read", { scope: "read" }),
       },
     }),
     async (c) => {
@@ -209,7 +209,10 @@ export const auditEventsRouter = createRouter()
       tags: ["Audit log"],
       summary: "Show one event of the audit log",
       request: { params: IdParam },
-      responses: { 200: { description: "The event", content: jsonApiContent(singleDocument(AuditEvent)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The event", content: jsonApiContent(singleDocument(AuditEvent)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeAuditEvent(await getAuditEvent(serviceContext(c), c.req.valid("param").id)))),
   );

@@ -23,7 +23,7 @@ import { CreateMemberInput, ListMembersQuery, Member, serializeMember, UpdateMem
 const tags = ["Members"];
 // Members are who signs in for the organization: operators read them, never change them.
 const organizationOnly = [requireOrganizationKey("members")];
-const writeErrors = errorResponses("write", { access: "organization" });
+const writeErrors = errorResponses("write", { access: "organization", scope: "members" });
 const MemberDocument = singleDocument(Member);
 
 export const membersRouter = createRouter()
@@ -35,7 +35,10 @@ export const membersRouter = createRouter()
       tags,
       summary: "List the organization's members: the people who sign in for it",
       request: { query: ListMembersQuery },
-      responses: { 200: { description: "Members", content: jsonApiContent(collectionDocument(Member)) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "Members", content: jsonApiContent(collectionDocument(Member)) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => {
       const query = c.req.valid("query");
@@ -59,7 +62,10 @@ export const membersRouter = createRouter()
       tags,
       summary: "Show a member",
       request: { params: IdParam },
-      responses: { 200: { description: "The member", content: jsonApiContent(MemberDocument) }, ...errorResponses("read") },
+      responses: {
+        200: { description: "The member", content: jsonApiContent(MemberDocument) },
+        ...errorResponses("read", { scope: "read" }),
+      },
     }),
     async (c) => respond(c, single(serializeMember(await getMember(serviceContext(c), c.req.valid("param").id)))),
   )
@@ -113,7 +119,7 @@ export const membersRouter = createRouter()
       summary: "Remove a member: their sessions end at once. The last owner cannot be removed (409) (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "organization" }) },
+      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "organization", scope: "members" }) },
     }),
     async (c) => {
       await deleteMember(serviceContext(c), c.req.valid("param").id);
@@ -145,7 +151,7 @@ export const membersRouter = createRouter()
       summary: "Sign a member out everywhere: every session of theirs ends now (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Their sessions ended" }, ...errorResponses("read", { access: "organization" }) },
+      responses: { 204: { description: "Their sessions ended" }, ...errorResponses("read", { access: "organization", scope: "members" }) },
     }),
     async (c) => {
       await revokeMemberSessions(serviceContext(c), c.req.valid("param").id);
