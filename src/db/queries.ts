@@ -31,7 +31,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return /FOREIGN KEY constraint failed/i.test(text);
 }
 
-function isNotNullViolation(err: unknown): boolean {
+export function isNotNullViolation(err: unknown): boolean {
   const text = `${(err as Error)?.message ?? ""} ${String((err as { cause?: unknown })?.cause ?? "")}`;
   return /NOT NULL constraint failed/i.test(text);
 }
@@ -46,7 +46,7 @@ function isNotNullViolation(err: unknown): boolean {
  * batch commit, the 201 sealed for the key included.) `answer` says what the client gets, reading
  * again where it must name the member; every other error passes through.
  */
-export async function whenRefused<T>(write: () => Promise<T>, answer: () => Promise<never> | never): Promise<T> {
+export async function whenRefused<T>(write: () => Promise<T>, answer: () => Promise<T> | T): Promise<T> {
   try {
     return await write();
   } catch (err) {

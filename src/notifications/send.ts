@@ -32,8 +32,20 @@ export interface EmailContext {
 
 export type EmailOutcome = { ack: true } | { ack: false; delaySeconds: number };
 
-/** Why an e-mail is not sent at all: its contact went or changed, or its reporter unsubscribed. */
-function cancelled(row: NotificationRow, contact: { email: string; confirmedAt: string | null } | undefined, report: Reporter | undefined) {
+/**
+ * Why an e-mail is not sent at all: its contact went or changed, its reporter unsubscribed, or the
+ * sign-in links it carries expired while it waited.
+ */
+function cancelled(
+  row: NotificationRow,
+  contact: { email: string; confirmedAt: string | null } | undefined,
+  report: Reporter | undefined,
+  nowIso: string,
+) {
+  if (row.recipient === "member") {
+    const expires = (row.params as NotificationParams & { expires_at?: string }).expires_at;
+    return expires !== undefined && expires <= nowIso ? "the sign-in link expired before it could be sent" : null;
+  }
   if (row.recipient === "contact") {
     if (!contact || contact.email.toLowerCase() !== row.to.toLowerCase()) return "the contact was deleted or its address changed";
     if (row.kind === "contact_confirmation" ? contact.confirmedAt !== null : contact.confirmedAt === null)
@@ -137,7 +149,7 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
       );
 
   const report = reportRows[0] ? { ...reportRows[0], notifyReporter: Boolean(reportRows[0].notifyReporter) } : undefined;
-  const reason = cancelled(row, contactRows[0], report);
+  const reason = cancelled(row, contactRows[0], report, nowIso);
   if (reason) {
     await record({ status: "cancelled", lastError: reason, sealedLink: null, nextAttemptAt: null });
     return { ack: true };
@@ -237,6 +249,8 @@ async function compose(ctx: EmailContext, leased: NotificationRow[], report: Rep
     Object.assign(links, extras.links);
     if (row.kind === "receipt" && row.sealedLink) links.reportPage = await openLink(row.id, row.sealedLink);
   }
+  if (row.kind === "sign_in_link" && row.sealedLink)
+    links.signIn = (JSON.parse(await openLink(row.id, row.sealedLink)) as string[]).map((token) => `${ctx.publicOrigin}/console/sign-in/${token}`);
   const { subject, text, html } = renderDigest(
     leased.map((n) => n.params as NotificationParams),
     links,

@@ -13,6 +13,8 @@ export interface AuditEntry {
   target: { type: string; id: string | null };
   changed?: readonly string[];
   organizationId?: string | null;
+  /** Who did it, when not the context's caller: one request for sign-in links writes one row per member it names. */
+  actor?: Caller;
 }
 
 /** How the audit log names a caller. The platform's own work (the cron, the queue, inbound e-mail) is "system". */
@@ -29,13 +31,15 @@ export function auditActor(caller: Caller): { type: AuditActorType; id: string |
     case "reporter":
       return { type: "reporter", id: caller.reportId ?? null, name: null };
     default:
+      // Someone not signed in who named a member (asked for its sign-in link, or failed to sign in as it).
+      if (caller.member) return { type: "member", id: caller.member.id, name: caller.name ?? null };
       return { type: "reporter", id: null, name: null };
   }
 }
 
 /** The insert of one audit row, for the change's own batch. */
 export function auditStatement(ctx: ServiceContext, entry: AuditEntry) {
-  const actor = auditActor(ctx.caller);
+  const actor = auditActor(entry.actor ?? ctx.caller);
   return ctx.db.insert(auditEvents).values({
     id: uuidv7(),
     organizationId: entry.organizationId !== undefined ? entry.organizationId : ctx.caller.organizationId,
