@@ -52,12 +52,11 @@ export function carriesSession(cookieHeader: string | undefined): boolean {
 const cookieOptions = { secure: true, httpOnly: true, sameSite: "Lax", path: "/" } as const;
 
 export function setSessionCookie(c: Context, secret: string): void {
-  setCookie(c, SESSION_COOKIE, secret, { ...cookieOptions, maxAge: LIMITS.sessionDays * 86_400, prefix: "host" });
-  deleteCookie(c, BROWSER_COOKIE, { ...cookieOptions, prefix: "host" });
+  setCookie(c, SESSION_COOKIE, secret, { ...cookieOptions, maxAge: LIMITS.sessionDays * 86_400 });
 }
 
 export function clearSessionCookie(c: Context): void {
-  deleteCookie(c, SESSION_COOKIE, { ...cookieOptions, prefix: "host" });
+  deleteCookie(c, SESSION_COOKIE, { ...cookieOptions });
 }
 
 /**
@@ -67,7 +66,7 @@ export function clearSessionCookie(c: Context): void {
 export async function markBrowser(c: Context): Promise<string> {
   let mark = getCookie(c, BROWSER_COOKIE);
   if (!mark || !SECRET_PATTERN.test(mark)) mark = randomSecret();
-  setCookie(c, BROWSER_COOKIE, mark, { ...cookieOptions, maxAge: LIMITS.signInLinkMinutes * 60, prefix: "host" });
+  setCookie(c, BROWSER_COOKIE, mark, { ...cookieOptions, maxAge: LIMITS.signInLinkMinutes * 60 });
   return sha256Hex(mark);
 }
 

@@ -250,7 +250,9 @@ async function compose(ctx: EmailContext, leased: NotificationRow[], report: Rep
     if (row.kind === "receipt" && row.sealedLink) links.reportPage = await openLink(row.id, row.sealedLink);
   }
   if (row.kind === "sign_in_link" && row.sealedLink)
-    links.signIn = (JSON.parse(await openLink(row.id, row.sealedLink)) as string[]).map((token) => `${ctx.publicOrigin}/console/sign-in/${token}`);
+    links.signIn = (JSON.parse(await openLink(row.id, row.sealedLink)) as string[]).map(
+      (token) => `${ctx.publicOrigin}/console/sign-in/${token}`,
+    );
   const { subject, text, html } = renderDigest(
     leased.map((n) => n.params as NotificationParams),
     links,

@@ -261,7 +261,11 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
             ? `Someone, hopefully you, asked to sign in to ${p.organizations[0]}'s vulnerability disclosure console with this address.`
             : "Someone, hopefully you, asked to sign in to the vulnerability disclosure console with this address, which is a member of " +
               `${p.organizations.length} organizations: each link signs in to one.`,
-          ...p.organizations.map((organization, i) => ({ link: links.signIn?.[i] ?? "", label: `Sign in to ${organization}` })),
+          // The text part shows a link as its address alone: each is named in the paragraph before it.
+          ...p.organizations.flatMap((organization, i) => [
+            `${organization}:`,
+            { link: links.signIn?.[i] ?? "", label: `Sign in to ${organization}` },
+          ]),
           `Each link works once, until ${at(p.expires_at)}, and only in the browser that asked for it: open it there and press the ` +
             "button on its page.",
           "If you did not ask, ignore this e-mail: nobody can use the link without it.",

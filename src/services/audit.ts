@@ -13,7 +13,10 @@ export interface AuditEntry {
   target: { type: string; id: string | null };
   changed?: readonly string[];
   organizationId?: string | null;
-  /** Who did it, when not the context's caller: one request for sign-in links writes one row per member it names. */
+  /**
+   * Who did it, when not the context's caller (and then its organization's row, unless `organizationId` says):
+   * a sign-in acts as the member it signs in, one request for sign-in links as each member it names.
+   */
   actor?: Caller;
 }
 
@@ -42,7 +45,7 @@ export function auditStatement(ctx: ServiceContext, entry: AuditEntry) {
   const actor = auditActor(entry.actor ?? ctx.caller);
   return ctx.db.insert(auditEvents).values({
     id: uuidv7(),
-    organizationId: entry.organizationId !== undefined ? entry.organizationId : ctx.caller.organizationId,
+    organizationId: entry.organizationId !== undefined ? entry.organizationId : (entry.actor ?? ctx.caller).organizationId,
     at: nowIso(),
     actorType: actor.type,
     actorId: actor.id,

@@ -8,7 +8,7 @@ import { nowIso } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import type { ServiceContext } from "./context";
 import { sessionPlan, type StartedSession } from "./sessions";
-import { recordSignInFailure, type SigningMember } from "./sign-in";
+import { organizationName, recordSignInFailure, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
 
 // A member's passkeys (WebAuthn credentials, through @simplewebauthn/server, loaded on first use: most
@@ -196,7 +196,7 @@ export async function signInWithPasskey(
         member: {
           id: members.id,
           organizationId: members.organizationId,
-          organization: organizations.name,
+          organization: organizationName,
           email: members.email,
           name: members.name,
           role: members.role,

@@ -7,7 +7,7 @@ import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import type { ServiceContext } from "./context";
-import { ANY_BROWSER, findSignInLink, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
+import { ANY_BROWSER, findSignInLink, organizationName, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
 
 // A signed-in browser: its cookie holds 256 random bits, the database their SHA-256. It ends after
@@ -37,7 +37,7 @@ export async function findSession(db: Db, tokenHash: string, now = Date.now()): 
       id: sessions.id,
       lastSeenAt: sessions.lastSeenAt,
       organizationId: members.organizationId,
-      organizationName: organizations.name,
+      organizationName,
       memberId: members.id,
       role: members.role,
       name: members.name,

@@ -59,10 +59,13 @@ export function claimant(member: SigningMember): Caller {
   };
 }
 
+/** The organization's name, aliased: a batch's rows are keyed by column name, and members have a `name` too. */
+export const organizationName = sql<string>`${organizations.name}`.as("organization_name");
+
 const signingMember = {
   id: members.id,
   organizationId: members.organizationId,
-  organization: organizations.name,
+  organization: organizationName,
   email: members.email,
   name: members.name,
   role: members.role,
