@@ -1,12 +1,13 @@
-import { and, asc, desc, eq, gt, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { members, notifications, organizations, signInFailures, signInLinks, type MemberRole } from "../db/schema";
+import { members, notifications, organizations, signInFailures, signInLinks, webauthnChallenges, type MemberRole } from "../db/schema";
 import { batchOf, isNotNullViolation, subquery } from "../db/queries";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
 import type { Caller } from "../lib/caller";
+import { ANY_BROWSER } from "../lib/seed-links";
 import { sealLink } from "../notifications/links";
 import { newNotification } from "../notifications/rows";
 import type { NotificationParams } from "../notifications/templates";
@@ -22,12 +23,8 @@ import { commit, Plan } from "./unit-of-work";
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
-/**
- * The browser binding of the links `npm run dev`'s seed writes: no cookie hashes to it (a SHA-256 is
- * 64 hex digits), and the link page accepts it only where the request is local and the Worker runs
- * under `npm run dev` (see acceptsAnyBrowser in src/routes/pages/console.ts).
- */
-export const ANY_BROWSER = "any-browser:npm-run-dev-seed";
+/** The binding of the links `npm run dev`'s seed writes, bound to no browser (see src/lib/seed-links.ts). */
+export { ANY_BROWSER } from "../lib/seed-links";
 
 /** What the budget is counted by: the lower-cased address and the client IP, each as its SHA-256. */
 export const addressSubject = (email: string) => sha256Hex(email.trim().toLowerCase());
@@ -270,4 +267,18 @@ export async function recordSignInFailure(ctx: ServiceContext, failure: { ip: st
     results = (await commit(ctx, plan)).results;
   }
   return retryAfter(results.slice(0, subjects.length) as { at: string }[][], now);
+}
+
+/**
+ * The cron's purge of what signing in leaves behind: counted requests older than a day (the budget
+ * reads an hour), links a day past their expiry, challenges past theirs. Sessions stay, for the
+ * owner's list and the audit log's references.
+ */
+export async function purgeSignInRecords(db: Db, now = Date.now()): Promise<void> {
+  const dayAgo = new Date(now - 24 * HOUR_MS).toISOString();
+  await db.batch([
+    db.delete(signInFailures).where(lt(signInFailures.at, dayAgo)),
+    db.delete(signInLinks).where(lt(signInLinks.expiresAt, dayAgo)),
+    db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, new Date(now).toISOString())),
+  ]);
 }

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/lib/crypto";
 import { LIMITS } from "../../src/lib/limits";
 import { ANY_BROWSER } from "../../src/services/sign-in";
+import { runScheduled } from "../../src/scheduled";
 import { testClock } from "../helpers/clock";
 import { Browser, member, requestLink, signInLinks, signedIn } from "../helpers/console";
 import { organization } from "../helpers/factories";
@@ -255,5 +256,28 @@ describe("signing in by an e-mailed link", () => {
     const local = new Browser({ base: "http://localhost:8787" });
     expect((await local.post(link, { env: dev })).status).toBe(303);
     expect((await new Browser({ base: "http://127.0.0.1:8787" }).post(link, { env: dev })).status).toBe(410);
+  });
+
+  it("leaves nothing behind a day later: the cron drops counted attempts, spent links and old challenges", async () => {
+    const org = await organization();
+    const jo = await member(org);
+    const browser = new Browser();
+    await requestLink(browser, jo.email);
+    await browser.post("/console/sign-in/passkey/options", { json: {} });
+    const count = async () =>
+      Object.values(
+        (await row<Record<string, number>>(
+          `SELECT (SELECT count(*) FROM sign_in_failures WHERE subject = ?) AS f, (SELECT count(*) FROM sign_in_links WHERE member_id = ?) AS l,
+            (SELECT count(*) FROM webauthn_challenges WHERE browser_hash = ?) AS c`,
+          await sha256Hex(jo.email),
+          jo.id,
+          await sha256Hex(browser.cookies.get("__Host-vdp_signin")!),
+        ))!,
+      );
+    expect(await count()).toEqual([1, 1, 1]);
+    await runScheduled(env, new Date(T0 + 60 * MINUTE));
+    expect(await count()).toEqual([1, 1, 0]);
+    await runScheduled(env, new Date(T0 + 24 * 60 * MINUTE + LIMITS.signInLinkMinutes * MINUTE + 1));
+    expect(await count()).toEqual([0, 0, 0]);
   });
 });
