@@ -192,7 +192,13 @@ export async function signInWithPasskey(
     spend(ctx, { challenge: challenge ?? "", browserHash: attempt.browserHash ?? "", purpose: "authentication" }),
     ctx.db
       .select({
-        passkey: { id: passkeys.id, publicKey: passkeys.publicKey, counter: passkeys.counter, transports: passkeys.transports },
+        // Aliased: a batch's rows are keyed by column name, and the member has an `id` too.
+        passkey: {
+          id: sql<string>`${passkeys.id}`.as("passkey_id"),
+          publicKey: passkeys.publicKey,
+          counter: passkeys.counter,
+          transports: passkeys.transports,
+        },
         member: {
           id: members.id,
           organizationId: members.organizationId,
