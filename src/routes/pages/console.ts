@@ -77,6 +77,9 @@ consoleRouter.post("/console/sign-in", limitFormBody(LIMITS.emailLength * 4 + 10
 
 consoleRouter.get("/console/sign-in/sent", (c) => page(c, linkSentPage()));
 
+/** A link's page: its button; gone once used or expired; refused in a browser that did not ask for it. */
+const LINK_STATUS = { valid: 200, used: 410, expired: 410, other_browser: 403 } as const;
+
 // The link's page shows whether it would sign this browser in, and its button; only the POST does.
 consoleRouter.get("/console/sign-in/:token", async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
@@ -85,7 +88,7 @@ consoleRouter.get("/console/sign-in/:token", async (c) => {
     ? await findSignInLink(c.var.database.db, token, { hash: await browserMark(c), anyBrowser: acceptsAnyBrowser(c) })
     : null;
   if (!found) return page(c, noLinkPage(), 404);
-  return page(c, linkPage({ state: found.state, member: found.member }, c.req.path), found.state === "valid" ? 200 : 410);
+  return page(c, linkPage({ state: found.state, member: found.member }, c.req.path), LINK_STATUS[found.state]);
 });
 
 consoleRouter.post("/console/sign-in/:token", async (c) => {
@@ -102,5 +105,5 @@ consoleRouter.post("/console/sign-in/:token", async (c) => {
   }
   if (outcome.retryAfter > 0) return withRetryAfter(page(c, tooManySignInsPage(outcome.retryAfter), 429), outcome.retryAfter);
   if (outcome.state === "unknown" || !outcome.member) return page(c, noLinkPage(), 404);
-  return page(c, linkPage({ state: outcome.state, member: outcome.member }, c.req.path), 410);
+  return page(c, linkPage({ state: outcome.state, member: outcome.member }, c.req.path), LINK_STATUS[outcome.state]);
 });
