@@ -6,8 +6,9 @@ import { ROLE_SCOPES, type Caller } from "../lib/caller";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
+import { ANY_BROWSER } from "../lib/seed-links";
 import type { ServiceContext } from "./context";
-import { ANY_BROWSER, findSignInLink, organizationName, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
+import { findSignInLink, organizationName, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
 
 // A signed-in browser: its cookie holds 256 random bits, the database their SHA-256. It ends after

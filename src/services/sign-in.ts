@@ -23,9 +23,6 @@ import { commit, Plan } from "./unit-of-work";
 const HOUR_MS = 3_600_000;
 const MINUTE_MS = 60_000;
 
-/** The binding of the links `npm run dev`'s seed writes, bound to no browser (see src/lib/seed-links.ts). */
-export { ANY_BROWSER } from "../lib/seed-links";
-
 /** What the budget is counted by: the lower-cased address and the client IP, each as its SHA-256. */
 export const addressSubject = (email: string) => sha256Hex(email.trim().toLowerCase());
 export const ipSubject = (ip: string) => sha256Hex(`ip:${ip}`);

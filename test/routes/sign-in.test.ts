@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { sha256Hex } from "../../src/lib/crypto";
 import { LIMITS } from "../../src/lib/limits";
-import { ANY_BROWSER } from "../../src/services/sign-in";
+import { ANY_BROWSER } from "../../src/lib/seed-links";
 import { runScheduled } from "../../src/scheduled";
 import { testClock } from "../helpers/clock";
 import { Browser, member, requestLink, signInLinks, signedIn } from "../helpers/console";

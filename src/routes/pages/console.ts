@@ -21,7 +21,7 @@ import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from ".
  * spends nothing.
  */
 export const consoleRouter = new Hono<AppEnv>();
-consoleRouter.use("/console", consoleHeaders, privatePage, database());
+// ("/console/*" matches /console itself too.)
 consoleRouter.use("/console/*", consoleHeaders, privatePage, sameSiteForms, database());
 consoleRouter.route("/", consolePasskeysRouter);
 
