@@ -83,4 +83,32 @@ describe("passkeys", () => {
       .first();
     expect(counted).toEqual({ n: 1 });
   });
+
+  it("removes one of the member's own passkeys by the console's form, and nobody else's", async () => {
+    const org = await organization();
+    const [cy, dee] = [await member(org), await member(org)];
+    const at = new Date().toISOString();
+    const add = (id: string, memberId: string) =>
+      env.DB.prepare(
+        "INSERT INTO passkeys (id, member_id, organization_id, name, public_key, counter, transports, last_used_at, created_at) VALUES (?, ?, ?, ?, 'AAAA', 0, '[]', NULL, ?)",
+      )
+        .bind(id, memberId, org.id, `Key of ${id}`, at)
+        .run();
+    await add(`own-${cy.id}`, cy.id);
+    await add(`other-${dee.id}`, dee.id);
+    const browser = await signedIn(cy.email);
+    const csrf = await browser.formToken();
+    expect((await browser.get("/console")).text).toContain(`Key of own-${cy.id}`);
+    expect((await browser.post(`/console/passkeys/other-${dee.id}/delete`, { form: { csrf } })).status).toBe(404);
+    expect((await browser.post(`/console/passkeys/own-${cy.id}/delete`, { form: {} })).status).toBe(403);
+    expect((await browser.post(`/console/passkeys/own-${cy.id}/delete`, { form: { csrf }, headers: CROSS_SITE })).status).toBe(403);
+    const removed = await browser.post(`/console/passkeys/own-${cy.id}/delete`, { form: { csrf } });
+    expect(removed.status).toBe(303);
+    const left = await env.DB.prepare("SELECT id FROM passkeys WHERE organization_id = ? ORDER BY id").bind(org.id).all();
+    expect(left.results).toEqual([{ id: `other-${dee.id}` }]);
+    const audit = await env.DB.prepare("SELECT action, actor_type, actor_id FROM audit_events WHERE target_id = ?")
+      .bind(`own-${cy.id}`)
+      .all();
+    expect(audit.results).toEqual([{ action: "passkey.delete", actor_type: "member", actor_id: cy.id }]);
+  });
 });
