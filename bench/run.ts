@@ -10,7 +10,7 @@ import { runWrangler } from "../scripts/wrangler.ts";
 import { backlogRun, deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
 import { lastPage, listSpec, probeRowsRead, TRIAGE_VIEWS } from "./lists.ts";
 import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
-import { dueForSweep, localD1File, seed, type SeededOrganization } from "./seed.ts";
+import { dueForSweep, localD1File, seed, seedSession, type SeededOrganization } from "./seed.ts";
 import { emailReplyRows } from "./email.ts";
 import { apiRuntime, devVarArgs, startReceiver, startWrangler, stopAll } from "./servers.ts";
 import { formatNumber, renderTable, type Row } from "./table.ts";
@@ -75,6 +75,7 @@ const seeded = await seed(db, [
   { slug: "bench-writes", vulns: 0, keys: 64 },
 ]);
 const [smallOrg, largeOrg, writesOrg] = seeded.organizations as [SeededOrganization, SeededOrganization, SeededOrganization];
+const largeSession = await seedSession(db, largeOrg.id);
 // The deadline sweep's moments, far from the seeded reports' own (whose next look is unset): 1,000
 // reports of each organization fall due, the small one's at SWEEP_AT, the large one's an hour later.
 const SWEEP_AT = Date.parse("2030-01-01T00:00:00.000Z");
@@ -249,6 +250,21 @@ if (!part("lists")) {
     api: atLarge.roundTrips === null ? [] : [atLarge.roundTrips],
     target: { of: "value", op: "<=", value: 2 },
     note: "docs/round-trips.md's figure: key lookup, one batch",
+  });
+  // A signed-in member's browser reads the same page through its session cookie: the door's lookup must
+  // cost what the key's does (one read, the session joined to its member).
+  const bySession = await probeRowsRead(`${api.url}/v1/vulns`, { Cookie: `__Host-vdp_session=${largeSession}` });
+  rows.push({
+    what: "GET /v1/vulns page 1 through a console session: D1 round trips",
+    unit: "",
+    api: bySession.roundTrips === null ? [] : [bySession.roundTrips],
+    baseline: atLarge.roundTrips === null ? undefined : { label: "through an API key", samples: [atLarge.roundTrips] },
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 1 },
+    note:
+      bySession.rowsRead !== null
+        ? `rows read: ${formatNumber(bySession.rowsRead)} (by key: ${formatNumber(atLarge.rowsRead ?? 0)})`
+        : undefined,
   });
 
   // The triager's views: each page 1 must cost what the unfiltered page 1 costs, at any size.

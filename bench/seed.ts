@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { readdirSync } from "node:fs";
 import path from "node:path";
 import type { DatabaseSync, SQLInputValue, StatementSync } from "node:sqlite";
-import { generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
+import { generateApiKey, randomSecret, sha256Hex } from "../src/lib/crypto.ts";
 import { shortcode, uuidv7, vulnShortcode } from "../src/lib/ids.ts";
 
 export interface OrganizationPlan {
@@ -419,6 +419,43 @@ export async function seed(db: DatabaseSync, plans: OrganizationPlan[], now = Da
   } finally {
     db.exec("PRAGMA foreign_keys = ON");
   }
+}
+
+/**
+ * A signed-in member of the organization (an owner) and its console session, as signing in leaves them:
+ * answers the session cookie's value, for requests that authenticate through the session instead of a key.
+ */
+export async function seedSession(db: DatabaseSync, organizationId: string, now = Date.now()): Promise<string> {
+  const w = new RowWriter(db);
+  const secret = randomSecret();
+  const at = new Date(now).toISOString();
+  const memberId = uuidv7();
+  w.insert("members", {
+    id: memberId,
+    organization_id: organizationId,
+    email: `owner-${memberId}@bench.example`,
+    name: "Bench owner",
+    role: "owner",
+    invited_at: at,
+    joined_at: at,
+    last_sign_in_at: at,
+    created_at: at,
+    updated_at: at,
+  });
+  w.insert("sessions", {
+    id: uuidv7(),
+    token_hash: await sha256Hex(secret),
+    member_id: memberId,
+    organization_id: organizationId,
+    method: "email_link",
+    ip: null,
+    user_agent: null,
+    last_seen_at: at,
+    expires_at: new Date(now + 7 * DAY).toISOString(),
+    revoked_at: null,
+    created_at: at,
+  });
+  return secret;
 }
 
 /** The SQLite file behind local D1 under a `--persist-to` folder (the one database wrangler made there). */

@@ -5,13 +5,14 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { DEMO, seedDemo } from "./seed.ts";
+import { SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { flagValue, root, spawnWrangler } from "./wrangler.ts";
 
 const passthrough = process.argv.slice(2);
 
 console.log("Applying local D1 migrations and seeding the demo organization…");
 // wrangler dev's --persist-to also decides where the migrations and the seed go.
-const key = await seedDemo(flagValue(passthrough, "--persist-to"));
+const { key, signInPath } = await seedDemo(flagValue(passthrough, "--persist-to"));
 
 const base = `http://localhost:${flagValue(passthrough, "--port") ?? "8787"}`;
 console.log(`
@@ -20,6 +21,8 @@ console.log(`
   Directory page:                         ${base}/d/${DEMO.directorySlug}
 
   API key:       ${key}
+  Console:       ${base}${signInPath}
+                 (signs this machine's browser in as ${DEMO.ownerEmail}, the demo owner: once, within ${SEED_LINK_HOURS} hours)
 
   Try:           curl -s ${base}/v1/policies -H "Authorization: Bearer ${key}"
   Public brief:  curl -s ${base}/v1/p/briefs/${DEMO.briefShortcode}
@@ -39,11 +42,14 @@ const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY"] 
 );
 // Links in e-mails point at this server, on whatever port it was given (unless .dev.vars says otherwise).
 const publicOrigin = vars(".dev.vars").PUBLIC_ORIGIN ? [] : ["--var", `PUBLIC_ORIGIN:${base}`];
+// DEV_SEED_SIGN_IN: the console accepts the seed's link above, from this machine only (src/routes/pages/console.ts).
 const child = spawnWrangler([
   "dev",
   "--test-scheduled",
   "--var",
   "DEV_ALLOW_LOOPBACK_WEBHOOKS:true",
+  "--var",
+  "DEV_SEED_SIGN_IN:true",
   ...devKey,
   ...publicOrigin,
   ...passthrough,

@@ -3,7 +3,8 @@
 // `npm run --silent seed [-- --persist-to DIR]` prints the demo key alone on its last line.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { API_KEY_PATTERN, generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
+import { API_KEY_PATTERN, generateApiKey, randomSecret, sha256Hex } from "../src/lib/crypto.ts";
+import { ANY_BROWSER, SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { flagValue, root, runWrangler, sqlText } from "./wrangler.ts";
 
 export const DEMO = {
@@ -16,6 +17,8 @@ export const DEMO = {
   directoryId: "01900000-0000-7000-8000-000000000005",
   listingId: "01900000-0000-7000-8000-000000000006",
   directorySlug: "demo-directory",
+  ownerId: "01900000-0000-7000-8000-000000000009",
+  ownerEmail: "owner@demo.test",
 };
 
 /**
@@ -36,7 +39,8 @@ const at = "2026-01-01T00:00:00.000Z";
 const scope = (entries: [string, string, string, string | null][]) =>
   sqlText(JSON.stringify(entries.map(([id, kind, value, short_description]) => ({ id, kind, value, short_description }))));
 
-function seedSql(keyHash: string, keyPrefix: string): string {
+function seedSql(keyHash: string, keyPrefix: string, signIn: { tokenHash: string; now: Date }): string {
+  const expires = new Date(signIn.now.getTime() + SEED_LINK_HOURS * 3_600_000).toISOString();
   return `
 INSERT OR IGNORE INTO organizations (id, name, slug, website_url, claimed, created_at, updated_at)
   VALUES (${sqlText(DEMO.organizationId)}, 'Demo Security Co', 'demo-security-co', 'https://demo.example', 1, '${at}', '${at}');
@@ -90,6 +94,15 @@ INSERT INTO directory_listing_items (id, listing_id, listable_type, listable_id,
 INSERT OR REPLACE INTO api_keys (id, organization_id, kind, name, key_hash, key_prefix, revoked_at, created_at, updated_at)
   VALUES (${sqlText(DEMO.keyId)}, ${sqlText(DEMO.organizationId)}, 'organization', 'demo', '${keyHash}',
     ${sqlText(keyPrefix)}, NULL, '${at}', '${at}');
+-- The demo owner, and a sign-in link for it that any browser on this machine may use once (see
+-- ANY_BROWSER, src/lib/seed-links.ts): the printed link puts a newcomer in the console in one click.
+-- Each run adds one (the links of earlier runs stay good until used or expired: a second seed of the
+-- same folder, such as npm run seed, must not spend the link npm run dev printed).
+INSERT OR IGNORE INTO members (id, organization_id, email, name, role, invited_at, joined_at, last_sign_in_at, created_at, updated_at)
+  VALUES (${sqlText(DEMO.ownerId)}, ${sqlText(DEMO.organizationId)}, ${sqlText(DEMO.ownerEmail)}, 'Demo Owner', 'owner', '${at}', '${at}',
+    NULL, '${at}', '${at}');
+INSERT INTO sign_in_links (token_hash, member_id, browser_hash, expires_at, used_at, created_at)
+  VALUES ('${signIn.tokenHash}', ${sqlText(DEMO.ownerId)}, ${sqlText(ANY_BROWSER)}, '${expires}', NULL, '${signIn.now.toISOString()}');
 `;
 }
 
@@ -108,16 +121,21 @@ function demoKey(keyFile: string): string {
   return key;
 }
 
-/** Migrates and seeds local D1 (at persistTo, or wrangler's default place) and returns the demo key. */
-export async function seedDemo(persistTo?: string): Promise<string> {
+/**
+ * Migrates and seeds local D1 (at persistTo, or wrangler's default place) and returns the demo key and
+ * the path of a fresh sign-in link for the demo owner (used once, by any browser on this machine, under
+ * `npm run dev`; its token exists only in this return value).
+ */
+export async function seedDemo(persistTo?: string): Promise<{ key: string; signInPath: string }> {
   const persist = persistTo ? ["--persist-to", persistTo] : [];
   const keyFile = demoKeyFile(persistTo);
   const key = demoKey(keyFile);
+  const signIn = randomSecret();
   runWrangler(["d1", "migrations", "apply", "DB", "--local", ...persist]);
   const seedFile = path.join(path.dirname(keyFile), "demo-seed.sql");
-  writeFileSync(seedFile, seedSql(await sha256Hex(key), key.slice(0, 8)));
+  writeFileSync(seedFile, seedSql(await sha256Hex(key), key.slice(0, 8), { tokenHash: await sha256Hex(signIn), now: new Date() }));
   runWrangler(["d1", "execute", "DB", "--local", ...persist, "--file", seedFile]);
-  return key;
+  return { key, signInPath: `/console/sign-in/${signIn}` };
 }
 
-if (import.meta.main) console.log(await seedDemo(flagValue(process.argv.slice(2), "--persist-to")));
+if (import.meta.main) console.log((await seedDemo(flagValue(process.argv.slice(2), "--persist-to"))).key);

@@ -35,6 +35,7 @@ import { advisoriesRouter } from "./routes/v1/advisories";
 import { notificationsRouter } from "./routes/v1/notifications";
 import { publicRouter } from "./routes/public";
 import { pagesRouter } from "./routes/pages";
+import { sessionDoor } from "./routes/pages/console-door";
 import { organizationFilesRouter } from "./routes/organization-files";
 
 export function createApp() {
@@ -75,12 +76,14 @@ export function createApp() {
   app.use("/v1/*", requestMediaType());
   app.use("/v1/*", database());
   // Every route needs a key unless it declares itself public (see RouteFacts).
+  // Or, without Authorization, the console's session cookie: a signed-in member uses the API from the browser.
   app.use(
     "/v1/*",
     bearerAuth({
       lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash),
       // A key used from a new address is audited, after the answer: the address came with the lookup.
       used: (c) => noteKeyUse(serviceContext(c)),
+      session: sessionDoor,
     }),
   );
   app.use("/v1/*", idempotency());
@@ -168,7 +171,9 @@ function openApiDocument(app: OpenAPIHono<AppEnv>) {
           "`application/json` in the same shape. Request bodies may be sent as either type.",
         "",
         "**Keys.** `Authorization: Bearer vdp_...`. An organization key acts for one organization; an operator key curates " +
-          "organizations and directories. The routes under `/v1/p/`, `/` and `/v1` need no key.",
+          "organizations and directories. The routes under `/v1/p/`, `/` and `/v1` need no key. A member signed in to the console " +
+          "(`/console`) may also call the API from that browser, by its session cookie and within its role, when no key is sent; a " +
+          "change made so must come from the console's own pages and carry the session's form token in `X-CSRF-Token`.",
         "",
         "**Repeats.** Every POST takes an `Idempotency-Key`: the same key and body within 24 hours replays the first response with " +
           "`Idempotent-Replayed: true`.",

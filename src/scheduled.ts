@@ -13,6 +13,7 @@ import { versionUnversionedPolicies } from "./services/policy-versions";
 import { checkCustomDomainClaims } from "./services/custom-domains";
 import { dnsOverHttps } from "./lib/dns";
 import { purgeOldAuditEvents } from "./services/audit-events";
+import { purgeSignInRecords } from "./services/sign-in";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
@@ -20,8 +21,8 @@ import { purgeOldAuditEvents } from "./services/audit-events";
  * send the deadline alerts that are due,
  * look up the TXT records of custom domains waiting for proof of control (and release claims never proven),
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
- * after 400 days among it), keep
- * webhook secrets sealed under the newest key, and delete attachment objects no row names. Each step
+ * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
+ * no row names and what signing in left behind (counted attempts, spent links and challenges). Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
@@ -41,6 +42,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     purgeOldAuditEvents: () => purgeOldAuditEvents(db, now),
     resealWebhookSecrets: () => resealWebhookSecrets(db),
     purgeOrphanAttachments: () => purgeOrphanObjects(db, { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX }),
+    purgeSignInRecords: () => purgeSignInRecords(db, now.getTime()),
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
   await sent();

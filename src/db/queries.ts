@@ -31,7 +31,7 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return /FOREIGN KEY constraint failed/i.test(text);
 }
 
-function isNotNullViolation(err: unknown): boolean {
+export function isNotNullViolation(err: unknown): boolean {
   const text = `${(err as Error)?.message ?? ""} ${String((err as { cause?: unknown })?.cause ?? "")}`;
   return /NOT NULL constraint failed/i.test(text);
 }

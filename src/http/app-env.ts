@@ -1,6 +1,7 @@
 import type { RequestDatabase } from "../db";
 import type { Caller } from "../lib/caller";
 import type { IdempotencyUnit } from "../lib/idempotency-key";
+import type { DoorSession } from "./session";
 
 export type AppEnv = {
   Bindings: Env;
@@ -10,5 +11,7 @@ export type AppEnv = {
     database: RequestDatabase;
     caller: Caller;
     idempotency?: IdempotencyUnit;
+    /** The console session the request came with, when its caller is a signed-in member (src/http/session.ts). */
+    session?: DoorSession;
   };
 };

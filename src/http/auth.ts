@@ -8,6 +8,7 @@ import { ApiError } from "./errors";
 import { routeFacts } from "./route-facts";
 import { rateLimited, UNAUTHENTICATED_PER_MINUTE } from "./rate-limit";
 import { RATES } from "../lib/limits";
+import { carriesFormToken, FORM_TOKEN_HEADER, openSession, type SessionLookup, sessionSecret } from "./session";
 
 function unauthorized(detail: string): ApiError {
   return new ApiError("unauthorized", { detail, source: { header: "Authorization" } }).withHeaders({
@@ -26,15 +27,20 @@ function unauthorized(detail: string): ApiError {
 export function bearerAuth({
   lookUp,
   used,
+  session,
 }: {
   lookUp: (c: Context<AppEnv>, keyHash: string) => Promise<Caller | null>;
   /** Told of each request a key is accepted for (e.g. to note a new address), after the rate limit; must not wait on D1. */
   used?: (c: Context<AppEnv>, caller: Caller) => void;
+  /** The console's session door: a request without Authorization but with the session's cookie. */
+  session?: SessionLookup;
 }): MiddlewareHandler<AppEnv> {
   const gate = new BearerGate(`More than ${UNAUTHENTICATED_PER_MINUTE} requests in a minute from this address without a valid API key.`);
   return async function bearerAuthMiddleware(c, next) {
     if (routeFacts(c).public) return next();
     const presented = bearerSecret(c.req.header("authorization"));
+    // A key, when sent, decides; the session's cookie only where no Authorization came at all.
+    if (session && "problem" in presented && presented.problem === "missing" && sessionSecret(c)) return bySession(c, next, session, gate);
     if ("problem" in presented)
       return gate.refuse(
         c,
@@ -52,6 +58,30 @@ export function bearerAuth({
     await next();
   };
 }
+
+/**
+ * A /v1 request of the console's signed-in browser: the member is the caller, limited per session as a
+ * key is per key. An unsafe method must come from this site's own pages and carry the session's form
+ * token (X-CSRF-Token): the cookie goes with any request another site makes the browser send, the
+ * token does not. A session that ended is a 401, counted like an unknown key.
+ */
+async function bySession(c: Context<AppEnv>, next: () => Promise<void>, door: SessionLookup, gate: BearerGate): Promise<void> {
+  const opened = await openSession(c, door);
+  if (!opened) {
+    await gate.countFailure(c);
+    throw unauthorized("The console session has ended (signed out, revoked or expired): sign in again, or send an API key.");
+  }
+  if (!SAFE_METHODS.has(c.req.method) && !(await carriesFormToken(c, opened)))
+    throw new ApiError("forbidden", {
+      detail: `A change made with the console's session must come from this site and carry the session's form token in ${FORM_TOKEN_HEADER}.`,
+      source: { header: FORM_TOKEN_HEADER },
+    });
+  const { success } = await c.env.API_RATE_LIMITER.limit({ key: opened.id });
+  if (!success) throw rateLimited(`More than ${RATES.apiKey} requests in a minute with this session.`, RATES.apiKey);
+  await next();
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /** Operator-only operations answer 403 to organization keys. */
 export function requireOperator(): MiddlewareHandler<AppEnv> {

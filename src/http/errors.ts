@@ -31,15 +31,16 @@ export const ERROR_CODES = {
     status: 401,
     title: "Unauthorized",
     about:
-      "The `Authorization: Bearer` key is missing, malformed, unknown, revoked or expired. Send a valid key. Repeated requests without a " +
-      "valid key are limited per client IP.",
+      "The `Authorization: Bearer` key is missing, malformed, unknown, revoked or expired (or the console session the browser sent " +
+      "instead has ended). Send a valid key. Repeated requests without a valid key are limited per client IP.",
   },
   forbidden: {
     status: 403,
     title: "Forbidden",
     about:
       "The key is valid but may not do this: an operator-only operation with an organization key, or an operator key writing where " +
-      "only the organization (or an unclaimed organization) may.",
+      "only the organization (or an unclaimed organization) may; or a change made with the console's session that did not come from " +
+      "its own pages with the session's form token (`X-CSRF-Token`).",
   },
   insufficient_scope: {
     status: 403,

@@ -7,6 +7,7 @@ import { RequestDatabase } from "../db";
 import { ApiError } from "./errors";
 import { announcedFacts, type RouteLookup, rawUpload } from "./route-facts";
 import { CLIENT_REQUEST_ID } from "./request-headers";
+import { carriesSession } from "./session";
 import { LIMITS } from "../lib/limits";
 
 export const MAX_BODY_BYTES = LIMITS.bodyBytes;
@@ -34,7 +35,10 @@ export function database(): MiddlewareHandler<AppEnv> {
         source: { header: "X-D1-Bookmark" },
       });
     }
-    const start = READ_METHODS.has(c.req.method) ? (bookmark ?? "first-unconstrained") : "first-primary";
+    // A console session's reads start at the primary: a sign-out or revocation holds from the very next
+    // request, which a replica that has not caught up would not know of.
+    const cookieSession = !c.req.header("authorization") && carriesSession(c.req.header("cookie"));
+    const start = READ_METHODS.has(c.req.method) && !cookieSession ? (bookmark ?? "first-unconstrained") : "first-primary";
     const requestDb = new RequestDatabase(c.env.DB, start);
     c.set("database", requestDb);
     await next();

@@ -54,3 +54,32 @@ export function fromBase64(text: string): Uint8Array | null {
   const bytes = Uint8Array.from(atob(standard.padEnd(Math.ceil(standard.length / 4) * 4, "=")), (c) => c.charCodeAt(0));
   return toBase64(bytes).replace(/=+$/, "") === standard ? bytes : null;
 }
+
+/** 256 random bits as base64url (43 characters): a session's cookie, a browser's sign-in cookie. */
+export function randomSecret(): string {
+  return toBase64(crypto.getRandomValues(new Uint8Array(32)), "base64url");
+}
+
+/** The form of randomSecret's output, checked before anything looks one up. */
+export const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
+
+/**
+ * A signed-in browser's form token: HMAC-SHA-256 keyed by its session secret. Only the holder of the
+ * session's cookie (and the page the Worker renders for it) knows it; the database keeps neither the
+ * secret nor this, so a leaked database makes no form token. Pages put it in their forms and the
+ * console's script sends it as X-CSRF-Token; another site can read neither.
+ */
+export async function formTokenOf(sessionSecret: string): Promise<string> {
+  const key = await crypto.subtle.importKey("raw", new TextEncoder().encode(sessionSecret), { name: "HMAC", hash: "SHA-256" }, false, [
+    "sign",
+  ]);
+  const mac = await crypto.subtle.sign("HMAC", key, new TextEncoder().encode("vdp console form token"));
+  return toBase64(new Uint8Array(mac), "base64url");
+}
+
+/** Whether two strings are equal, in time that does not depend on where they differ. */
+export function sameSecret(given: string, expected: string): boolean {
+  const a = new TextEncoder().encode(given);
+  const b = new TextEncoder().encode(expected);
+  return a.byteLength === b.byteLength && crypto.subtle.timingSafeEqual(a, b);
+}

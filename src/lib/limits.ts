@@ -131,6 +131,19 @@ export const LIMITS = {
   clientRequestIdLength: 255,
   /** An e-mail that comes in (a reporter's reply), in bytes. */
   inboundEmailBytes: 10 * MiB,
+  /**
+   * Sign-in requests an hour, per address and per client IP, before 429: every request for a link
+   * (a member's or not: the answers must not tell them apart), and every link or passkey that failed.
+   */
+  signInRequestsPerHour: 10,
+  /** Minutes a sign-in link works, once; and a passkey's challenge. */
+  signInLinkMinutes: 15,
+  webauthnChallengeMinutes: 5,
+  /** A console session ends after this many hours unused, and this many days after it began whatever happens. */
+  sessionIdleHours: 12,
+  sessionDays: 7,
+  /** Passkeys of one member. */
+  passkeysPerMember: 20,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

@@ -29,11 +29,11 @@ import { SUBJECT_LENGTH, SUBJECTS, type SubjectPart } from "./templates";
 /**
  * Notices about a report wait this long after the last one to the same address about it, so that what
  * one action (or a few in a row) changes goes as one e-mail; never longer than GATHER_BOUND_MS after
- * the first. The receipt and a contact's confirmation never wait.
+ * the first. The receipt, a contact's confirmation and a sign-in link never wait.
  */
 export const GATHER_MS = 30_000;
 export const GATHER_BOUND_MS = 120_000;
-export const SENT_ALONE: readonly NotificationKind[] = ["receipt", "contact_confirmation", "member_invitation"];
+export const SENT_ALONE: readonly NotificationKind[] = ["receipt", "contact_confirmation", "member_invitation", "sign_in_link"];
 
 /** A written notice, as its INSERT returns it: enough to hand it to the queue. */
 export interface WrittenNotice {

@@ -39,8 +39,15 @@ interface Addressee {
   report: Reporter | undefined;
 }
 
-/** Why an e-mail is not sent at all: its contact or member went or changed, its member joined already, or its reporter unsubscribed. */
-function cancelled(row: NotificationRow, { contact, member, report }: Addressee) {
+/**
+ * Why an e-mail is not sent at all: its contact or member went or changed, its member joined already,
+ * its reporter unsubscribed, or the sign-in links it carries expired while it waited.
+ */
+function cancelled(row: NotificationRow, { contact, member, report }: Addressee, nowIso: string) {
+  if (row.kind === "sign_in_link") {
+    const expires = (row.params as NotificationParams & { expires_at?: string }).expires_at;
+    return expires !== undefined && expires <= nowIso ? "the sign-in link expired before it could be sent" : null;
+  }
   if (row.recipient === "member") {
     if (!member || member.email.toLowerCase() !== row.to.toLowerCase()) return "the member was removed or its address changed";
     if (member.joinedAt !== null) return "the member joined already";
@@ -153,7 +160,7 @@ export async function attemptNotification(ctx: EmailContext, id: string, now = D
       );
 
   const report = reportRows[0] ? { ...reportRows[0], notifyReporter: Boolean(reportRows[0].notifyReporter) } : undefined;
-  const reason = cancelled(row, { contact: contactRows[0], member: memberRows[0], report });
+  const reason = cancelled(row, { contact: contactRows[0], member: memberRows[0], report }, nowIso);
   if (reason) {
     await record({ status: "cancelled", lastError: reason, sealedLink: null, nextAttemptAt: null });
     return { ack: true };
@@ -249,7 +256,7 @@ async function compose(ctx: EmailContext, leased: NotificationRow[], report: Rep
   if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicOrigin}/c/${await addressToken("confirm", row.contactId!, row.to)}`;
   if (row.kind === "member_invitation") {
     links.invitation = `${ctx.publicOrigin}/i/${await addressToken("invite", row.memberId!, row.to)}`;
-    links.signIn = `${ctx.publicOrigin}/console/sign-in`;
+    links.signInPage = `${ctx.publicOrigin}/console/sign-in`;
   }
   if (row.recipient === "contact" && row.vulnId) links.api = `${ctx.publicOrigin}/v1/vulns/${row.vulnId}`;
   if (row.recipient === "reporter" && report) {
@@ -257,6 +264,10 @@ async function compose(ctx: EmailContext, leased: NotificationRow[], report: Rep
     Object.assign(links, extras.links);
     if (row.kind === "receipt" && row.sealedLink) links.reportPage = await openLink(row.id, row.sealedLink);
   }
+  if (row.kind === "sign_in_link" && row.sealedLink)
+    links.signIn = (JSON.parse(await openLink(row.id, row.sealedLink)) as string[]).map(
+      (token) => `${ctx.publicOrigin}/console/sign-in/${token}`,
+    );
   const { subject, text, html } = renderDigest(
     leased.map((n) => n.params as NotificationParams),
     links,

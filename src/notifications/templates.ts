@@ -1,5 +1,5 @@
 import { oneLine as flatten } from "../lib/text";
-import type { NotificationKind, NotificationRow, TriageState } from "../db/schema";
+import type { NotificationKind, NotificationRecipient, TriageState } from "../db/schema";
 import type { DeadlineKind } from "../lib/deadlines";
 import { TRIAGE_IN_WORDS } from "../lib/in-words";
 
@@ -29,15 +29,17 @@ export type NotificationParams =
   | { kind: "receipt"; report: ReportParams; received_at: string; acknowledge_due_at: string | null; triage_due_at: string | null }
   | { kind: "organization_commented"; report: ReportParams }
   | { kind: "triage_changed"; report: ReportParams; triage_state: TriageState; previous_triage_state: string }
-  | { kind: "advisory_published"; report: ReportParams; advisory: { id: string; title: string }; credit_name: string };
+  | { kind: "advisory_published"; report: ReportParams; advisory: { id: string; title: string }; credit_name: string }
+  /** A member's sign-in link, one per organization the address is a member of (the links wait sealed in the row). */
+  | { kind: "sign_in_link"; organizations: string[]; expires_at: string };
 
 /** The links an e-mail may carry, made at send time from PUBLIC_ORIGIN and the MAC keys. */
 export interface Links {
   /** The contact's confirmation page. */
   confirm?: string;
-  /** The member's invitation page, and where members sign in. */
+  /** The member's invitation page, and the page where members ask for a sign-in link. */
   invitation?: string;
-  signIn?: string;
+  signInPage?: string;
   /** The reporter's report page (the receipt only: the one e-mail that carries the token). */
   reportPage?: string;
   /** The reporter's unsubscribe page (every reporter e-mail). */
@@ -46,6 +48,8 @@ export interface Links {
   api?: string;
   /** Where the public advisory pages are (`/a/`), followed by an advisory's id. */
   advisoryPages?: string;
+  /** A sign-in e-mail's links, in the order of its params' organizations. */
+  signIn?: string[];
 }
 
 export interface Rendered {
@@ -99,6 +103,8 @@ export const SUBJECTS: Record<NotificationKind, SubjectPart[]> = {
   organization_commented: [param("report.organization"), " wrote about your report ", shortcode],
   triage_changed: ["Your report ", shortcode, ": ", { param: "triage_state", words: TRIAGE_SUBJECT_WORDS }],
   advisory_published: [param("report.organization"), " credits you in its advisory: ", param("advisory.title")],
+  // No organization named: the row is in one organization's e-mail log, and the address may be another's member too.
+  sign_in_link: ["Your sign-in link"],
 };
 
 /** When, in UTC, as a person reads it. */
@@ -193,7 +199,7 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
           `${p.organization} invited this address to work on the vulnerability reports it receives, as ${ROLE_WORDS[p.role] ?? p.role}. ` +
             "Open the link and press the button on the page to accept.",
           { link: links.invitation!, label: "Accept the invitation" },
-          `Then sign in with this address at ${links.signIn!}: the platform e-mails you a sign-in link, no password.`,
+          `Then sign in with this address at ${links.signInPage!}: the platform e-mails you a sign-in link, no password.`,
           "If you did not expect this, ignore this e-mail: nothing more will come.",
         ],
         headline: "You are invited",
@@ -274,6 +280,25 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
         headline: `Its state is now: ${TRIAGE_IN_WORDS[p.triage_state]}.`,
         actions: ["Your report's page (the link is in your receipt e-mail) shows the details and the conversation."],
       };
+    case "sign_in_link":
+      return {
+        body: [
+          p.organizations.length === 1
+            ? `Someone, hopefully you, asked to sign in to ${p.organizations[0]}'s vulnerability disclosure console with this address.`
+            : "Someone, hopefully you, asked to sign in to the vulnerability disclosure console with this address, which is a member of " +
+              `${p.organizations.length} organizations: each link signs in to one.`,
+          // The text part shows a link as its address alone: each is named in the paragraph before it.
+          ...p.organizations.flatMap((organization, i) => [
+            `${organization}:`,
+            { link: links.signIn?.[i] ?? "", label: `Sign in to ${organization}` },
+          ]),
+          `Each link works once, until ${at(p.expires_at)}, and only in the browser that asked for it: open it there and press the ` +
+            "button on its page.",
+          "If you did not ask, ignore this e-mail: nobody can use the link without it.",
+        ],
+        headline: "Your sign-in link",
+        actions: [],
+      };
     case "advisory_published": {
       const page = `${links.advisoryPages}${p.advisory.id}`;
       return {
@@ -330,7 +355,7 @@ export function render(p: NotificationParams, links: Links): Rendered {
  * each notice in a line of its own, then what the reader can do, each said once (an answer last). One
  * notice renders as itself.
  */
-export function renderDigest(notices: readonly NotificationParams[], links: Links, recipient: NotificationRow["recipient"]): Rendered {
+export function renderDigest(notices: readonly NotificationParams[], links: Links, recipient: NotificationRecipient): Rendered {
   if (notices.length === 1) return render(notices[0]!, links);
   const first = notices[0]!;
   if (!("report" in first)) throw new Error("only notices about a report go together");

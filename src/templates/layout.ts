@@ -19,10 +19,20 @@ export type Html = ReturnType<typeof html>;
 export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /**
+ * The console's policy: the pages' own, and this origin's one script (passkeys), which may call back
+ * here only. No inline script, no other origin.
+ */
+export const CONSOLE_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'`;
+
+/**
  * A whole page. `html` escapes every interpolated string, so user text can only ever be text; the
  * only markup is this file's and its callers' templates.
  */
-export function document(title: string, main: Html | Html[], opts: { heading?: string; description?: string; footer?: Html } = {}): string {
+export function document(
+  title: string,
+  main: Html | Html[],
+  opts: { heading?: string; description?: string; footer?: Html; script?: string } = {},
+): string {
   // The title, the header and the description name records: each one line, whatever a row kept holds.
   return String(html`<!doctype html>
 <html lang="en">
@@ -34,15 +44,23 @@ ${
   opts.description ? html`<meta name="description" content="${oneLine(opts.description)}">\n` : ""
 }<link rel="icon" href="${ICON_PATH}" type="image/svg+xml">
 <link rel="stylesheet" href="${PAGES_CSS_PATH}">
-</head>
+${
+  opts.script
+    ? html`<script src="${opts.script}" defer></script>
+`
+    : ""
+}</head>
 <body>
 <header class="site"><div class="wrap"><p>${oneLine(opts.heading ?? "Vulnerability disclosure")}</p></div></header>
 <main id="main" class="wrap">
 ${main}
 </main>
 <footer class="site"><div class="wrap">
-<p>${opts.footer ?? "Reports sent here go to the organization named on the page, through its disclosure program."}
-Nothing on these pages runs a script or loads anything from another site.</p>
+<p>${opts.footer ?? "Reports sent here go to the organization named on the page, through its disclosure program."} ${
+    opts.script
+      ? "The one script this page runs is this site's own, for passkeys; nothing loads from another site."
+      : "Nothing on these pages runs a script or loads anything from another site."
+  }</p>
 </div></footer>
 </body>
 </html>

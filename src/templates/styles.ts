@@ -80,11 +80,17 @@ ul.toc,ul.toc ul{list-style:none;padding-left:0}
 ul.toc>li{margin:.5rem 0}
 ul.toc ul li{margin:.15rem 0 .15rem 1rem}
 ul.tags{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0}
+button.secondary{background:#fff;color:#0a4f86;border:2px solid #0a4f86;padding:.45rem 1rem}
+button.secondary:hover{background:#eef5fb;color:#06365d}
+ul.passkeys{list-style:none;padding:0;margin:.5rem 0}
+ul.passkeys li{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.5rem;border-bottom:1px solid #ddd;padding:.5rem 0}
+ul.passkeys form{margin:0}
+[hidden]{display:none!important}
 @media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
 `;
 
 // FNV-1a, enough to tell versions of one file apart (not a security boundary).
-function fnv1a(text: string): string {
+export function fnv1a(text: string): string {
   let h = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return h.toString(16).padStart(8, "0");

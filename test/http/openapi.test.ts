@@ -19,13 +19,14 @@ async function documented(): Promise<Set<string>> {
 function served(): Set<string> {
   return new Set(
     createApp()
-      // Pages for people (/docs, the brief, report and directory pages, their stylesheet and icon),
-      // robots.txt and the organizations' files for machines (security.txt) are not operations of the API.
+      // Pages for people (/docs, the brief, report and directory pages, the console, their stylesheet,
+      // script and icon), robots.txt and the organizations' files for machines (security.txt) are not
+      // operations of the API.
       .routes.filter(
         (r) =>
           r.method !== "ALL" &&
           r.path !== "/v1/openapi.json" &&
-          !/^\/(docs|a|b|h|r|d|c|i|u|p|o|styles|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
+          !/^\/(docs|a|b|h|r|d|c|i|u|p|o|console|styles|scripts|favicon\.\w+|robots\.txt|\.well-known\/security\.txt)(\/|$)/.test(r.path),
       )
       .map((r) => `${r.method} ${r.path.replace(/:(\w+)/g, "{$1}").replace(/(.)\/$/, "$1")}`),
   );

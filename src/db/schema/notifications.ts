@@ -16,6 +16,7 @@ export const NOTIFICATION_KINDS = [
   "triage_changed",
   "advisory_published",
   "member_invitation",
+  "sign_in_link",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 
@@ -29,6 +30,7 @@ export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 export const NOTIFICATION_STATUSES = ["held", "pending", "delayed", "sent", "failed", "cancelled"] as const;
 export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
 export const NOTIFICATION_RECIPIENTS = ["contact", "reporter", "member"] as const;
+export type NotificationRecipient = (typeof NOTIFICATION_RECIPIENTS)[number];
 
 /**
  * The e-mail outbox: one row per notice to one address, written in the same D1 batch as the change that
@@ -52,7 +54,7 @@ export const notifications = sqliteTable(
     subject: text("subject").notNull(),
     // What the template needs (names, states, due times), as JSON.
     params: text("params", { mode: "json" }).$type<{ kind: string }>().notNull(),
-    // The receipt's link to the report page, sealed (src/notifications/links.ts), until it is sent.
+    // The receipt's link to the report page, or a sign-in e-mail's links, sealed (src/notifications/links.ts), until it is sent.
     sealedLink: text("sealed_link"),
     status: text("status", { enum: NOTIFICATION_STATUSES }).notNull(),
     attemptCount: integer("attempt_count").notNull().default(0),

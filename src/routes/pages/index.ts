@@ -18,12 +18,15 @@ import { findPublicDirectory } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
 import { reportPageRouter } from "./report-page";
 import { emailLinksRouter } from "./email-links";
+import { consoleRouter } from "./console";
+import { CONSOLE_JS, CONSOLE_JS_PATH } from "../../templates/console-script";
 import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from "./shared";
 
 /**
  * The pages for people: /b (a brief and its report form), /r (the reporter's page), /d (a
  * directory), /p (a policy), /a (an advisory), /h (a policy's hall of fame), /c, /i and /u (what e-mails link to:
- * src/routes/pages/email-links.ts), and their stylesheet. Outside /v1: none of the API's middleware applies, and errors
+ * src/routes/pages/email-links.ts), /console (members signing in: src/routes/pages/console.ts), and their
+ * stylesheet and script. Outside /v1: none of the API's middleware applies, and errors
  * answer as pages.
  */
 export const pagesRouter = new Hono<AppEnv>();
@@ -34,13 +37,19 @@ for (const path of [ICON_PATH, "/favicon.ico"]) {
 }
 // What search engines may index: the programs, directories and reference; never a reporter's page
 // (its address is its key) or the API's answers.
-const ROBOTS_TXT = "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /i/\nDisallow: /u/\nDisallow: /v1/\nAllow: /\n";
+const ROBOTS_TXT =
+  "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /i/\nDisallow: /u/\nDisallow: /console\nDisallow: /v1/\nAllow: /\n";
 pagesRouter.get("/robots.txt", (c) =>
   c.body(ROBOTS_TXT, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=86400" }),
 );
 pagesRouter.get(PAGES_CSS_PATH, (c) =>
   c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
 );
+// The console's one script (passkeys), named by its hash like the stylesheet.
+pagesRouter.get(CONSOLE_JS_PATH, (c) =>
+  c.body(CONSOLE_JS, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
+);
+pagesRouter.route("/", consoleRouter);
 pagesRouter.route("/", briefPageRouter);
 pagesRouter.route("/", reportPageRouter);
 pagesRouter.route("/", emailLinksRouter);

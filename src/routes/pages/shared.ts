@@ -7,6 +7,7 @@ import { allowAddress, clientIp, rateLimited } from "../../http/rate-limit";
 import { notFoundPage, PAGE_CSP, problemPage, tooManyPage } from "../../templates/layout";
 import { LIMITS, mib, RATES } from "../../lib/limits";
 import { noStore } from "../../http/middleware";
+import { fromOwnSite } from "../../http/request-headers";
 
 export const HTML = "text/html; charset=utf-8";
 
@@ -24,20 +25,12 @@ export const pageHeaders: MiddlewareHandler = async function pageHeadersMiddlewa
 };
 
 /**
- * The pages' forms are sent from their own pages only. Another site could otherwise make its visitors'
- * browsers submit reports (spending their address's budget) or post into a reporter's conversation.
- * A browser says where a form came from: `Sec-Fetch-Site`, its own verdict (current browsers), or else
- * `Origin`, compared with this request's own ("null", an opaque origin, counts as another site). The
- * browser's verdict comes first because a proxy in front of the Worker (wrangler dev's, for one) may
- * rewrite the address the Worker sees, never what the browser judged. A client that sends neither is
- * no browser acting for someone else, and is served as before.
+ * The pages' forms are sent from their own pages only (see fromOwnSite). Another site could otherwise
+ * make its visitors' browsers submit reports (spending their address's budget) or post into a
+ * reporter's conversation.
  */
 export const sameSiteForms: MiddlewareHandler = async function sameSiteFormsMiddleware(c, next) {
-  if (c.req.method !== "POST") return next();
-  const site = c.req.header("sec-fetch-site");
-  const origin = c.req.header("origin");
-  const foreign = site !== undefined ? site === "cross-site" : origin !== undefined && origin !== new URL(c.req.url).origin;
-  if (!foreign) return next();
+  if (c.req.method !== "POST" || fromOwnSite(c.req)) return next();
   return page(c, problemPage("Not sent", "This form can be sent only from its own page on this site. Nothing was stored."), 403);
 };
 

@@ -24,7 +24,7 @@ const Status = z.enum(NOTIFICATION_STATUSES).openapi({
     `after the first, and they go as one e-mail; after a failure, the retry's time); delayed: waiting for an hourly limit ` +
     `(${LIMITS.emailsPerOrganizationHour} e-mails per organization, ${LIMITS.emailsPerRecipientHour} per address) until ` +
     `next_attempt_at, never dropped; sent (the notices that went in one e-mail have the same sent_at); failed: every attempt failed ` +
-    `(last_error says why); cancelled: not sent, because its contact or member went or changed (or the member joined before an invitation went), or its reporter unsubscribed (last_error says which).`,
+    `(last_error says why); cancelled: not sent, because its contact or member went or changed (or the member joined before an invitation went), its reporter unsubscribed, or the sign-in link it carried expired first (last_error says which).`,
 });
 
 const ListNotificationsQuery = listQuery({
@@ -36,9 +36,10 @@ const Notification = resourceSchema(
   "notification",
   z.object({
     kind: z.enum(NOTIFICATION_KINDS),
-    recipient: z
-      .enum(NOTIFICATION_RECIPIENTS)
-      .openapi({ description: "contact: one of the organization's contacts; reporter: a report's reporter; member: one of its members." }),
+    recipient: z.enum(NOTIFICATION_RECIPIENTS).openapi({
+      description:
+        "contact: one of the organization's contacts; reporter: a report's reporter; member: one of its members (an invitation, a sign-in link).",
+    }),
     to: z.string().max(LIMITS.emailLength).openapi({ format: "email" }),
     subject: z.string().max(SUBJECT_LENGTH),
     status: z.enum(NOTIFICATION_STATUSES),

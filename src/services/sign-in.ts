@@ -1,0 +1,274 @@
+import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import type { Db } from "../db";
+import { members, notifications, organizations, signInFailures, signInLinks, webauthnChallenges, type MemberRole } from "../db/schema";
+import { batchOf, isNotNullViolation, subquery } from "../db/queries";
+import { randomSecret, sha256Hex } from "../lib/crypto";
+import { nowIso, uuidv7 } from "../lib/ids";
+import { LIMITS } from "../lib/limits";
+import { publishNotifications } from "../lib/queue";
+import type { AuditActor } from "./audit";
+import { ANY_BROWSER } from "../lib/seed-links";
+import { sealLink } from "../notifications/links";
+import { newNotification } from "../notifications/rows";
+import type { NotificationParams } from "../notifications/templates";
+import type { ServiceContext } from "./context";
+import { commit, Plan } from "./unit-of-work";
+
+// Signing in by an e-mailed link, and the budget every sign-in request is counted against. A request
+// for a link is answered the same way whether the address belongs to a member or not, and is counted
+// either way (per address and per client IP, as SHA-256s): a budget spent only by strangers would tell
+// them apart. A link works once, for 15 minutes, in the browser that asked for it (the SHA-256 of that
+// browser's short-lived cookie is kept with it).
+
+const HOUR_MS = 3_600_000;
+const MINUTE_MS = 60_000;
+
+/** What the budget is counted by: the lower-cased address and the client IP, each as its SHA-256. */
+export const addressSubject = (email: string) => sha256Hex(email.trim().toLowerCase());
+export const ipSubject = (ip: string) => sha256Hex(`ip:${ip}`);
+
+/** A member as signing in sees it. */
+export interface SigningMember {
+  id: string;
+  organizationId: string;
+  organization: string;
+  email: string;
+  name: string | null;
+  role: MemberRole;
+  joinedAt: string | null;
+}
+
+/**
+ * Whoever names a member without having signed in (asks for its link, fails to sign in as it): no
+ * powers at all (the request stays public), named in the audit log by the member it claimed to be.
+ */
+export function claimant(member: SigningMember): AuditActor {
+  return { type: "member", id: member.id, name: member.name ?? member.email };
+}
+
+/** The organization's name, aliased: a batch's rows are keyed by column name, and members have a `name` too. */
+export const organizationName = sql<string>`${organizations.name}`.as("organization_name");
+
+const signingMember = {
+  id: members.id,
+  organizationId: members.organizationId,
+  organization: organizationName,
+  email: members.email,
+  name: members.name,
+  role: members.role,
+  joinedAt: members.joinedAt,
+};
+
+/**
+ * Per subject, the time of its LIMITS.signInRequestsPerHour-th newest request of the last hour: null
+ * while under the budget; otherwise the budget frees an hour after it.
+ */
+function budgetOf(db: Db, subject: string, since: string) {
+  return db
+    .select({ at: signInFailures.at })
+    .from(signInFailures)
+    .where(and(eq(signInFailures.subject, subject), gt(signInFailures.at, since)))
+    .orderBy(desc(signInFailures.at))
+    .limit(1)
+    .offset(LIMITS.signInRequestsPerHour - 1);
+}
+
+/** Seconds until every subject is under the budget again; 0 if they are. */
+function retryAfter(fullAt: readonly ({ at: string }[] | undefined)[], now: number): number {
+  const frees = fullAt.flatMap((rows) => (rows?.[0] ? [Date.parse(rows[0].at) + HOUR_MS] : []));
+  return frees.length ? Math.max(1, Math.ceil((Math.max(...frees) - now) / 1000)) : 0;
+}
+
+/** Seconds until the subjects are under the budget again; 0 if they are now. */
+export async function budgetWait(db: Db, subjects: readonly string[], now = Date.now()): Promise<number> {
+  const since = new Date(now - HOUR_MS).toISOString();
+  const reads = subjects.map((s) => budgetOf(db, s, since));
+  const results = (await db.batch(reads as [(typeof reads)[number], ...typeof reads])) as { at: string }[][];
+  return retryAfter(results, now);
+}
+
+/**
+ * One counted request of `subject`. The first of a request's rows carries the guard: its subject is
+ * NULL (refused, and the whole batch with it) unless every subject is under the budget as the batch
+ * runs, so concurrent requests cannot pass it together.
+ */
+function counted(db: Db, { subject, at, guard }: { subject: string; at: string; guard?: { subjects: readonly string[]; since: string } }) {
+  if (!guard) return db.insert(signInFailures).values({ id: uuidv7(), subject, at });
+  const under = guard.subjects.map(
+    (s) =>
+      subquery`(SELECT count(*) FROM ${signInFailures} f WHERE f.subject = ${s} AND f.at > ${guard.since}) < ${LIMITS.signInRequestsPerHour}`,
+  );
+  return db
+    .insert(signInFailures)
+    .values({ id: uuidv7(), subject: subquery<string>`(SELECT CASE WHEN ${sql.join(under, sql` AND `)} THEN ${subject} END)`, at });
+}
+
+export type LinkRequestOutcome = { status: "answered" } | { status: "limited"; retryAfter: number };
+
+/**
+ * A request for sign-in links to `email`, from a browser (the SHA-256 of its sign-in cookie) at an IP.
+ * A member (of one organization or several) gets one e-mail with a link per organization; anyone else
+ * nothing. Both are counted, and both are answered "answered" (or "limited", past the budget), so the
+ * answer never says whether the address is a member's.
+ */
+export async function requestSignInLinks(
+  ctx: ServiceContext,
+  request: { email: string; ip: string; browserHash: string },
+): Promise<LinkRequestOutcome> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const since = new Date(now - HOUR_MS).toISOString();
+  const address = request.email.trim().toLowerCase();
+  const subjects = [await addressSubject(address), await ipSubject(request.ip)] as const;
+  const [found, ...budgets] = await ctx.db.batch([
+    // Compared lower-cased: an address is one person's however it was typed.
+    ctx.db
+      .select(signingMember)
+      .from(members)
+      .innerJoin(organizations, eq(organizations.id, members.organizationId))
+      .where(eq(sql`lower(${members.email})`, address))
+      .orderBy(asc(organizations.name), asc(members.id)),
+    budgetOf(ctx.db, subjects[0], since),
+    budgetOf(ctx.db, subjects[1], since),
+  ]);
+  const wait = retryAfter(budgets, now);
+  if (wait > 0) return { status: "limited", retryAfter: wait };
+  const guard = { subjects, since };
+  const countRows = [counted(ctx.db, { subject: subjects[0], at, guard }), counted(ctx.db, { subject: subjects[1], at })] as const;
+  try {
+    if (found.length === 0) await ctx.db.batch(countRows);
+    else {
+      const { plan, emailId } = await linksPlan(ctx, found, { ...request, at, now, countRows });
+      await commit(ctx, plan);
+      ctx.defer(publishNotifications(ctx.queue, [emailId]));
+    }
+  } catch (err) {
+    // Another request took the budget's last place while this one ran.
+    if (!isNotNullViolation(err)) throw err;
+    return { status: "limited", retryAfter: Math.max(1, await budgetWait(ctx.db, subjects, now)) };
+  }
+  return { status: "answered" };
+}
+
+/** The links (one per membership), their e-mail (the tokens sealed in it) and the count, as one plan. */
+async function linksPlan(
+  ctx: ServiceContext,
+  found: SigningMember[],
+  request: { browserHash: string; at: string; now: number; countRows: readonly [ReturnType<typeof counted>, ReturnType<typeof counted>] },
+) {
+  const expiresAt = new Date(request.now + LIMITS.signInLinkMinutes * MINUTE_MS).toISOString();
+  const plan = new Plan(null).add(request.countRows[0]).add(request.countRows[1]);
+  const tokens: string[] = [];
+  for (const member of found) {
+    const token = randomSecret();
+    tokens.push(token);
+    plan
+      .add(
+        ctx.db.insert(signInLinks).values({
+          tokenHash: await sha256Hex(token),
+          memberId: member.id,
+          browserHash: request.browserHash,
+          expiresAt,
+          usedAt: null,
+          createdAt: request.at,
+        }),
+      )
+      .audits({
+        action: "sign_in_link.create",
+        target: { type: "member", id: member.id },
+        organizationId: member.organizationId,
+        actor: claimant(member),
+      });
+  }
+  const params: NotificationParams = { kind: "sign_in_link", organizations: found.map((m) => m.organization), expires_at: expiresAt };
+  const email = newNotification(
+    // In the first organization's e-mail log; its subject names none of them.
+    {
+      organizationId: found[0]!.organizationId,
+      vulnId: null,
+      contactId: null,
+      eventId: null,
+      recipient: "member",
+      to: found[0]!.email,
+      params,
+    },
+    request.at,
+  );
+  email.sealedLink = await sealLink(email.id, JSON.stringify(tokens));
+  return { plan: plan.add(ctx.db.insert(notifications).values(email)), emailId: email.id };
+}
+
+/** Where a sign-in link stands for the browser that opened it. */
+export type LinkState = "valid" | "used" | "expired" | "other_browser";
+
+export interface FoundLink {
+  state: LinkState;
+  member: SigningMember;
+}
+
+/** The link a token names, and whether it would sign this browser in now (a read: the page's GET changes nothing). */
+export async function findSignInLink(
+  db: Db,
+  token: string,
+  browser: { hash: string | null; anyBrowser: boolean },
+): Promise<FoundLink | null> {
+  const row = await db
+    .select({ ...signingMember, browserHash: signInLinks.browserHash, expiresAt: signInLinks.expiresAt, usedAt: signInLinks.usedAt })
+    .from(signInLinks)
+    .innerJoin(members, eq(members.id, signInLinks.memberId))
+    .innerJoin(organizations, eq(organizations.id, members.organizationId))
+    .where(eq(signInLinks.tokenHash, await sha256Hex(token)))
+    .get();
+  if (!row) return null;
+  const { browserHash, expiresAt, usedAt, ...member } = row;
+  const state: LinkState = usedAt
+    ? "used"
+    : expiresAt <= nowIso()
+      ? "expired"
+      : browserHash === browser.hash || (browserHash === ANY_BROWSER && browser.anyBrowser)
+        ? "valid"
+        : "other_browser";
+  return { state, member };
+}
+
+/**
+ * Counts a failed sign-in (a spent, expired or foreign link, a passkey that did not verify) against
+ * the IP and, where the attempt named a member, its address; and audits it in that member's
+ * organization. Answers the seconds to wait if the budget was spent before this attempt (0 if not):
+ * the attempt past the budget is answered 429, whatever it was.
+ */
+export async function recordSignInFailure(ctx: ServiceContext, failure: { ip: string; member?: SigningMember }): Promise<number> {
+  const now = Date.now();
+  const at = new Date(now).toISOString();
+  const since = new Date(now - HOUR_MS).toISOString();
+  const subjects = [await ipSubject(failure.ip), ...(failure.member ? [await addressSubject(failure.member.email)] : [])];
+  // The budget read in the same batch, before the rows it counts.
+  const statements = [...subjects.map((s) => budgetOf(ctx.db, s, since)), ...subjects.map((subject) => counted(ctx.db, { subject, at }))];
+  let results: unknown[];
+  if (!failure.member) results = await batchOf(ctx.db, statements);
+  else {
+    const plan = new Plan(null).audits({
+      action: "session.create_failed",
+      target: { type: "member", id: failure.member.id },
+      organizationId: failure.member.organizationId,
+      actor: claimant(failure.member),
+    });
+    for (const statement of statements) plan.add(statement);
+    results = (await commit(ctx, plan)).results;
+  }
+  return retryAfter(results.slice(0, subjects.length) as { at: string }[][], now);
+}
+
+/**
+ * The cron's purge of what signing in leaves behind: counted requests older than a day (the budget
+ * reads an hour), links a day past their expiry, challenges past theirs. Sessions stay, for the
+ * owner's list and the audit log's references.
+ */
+export async function purgeSignInRecords(db: Db, now = Date.now()): Promise<void> {
+  const dayAgo = new Date(now - 24 * HOUR_MS).toISOString();
+  await db.batch([
+    db.delete(signInFailures).where(lt(signInFailures.at, dayAgo)),
+    db.delete(signInLinks).where(lt(signInLinks.expiresAt, dayAgo)),
+    db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, new Date(now).toISOString())),
+  ]);
+}
