@@ -11,7 +11,8 @@ export const CONSOLE_JS = `(() => {
     const b = atob(text.replace(/-/g, "+").replace(/_/g, "/").padEnd(Math.ceil(text.length / 4) * 4, "="));
     return Uint8Array.from(b, (c) => c.charCodeAt(0)).buffer;
   };
-  const encode = (buffer) => btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
+  const encode = (buffer) =>
+    btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\\+/g, "-").replace(/\\//g, "_").replace(/=+$/, "");
   const ids = (list) => (list || []).map((c) => ({ ...c, id: decode(c.id) }));
 
   async function call(path, body, token) {
@@ -44,7 +45,12 @@ export const CONSOLE_JS = `(() => {
         const token = add.dataset.csrf;
         const o = await call("/console/passkeys/options", {}, token);
         const created = await navigator.credentials.create({
-          publicKey: { ...o, challenge: decode(o.challenge), user: { ...o.user, id: decode(o.user.id) }, excludeCredentials: ids(o.excludeCredentials) },
+          publicKey: {
+            ...o,
+            challenge: decode(o.challenge),
+            user: { ...o.user, id: decode(o.user.id) },
+            excludeCredentials: ids(o.excludeCredentials),
+          },
         });
         const r = created.response;
         const response = {

@@ -29,7 +29,8 @@ ${form.error ? html`<div class="error-summary" role="alert"><p>${form.error}</p>
 <div class="field">
 <label for="email">Your e-mail address</label>
 <span class="hint" id="email-hint">The link works once, for ${LIMITS.signInLinkMinutes} minutes, in this browser only.</span>
-<input type="email" id="email" name="email" required maxlength="${LIMITS.emailLength}" autocomplete="username webauthn" spellcheck="false" aria-describedby="email-hint"${form.error ? html` aria-invalid="true"` : ""} value="${form.email ?? ""}">
+<input type="email" id="email" name="email" required maxlength="${LIMITS.emailLength}" autocomplete="username webauthn" spellcheck="false"
+aria-describedby="email-hint"${form.error ? html` aria-invalid="true"` : ""} value="${form.email ?? ""}">
 </div>
 <button type="submit">E-mail me a sign-in link</button>
 </form>
@@ -48,7 +49,8 @@ export function linkSentPage(): string {
     "Check your e-mail",
     html`<h1>Check your e-mail</h1>
 <p class="lead">If the address belongs to a member of an organization here, a sign-in link is on its way to it.</p>
-<p>Open the link in this browser within ${LIMITS.signInLinkMinutes} minutes, and press the button on its page. A link works once; an address that is a member of several organizations gets one link for each.</p>
+<p>Open the link in this browser within ${LIMITS.signInLinkMinutes} minutes, and press the button on its page. A link works once; an
+address that is a member of several organizations gets one link for each.</p>
 <p class="muted">Nothing came? Check the address, look in your spam folder, or <a href="/console/sign-in">ask again</a>.</p>`,
   );
 }
@@ -59,7 +61,8 @@ export function tooManySignInsPage(retryAfter: number): string {
     "Too many sign-in attempts",
     html`<h1>Too many sign-in attempts</h1>
 <p class="lead">There were too many sign-in attempts for this address, or from this network, in the last hour.</p>
-<p>Nothing was sent by this answer. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}. A link sent before this still works for its ${LIMITS.signInLinkMinutes} minutes, and a passkey you added signs you in.</p>`,
+<p>Nothing was sent by this answer. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}. A link sent before this still works for its
+${LIMITS.signInLinkMinutes} minutes, and a passkey you added signs you in.</p>`,
   );
 }
 
@@ -92,7 +95,8 @@ export function linkPage(link: LinkView, action: string): string {
       return page(
         "Open the link in the browser that asked for it",
         html`<h1>Open this link in the browser that asked for it</h1>
-<p class="lead">A sign-in link works only in the browser where its address was entered, so a link that reaches someone else is of no use to them.</p>
+<p class="lead">A sign-in link works only in the browser where its address was entered, so a link that reaches someone else is of no use
+to them.</p>
 <p>Copy the link into that browser, or ask for a new link here.</p>${again}`,
       );
   }
@@ -135,19 +139,22 @@ ${
         (p) => html`<li><span><strong>${oneLine(p.name ?? "Passkey")}</strong><br><span class="muted">added ${when(p.createdAt)}${
           p.lastUsedAt ? html`, last used ${when(p.lastUsedAt)}` : ", never used"
         }</span></span>
-<form method="post" action="/console/passkeys/${p.id}/delete">${csrf}<button type="submit" class="secondary" aria-label="Remove the passkey ${oneLine(p.name ?? "Passkey")}">Remove</button></form></li>`,
+<form method="post" action="/console/passkeys/${p.id}/delete">${csrf}<button type="submit" class="secondary"
+aria-label="Remove the passkey ${oneLine(p.name ?? "Passkey")}">Remove</button></form></li>`,
       )}</ul>`
     : html`<p class="muted">No passkeys yet.</p>`
 }
 <form id="add-passkey" data-passkeys data-csrf="${v.formToken}" hidden>
 <div class="field">
 <label for="passkey-name">Name for a new passkey</label>
-<span class="hint" id="passkey-name-hint">So you can tell your passkeys apart, e.g. "Work laptop". At most ${LIMITS.passkeysPerMember}.</span>
+<span class="hint" id="passkey-name-hint">So you can tell your passkeys apart, e.g. "Work laptop". At most
+${LIMITS.passkeysPerMember}.</span>
 <input type="text" id="passkey-name" name="name" maxlength="${LIMITS.nameLength}" aria-describedby="passkey-name-hint">
 </div>
 <button type="submit">Add a passkey</button>
 <p id="add-passkey-status" role="status" aria-live="polite"></p>
 </form>
-<p class="muted">The reports, advisories and settings are in the API for now: with this browser's session, <a href="/v1/vulns">/v1/vulns</a> and every other read answer as your role allows.</p>`,
+<p class="muted">The reports, advisories and settings are in the API for now: with this browser's session, <a
+href="/v1/vulns">/v1/vulns</a> and every other read answer as your role allows.</p>`,
   );
 }

@@ -48,12 +48,14 @@ export function invitationPage(
       "Invitation accepted",
       html`<h1>Invitation accepted</h1>
 <p class="lead">${m.email} is a member of ${oneLine(m.organization)}, as ${MEMBER_ROLE_WORDS[m.role]}.</p>
-<p>To sign in, <a href="/console/sign-in">open the sign-in page</a> and give this address: you get a sign-in link by e-mail, no password.</p>`,
+<p>To sign in, <a href="/console/sign-in">open the sign-in page</a> and give this address: you get a sign-in link by e-mail, no
+password.</p>`,
     );
   return document(
     "Accept the invitation",
     html`<h1>Accept the invitation</h1>
-<p class="lead">${oneLine(m.organization)} invited ${m.email} to work on the vulnerability reports it receives, as ${MEMBER_ROLE_WORDS[m.role]}.</p>
+<p class="lead">${oneLine(m.organization)} invited ${m.email} to work on the vulnerability reports it receives, as
+${MEMBER_ROLE_WORDS[m.role]}.</p>
 <form method="post" action="${action}"><button type="submit">Accept as ${m.email}</button></form>
 <p class="muted">Not you, or not expected? Close this page: nothing changes until the button is pressed.</p>`,
   );

@@ -83,7 +83,8 @@ ul.tags{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0}
 button.secondary{background:#fff;color:#0a4f86;border:2px solid #0a4f86;padding:.45rem 1rem}
 button.secondary:hover{background:#eef5fb;color:#06365d}
 ul.passkeys{list-style:none;padding:0;margin:.5rem 0}
-ul.passkeys li{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.5rem;border-bottom:1px solid #ddd;padding:.5rem 0}
+ul.passkeys li{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.5rem;
+border-bottom:1px solid #ddd;padding:.5rem 0}
 ul.passkeys form{margin:0}
 [hidden]{display:none!important}
 @media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
