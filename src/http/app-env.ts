@@ -1,7 +1,15 @@
 import type { RequestDatabase } from "../db";
 import type { Caller } from "../lib/caller";
 import type { IdempotencyUnit } from "../lib/idempotency-key";
-import type { DoorSession } from "./session";
+
+/** The console session the door opened (src/http/session.ts), for the pages and the checks of unsafe requests. */
+export interface DoorSession {
+  id: string;
+  /** The cookie's secret: the form token is derived from it. */
+  secret: string;
+  organizationName: string;
+  email: string;
+}
 
 export type AppEnv = {
   Bindings: Env;

@@ -3,7 +3,7 @@ import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { Caller } from "../lib/caller";
 import { formTokenOf, randomSecret, sameSecret, SECRET_PATTERN, sha256Hex } from "../lib/crypto";
 import { LIMITS } from "../lib/limits";
-import type { AppEnv } from "./app-env";
+import type { AppEnv, DoorSession } from "./app-env";
 import { fromOwnSite } from "./request-headers";
 
 // The cookies of the console, and the door a signed-in browser comes through: on the console's pages
@@ -19,15 +19,6 @@ export const SESSION_COOKIE = "__Host-vdp_session";
 export const BROWSER_COOKIE = "__Host-vdp_signin";
 /** The header the console's script (or anyone using /v1 from the console's session) sends the form token in. */
 export const FORM_TOKEN_HEADER = "X-CSRF-Token";
-
-/** The session the door opened, for the pages and the checks of unsafe requests. */
-export interface DoorSession {
-  id: string;
-  /** The cookie's secret: the form token is derived from it. */
-  secret: string;
-  organizationName: string;
-  email: string;
-}
 
 /** What the door needs from below: the session a secret's SHA-256 opens (the one D1 read), and its refresh. */
 export interface SessionLookup {

@@ -39,9 +39,17 @@ import {
   webhookSubscriptions,
   webhooks,
 } from "../db/schema";
-import { actsForOrganization, type Scope } from "../lib/caller";
+import { actsForOrganization, type Caller, type Scope } from "../lib/caller";
 import { InsufficientScope } from "../lib/domain-errors";
-import type { ServiceContext } from "./context";
+
+/**
+ * What the checks read of a service context: its caller, and the change a write service said it makes
+ * (a ServiceContext is one; named apart so the tenancy filter's module and this one do not import each other).
+ */
+interface Acting {
+  caller: Caller;
+  changing?: Scope;
+}
 
 // How scopes are enforced, for a key and a member alike (a member's role is a set of scopes, see
 // ROLE_SCOPES), and only for callers that act for an organization: operators, reporters and the public
@@ -113,12 +121,12 @@ export function scopeToChange(table: string): Scope | null | undefined {
 /** Every table the map classifies, for the test that holds it to the schema. */
 export const CLASSIFIED_TABLES: readonly string[] = [...CHANGE_SCOPE.keys()];
 
-function holds(ctx: ServiceContext, scope: Scope): boolean {
+function holds(ctx: Acting, scope: Scope): boolean {
   return ctx.caller.scopes.includes(scope);
 }
 
 /** Refuses a caller acting for an organization that lacks `scope`; any other caller passes (its own rules apply). */
-export function assertScope(ctx: ServiceContext, scope: Scope): void {
+export function assertScope(ctx: Acting, scope: Scope): void {
   if (actsForOrganization(ctx.caller) && !holds(ctx, scope)) throw new InsufficientScope(scope);
 }
 
@@ -127,13 +135,13 @@ export function assertScope(ctx: ServiceContext, scope: Scope): void {
  * nothing is read, uploaded or sent for a change that cannot happen; with it, the change may read what
  * it needs (and answer with the record) even without `read`.
  */
-export function mayChange(ctx: ServiceContext, scope: Exclude<Scope, "read">): void {
+export function mayChange(ctx: Acting, scope: Exclude<Scope, "read">): void {
   assertScope(ctx, scope);
   ctx.changing = scope;
 }
 
 /** The tenancy filter's check: reading organization data needs `read`, or the scope of the change being made. */
-export function assertMayRead(ctx: ServiceContext): void {
+export function assertMayRead(ctx: Acting): void {
   if (!actsForOrganization(ctx.caller) || holds(ctx, "read")) return;
   if (ctx.changing && holds(ctx, ctx.changing)) return;
   throw new InsufficientScope("read");
@@ -143,7 +151,7 @@ export function assertMayRead(ctx: ServiceContext): void {
  * Commit's check, before the batch: every table the plan writes, by the scope its change needs. A
  * read's own bookkeeping (`partOfRead`: the first read marks a vuln read) needs `read` alone.
  */
-export function assertMayWrite(ctx: ServiceContext, tables: readonly string[], partOfRead: boolean): void {
+export function assertMayWrite(ctx: Acting, tables: readonly string[], partOfRead: boolean): void {
   if (!actsForOrganization(ctx.caller)) return;
   if (partOfRead) {
     assertMayRead(ctx);

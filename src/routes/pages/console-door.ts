@@ -1,7 +1,8 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { clientIp } from "../../http/rate-limit";
-import { carriesFormToken, clearSessionCookie, openSession, type DoorSession, type SessionLookup, sessionSecret } from "../../http/session";
+import { carriesFormToken, clearSessionCookie, openSession, type SessionLookup, sessionSecret } from "../../http/session";
+import type { DoorSession } from "../../http/app-env";
 import { findSession, touchSession } from "../../services/sessions";
 import type { RelyingParty } from "../../services/passkeys";
 import { CONSOLE_CSP, problemPage } from "../../templates/layout";
