@@ -8,7 +8,7 @@ import { nowIso } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import type { ServiceContext } from "./context";
 import { sessionPlan, type StartedSession } from "./sessions";
-import { organizationName, recordSignInFailure, type SigningMember } from "./sign-in";
+import { recordSignInFailure, signingMember, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
 
 // A member's passkeys (WebAuthn credentials, through @simplewebauthn/server, loaded on first use: most
@@ -199,15 +199,7 @@ export async function signInWithPasskey(
           counter: passkeys.counter,
           transports: passkeys.transports,
         },
-        member: {
-          id: members.id,
-          organizationId: members.organizationId,
-          organization: organizationName,
-          email: members.email,
-          name: members.name,
-          role: members.role,
-          joinedAt: members.joinedAt,
-        },
+        member: signingMember,
       })
       .from(passkeys)
       .innerJoin(members, eq(members.id, passkeys.memberId))

@@ -49,7 +49,8 @@ export function claimant(member: SigningMember): AuditActor {
 /** The organization's name, aliased: a batch's rows are keyed by column name, and members have a `name` too. */
 export const organizationName = sql<string>`${organizations.name}`.as("organization_name");
 
-const signingMember = {
+/** The member a sign-in signs in, as its reads select it (by link, by passkey, by address). */
+export const signingMember = {
   id: members.id,
   organizationId: members.organizationId,
   organization: organizationName,
@@ -121,12 +122,12 @@ export async function requestSignInLinks(
   const address = request.email.trim().toLowerCase();
   const subjects = [await addressSubject(address), await ipSubject(request.ip)] as const;
   const [found, ...budgets] = await ctx.db.batch([
-    // Compared lower-cased: an address is one person's however it was typed.
+    // Members' addresses are stored lower-cased (src/services/members.ts), so the index finds them.
     ctx.db
       .select(signingMember)
       .from(members)
       .innerJoin(organizations, eq(organizations.id, members.organizationId))
-      .where(eq(sql`lower(${members.email})`, address))
+      .where(eq(members.email, address))
       .orderBy(asc(organizations.name), asc(members.id)),
     budgetOf(ctx.db, subjects[0], since),
     budgetOf(ctx.db, subjects[1], since),
