@@ -195,6 +195,7 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
     organizationId,
     name: null,
     shortDescription: null,
+    body: null,
     pointOfContact: null,
     cvdTimeline: null,
     safeHarbor: null,

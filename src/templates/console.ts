@@ -3,6 +3,7 @@ import type { MemberRole } from "../db/schema";
 import { LIMITS } from "../lib/limits";
 import { oneLine } from "../lib/text";
 import { CONSOLE_JS_PATH } from "./console-script";
+import { consoleDocument, csrfField, type Who } from "./console-layout";
 import { document, type Html, when } from "./layout";
 
 // The console's pages: signing in (by an e-mailed link, or a passkey), and the signed-in landing page.
@@ -110,32 +111,29 @@ export function noLinkPage(): string {
   );
 }
 
-export interface ConsoleView {
-  name: string | null;
-  email: string;
-  organization: string;
-  role: MemberRole;
-  formToken: string;
+export interface AccountView {
+  who: Who;
   passkeys: { id: string; name: string | null; createdAt: string; lastUsedAt: string | null }[];
 }
 
-/** The signed-in landing page: who, for which organization and as what; sign out; passkeys. */
-export function consolePage(v: ConsoleView): string {
-  const csrf = html`<input type="hidden" name="csrf" value="${v.formToken}">`;
-  return page(
-    "Console",
-    html`<h1>${oneLine(v.organization)}</h1>
+/** The member's own page: who, for which organization and as what; passkeys. */
+export function accountPage({ who, passkeys }: AccountView): string {
+  const csrf = csrfField(who);
+  return consoleDocument(
+    who,
+    "account",
+    "Your account",
+    html`<h1>Your account</h1>
 <dl class="terms">
-<dt>Signed in as</dt><dd>${v.name ? html`${oneLine(v.name)} (${v.email})` : v.email}</dd>
-<dt>Organization</dt><dd>${oneLine(v.organization)}</dd>
-<dt>Role</dt><dd>${ROLE_WORDS[v.role]}</dd>
+<dt>Signed in as</dt><dd>${who.name ? html`${oneLine(who.name)} (${who.email})` : who.email}</dd>
+<dt>Organization</dt><dd>${oneLine(who.organization)}</dd>
+<dt>Role</dt><dd>${ROLE_WORDS[who.role]}</dd>
 </dl>
-<form method="post" action="/console/sign-out">${csrf}<button type="submit" class="secondary">Sign out</button></form>
 <h2>Passkeys</h2>
-<p>A passkey signs you in to ${oneLine(v.organization)} without an e-mail, with your device's screen lock or a security key.</p>
+<p>A passkey signs you in to ${oneLine(who.organization)} without an e-mail, with your device's screen lock or a security key.</p>
 ${
-  v.passkeys.length
-    ? html`<ul class="passkeys">${v.passkeys.map(
+  passkeys.length
+    ? html`<ul class="passkeys">${passkeys.map(
         (p) => html`<li><span><strong>${oneLine(p.name ?? "Passkey")}</strong><br><span class="muted">added ${when(p.createdAt)}${
           p.lastUsedAt ? html`, last used ${when(p.lastUsedAt)}` : ", never used"
         }</span></span>
@@ -144,7 +142,7 @@ aria-label="Remove the passkey ${oneLine(p.name ?? "Passkey")}">Remove</button><
       )}</ul>`
     : html`<p class="muted">No passkeys yet.</p>`
 }
-<form id="add-passkey" data-passkeys data-csrf="${v.formToken}" hidden>
+<form id="add-passkey" data-passkeys data-csrf="${who.formToken}" hidden>
 <div class="field">
 <label for="passkey-name">Name for a new passkey</label>
 <span class="hint" id="passkey-name-hint">So you can tell your passkeys apart, e.g. "Work laptop". At most
@@ -153,8 +151,6 @@ ${LIMITS.passkeysPerMember}.</span>
 </div>
 <button type="submit">Add a passkey</button>
 <p id="add-passkey-status" role="status" aria-live="polite"></p>
-</form>
-<p class="muted">The reports, advisories and settings are in the API for now: with this browser's session, <a
-href="/v1/vulns">/v1/vulns</a> and every other read answer as your role allows.</p>`,
+</form>`,
   );
 }

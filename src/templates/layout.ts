@@ -31,7 +31,7 @@ export const CONSOLE_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'`;
 export function document(
   title: string,
   main: Html | Html[],
-  opts: { heading?: string; description?: string; footer?: Html; script?: string } = {},
+  opts: { heading?: string; description?: string; footer?: Html; script?: string; nav?: Html; wide?: boolean } = {},
 ): string {
   // The title, the header and the description name records: each one line, whatever a row kept holds.
   return String(html`<!doctype html>
@@ -50,8 +50,8 @@ ${
 `
     : ""
 }</head>
-<body>
-<header class="site"><div class="wrap"><p>${oneLine(opts.heading ?? "Vulnerability disclosure")}</p></div></header>
+<body${opts.wide ? html` class="wide"` : ""}>
+<header class="site"><div class="wrap"><p>${oneLine(opts.heading ?? "Vulnerability disclosure")}</p></div>${opts.nav ?? ""}</header>
 <main id="main" class="wrap">
 ${main}
 </main>

@@ -87,6 +87,48 @@ ul.passkeys li{display:flex;flex-wrap:wrap;justify-content:space-between;align-i
 border-bottom:1px solid #ddd;padding:.5rem 0}
 ul.passkeys form{margin:0}
 [hidden]{display:none!important}
+body.wide .wrap{max-width:76rem}
+nav.console{background:#e8eef2;color:#1a1a1a;border-bottom:1px solid #c8c8c8}
+nav.console .wrap{display:flex;flex-wrap:wrap;justify-content:space-between;align-items:center;gap:.25rem 1rem;padding-top:.25rem;
+padding-bottom:.25rem}
+nav.console ul{display:flex;flex-wrap:wrap;gap:0 1rem;list-style:none;margin:0;padding:0}
+nav.console a{color:#0a3d66;display:inline-block;padding:.35rem 0;font-weight:600}
+nav.console a[aria-current=page]{text-decoration-thickness:3px;text-underline-offset:.3em}
+nav.console form{display:flex;align-items:center;gap:.5rem;margin:0;font-size:.95rem}
+button.link{background:none;border:0;padding:.35rem 0;color:#0a3d66;text-decoration:underline;font-weight:600}
+button.link:hover{background:none;color:#06365d}
+select{font:inherit;padding:.45rem;border:2px solid #5c5c5c;border-radius:4px;background:#fff;color:#1a1a1a;max-width:100%}
+input[type=search],input[type=number],input[type=datetime-local],input[type=url]{font:inherit;padding:.45rem;border:2px solid #5c5c5c;
+border-radius:4px;background:#fff;color:#1a1a1a;max-width:100%}
+ul.tabs{display:flex;flex-wrap:wrap;gap:.25rem;list-style:none;padding:0;margin:1rem 0;border-bottom:2px solid #c8c8c8}
+ul.tabs a{display:block;padding:.4rem .75rem;border:1px solid #c8c8c8;border-bottom:0;border-radius:4px 4px 0 0;background:#f4f4f4;
+text-decoration:none;color:#0a3d66}
+ul.tabs a[aria-current=page]{background:#fff;border-color:#0a4f86;border-width:2px;font-weight:700;margin-bottom:-2px}
+.count{font-weight:400;color:#3d3d3d}
+.toolbar{display:flex;flex-wrap:wrap;gap:.5rem 1rem;align-items:flex-end;margin:.75rem 0}
+.toolbar .field{margin:0}
+.state{display:inline-block;border-radius:3px;padding:0 .4rem;font-size:.9rem;font-weight:600;border:1px solid #5c5c5c;white-space:nowrap}
+.state.overdue{background:#fdecee;border-color:#b00020;color:#7a0016}
+.state.soon{background:#fff6e5;border-color:#9a5b00;color:#5c3700}
+.state.met{background:#eaf5ee;border-color:#0a5c36;color:#0a4429}
+.columns{display:grid;gap:1.5rem}
+@media (min-width:60rem){.columns{grid-template-columns:minmax(0,3fr) minmax(0,2fr)}}
+pre.received{white-space:pre-wrap;overflow-wrap:anywhere;background:#fafafa;border:1px solid #c8c8c8;border-radius:6px;padding:.75rem;
+margin:.5rem 0;font:inherit}
+ol.conversation li.internal{background:#fff6e5;border-style:dashed}
+ol.timeline{padding-left:1.25rem}
+ol.timeline li{margin:.25rem 0}
+fieldset{border:1px solid #c8c8c8;border-radius:6px;margin:1rem 0;padding:.5rem 1rem}
+legend{font-weight:600;padding:0 .25rem}
+.radio label{display:flex;gap:.5rem;align-items:flex-start;font-weight:400;margin:.25rem 0}
+.radio input{width:1.25rem;height:1.25rem;margin:.15rem 0 0;flex:none}
+.actions{display:flex;flex-wrap:wrap;gap:.5rem;align-items:center;margin:1rem 0}
+a.button{display:inline-block;font-weight:600;padding:.6rem 1.2rem;border-radius:4px;background:#0a4f86;color:#fff;text-decoration:none}
+svg.chart{max-width:100%;height:auto}
+@media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+table.stack tr{display:block;border-bottom:1px solid #c8c8c8;padding:.5rem 0}
+table.stack td{display:block;border:0;padding:.1rem 0}
+table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 @media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
 `;
 

@@ -70,6 +70,7 @@ describe("the demo owner in Chromium", () => {
     expect(await page.locator("h1").innerText()).toBe("Sign in to Demo Security Co");
     await check(page, "link");
     await Promise.all([page.waitForURL(`${base}/console`), page.click("button:text-is('Sign in')")]);
+    await Promise.all([page.waitForURL(`${base}/console/account`), page.click("nav.console >> text=Your account")]);
     expect(await page.locator("dl.terms").innerText()).toContain(OWNER);
 
     // A passkey, made by Chromium's virtual authenticator (as a phone or laptop would).
@@ -103,6 +104,7 @@ describe("the demo owner in Chromium", () => {
     });
     if (new URL(page.url()).pathname !== "/console") throw new Error(`the passkey did not sign in: ${await status.innerText()}`);
     await page.waitForLoadState();
+    await page.goto(`${base}/console/account`);
     expect(await page.locator("dl.terms").innerText()).toContain(OWNER);
     expect(await page.locator("ul.passkeys").innerText()).toMatch(/Test laptop[\s\S]*last used/);
     const [session] = (await page.context().cookies()).filter((c) => c.name === "__Host-vdp_session");
@@ -122,7 +124,7 @@ describe("the demo owner in Chromium", () => {
     const { context, page, problems } = await open(375);
     await page.goto(printed!);
     await Promise.all([page.waitForURL(`${base}/console`), page.click("button:text-is('Sign in')")]);
-    expect(await page.locator("dl.terms").innerText()).toContain("owner: reads and changes everything");
+    expect(await page.locator("nav.console .who").innerText()).toMatch(/, owner$/);
     await page.goto(printed!);
     expect(await page.locator("h1").innerText()).toBe("This link was used already");
     expect(problems).toEqual([`410 ${printed}`]);

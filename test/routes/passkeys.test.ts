@@ -98,7 +98,7 @@ describe("passkeys", () => {
     await add(`other-${dee.id}`, dee.id);
     const browser = await signedIn(cy.email);
     const csrf = await browser.formToken();
-    expect((await browser.get("/console")).text).toContain(`Key of own-${cy.id}`);
+    expect((await browser.get("/console/account")).text).toContain(`Key of own-${cy.id}`);
     expect((await browser.post(`/console/passkeys/other-${dee.id}/delete`, { form: { csrf } })).status).toBe(404);
     expect((await browser.post(`/console/passkeys/own-${cy.id}/delete`, { form: {} })).status).toBe(403);
     expect((await browser.post(`/console/passkeys/own-${cy.id}/delete`, { form: { csrf }, headers: CROSS_SITE })).status).toBe(403);

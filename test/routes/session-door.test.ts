@@ -114,7 +114,7 @@ describe("the session's door", () => {
   it("reads the member's role as it is now, and a removed member's sessions go with it", async () => {
     const { who, browser } = await signedInAs("owner");
     await env.DB.prepare("UPDATE members SET role = 'viewer' WHERE id = ?").bind(who.id).run();
-    expect((await browser.get("/console")).text).toContain("viewer: reads everything of the organization");
+    expect((await browser.get("/console/account")).text).toContain("viewer: reads everything of the organization");
     await env.DB.prepare("DELETE FROM members WHERE id = ?").bind(who.id).run();
     expect((await browser.get("/v1/vulns")).status).toBe(401);
   });

@@ -81,7 +81,7 @@ describe("signing in by an e-mailed link", () => {
     ]);
     expect((await auditOf(ana.id)).map((a) => a.action)).toEqual(["sign_in_link.create", "member.join"]);
 
-    const landing = await browser.get("/console");
+    const landing = await browser.get("/console/account");
     expect(landing.status).toBe(200);
     expect(landing.text).toContain("ana@acme.example");
     expect(landing.text).toContain("triager: reads everything");
@@ -186,7 +186,7 @@ describe("signing in by an e-mailed link", () => {
     expect((await browser.get("/console")).text).toContain("North Co");
     expect((await sessionsOf(inNorth.id)).map((s) => s.organization_id)).toEqual([north.id]);
     await browser.post(links[1]!);
-    expect((await browser.get("/console")).text).toContain("owner: reads and changes everything");
+    expect((await browser.get("/console/account")).text).toContain("owner: reads and changes everything");
   });
 
   it("answers an unknown address exactly as a member's, and e-mails it nothing", async () => {

@@ -16,6 +16,7 @@ const due = dueTimes(targets, T0, null, 0);
 function report(overrides: Partial<VulnRecord> = {}): VulnRecord {
   return {
     revision: 3,
+    assigneeId: null,
     id: "00000000-0000-7000-8000-000000000001",
     organizationId: "00000000-0000-7000-8000-0000000000aa",
     briefId: "00000000-0000-7000-8000-0000000000bb",

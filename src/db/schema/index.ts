@@ -17,3 +17,4 @@ export * from "./policy-versions";
 export * from "./advisories";
 export * from "./members";
 export * from "./audit-events";
+export * from "./canned-responses";

@@ -26,6 +26,8 @@ export const policies = sqliteTable(
       .references(() => organizations.id, { onDelete: "cascade" }),
     name: text("name"),
     shortDescription: text("short_description"),
+    // The policy's full text in Markdown (at most 100,000 characters), part of its versions' terms.
+    body: text("body"),
     pointOfContact: text("point_of_contact"),
     cvdTimeline: integer("cvd_timeline"),
     safeHarbor: text("safe_harbor"),

@@ -149,6 +149,10 @@ export const vulns = sqliteTable(
     }),
     nextDueDesc: integer("next_due_desc").generatedAlwaysAs(sql`coalesce(${NEXT_DUE}, -1)`, { mode: "virtual" }),
     readAt: text("read_at"),
+    // The member the report is assigned to, or null. No foreign key (SQLite cannot add one with ON
+    // DELETE to a table): removing a member unassigns their reports in the same batch (services/members.ts),
+    // and writes name only a member of the report's own organization.
+    assigneeId: text("assignee_id"),
     // Triage, the organization's own judgement: none of it is in the webhook body.
     severity: text("severity", { enum: SEVERITIES }),
     cvssVector: text("cvss_vector"),
@@ -219,6 +223,8 @@ export const vulns = sqliteTable(
     index("vulns_organization_severity_desc_idx").on(t.organizationId, t.severityRankDesc, t.id),
     index("vulns_organization_severity_asc_idx").on(t.organizationId, t.severityRankAsc, t.id),
     index("vulns_organization_unread_idx").on(t.organizationId, t.unread, t.createdAt, t.id),
+    // The inbox's "Assigned to me" and q[assignee_id_eq] (null included): a seek per member.
+    index("vulns_organization_assignee_idx").on(t.organizationId, t.assigneeId, t.createdAt, t.id),
     index("vulns_organization_activity_idx").on(t.organizationId, t.lastActivityAt, t.id),
     index("vulns_organization_activity_by_idx").on(t.organizationId, t.lastActivityBy, t.lastActivityAt, t.id),
     index("vulns_organization_activity_by_created_idx").on(t.organizationId, t.lastActivityBy, t.createdAt, t.id),

@@ -62,7 +62,7 @@ consolePasskeysRouter.post("/console/passkeys", signedIn("json"), jsonBody, (c) 
 
 consolePasskeysRouter.post("/console/passkeys/:id/delete", signedIn("page"), async (c) => {
   await removePasskey(serviceContext(c), c.req.param("id"));
-  return c.redirect("/console", 303);
+  return c.redirect("/console/account", 303);
 });
 
 consolePasskeysRouter.post("/console/sign-in/passkey/options", async (c) => {

@@ -1,16 +1,18 @@
 import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { database } from "../../http/middleware";
-import { browserMark, clearSessionCookie, formToken, markBrowser, openSession, setSessionCookie } from "../../http/session";
+import { browserMark, clearSessionCookie, markBrowser, openSession, setSessionCookie } from "../../http/session";
 import { SECRET_PATTERN } from "../../lib/crypto";
 import { LIMITS } from "../../lib/limits";
 import { endSession, signInWithLink } from "../../services/sessions";
 import { findSignInLink, requestSignInLinks } from "../../services/sign-in";
 import { listPasskeys } from "../../services/passkeys";
-import { consolePage, linkPage, linkSentPage, noLinkPage, signInPage, tooManySignInsPage } from "../../templates/console";
+import { accountPage, linkPage, linkSentPage, noLinkPage, signInPage, tooManySignInsPage } from "../../templates/console";
 import { serviceContext } from "../v1/handler-helpers";
-import { consoleHeaders, ipOf, sessionDoor, sessionOf, signedIn, withRetryAfter } from "./console-door";
+import { consoleHeaders, ipOf, sessionDoor, signedIn, withRetryAfter } from "./console-door";
+import { whoOf } from "./console-shell";
 import { consolePasskeysRouter } from "./console-passkeys";
+import { consoleInboxRouter } from "./console-inbox";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -24,6 +26,7 @@ export const consoleRouter = new Hono<AppEnv>();
 // ("/console/*" matches /console itself too.)
 consoleRouter.use("/console/*", consoleHeaders, privatePage, sameSiteForms, database());
 consoleRouter.route("/", consolePasskeysRouter);
+consoleRouter.route("/", consoleInboxRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it
@@ -36,21 +39,9 @@ export function acceptsAnyBrowser(c: Context<AppEnv>): boolean {
   return c.env.DEV_SEED_SIGN_IN === "true" && /^(localhost|127\.0\.0\.1|\[::1\])$/.test(new URL(c.req.url).hostname);
 }
 
-consoleRouter.get("/console", signedIn("page"), async (c) => {
-  const session = sessionOf(c);
-  const caller = c.var.caller;
+consoleRouter.get("/console/account", signedIn("page"), async (c) => {
   const passkeys = await listPasskeys(serviceContext(c));
-  return page(
-    c,
-    consolePage({
-      name: caller.name === session.email ? null : (caller.name ?? null),
-      email: session.email,
-      organization: session.organizationName,
-      role: caller.member!.role,
-      formToken: await formToken(session),
-      passkeys,
-    }),
-  );
+  return page(c, accountPage({ who: await whoOf(c), passkeys }));
 });
 
 consoleRouter.post("/console/sign-out", signedIn("page"), async (c) => {

@@ -83,6 +83,7 @@ function newVuln(
   return {
     revision: 0,
     id: uuidv7(),
+    assigneeId: null,
     organizationId: brief.organizationId,
     briefId: brief.id,
     shortcode: vulnShortcode(),

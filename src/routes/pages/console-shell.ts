@@ -1,0 +1,38 @@
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import type { AppEnv } from "../../http/app-env";
+import { formToken } from "../../http/session";
+import { type ConsoleSection, consoleDocument, type Who } from "../../templates/console-layout";
+import type { Html } from "../../templates/layout";
+import { sessionOf } from "./console-door";
+import { page } from "./shared";
+
+// What every signed-in console page does: who is signed in (for the layout and the forms' token), and
+// the page itself in the console's layout. Pages call the same services the API calls, with the
+// member as the caller (serviceContext), so a role's powers are the services' and nowhere else.
+
+/** The signed-in member, as the layout shows them. Reads nothing: the session door already did. */
+export async function whoOf(c: Context<AppEnv>): Promise<Who> {
+  const session = sessionOf(c);
+  const caller = c.var.caller;
+  return {
+    name: caller.name === session.email ? null : (caller.name ?? null),
+    email: session.email,
+    memberId: caller.member!.id,
+    organization: session.organizationName,
+    role: caller.member!.role,
+    formToken: await formToken(session),
+  };
+}
+
+/** A console page in the layout: a section of the navigation, a title, the content. */
+export function consolePage(
+  c: Context<AppEnv>,
+  who: Who,
+  section: ConsoleSection,
+  title: string,
+  main: Html | Html[],
+  status: ContentfulStatusCode = 200,
+): Response {
+  return page(c, consoleDocument(who, section, title, main), status);
+}
