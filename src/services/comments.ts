@@ -1,4 +1,4 @@
-import { and, count, eq, sql } from "drizzle-orm";
+import { and, count, eq, type SQL, sql } from "drizzle-orm";
 import { comments, vulns, type CommentAuthor, type CommentRow, type CommentVisibility } from "../db/schema";
 import { commentEvent } from "../events/outbox";
 import type { Page } from "../db/pagination";
@@ -40,6 +40,25 @@ function vulnRead(ctx: ServiceContext, vulnId: string) {
 }
 
 /**
+ * A comment's row, its Vuln::Comment::Created and its audit row, into `p`. The row takes its
+ * organization from a subquery that is NULL unless the vuln is there, in that organization (and
+ * matches `also`), when the batch runs: NOT NULL then refuses the whole batch.
+ */
+export function planComment(ctx: ServiceContext, p: Plan<unknown>, { record, also = sql`` }: { record: CommentRecord; also?: SQL }): void {
+  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${record.vulnId} AND
+    ${vulns.organizationId} = ${record.organizationId}${also})`;
+  const created = commentEvent(ctx.db, record.id, record.createdAt);
+  p.add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
+    .add(created.statement, created.event)
+    .audits({
+      action: "comment.create",
+      target: { type: "comment", id: record.id },
+      changed: ["visibility"],
+      organizationId: record.organizationId,
+    });
+}
+
+/**
  * Adds a comment and its Vuln::Comment::Created in one batch, with no read before it: the vuln's
  * organization comes from a subquery that is NULL unless the vuln is there (and the caller's) when
  * the batch runs, so a comment on a vuln that is gone, or not the caller's, is refused by NOT NULL
@@ -73,13 +92,8 @@ export async function createComment(
   // token) has nobody to read it, and the guard refuses it too; only then is the vuln read, to tell which.
   const needsReporter = side.author === "organization" && record.visibility === "reporter";
   const hasReporter = needsReporter ? sql` AND ${vulns.followUpTokenHash} IS NOT NULL` : sql``;
-  const guardedOrganization = subquery<string>`(SELECT ${vulns.organizationId} FROM ${vulns} WHERE ${vulns.id} = ${side.vulnId} AND
-    ${vulns.organizationId} = ${organizationId}${hasReporter})`;
-  const created = commentEvent(ctx.db, record.id, now);
-  const p = new Plan(record)
-    .add(ctx.db.insert(comments).values({ ...record, organizationId: guardedOrganization }))
-    .add(created.statement, created.event)
-    .audits({ action: "comment.create", target: { type: "comment", id: record.id }, changed: ["visibility"], organizationId });
+  const p = new Plan(record);
+  planComment(ctx, p, { record, also: hasReporter });
   // The reporter's answer ends a request for more information.
   if (side.author === "reporter") returnFromInfoRequest(ctx.db, p, { vulnId: side.vulnId, now });
   input.also?.(p);

@@ -42,6 +42,10 @@ export interface VulnFilters {
   briefId?: string;
   createdFrom?: string;
   createdTo?: string;
+  /** Assigned to this member, or (null) to nobody. */
+  assigneeId?: string | null;
+  /** A running deadline due at or before this time (epoch milliseconds): overdue, or due soon. */
+  dueBy?: number;
 }
 
 // By score with the unscored last in both directions: each direction orders by its own computed key
@@ -77,6 +81,8 @@ export async function listVulns(
     f.briefId ? eq(vulns.briefId, f.briefId) : undefined,
     f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
+    f.dueBy === undefined ? undefined : lte(vulns.nextDueAsc, f.dueBy),
+    f.assigneeId === undefined ? undefined : f.assigneeId === null ? isNull(vulns.assigneeId) : eq(vulns.assigneeId, f.assigneeId),
   );
   const columns = { ...getTableColumns(vulns), ...domainsColumn };
   if (f.search) return searchVulns(ctx, { page, sort, filter, query: f.search });
@@ -197,6 +203,8 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
     f.briefId ||
     f.createdFrom ||
     f.createdTo ||
+    f.dueBy !== undefined ||
+    f.assigneeId !== undefined ||
     f.severity === null ||
     buckets.length > 1
   )

@@ -67,7 +67,7 @@ export class Browser {
   async request(
     method: string,
     path: string,
-    init: { form?: Record<string, string>; json?: unknown; headers?: Record<string, string>; env?: Partial<Env> } = {},
+    init: { form?: Record<string, string> | URLSearchParams; json?: unknown; headers?: Record<string, string>; env?: Partial<Env> } = {},
   ): Promise<Answer> {
     const headers = new Headers({ "CF-Connecting-IP": this.ip, ...(method === "GET" ? {} : { "Sec-Fetch-Site": "same-origin" }) });
     if (this.cookies.size) headers.set("Cookie", this.cookieHeader());

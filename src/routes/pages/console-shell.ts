@@ -1,6 +1,7 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import type { AppEnv } from "../../http/app-env";
+import { asApiError } from "../../http/errors";
 import { formToken } from "../../http/session";
 import { type ConsoleSection, consoleDocument, type Who } from "../../templates/console-layout";
 import type { Html } from "../../templates/layout";
@@ -35,4 +36,21 @@ export function consolePage(
   status: ContentfulStatusCode = 200,
 ): Response {
   return page(c, consoleDocument(who, section, title, main), status);
+}
+
+/** A service's refusal as a page says it (status and words), or undefined for anything else (rethrow it). */
+export function refusalOf(err: unknown): { status: ContentfulStatusCode; message: string } | undefined {
+  const known = asApiError(err);
+  if (!known || known.status >= 500) return undefined;
+  return { status: known.status as ContentfulStatusCode, message: known.message };
+}
+
+/** The form fields a console form sent: strings only (a file or a repeated field is not what these forms send). */
+export async function formOf(c: Context<AppEnv>): Promise<{ field: (name: string) => string; all: (name: string) => string[] }> {
+  const body = await c.req.parseBody({ all: true });
+  const values = (name: string) => {
+    const v = body[name];
+    return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");
+  };
+  return { field: (name) => values(name)[0] ?? "", all: values };
 }

@@ -1,7 +1,8 @@
 import { actsForOrganization } from "../../lib/caller";
 import { and, eq, getTableColumns, isNull } from "drizzle-orm";
 import { assets, vulnAssets, vulns, type VulnRow } from "../../db/schema";
-import { inList, subquery, where } from "../../db/queries";
+import { changedRows, inList, subquery, where } from "../../db/queries";
+import { mayChange } from "../access";
 import { vulnEvent } from "../../events/outbox";
 import { NotFound } from "../../lib/domain-errors";
 import { normalizeVulnShortcode, nowIso } from "../../lib/ids";
@@ -92,4 +93,30 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
   const row = rows.of(results)[0];
   if (!row) throw notFound();
   return toRecord(row);
+}
+
+/**
+ * Marks the organization's reports among `ids` read, as its first GET of each would: each report's
+ * conditional UPDATE, its audit row and its Vuln::Read only where it changed a row, all in one batch.
+ * Reports already read, another organization's or gone are left as they are. Returns how many changed.
+ */
+export async function markVulnsRead(ctx: ServiceContext, ids: readonly string[]): Promise<number> {
+  mayChange(ctx, "vulns");
+  if (!actsForOrganization(ctx.caller) || ids.length === 0) return 0;
+  const now = nowIso();
+  const p = new Plan(null);
+  const marks = ids.map((id) => {
+    const marked = p.track(
+      ctx.db
+        .update(vulns)
+        .set({ readAt: now })
+        .where(and(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId), isNull(vulns.readAt))),
+    );
+    const read = vulnEvent(ctx.db, "Vuln::Read", id, now, { ifPreviousChanged: true, organizationId: ctx.caller.organizationId! });
+    p.add(read.statement, read.event);
+    p.audits({ action: "vuln.read", target: { type: "vuln", id } }, { ifChanged: marked });
+    return marked;
+  });
+  const { results } = await commit(ctx, p);
+  return marks.filter((m) => changedRows(m.of(results)) > 0).length;
 }

@@ -171,7 +171,14 @@ async function readChanged(ctx: ServiceContext, changes: readonly Change[], { si
 export async function updateVulns(
   ctx: ServiceContext,
   changes: readonly Change[],
-  { bulk = true }: { bulk?: boolean } = {},
+  {
+    bulk = true,
+    also,
+  }: {
+    bulk?: boolean;
+    /** More of the same change, in its batch (the console's bulk move keeps its reason as a note on each report). */
+    also?: (p: Plan<null>, now: string) => void;
+  } = {},
 ): Promise<VulnRecord[]> {
   mayChange(ctx, "vulns");
   const single = !bulk;
@@ -192,6 +199,7 @@ export async function updateVulns(
     }),
   );
   if (planned.every((u) => !u.guard)) return planned.map((u) => u.next);
+  also?.(p, now);
   // As in createVuln: a brief deleted since the read makes its foreign key refuse the whole batch. In
   // a bulk update a concurrent edit refuses it too (strict events); which one it was is read again.
   const { results } = await whenRefused(
