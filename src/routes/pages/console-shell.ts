@@ -39,10 +39,19 @@ export function consolePage(
 }
 
 /** A service's refusal as a page says it (status and words), or undefined for anything else (rethrow it). */
-export function refusalOf(err: unknown): { status: ContentfulStatusCode; message: string } | undefined {
+export function refusalOf(
+  err: unknown,
+): { status: ContentfulStatusCode; message: string; problems: { pointer?: string; detail: string }[] } | undefined {
   const known = asApiError(err);
   if (!known || known.status >= 500) return undefined;
-  return { status: known.status as ContentfulStatusCode, message: known.message };
+  return {
+    status: known.status as ContentfulStatusCode,
+    message: known.message,
+    problems: known.problems.map((p) => ({
+      pointer: p.source && "pointer" in p.source ? p.source.pointer : undefined,
+      detail: p.detail ?? known.message,
+    })),
+  };
 }
 
 /** The form fields a console form sent: strings only (a file or a repeated field is not what these forms send). */

@@ -50,7 +50,7 @@ const organizationOnly = [requireOrganizationKey("vulns")];
 // The vuln endpoints answer plain JSON (in the shape of JSON:API), their errors too.
 
 /** A PATCH document's data as the service takes it: its attributes, the brief and the original named. */
-const changeOf = (d: {
+export const changeOf = (d: {
   attributes?: Omit<VulnUpdate, "briefId" | "duplicateOf" | "closer">;
   relationships?: { brief?: { data: { id: string } }; duplicate_of?: { data: { id: string } | null } };
 }): VulnUpdate => ({

@@ -1,0 +1,121 @@
+import { and, asc, desc, eq, getTableColumns, isNotNull } from "drizzle-orm";
+import {
+  advisories,
+  advisoryVulns,
+  attachments,
+  auditEvents,
+  comments,
+  members,
+  regulatoryReports,
+  vulnRecords,
+  vulns,
+  type AdvisoryRow,
+  type AttachmentRow,
+  type AuditEventRow,
+  type CommentRow,
+  type RegulatoryReportRow,
+  type VulnRow,
+} from "../db/schema";
+import { batchOf, subquery } from "../db/queries";
+import { NotFound } from "../lib/domain-errors";
+import { normalizeVulnShortcode } from "../lib/ids";
+import { type ServiceContext, tenantFilter } from "./context";
+import { domainsColumn, toRecord } from "./vulns/read";
+import type { VulnRecord } from "./vulns/types";
+
+// Everything the console's page of one report shows, read in one batch: the report, its record as
+// received, the conversation, its files, its regulatory filings, the advisories naming it, its
+// history from the audit log, and the organization's members (for the assignee). Every statement
+// after the first finds the report through the same scoped subquery, so a shortcode of another
+// organization reads nothing at all.
+
+/** The conversation and history shown at most (the newest); the API's lists page through the rest. */
+export const REPORT_PAGE_ITEMS = 200;
+
+export interface ReportPageData {
+  vuln: VulnRecord;
+  record: typeof vulnRecords.$inferSelect | null;
+  comments: CommentRow[];
+  files: AttachmentRow[];
+  filings: RegulatoryReportRow[];
+  advisories: Pick<AdvisoryRow, "id" | "title" | "state" | "publishedAt" | "withdrawnAt">[];
+  history: AuditEventRow[];
+  members: { id: string; name: string | null; email: string }[];
+  /** The original's shortcode, for a duplicate. */
+  duplicateOf: string | null;
+}
+
+export async function readReportPage(ctx: ServiceContext, shortcodeText: string): Promise<ReportPageData> {
+  const shortcode = normalizeVulnShortcode(shortcodeText);
+  if (!shortcode) throw new NotFound("vuln", "No report has that shortcode.");
+  // The member's organization (tenantFilter also asks for the `read` scope); every column named qualified.
+  const scoped = and(eq(vulns.shortcode, shortcode), tenantFilter(ctx, vulns.organizationId));
+  const organizationId = ctx.caller.organizationId;
+  if (!organizationId) throw new NotFound("vuln", "No report has that shortcode.");
+  const inScope = subquery`${vulns.shortcode} = ${shortcode} AND ${vulns.organizationId} = ${organizationId}`;
+  const id = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${inScope})`;
+  const [rows, records, thread, files, filings, named, history, people, originals] = (await batchOf(ctx.db, [
+    ctx.db
+      .select({ ...getTableColumns(vulns), ...domainsColumn })
+      .from(vulns)
+      .where(scoped),
+    ctx.db.select().from(vulnRecords).where(eq(vulnRecords.vulnId, id)),
+    ctx.db
+      .select()
+      .from(comments)
+      .where(eq(comments.vulnId, id))
+      .orderBy(desc(comments.createdAt), desc(comments.id))
+      .limit(REPORT_PAGE_ITEMS),
+    ctx.db.select().from(attachments).where(eq(attachments.vulnId, id)).orderBy(asc(attachments.createdAt), asc(attachments.id)),
+    ctx.db.select().from(regulatoryReports).where(eq(regulatoryReports.vulnId, id)).orderBy(asc(regulatoryReports.createdAt)),
+    ctx.db
+      .select({
+        id: advisories.id,
+        title: advisories.title,
+        state: advisories.state,
+        publishedAt: advisories.publishedAt,
+        withdrawnAt: advisories.withdrawnAt,
+      })
+      .from(advisoryVulns)
+      .innerJoin(advisories, eq(advisories.id, advisoryVulns.advisoryId))
+      .where(eq(advisoryVulns.vulnId, id)),
+    ctx.db
+      .select()
+      .from(auditEvents)
+      .where(eq(auditEvents.targetId, id))
+      .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+      .limit(REPORT_PAGE_ITEMS),
+    ctx.db
+      .select({ id: members.id, name: members.name, email: members.email })
+      .from(members)
+      .where(and(tenantFilter(ctx, members.organizationId), isNotNull(members.joinedAt)))
+      .orderBy(asc(members.createdAt)),
+    ctx.db
+      .select({ shortcode: vulns.shortcode })
+      .from(vulns)
+      .where(eq(vulns.id, subquery<string>`(SELECT ${vulns.duplicateOfId} FROM ${vulns} WHERE ${inScope})`)),
+  ])) as [
+    (VulnRow & { domainsJson: string })[],
+    (typeof vulnRecords.$inferSelect)[],
+    CommentRow[],
+    AttachmentRow[],
+    RegulatoryReportRow[],
+    ReportPageData["advisories"],
+    AuditEventRow[],
+    ReportPageData["members"],
+    { shortcode: string }[],
+  ];
+  const row = rows[0];
+  if (!row) throw new NotFound("vuln", "No report has that shortcode.");
+  return {
+    vuln: toRecord(row),
+    record: records[0] ?? null,
+    comments: thread.reverse(),
+    files,
+    filings,
+    advisories: named,
+    history: history.reverse(),
+    members: people,
+    duplicateOf: originals[0]?.shortcode ?? null,
+  };
+}
