@@ -74,9 +74,18 @@ export function refusedFields(err: unknown, labels: Record<string, string>): { e
     const member = problem.source && "member" in problem.source ? (problem.source.member as Member) : null;
     const name = member && "attribute" in member ? member.attribute : member && "relationship" in member ? member.relationship : null;
     const detail = problem.detail.replace("{member}", name ?? "the form");
-    if (name && name in labels)
-      (errors[name] ??= []).push(detail.startsWith(name) ? `${labels[name]}${detail.slice(name.length)}` : detail);
-    else summary.push(detail);
+    if (!name || !(name in labels)) {
+      summary.push(detail);
+      continue;
+    }
+    // A detail that starts with the member's name, or in lower case ("must be in the future."), is said by the field's label.
+    const label = labels[name]!;
+    const said = detail.startsWith(`${name} `)
+      ? `${label}${detail.slice(name.length)}`
+      : /^[a-z]/.test(detail)
+        ? `${label} ${detail}`
+        : detail;
+    (errors[name] ??= []).push(said);
   }
   return { errors, summary };
 }
