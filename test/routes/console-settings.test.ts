@@ -1,8 +1,8 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
-import { del, get, post } from "../helpers/api";
+import { get, post } from "../helpers/api";
 import { Browser, member, signedIn } from "../helpers/console";
-import { organization, webhook, type TestOrganization } from "../helpers/factories";
+import { organization, type TestOrganization } from "../helpers/factories";
 
 // The console's settings through HTTP, as a browser uses them: an owner's every change shows in the API
 // (the same services), a triager's and a viewer's are refused 403 with nothing written, another
