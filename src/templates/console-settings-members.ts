@@ -46,10 +46,10 @@ ${
   m.joinedAt
     ? ""
     : html`<form method="post" action="${base}/invitation">${csrf}<button type="submit" class="secondary"
-aria-label="Send the invitation to ${label(m)} again">Send the invitation again</button></form>`
+aria-label="Send the invitation again to ${label(m)}">Send the invitation again</button></form>`
 }
 <form method="post" action="${base}/sessions">${csrf}<button type="submit" class="secondary"
-aria-label="End every session of ${label(m)}">End their sessions</button></form>
+aria-label="End their sessions: ${label(m)}">End their sessions</button></form>
 <form method="post" action="${base}/delete">${csrf}<button type="submit" class="secondary"
 aria-label="Remove ${label(m)} from the organization">Remove</button></form>
 </div>`;

@@ -157,7 +157,7 @@ ${
           owner
             ? html`<td data-label="Again"><form method="post" action="/console/settings/webhooks/${webhook.id}/deliveries/${d.id}/redeliver">${csrfField(
                 who,
-              )}<button type="submit" class="secondary" aria-label="Deliver the ${d.eventType} of ${when(d.createdAt)} again">Redeliver</button>
+              )}<button type="submit" class="secondary" aria-label="Redeliver the ${d.eventType} of ${when(d.createdAt)}">Redeliver</button>
 </form></td>`
             : ""
         }</tr>`,
