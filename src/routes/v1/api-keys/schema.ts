@@ -49,7 +49,8 @@ export const CreatedApiKey = resourceSchema(
   ApiKeyRelationships,
 );
 
-const KeyTermsInput = z
+/** A new key's terms: the API's document and the console's form are checked by this one schema. */
+export const KeyTermsInput = z
   .strictObject({
     name: Name.nullable().optional(),
     scopes: z

@@ -26,7 +26,8 @@ const Name = z
   .max(64)
   .regex(/^[a-z_]+$/);
 
-const ListAuditEventsQuery = z.strictObject({
+/** The log's filters and pages: the API's query and the console's filter form are checked by this one schema. */
+export const ListAuditEventsQuery = z.strictObject({
   ...pageQuery,
   sort: z
     .enum(["-at", "at"])
@@ -116,8 +117,8 @@ function serializeAuditEvent(row: AuditEventRow) {
   );
 }
 
-/** The page as CSV: one record per event; `changed` as its names separated by spaces. */
-function csvOf(rows: AuditEventRow[]): string {
+/** The page as CSV: one record per event; `changed` as its names separated by spaces. The console's download is this too. */
+export function csvOf(rows: AuditEventRow[]): string {
   return csvDocument(
     COLUMNS,
     rows.map((r) => [

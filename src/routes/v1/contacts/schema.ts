@@ -16,9 +16,12 @@ const ContactRole = z.enum(CONTACT_ROLES).openapi({
     "triage or EU Cyber Resilience Act deadline is missed. With no confirmed contact of one role, those of the other get its e-mails.",
 });
 
+/** A new contact's attributes: the API's document and the console's form are checked by this one schema. */
+export const ContactAttributesInput = z.strictObject({ name: Name, email: ContactEmail, role: ContactRole });
+
 export const CreateContactInput = requestDocument(
   "contact",
-  z.strictObject({ name: Name, email: ContactEmail, role: ContactRole }),
+  ContactAttributesInput,
   z.strictObject({ organization: relationshipInput("organization").optional() }).optional(),
 ).openapi("CreateContactInput");
 

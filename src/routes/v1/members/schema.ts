@@ -18,9 +18,12 @@ const MemberRole = z.enum(MEMBER_ROLES).openapi({
     "organization keeps at least one owner.",
 });
 
+/** A new member's attributes: the API's document and the console's form are checked by this one schema. */
+export const MemberAttributesInput = z.strictObject({ email: MemberEmail, name: Name.nullable().optional(), role: MemberRole });
+
 export const CreateMemberInput = requestDocument(
   "member",
-  z.strictObject({ email: MemberEmail, name: Name.nullable().optional(), role: MemberRole }),
+  MemberAttributesInput,
   z.strictObject({ organization: relationshipInput("organization").optional() }).optional(),
 ).openapi("CreateMemberInput");
 

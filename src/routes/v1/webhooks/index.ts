@@ -37,9 +37,12 @@ const tags = ["Webhooks"];
 const organizationOnly = [requireOrganizationKey("webhooks")];
 const writeErrors = errorResponses("write", { access: "organization", scope: "settings" });
 
-/** The rules for webhook URLs; loopback only where the dev configuration allows it. */
+/** The rules for webhook URLs; loopback only where the dev configuration allows it. The console's form is checked by this too. */
+export const webhookUrlCheck = (c: Pick<Context<AppEnv>, "env">, url: string) =>
+  checkWebhookUrl(url, { allowLoopback: c.env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" });
+
 function checkedUrl(c: Context<AppEnv>, url: string): string {
-  const check = checkWebhookUrl(url, { allowLoopback: c.env.DEV_ALLOW_LOOPBACK_WEBHOOKS === "true" });
+  const check = webhookUrlCheck(c, url);
   if (!check.ok) throw invalid("/data/attributes/url", `url ${check.reason}.`);
   return check.url;
 }

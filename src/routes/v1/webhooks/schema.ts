@@ -22,14 +22,17 @@ const TriggerEventTypes = z.strictObject({
   data: z.array(z.strictObject({ type: z.literal("trigger_event_type"), id: Uuid })).max(EVENT_TYPES.length * 2),
 });
 
+/** A new webhook's attributes: the API's document and the console's form are checked by this one schema. */
+export const WebhookAttributesInput = z.strictObject({
+  name: WebhookName,
+  short_description: ShortDescription.nullable().optional(),
+  url: WebhookUrl,
+  enabled: z.boolean().optional(),
+});
+
 export const CreateWebhookInput = requestDocument(
   "webhook",
-  z.strictObject({
-    name: WebhookName,
-    short_description: ShortDescription.nullable().optional(),
-    url: WebhookUrl,
-    enabled: z.boolean().optional(),
-  }),
+  WebhookAttributesInput,
   z.strictObject({ trigger_event_types: TriggerEventTypes, organization: relationshipInput("organization").optional() }),
 ).openapi("CreateWebhookInput");
 
