@@ -76,6 +76,7 @@ const seeded = await seed(db, [
 ]);
 const [smallOrg, largeOrg, writesOrg] = seeded.organizations as [SeededOrganization, SeededOrganization, SeededOrganization];
 const largeSession = await seedSession(db, largeOrg.id);
+const smallSession = await seedSession(db, smallOrg.id);
 // The deadline sweep's moments, far from the seeded reports' own (whose next look is unset): 1,000
 // reports of each organization fall due, the small one's at SWEEP_AT, the large one's an hour later.
 const SWEEP_AT = Date.parse("2030-01-01T00:00:00.000Z");
@@ -265,6 +266,49 @@ if (!part("lists")) {
       bySession.rowsRead !== null
         ? `rows read: ${formatNumber(bySession.rowsRead)} (by key: ${formatNumber(atLarge.rowsRead ?? 0)})`
         : undefined,
+  });
+
+  // The console's inbox is that list for a person: page 1 of its first view (New), the tabs' counts, the
+  // briefs and members of its filters. It must stay near the API's page 1 and read a bounded number of rows.
+  step(`GET /console (the inbox) at ${sizeName(large)} vs GET /v1/vulns page 1`);
+  const inboxSpec = { url: `${api.url}/console`, headers: () => ({ Cookie: `__Host-vdp_session=${largeSession}` }) };
+  const inbox = await paired(inboxSpec, listSpec(api.url, "/v1/vulns", largeOrg.keys));
+  const [inboxLarge, inboxSmall] = [
+    await probeRowsRead(`${api.url}/console`, { Cookie: `__Host-vdp_session=${largeSession}` }),
+    await probeRowsRead(`${api.url}/console`, { Cookie: `__Host-vdp_session=${smallSession}` }),
+  ];
+  rows.push({
+    what: `GET /console (the inbox, page 1) at ${sizeName(large)}: p50 vs GET /v1/vulns page 1`,
+    unit: "ms",
+    api: p50(inbox.api),
+    baseline: { label: "GET /v1/vulns page 1", samples: p50(inbox.baseline) },
+    ratio: true,
+    target: { of: "ratio", op: "<=", value: 2 },
+    note: notes(unexpected([...inbox.api, ...inbox.baseline], 200), `round trips: ${inboxLarge.roundTrips ?? "?"}`),
+  });
+  rows.push({
+    what: `GET /console (the inbox, page 1) at ${sizeName(large)}: D1 rows read`,
+    unit: "rows",
+    api: inboxLarge.rowsRead === null ? [] : [inboxLarge.rowsRead],
+    baseline: inboxSmall.rowsRead === null ? undefined : { label: `at ${sizeName(small)}`, samples: [inboxSmall.rowsRead] },
+    target: { of: "value", op: "<", value: 300 },
+  });
+  // A report's page: the session's lookup and one read batch (opened once before, so it is read already).
+  const firstReport = (await (await fetch(`${api.url}/v1/vulns?page[size]=1`, { headers: bearer(largeOrg.keys[0]!) })).json()) as {
+    data: { attributes: { shortcode: string } }[];
+  };
+  const reportUrl = `${api.url}/console/reports/${firstReport.data[0]!.attributes.shortcode}`;
+  await probeRowsRead(reportUrl, { Cookie: `__Host-vdp_session=${largeSession}` });
+  const reportProbe = await probeRowsRead(reportUrl, { Cookie: `__Host-vdp_session=${largeSession}` });
+  rows.push({
+    what: `GET /console/reports/{shortcode} at ${sizeName(large)}: D1 round trips`,
+    unit: "",
+    api: reportProbe.roundTrips === null ? [] : [reportProbe.roundTrips],
+    target: { of: "value", op: "<=", value: 2 },
+    note: notes(
+      "the session's lookup, then the page's one read batch",
+      reportProbe.rowsRead !== null ? `rows read: ${formatNumber(reportProbe.rowsRead)}` : undefined,
+    ),
   });
 
   // The triager's views: each page 1 must cost what the unfiltered page 1 costs, at any size.

@@ -128,6 +128,7 @@ svg.chart{max-width:100%;height:auto}
 .visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 table.inbox caption{text-align:left;padding:.25rem 0}
 table.inbox tr.unread td{font-weight:600}
+@media (min-width:40rem){table.inbox th,table.inbox td{overflow-wrap:normal}}
 @media (max-width:40rem){table.stack thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
 table.stack tr{display:block;border-bottom:1px solid #c8c8c8;padding:.5rem 0}
 table.stack td{display:block;border:0;padding:.1rem 0}
