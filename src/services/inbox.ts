@@ -1,5 +1,5 @@
-import { and, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
-import { vulnCounts, vulns } from "../db/schema";
+import { and, asc, eq, inArray, isNotNull, lte, sql } from "drizzle-orm";
+import { briefs, members, vulnCounts, vulns } from "../db/schema";
 import { batchOf } from "../db/queries";
 import { type ServiceContext, tenantFilter } from "./context";
 import type { VulnFilters, VulnSort } from "./vuln-list";
@@ -55,11 +55,21 @@ const BUCKETS: Partial<Record<InboxView, string>> = {
   closed: "processing_state:closed",
 };
 
+/** The briefs and members an inbox offers to filter by and assign to: an organization has at most 100 members. */
+export const PICK_LIMIT = 100;
+
+export interface InboxSurroundings {
+  counts: Record<InboxView, ViewCount>;
+  briefs: { id: string; name: string | null }[];
+  members: { id: string; name: string | null; email: string }[];
+}
+
 /**
- * Every view's count, in one batch: five from the organization's counter rows (kept exact by
- * triggers), the other two counted on their index up to COUNT_CAP + 1 rows.
+ * What the inbox shows around its list, in one batch: every view's count (five from the
+ * organization's counter rows, kept exact by triggers; the other two counted on their index up to
+ * COUNT_CAP + 1 rows), and the briefs and joined members its filters and assignments offer.
  */
-export async function inboxCounts(ctx: ServiceContext, at: { memberId: string; now: number }): Promise<Record<InboxView, ViewCount>> {
+export async function inboxSurroundings(ctx: ServiceContext, at: { memberId: string; now: number }): Promise<InboxSurroundings> {
   const organization = tenantFilter(ctx, vulns.organizationId);
   const capped = (...conditions: ReturnType<typeof and>[]) => {
     const rows = ctx.db
@@ -70,18 +80,30 @@ export async function inboxCounts(ctx: ServiceContext, at: { memberId: string; n
       .as("capped");
     return ctx.db.select({ n: sql<number>`count(*)` }).from(rows);
   };
-  const [buckets, due, mine] = (await batchOf(ctx.db, [
+  const [buckets, due, mine, briefRows, memberRows] = (await batchOf(ctx.db, [
     ctx.db
       .select({ bucket: vulnCounts.bucket, count: vulnCounts.count })
       .from(vulnCounts)
       .where(and(eq(vulnCounts.organizationId, ctx.caller.organizationId!), inArray(vulnCounts.bucket, Object.values(BUCKETS)))),
     capped(lte(vulns.nextDueAsc, at.now + DUE_SOON_MS)),
     capped(eq(vulns.assigneeId, at.memberId), eq(vulns.processingState, "open"), isNotNull(vulns.assigneeId)),
-  ])) as [{ bucket: string; count: number }[], { n: number }[], { n: number }[]];
+    ctx.db
+      .select({ id: briefs.id, name: briefs.name })
+      .from(briefs)
+      .where(tenantFilter(ctx, briefs.organizationId))
+      .orderBy(asc(briefs.createdAt), asc(briefs.id))
+      .limit(PICK_LIMIT),
+    ctx.db
+      .select({ id: members.id, name: members.name, email: members.email })
+      .from(members)
+      .where(and(tenantFilter(ctx, members.organizationId), isNotNull(members.joinedAt)))
+      .orderBy(asc(members.createdAt), asc(members.id))
+      .limit(PICK_LIMIT),
+  ])) as [{ bucket: string; count: number }[], { n: number }[], { n: number }[], InboxSurroundings["briefs"], InboxSurroundings["members"]];
   const counted = new Map(buckets.map((b) => [b.bucket, b.count]));
   const cappedCount = (n: number): ViewCount => ({ count: Math.min(n, COUNT_CAP), more: n > COUNT_CAP });
   const exact = (view: InboxView): ViewCount => ({ count: counted.get(BUCKETS[view]!) ?? 0, more: false });
-  return {
+  const counts = {
     new: exact("new"),
     needs_triage: exact("needs_triage"),
     awaiting_reporter: exact("awaiting_reporter"),
@@ -90,4 +112,5 @@ export async function inboxCounts(ctx: ServiceContext, at: { memberId: string; n
     open: exact("open"),
     closed: exact("closed"),
   };
+  return { counts, briefs: briefRows, members: memberRows };
 }

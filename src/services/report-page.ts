@@ -82,8 +82,9 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
     ctx.db
       .select()
       .from(auditEvents)
-      .where(eq(auditEvents.targetId, id))
-      .orderBy(desc(auditEvents.at), desc(auditEvents.id))
+      // On the organization's target index: ids are time-ordered (UUIDv7), so the newest are last.
+      .where(and(eq(auditEvents.organizationId, organizationId), eq(auditEvents.targetId, id)))
+      .orderBy(desc(auditEvents.id))
       .limit(REPORT_PAGE_ITEMS),
     ctx.db
       .select({ id: members.id, name: members.name, email: members.email })

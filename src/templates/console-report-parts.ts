@@ -69,9 +69,9 @@ ${
         reply.visibility === "internal" ? " checked" : ""
       }> Your organization only: an internal note</label>
 </fieldset>
-<div class="actions"><button type="submit" name="then" value="send">Send</button>${
+<div class="actions"><button type="submit" name="send" value="reply">Send</button>${
         hasReporter && d.vuln.processingState === "open"
-          ? html`<button type="submit" name="then" value="ask" class="secondary">Send to the reporter and ask for more information</button>`
+          ? html`<button type="submit" name="send" value="ask" class="secondary">Send to the reporter and ask for more information</button>`
           : ""
       }</div>
 </form>`

@@ -66,7 +66,7 @@ describe("a triager's day in Chromium", () => {
     // Answer the reporter; the visibility must be chosen.
     await page.fill("#reply-body", `Thanks, we are reproducing it. ${XSS}`);
     await page.check("input[name=visibility][value=reporter]");
-    await press(page, "button[value=send]");
+    await press(page, "button[value=reply]");
     expect(await page.locator("p.notice").innerText()).toContain("added to the conversation");
 
     // Ask for more, and get the answer through the reporter's own door.

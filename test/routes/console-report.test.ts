@@ -112,13 +112,13 @@ describe("a report's console page", () => {
     const csrf = await browser.formToken();
     const path = `/console/reports/${report.shortcode}`;
     const count = (await commentsOf(report.id)).length;
-    const unchosen = await browser.post(`${path}/comments`, { form: { csrf, body: "Which browser?", then: "send" } });
+    const unchosen = await browser.post(`${path}/comments`, { form: { csrf, body: "Which browser?", send: "reply" } });
     expect(unchosen.status).toBe(422);
     expect(unchosen.text).toContain("Choose who sees the message");
     expect(unchosen.text).toContain("Which browser?");
     expect(await commentsOf(report.id)).toHaveLength(count);
 
-    const asked = await browser.post(`${path}/comments`, { form: { csrf, body: "Which browser?", visibility: "reporter", then: "ask" } });
+    const asked = await browser.post(`${path}/comments`, { form: { csrf, body: "Which browser?", visibility: "reporter", send: "ask" } });
     expect(asked.status, asked.text).toBe(303);
     expect((await vulnRow(report.id))!.triage_state).toBe("needs_more_info");
     expect((await commentsOf(report.id)).at(-1)).toEqual({ author: "organization", visibility: "reporter", body: "Which browser?" });
@@ -150,7 +150,7 @@ describe("a report's console page", () => {
     const before = [await vulnRow(report.id), await commentsOf(report.id)];
     for (const [action, form] of [
       ["triage", { csrf, triage_state: "spam", severity: "", cvss_vector: "", cwe_ids: "" }],
-      ["comments", { csrf, body: "hello", visibility: "internal", then: "send" }],
+      ["comments", { csrf, body: "hello", visibility: "internal", send: "reply" }],
       ["filings", { csrf, kind: "early_warning", body: "x", submitted_at: "2026-01-01T00:00" }],
     ] as const) {
       const res = await viewer.post(`/console/reports/${report.shortcode}/${action}`, { form });

@@ -6,9 +6,7 @@ import { BadInput } from "../../lib/domain-errors";
 import { normalizeUuid, uuidv7 } from "../../lib/ids";
 import { ftsQuery } from "../../lib/search-query";
 import { LIMITS } from "../../lib/limits";
-import { listBriefs } from "../../services/briefs";
-import { inboxCounts, INBOX_VIEWS, type InboxView, viewOf } from "../../services/inbox";
-import { listMembers } from "../../services/members";
+import { INBOX_VIEWS, inboxSurroundings, type InboxView, viewOf } from "../../services/inbox";
 import { listVulns } from "../../services/vuln-list";
 import { planComment } from "../../services/comments";
 import { markVulnsRead, toRecord, vulnsRead } from "../../services/vulns/read";
@@ -29,8 +27,6 @@ import { page } from "./shared";
 export const consoleInboxRouter = new Hono<AppEnv>();
 
 export const INBOX_PAGE_SIZE = 25;
-/** The members and briefs a filter or an assignment offers: an organization has at most 100 members. */
-const PICK_LIMIT = 100;
 
 const bad = (parameter: string, detail: string) => new BadInput(`${parameter}: ${detail}`, { parameter });
 
@@ -73,7 +69,7 @@ consoleInboxRouter.get("/console", signedIn("page"), async (c) => {
   const search = query.search ? ftsQuery(query.search) : undefined;
   if (search === null) throw bad("q", "must contain a word to search for.");
   const pageAsked: Page = { number: 1, size: INBOX_PAGE_SIZE, cursor: cursor ?? { direction: "after", at: null } };
-  const [list, counts, briefs, members] = await Promise.all([
+  const [list, around] = await Promise.all([
     listVulns(ctx, {
       page: pageAsked,
       sort: query.sort,
@@ -83,9 +79,7 @@ consoleInboxRouter.get("/console", signedIn("page"), async (c) => {
       ...(query.briefId ? { briefId: query.briefId } : {}),
       ...(search ? { search } : {}),
     }),
-    inboxCounts(ctx, at),
-    listBriefs(ctx, { page: { number: 1, size: PICK_LIMIT }, sort: "created_at" }),
-    listMembers(ctx, { page: { number: 1, size: PICK_LIMIT }, sort: "created_at", joined: true }),
+    inboxSurroundings(ctx, at),
   ]);
   const window = pageAsked.window;
   return page(
@@ -93,13 +87,13 @@ consoleInboxRouter.get("/console", signedIn("page"), async (c) => {
     inboxPage({
       who,
       query,
-      counts,
+      counts: around.counts,
       rows: list.rows,
       total: list.total,
       next: window?.hasNext ? window.last : null,
       prev: window?.hasPrev ? window.first : null,
-      briefs: briefs.rows.map((b) => ({ id: b.id, name: b.name ?? "Unnamed brief" })),
-      members: members.rows.map((m) => ({ id: m.id, name: m.name ?? m.email })),
+      briefs: around.briefs.map((b) => ({ id: b.id, name: b.name ?? "Unnamed brief" })),
+      members: around.members.map((m) => ({ id: m.id, name: m.name ?? m.email })),
       now,
     }),
   );

@@ -148,7 +148,7 @@ consoleReportRouter.post("/console/reports/:shortcode/comments", signedIn("page"
   const { field } = await formOf(c);
   const body = field("body");
   const visibility = field("visibility");
-  const ask = field("then") === "ask";
+  const ask = field("send") === "ask";
   const refuse = (error: string, status: 403 | 404 | 409 | 422) => shown(c, { reply: { body, visibility, error } }, status);
   if (!body.trim()) return refuse("Write a message first.", 422);
   if (body.length > LIMITS.commentLength) return refuse(`A message is at most ${LIMITS.commentLength} characters.`, 422);
