@@ -40,6 +40,8 @@ export interface VulnFilters {
   /** An FTS5 query made by ftsQuery from what the caller typed. */
   search?: string;
   briefId?: string;
+  /** The vulns assigned to this member, or (null) to nobody. */
+  assigneeId?: string | null;
   createdFrom?: string;
   createdTo?: string;
 }
@@ -75,6 +77,7 @@ export async function listVulns(
     f.lastActivityFrom ? gte(vulns.lastActivityAt, f.lastActivityFrom) : undefined,
     f.lastActivityTo ? lte(vulns.lastActivityAt, f.lastActivityTo) : undefined,
     f.briefId ? eq(vulns.briefId, f.briefId) : undefined,
+    f.assigneeId === null ? isNull(vulns.assigneeId) : f.assigneeId ? eq(vulns.assigneeId, f.assigneeId) : undefined,
     f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
   );
@@ -195,6 +198,7 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
     f.lastActivityFrom ||
     f.lastActivityTo ||
     f.briefId ||
+    f.assigneeId !== undefined ||
     f.createdFrom ||
     f.createdTo ||
     f.severity === null ||
