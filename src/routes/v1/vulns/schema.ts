@@ -166,6 +166,9 @@ export const VulnRef = z
   });
 export const VulnParam = z.object({ id: VulnRef });
 
+/** A member's id, or `null`: the assignee filter. */
+const ASSIGNEE_QUERY = new RegExp(`^(${UUID_PATTERN.slice(1, -1)}|null)$`);
+
 export const VULN_SORTS = [
   ...SORTS,
   "cvss_score",
@@ -293,12 +296,15 @@ export const ListVulnsQuery = listQuery({
   "q[brief_id_eq]": uuidQuery("q[brief_id_eq]"),
   "q[assignee_id_eq]": z
     .string()
-    .regex(new RegExp(`^(${UUID_PATTERN.replace(/^\^|\$$/g, "")}|null)$`), "must be a member's id, or null for the unassigned")
+    .max(36, "must be a member's id, or null for the unassigned")
+    .regex(ASSIGNEE_QUERY, "must be a member's id, or null for the unassigned")
     .transform((v) => (v === "null" ? null : v.toLowerCase()))
     .optional()
     .openapi({
       param: { name: "q[assignee_id_eq]", in: "query", description: "The vulns assigned to this member, or null for the unassigned." },
       type: "string",
+      maxLength: 36,
+      pattern: ASSIGNEE_QUERY.source,
       example: "null",
     }),
   "q[created_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_gteq]", in: "query" } }),
