@@ -30,6 +30,7 @@ import { metricsRouter } from "./routes/v1/metrics";
 import { auditEventsRouter } from "./routes/v1/audit-events";
 import { webhooksRouter } from "./routes/v1/webhooks";
 import { contactsRouter } from "./routes/v1/contacts";
+import { cannedResponsesRouter } from "./routes/v1/canned-responses";
 import { membersRouter } from "./routes/v1/members";
 import { advisoriesRouter } from "./routes/v1/advisories";
 import { notificationsRouter } from "./routes/v1/notifications";
@@ -110,6 +111,7 @@ export function createApp() {
   app.route("/v1/metrics", metricsRouter);
   app.route("/v1/contacts", contactsRouter);
   app.route("/v1/members", membersRouter);
+  app.route("/v1/canned_responses", cannedResponsesRouter);
   app.route("/v1/advisories", advisoriesRouter);
   app.route("/v1/notifications", notificationsRouter);
   app.route("/v1/audit_events", auditEventsRouter);

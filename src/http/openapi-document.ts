@@ -61,6 +61,13 @@ export const TAGS = [
       "joins them; they sign in at /console/sign-in. An organization keeps at least one owner.",
   },
   {
+    name: "Canned responses",
+    description:
+      "Replies the organization keeps ready for its reports, each with the visibility a comment made from it gets; " +
+      "{{reporter_name}}, {{shortcode}} and {{policy_url}} in its body are filled with the report's when it is used. Members read " +
+      "them; owners change them.",
+  },
+  {
     name: "Advisories",
     description:
       "What the organization tells the world about vulnerabilities it fixed: drafts, publication (revision 1, the disclosure " +

@@ -71,6 +71,8 @@ export const LIMITS = {
   vulnsPerBulkUpdate: 100,
   /** A name (an organization's, a policy's, a brief's, a directory's, a key's), in characters. */
   nameLength: 200,
+  /** A canned response's body (its text before the placeholders are filled), in characters. */
+  cannedResponseBodyLength: 10_000,
   /** A short description, in characters. */
   shortDescriptionLength: 1000,
   /** A URL the API takes (a website, a contact, a webhook's), in characters. */

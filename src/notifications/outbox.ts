@@ -6,6 +6,7 @@ import {
   briefs,
   contacts,
   events,
+  members,
   notifications,
   organizations,
   vulns,
@@ -142,13 +143,15 @@ const payload = (path: string) => sql`json_extract(${events.payload}, ${literal(
 
 /** Who a notice goes to: the columns of its recipient in the select. */
 interface Audience {
-  recipient: "contact" | "reporter";
+  recipient: "contact" | "reporter" | "member";
   contactId: SQL | SQLiteColumn;
+  memberId?: SQLiteColumn;
   to: SQL | SQLiteColumn;
 }
 
 const REPORTER: Audience = { recipient: "reporter", contactId: sql`null`, to: vulns.contactEmail };
 const CONTACT: Audience = { recipient: "contact", contactId: contacts.id, to: contacts.email };
+const ASSIGNEE: Audience = { recipient: "member", contactId: sql`null`, memberId: members.id, to: members.email };
 
 /**
  * The statement writing the notices of kind `kind` that event `eventId` makes, one per recipient: the
@@ -183,7 +186,7 @@ function selectOf(
     organizationId: events.organizationId,
     vulnId: vulns.id,
     contactId: sql<string | null>`${audience.contactId}`.as("contact_id"),
-    memberId: sql<null>`null`.as("member_id"),
+    memberId: sql<string | null>`${audience.memberId ?? sql`null`}`.as("member_id"),
     eventId: events.id,
     kind: sql<string>`${literal(kind)}`.as("kind"),
     recipient: sql<string>`${literal(audience.recipient)}`.as("recipient"),
@@ -269,6 +272,25 @@ function creditedReporters(db: Db, eventId: string, nowIso: string): Statement {
             ${advisories.id})`,
         ),
       ),
+  );
+}
+
+/**
+ * The e-mail to the member a report was just assigned to, for the Vuln::Updated event `eventId` of that
+ * change (the service adds it to the event's notices only when the assignee changed to someone other than
+ * the caller): written only if the event was, to the member the report names as the batch left it,
+ * still joined and of its organization.
+ */
+export function assignedNotice(db: Db, eventId: string, nowIso: string): Statement {
+  return insertNotices(db, { eventId, kind: "vuln_assigned", audience: ASSIGNEE, fields: REPORT_FIELDS, nowIso }, (select) =>
+    select
+      .from(events)
+      .innerJoin(vulns, eq(vulns.id, events.vulnId))
+      .innerJoin(
+        members,
+        and(eq(members.id, vulns.assigneeId), eq(members.organizationId, vulns.organizationId), isNotNull(members.joinedAt)),
+      )
+      .where(eq(events.id, eventId)),
   );
 }
 

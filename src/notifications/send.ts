@@ -50,7 +50,8 @@ function cancelled(row: NotificationRow, { contact, member, report }: Addressee,
   }
   if (row.recipient === "member") {
     if (!member || member.email.toLowerCase() !== row.to.toLowerCase()) return "the member was removed or its address changed";
-    if (member.joinedAt !== null) return "the member joined already";
+    if (row.kind === "member_invitation") return member.joinedAt !== null ? "the member joined already" : null;
+    if (row.vulnId && !report) return "the report was deleted";
     return null;
   }
   if (row.recipient === "contact") {
@@ -251,7 +252,7 @@ async function notLeased(ctx: EmailContext, row: NotificationRow, why: WhyNot, n
  */
 async function compose(ctx: EmailContext, leased: NotificationRow[], report: Reporter | undefined): Promise<EmailMessageBuilder> {
   const row = leased[0]!;
-  const links: Links = { advisoryPages: `${ctx.publicOrigin}/a/` };
+  const links: Links = { advisoryPages: `${ctx.publicOrigin}/a/`, consoleReports: `${ctx.publicOrigin}/console/reports/` };
   let extras: Awaited<ReturnType<typeof reporterExtras>> | undefined;
   if (row.kind === "contact_confirmation") links.confirm = `${ctx.publicOrigin}/c/${await addressToken("confirm", row.contactId!, row.to)}`;
   if (row.kind === "member_invitation") {

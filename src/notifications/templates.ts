@@ -23,6 +23,8 @@ export type NotificationParams =
   /** `name`: the member's, if the organization gave one. */
   | { kind: "member_invitation"; organization: string; name: string | null; role: string }
   | { kind: "report_received" | "reporter_commented"; report: ReportParams }
+  /** To the member a report was assigned to (by someone else). */
+  | { kind: "vuln_assigned"; report: ReportParams }
   | { kind: "deadline_approaching"; report: ReportParams; deadline: DeadlineKind; due_at: string }
   /** `role`: the contact's, as the alert found it (a responder hears a breach when no escalation contact is confirmed). */
   | { kind: "deadline_breached"; report: ReportParams; deadline: DeadlineKind; due_at: string; role: string }
@@ -46,6 +48,8 @@ export interface Links {
   unsubscribe?: string;
   /** The report as an API resource (contacts' e-mails), said in words: a person cannot open it. */
   api?: string;
+  /** Where the console's report pages are (`/console/reports/`), followed by a report's shortcode. */
+  consoleReports?: string;
   /** Where the public advisory pages are (`/a/`), followed by an advisory's id. */
   advisoryPages?: string;
   /** A sign-in e-mail's links, in the order of its params' organizations. */
@@ -105,6 +109,7 @@ export const SUBJECTS: Record<NotificationKind, SubjectPart[]> = {
   advisory_published: [param("report.organization"), " credits you in its advisory: ", param("advisory.title")],
   // No organization named: the row is in one organization's e-mail log, and the address may be another's member too.
   sign_in_link: ["Your sign-in link"],
+  vuln_assigned: ["Assigned to you: ", shortcode, ": ", param("report.title")],
 };
 
 /** When, in UTC, as a person reads it. */
@@ -214,6 +219,19 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
         headline: `The report came in, ${through(p.report)}.`,
         actions: [inTheApi(links.api!)],
       };
+    case "vuln_assigned": {
+      const page = `${links.consoleReports}${p.report.shortcode}`;
+      return {
+        body: [
+          `A report to ${p.report.organization} was assigned to you: ${named(p.report)}, ${received(p.report)}.`,
+          "This e-mail never carries what a report says: read it in the console (sign in first).",
+          { link: page, label: `Open ${p.report.shortcode} in the console` },
+        ],
+        headline: "The report was assigned to you.",
+        details: [{ link: page, label: `Open ${p.report.shortcode} in the console` }],
+        actions: [],
+      };
+    }
     case "reporter_commented":
       return {
         body: [`The reporter of ${named(p.report)} added a comment. Read the conversation with your organization's API key.`],

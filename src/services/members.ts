@@ -1,5 +1,14 @@
 import { and, count, eq, isNull, sql } from "drizzle-orm";
-import { members, notifications, organizations, sessions, type MemberRole, type MemberRow, type NotificationRow } from "../db/schema";
+import {
+  members,
+  notifications,
+  organizations,
+  sessions,
+  vulns,
+  type MemberRole,
+  type MemberRow,
+  type NotificationRow,
+} from "../db/schema";
 import { isUniqueViolation, subquery, where, whenRefused } from "../db/queries";
 import { actsForOrganization } from "../lib/caller";
 import { Conflict, Forbidden, Invalid, NotFound, attribute, resource } from "../lib/domain-errors";
@@ -10,7 +19,8 @@ import { newNotification } from "../notifications/rows";
 import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { mayChange } from "./access";
-import { commit, Plan, readBatch } from "./unit-of-work";
+import { commit, consequence, Plan, readBatch } from "./unit-of-work";
+import { vulnEvent } from "../events/outbox";
 
 // The organization's people who sign in. A new member is invited: one invitation e-mail (the outbox,
 // in the batch that adds them) whose page's button sets joined_at. The organization's own key (or an
@@ -275,7 +285,7 @@ export async function updateMember(ctx: ServiceContext, id: string, input: Membe
  */
 export async function deleteMember(ctx: ServiceContext, id: string): Promise<void> {
   mayChangeMembers(ctx);
-  const [found] = await readBatch(ctx, [selectMember(ctx, id)]);
+  const [found, assigned] = await readBatch(ctx, [selectMember(ctx, id), assignedTo(ctx, id)]);
   const existing = found[0];
   if (!existing) throw notFound();
   const now = nowIso();
@@ -290,10 +300,44 @@ export async function deleteMember(ctx: ServiceContext, id: string): Promise<voi
     .add(revokeSessions(ctx, id, now))
     .add(ctx.db.delete(members).where(mine))
     .audits({ action: "member.delete", target: { type: "member", id }, organizationId: existing.organizationId });
+  unassign(ctx, p, { member: existing, vulnIds: assigned.map((v) => v.id), now });
   await whenRefused(
     () => commit(ctx, p),
     () => refusal(ctx, existing),
   );
+}
+
+/** The reports assigned to a member (on vulns_organization_assignee_idx). */
+const assignedTo = (ctx: ServiceContext, memberId: string) =>
+  ctx.db
+    .select({ id: vulns.id })
+    .from(vulns)
+    .where(
+      and(
+        tenantFilter(ctx, vulns.organizationId),
+        eq(vulns.organizationId, subquery`(SELECT organization_id FROM members WHERE id = ${memberId})`),
+        eq(vulns.assigneeId, memberId),
+      ),
+    );
+
+/**
+ * A removed member's reports go back to nobody, in the removal's batch: every report still assigned
+ * to them when it runs (an assignment can no longer name them after it: the assignment's own write
+ * asks that the member exists), each of those read before firing Vuln::Updated.
+ */
+function unassign(ctx: ServiceContext, p: Plan<unknown>, { member, vulnIds, now }: { member: MemberRow; vulnIds: string[]; now: string }) {
+  p.add(
+    consequence(
+      ctx.db
+        .update(vulns)
+        .set({ assigneeId: null, revision: sql`${vulns.revision} + 1`, updatedAt: now })
+        .where(and(eq(vulns.organizationId, member.organizationId), eq(vulns.assigneeId, member.id))),
+    ),
+  );
+  for (const vulnId of vulnIds) {
+    const updated = vulnEvent(ctx.db, "Vuln::Updated", vulnId, now, { when: isNull(vulns.assigneeId) });
+    p.add(updated.statement, updated.event);
+  }
 }
 
 /**

@@ -40,10 +40,10 @@ export interface VulnFilters {
   /** An FTS5 query made by ftsQuery from what the caller typed. */
   search?: string;
   briefId?: string;
+  /** The vulns assigned to this member, or (null) to nobody. */
+  assigneeId?: string | null;
   createdFrom?: string;
   createdTo?: string;
-  /** Assigned to this member, or (null) to nobody. */
-  assigneeId?: string | null;
   /** A running deadline due at or before this time (epoch milliseconds): overdue, or due soon. */
   dueBy?: number;
 }
@@ -79,10 +79,10 @@ export async function listVulns(
     f.lastActivityFrom ? gte(vulns.lastActivityAt, f.lastActivityFrom) : undefined,
     f.lastActivityTo ? lte(vulns.lastActivityAt, f.lastActivityTo) : undefined,
     f.briefId ? eq(vulns.briefId, f.briefId) : undefined,
+    f.assigneeId === null ? isNull(vulns.assigneeId) : f.assigneeId ? eq(vulns.assigneeId, f.assigneeId) : undefined,
     f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
     f.dueBy === undefined ? undefined : lte(vulns.nextDueAsc, f.dueBy),
-    f.assigneeId === undefined ? undefined : f.assigneeId === null ? isNull(vulns.assigneeId) : eq(vulns.assigneeId, f.assigneeId),
   );
   const columns = { ...getTableColumns(vulns), ...domainsColumn };
   if (f.search) return searchVulns(ctx, { page, sort, filter, query: f.search });
@@ -201,6 +201,7 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
     f.lastActivityFrom ||
     f.lastActivityTo ||
     f.briefId ||
+    f.assigneeId !== undefined ||
     f.createdFrom ||
     f.createdTo ||
     f.dueBy !== undefined ||

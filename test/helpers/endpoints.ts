@@ -54,6 +54,7 @@ const PLACEHOLDERS = {
   contactId: "{id}",
   notificationId: "{id}",
   memberId: "{id}",
+  cannedResponseId: "{id}",
   auditEventId: "{id}",
   advisoryId: "{id}",
   draftAdvisoryId: "{id}",

@@ -39,6 +39,8 @@ export interface Fixture<O extends FixtureOrganization = FixtureOrganization> {
   notificationId: string;
   /** A member, invited (not joined), not an owner. */
   memberId: string;
+  /** A canned response of the organization. */
+  cannedResponseId: string;
   /** An event of the organization's audit log (the last change the fixture made). */
   auditEventId: string;
   /** A published advisory about the vuln (it has revision 1), and a draft one, which may be deleted. */
@@ -159,6 +161,11 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
   const contact = await create("/v1/contacts", "contact", { name: "Ana", email: `ana-${slug}@acme.example`, role: "responder" });
   const log = await call("GET", "/v1/notifications", { key });
   const member = await create("/v1/members", "member", { email: `mo-${slug}@acme.example`, name: "Mo", role: "triager" });
+  const canned = await create("/v1/canned_responses", "canned_response", {
+    name: `Acknowledged ${tag}`,
+    body: "Thank you, {{reporter_name}}: we received {{shortcode}}.",
+    visibility: "reporter",
+  });
   const advisory = (state: string) =>
     create(
       "/v1/advisories",
@@ -225,6 +232,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
     contactId: contact.id,
     notificationId: log.data[0].id,
     memberId: member.id,
+    cannedResponseId: canned.id,
     auditEventId: audit.data[0].id,
     advisoryId: published.id,
     draftAdvisoryId: draftAdvisory.id,
@@ -253,6 +261,7 @@ export const RECORDS: { type: string; collection: string; id: (f: Fixture) => st
   { type: "contact", collection: "contacts", id: (f) => f.contactId },
   { type: "notification", collection: "notifications", id: (f) => f.notificationId },
   { type: "member", collection: "members", id: (f) => f.memberId },
+  { type: "canned_response", collection: "canned_responses", id: (f) => f.cannedResponseId },
   { type: "advisory", collection: "advisories", id: (f) => f.advisoryId },
   { type: "directory", collection: "directories", id: (f) => f.directoryId, shared: true },
   { type: "directory_listing", collection: "directory_listings", id: (f) => f.listingId },

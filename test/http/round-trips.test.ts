@@ -33,6 +33,14 @@ async function contact(o: TestOrganization) {
   return res.body.data as { id: string };
 }
 
+const cannedDoc = () =>
+  doc("canned_response", { name: `Thanks ${crypto.randomUUID()}`, body: "Thank you, {{reporter_name}}.", visibility: "reporter" });
+async function canned(o: TestOrganization) {
+  const res = await api("POST", "/v1/canned_responses", { key: o.key, body: cannedDoc() });
+  if (res.status !== 201) throw new Error(`canned response: ${res.status} ${res.text}`);
+  return res.body.data as { id: string };
+}
+
 const memberDoc = () => doc("member", { email: `lee-${crypto.randomUUID()}@acme.example`, role: "viewer" });
 async function member(o: TestOrganization) {
   const res = await api("POST", "/v1/members", { key: o.key, body: memberDoc() });
@@ -365,6 +373,25 @@ const CASES: Case[] = [
     },
   },
   { name: at("deleteContact"), trips: 2, run: async (o) => api("DELETE", `/v1/contacts/${(await contact(o)).id}`, { key: o.key }) },
+  { name: at("listCannedResponses"), trips: 2, run: (o) => get("/v1/canned_responses", o.key) },
+  { name: at("showCannedResponse"), trips: 2, run: async (o) => get(`/v1/canned_responses/${(await canned(o)).id}`, o.key) },
+  { name: at("createCannedResponse"), trips: 2, run: (o) => api("POST", "/v1/canned_responses", { key: o.key, body: cannedDoc() }) },
+  {
+    name: at("updateCannedResponse"),
+    trips: 2,
+    run: async (o) => {
+      const id = (await canned(o)).id;
+      return api("PATCH", `/v1/canned_responses/${id}`, {
+        key: o.key,
+        body: { data: { type: "canned_response", id, attributes: { body: "Hi." } } },
+      });
+    },
+  },
+  {
+    name: at("deleteCannedResponse"),
+    trips: 2,
+    run: async (o) => api("DELETE", `/v1/canned_responses/${(await canned(o)).id}`, { key: o.key }),
+  },
   { name: at("listMembers"), trips: 2, run: (o) => get("/v1/members", o.key) },
   { name: at("showMember"), trips: 2, run: async (o) => get(`/v1/members/${(await member(o)).id}`, o.key) },
   { name: at("createMember"), trips: 3, run: (o) => api("POST", "/v1/members", { key: o.key, body: memberDoc() }) },

@@ -52,6 +52,7 @@ describe("POST /v1/vulns", () => {
       organization: { data: { type: "organization", id: org.id } },
       brief: { data: { type: "brief", id: briefId } },
       duplicate_of: { data: null },
+      assignee: { data: null },
     });
   });
 

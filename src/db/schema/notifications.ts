@@ -17,6 +17,7 @@ export const NOTIFICATION_KINDS = [
   "advisory_published",
   "member_invitation",
   "sign_in_link",
+  "vuln_assigned",
 ] as const;
 export type NotificationKind = (typeof NOTIFICATION_KINDS)[number];
 

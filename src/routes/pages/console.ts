@@ -15,6 +15,7 @@ import { consolePasskeysRouter } from "./console-passkeys";
 import { consoleInboxRouter } from "./console-inbox";
 import { consoleReportRouter } from "./console-report";
 import { consoleSettingsRouter } from "./console-settings";
+import { consoleCannedRouter } from "./console-canned";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -31,6 +32,7 @@ consoleRouter.route("/", consolePasskeysRouter);
 consoleRouter.route("/", consoleInboxRouter);
 consoleRouter.route("/", consoleReportRouter);
 consoleRouter.route("/", consoleSettingsRouter);
+consoleRouter.route("/", consoleCannedRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it

@@ -24,6 +24,8 @@ export interface VulnUpdate extends Partial<VulnInput> {
   briefId?: string;
   processing_state?: ProcessingState;
   triage_state?: TriageState;
+  /** The member the report is assigned to (null: nobody): a joined member of the vuln's organization. */
+  assigneeId?: string | null;
   /** The original's id as sent (null: none); resolved to the original's original by updateVulns. */
   duplicateOf?: string | null;
   /** Who makes a move to a closed state: the organization unless the cron closes an unanswered request. */

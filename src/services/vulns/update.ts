@@ -15,6 +15,8 @@ import { notFound, toRecord, vulnsRead } from "./read";
 import { resolveDuplicates } from "./triage";
 import type { VulnRecord, VulnUpdate } from "./types";
 import { mayChange } from "../access";
+import { assignable, assigneeGone, assigneesRead, firstRefusedAssignee, joinedOf, refusedAssignee } from "./assignee";
+import { assignedNotice } from "../../notifications/outbox";
 
 /** One vuln's update as planned into a batch: the vuln as it will be, and its guarded UPDATE (none when nothing changes). */
 export interface PlannedUpdate {
@@ -30,6 +32,7 @@ function updateStatement(ctx: ServiceContext, existing: VulnRecord, { next, answ
       title: next.title,
       description: next.description,
       briefId: next.briefId,
+      assigneeId: next.assigneeId,
       contactEmail: next.contactEmail,
       tags: next.tags,
       processingState: next.processingState,
@@ -61,7 +64,7 @@ function updateStatement(ctx: ServiceContext, existing: VulnRecord, { next, answ
       updatedAt: now,
       ...(answered ? { activityAt: now, activityBy: "organization" as const } : {}),
     })
-    .where(and(eq(vulns.id, existing.id), eq(vulns.revision, existing.revision)));
+    .where(and(eq(vulns.id, existing.id), eq(vulns.revision, existing.revision), assignable(existing, next)));
 }
 
 /**
@@ -115,8 +118,11 @@ export function planUpdate(
     },
     { ifChanged: guard },
   );
+  // The new assignee hears of it (not who assigned the report to themself), if the event is written.
+  const told = next.assigneeId !== existing.assigneeId && next.assigneeId !== null && next.assigneeId !== ctx.caller.member?.id;
   for (const event of decision.events) {
     const planned = eventStatement(ctx, event, { id: existing.id, now, strict });
+    if (told && event.type === "Vuln::Updated") planned.event.emails.push(assignedNotice(ctx.db, planned.event.id, now));
     p.add(planned.statement, planned.event);
   }
   return { next, guard };
@@ -141,9 +147,12 @@ type Change = { id: string; input: VulnUpdate };
 async function readChanged(ctx: ServiceContext, changes: readonly Change[], { single }: { single: boolean }) {
   const briefIds = [...new Set(changes.flatMap((c) => (c.input.briefId === undefined ? [] : [c.input.briefId])))];
   const ids = changes.map((c) => c.id);
-  const [vulnRows, briefRows] = briefIds.length
-    ? await readBatch(ctx, [vulnsRead(ctx, ids), briefsRead(ctx, briefIds)])
-    : [...(await readBatch(ctx, [vulnsRead(ctx, ids)])), []];
+  // One round trip whatever the changes name (a list of none reads nothing).
+  const [vulnRows, briefRows, memberRows] = await readBatch(ctx, [
+    vulnsRead(ctx, ids),
+    briefsRead(ctx, briefIds),
+    assigneesRead(ctx, changes),
+  ]);
   const found = new Map(vulnRows.map((r) => [r.id, toRecord(r)]));
   const briefOwner = new Map(briefRows.map((b) => [b.id, b.organizationId]));
   const missing = changes.findIndex((c) => !found.has(c.id));
@@ -158,6 +167,8 @@ async function readChanged(ctx: ServiceContext, changes: readonly Change[], { si
     (c) => c.input.briefId !== undefined && briefOwner.get(c.input.briefId) !== found.get(c.id)!.organizationId,
   );
   if (foreignBrief >= 0) throw Invalid.at(relationship("brief", { item: single ? undefined : foreignBrief }), "brief does not exist.");
+  const refused = firstRefusedAssignee(changes, found, joinedOf(memberRows));
+  if (refused >= 0) throw refusedAssignee(single ? undefined : refused);
   return found;
 }
 
@@ -205,6 +216,8 @@ export async function updateVulns(
   const { results } = await whenRefused(
     () => commit(ctx, p),
     async () => {
+      const gone = await assigneeGone(ctx, changes, found);
+      if (gone >= 0) throw refusedAssignee(itemOf(gone));
       if (!single) {
         const ids = changes.map((c) => c.id);
         const again = new Map((await vulnsRead(ctx, ids)).map((r) => [r.id, r.revision]));
@@ -214,12 +227,16 @@ export async function updateVulns(
             member: resource({ item: moved }),
           });
       }
-      const gone = changes.findIndex((c) => c.input.briefId !== undefined);
-      throw Invalid.at(relationship("brief", { item: itemOf(Math.max(gone, 0)) }), "brief does not exist.");
+      const named = changes.findIndex((c) => c.input.briefId !== undefined);
+      throw Invalid.at(relationship("brief", { item: itemOf(Math.max(named, 0)) }), "brief does not exist.");
     },
   );
-  if (planned.some((u) => u.guard && changedRows(u.guard.of(results)) === 0))
+  if (planned.some((u) => u.guard && changedRows(u.guard.of(results)) === 0)) {
+    // The assignee left (or was never joined) since the read: the guarded write changed nothing.
+    const gone = await assigneeGone(ctx, changes, found);
+    if (gone >= 0) throw refusedAssignee(itemOf(gone));
     throw new Conflict("The vuln changed while this request ran; read it again and retry.");
+  }
   return planned.map((u) => u.next);
 }
 

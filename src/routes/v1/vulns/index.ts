@@ -51,12 +51,17 @@ const organizationOnly = [requireOrganizationKey("vulns")];
 
 /** A PATCH document's data as the service takes it: its attributes, the brief and the original named. */
 export const changeOf = (d: {
-  attributes?: Omit<VulnUpdate, "briefId" | "duplicateOf" | "closer">;
-  relationships?: { brief?: { data: { id: string } }; duplicate_of?: { data: { id: string } | null } };
+  attributes?: Omit<VulnUpdate, "briefId" | "duplicateOf" | "assigneeId" | "closer">;
+  relationships?: {
+    brief?: { data: { id: string } };
+    duplicate_of?: { data: { id: string } | null };
+    assignee?: { data: { id: string } | null };
+  };
 }): VulnUpdate => ({
   ...d.attributes,
   briefId: d.relationships?.brief?.data.id,
   duplicateOf: d.relationships?.duplicate_of === undefined ? undefined : (d.relationships.duplicate_of.data?.id ?? null),
+  assigneeId: d.relationships?.assignee === undefined ? undefined : (d.relationships.assignee.data?.id.toLowerCase() ?? null),
 });
 
 export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
@@ -89,6 +94,7 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
         lastActivityFrom: query["q[last_activity_at_gteq]"],
         lastActivityTo: query["q[last_activity_at_lteq]"],
         briefId: query["q[brief_id_eq]"],
+        assigneeId: query["q[assignee_id_eq]"],
         createdFrom: query["q[created_at_gteq]"],
         createdTo: query["q[created_at_lteq]"],
       });

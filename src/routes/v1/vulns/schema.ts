@@ -123,7 +123,14 @@ const UpdateVulnData = z.strictObject({
       triage_state: TriageState.optional(),
     })
     .optional(),
-  relationships: BriefRelationship.extend({ duplicate_of: nullableRelationshipInput("vuln") })
+  relationships: BriefRelationship.extend({
+    duplicate_of: nullableRelationshipInput("vuln"),
+    assignee: nullableRelationshipInput("member").openapi({
+      description:
+        "The member the report is assigned to, or null for nobody: a member of the vuln's organization who has joined. The new " +
+        "assignee is e-mailed a link to the report in the console (not when they assign it to themselves).",
+    }),
+  })
     .partial()
     .optional(),
 });
@@ -158,6 +165,9 @@ export const VulnRef = z
     example: "7KQ2-M9XD-4TRA",
   });
 export const VulnParam = z.object({ id: VulnRef });
+
+/** A member's id, or `null`: the assignee filter. */
+const ASSIGNEE_QUERY = new RegExp(`^(${UUID_PATTERN.slice(1, -1)}|null)$`);
 
 export const VULN_SORTS = [
   ...SORTS,
@@ -284,6 +294,19 @@ export const ListVulnsQuery = listQuery({
   "q[last_activity_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[last_activity_at_gteq]", in: "query" } }),
   "q[last_activity_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[last_activity_at_lteq]", in: "query" } }),
   "q[brief_id_eq]": uuidQuery("q[brief_id_eq]"),
+  "q[assignee_id_eq]": z
+    .string()
+    .max(36, "must be a member's id, or null for the unassigned")
+    .regex(ASSIGNEE_QUERY, "must be a member's id, or null for the unassigned")
+    .transform((v) => (v === "null" ? null : v.toLowerCase()))
+    .optional()
+    .openapi({
+      param: { name: "q[assignee_id_eq]", in: "query", description: "The vulns assigned to this member, or null for the unassigned." },
+      type: "string",
+      maxLength: 36,
+      pattern: ASSIGNEE_QUERY.source,
+      example: "null",
+    }),
   "q[created_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_gteq]", in: "query" } }),
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),
 });
@@ -379,7 +402,12 @@ export const Vuln = resourceSchema(
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
-  z.object({ organization: toOneSchema("organization"), brief: toOneSchema("brief"), duplicate_of: toOneSchema("vuln") }),
+  z.object({
+    organization: toOneSchema("organization"),
+    brief: toOneSchema("brief"),
+    duplicate_of: toOneSchema("vuln"),
+    assignee: toOneSchema("member").openapi({ description: "The member the report is assigned to; null: nobody." }),
+  }),
 );
 
 /**
@@ -433,6 +461,7 @@ export function serializeVuln(row: VulnRecord) {
       organization: toOne("organization", row.organizationId),
       brief: toOne("brief", row.briefId),
       duplicate_of: toOne("vuln", row.duplicateOfId),
+      assignee: toOne("member", row.assigneeId),
     },
   );
 }
