@@ -13,6 +13,7 @@ import { consoleHeaders, ipOf, sessionDoor, signedIn, withRetryAfter } from "./c
 import { whoOf } from "./console-shell";
 import { consolePasskeysRouter } from "./console-passkeys";
 import { consoleInboxRouter } from "./console-inbox";
+import { consoleAdvisoriesRouter } from "./console-advisories";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -27,6 +28,7 @@ export const consoleRouter = new Hono<AppEnv>();
 consoleRouter.use("/console/*", consoleHeaders, privatePage, sameSiteForms, database());
 consoleRouter.route("/", consolePasskeysRouter);
 consoleRouter.route("/", consoleInboxRouter);
+consoleRouter.route("/", consoleAdvisoriesRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it
