@@ -186,6 +186,6 @@ export function previewPage(who: Who, a: AdvisoryRecord, format: AdvisoryRenderi
         ? "What publishing the draft now would serve (revision 1, dated now, credits as reporters consent now)."
         : `What is served now: revision ${a.revision}.`
     }</p>
-<pre class="received" tabindex="0" aria-label="${RENDERING_NAMES[format]} document">${json}</pre>`,
+<pre class="received json">${json}</pre>`,
   );
 }

@@ -14,6 +14,7 @@ import { whoOf } from "./console-shell";
 import { consolePasskeysRouter } from "./console-passkeys";
 import { consoleInboxRouter } from "./console-inbox";
 import { consoleAdvisoriesRouter } from "./console-advisories";
+import { consoleMetricsRouter } from "./console-metrics";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -29,6 +30,7 @@ consoleRouter.use("/console/*", consoleHeaders, privatePage, sameSiteForms, data
 consoleRouter.route("/", consolePasskeysRouter);
 consoleRouter.route("/", consoleInboxRouter);
 consoleRouter.route("/", consoleAdvisoriesRouter);
+consoleRouter.route("/", consoleMetricsRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it
