@@ -1,3 +1,4 @@
+import { ADVISORY_RENDERINGS as ADVISORY_FORMATS, type AdvisoryRendering as AdvisoryFormat } from "../lib/advisory-renderings";
 import type { Context } from "hono";
 import { toHex } from "../lib/crypto";
 import type { Stale } from "../lib/stale";
@@ -26,8 +27,7 @@ export const PUBLIC_READS = {
 } as const;
 
 /** The renderings of a published advisory, each at its read's path and one of these, cached and evicted with it. */
-export const ADVISORY_FORMATS = ["csaf", "osv", "cve"] as const;
-export type AdvisoryFormat = (typeof ADVISORY_FORMATS)[number];
+export { ADVISORY_FORMATS, type AdvisoryFormat };
 
 export function publicAdvisoryPath(id: string, format?: AdvisoryFormat): string {
   return `${PUBLIC_READS.advisories.json}${encodeURIComponent(id)}${format ? `/${format}` : ""}`;

@@ -57,13 +57,16 @@ export interface AdvisoryInput {
 
 export type AdvisoryRecord = AdvisoryRow & { vulnIds: string[] };
 
+/** The note a first publication is frozen with unless it is given one. */
+export const FIRST_PUBLICATION_NOTE = "Initial publication";
+
 const notFound = () => new NotFound("advisory", "No advisory has that id.");
 const vulnIdsColumn = {
   vulnIdsJson:
     subquery<string>`(SELECT json_group_array(vuln_id) FROM (SELECT vuln_id FROM advisory_vulns WHERE advisory_id = ${advisories.id}
       ORDER BY vuln_id))`.as("vuln_ids"),
 };
-const toRecord = ({ vulnIdsJson, ...row }: AdvisoryRow & { vulnIdsJson: unknown }): AdvisoryRecord => ({
+export const toRecord = ({ vulnIdsJson, ...row }: AdvisoryRow & { vulnIdsJson: unknown }): AdvisoryRecord => ({
   ...row,
   vulnIds: JSON.parse(vulnIdsJson as string) as string[],
 });
@@ -152,7 +155,7 @@ function assertCredits(credits: readonly CreditInput[], facts: readonly VulnFact
 }
 
 /** The credits as published: names given, and each consenting reporter's chosen name (one who withdrew consent is left out). */
-function resolvedCredits(credits: readonly CreditInput[], facts: readonly VulnFacts[]): Credit[] {
+export function resolvedCredits(credits: readonly CreditInput[], facts: readonly VulnFacts[]): Credit[] {
   const out = credits.flatMap((c): Credit[] => {
     if ("name" in c) return [{ name: c.name, type: c.type }];
     const vuln = facts.find((v) => v.id === c.reporter_of);
@@ -305,7 +308,7 @@ export async function createAdvisory(
       facts,
       organization: orgs[0]!,
       history: [],
-      note: input.revision_note ?? "Initial publication",
+      note: input.revision_note ?? FIRST_PUBLICATION_NOTE,
       now,
     });
   p.evicts(publishing ? staleOfPublication(row.id, orgs[0]!.slug, pages) : DRAFT);
@@ -350,19 +353,12 @@ const CONTENT: (keyof AdvisoryRow)[] = [
 ];
 
 /**
- * Changes an advisory. A draft changes in place (and publishes with state: published); a published
- * one freezes the next revision with its revision_note (withdrawal too); a withdrawn one is final.
+ * One read of advisory `id` and what a change of it (or its preview) reads besides: its latest
+ * revision, the vulns it will name (`vulnIds`, or its own), its organization and its policy pages.
  */
-export async function updateAdvisory(
-  ctx: ServiceContext,
-  id: string,
-  { input, vulnIds }: { input: AdvisoryInput; vulnIds: string[] | undefined },
-): Promise<AdvisoryRecord> {
-  mayChange(ctx, "advisories");
+export function advisoryAndFacts(ctx: ServiceContext, id: string, vulnIds: readonly string[] | undefined) {
   const seen = subquery`(SELECT id FROM advisories WHERE ${where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))})`;
-  // One read: the advisory, its latest revision's history, the vulns it will name (those given, or its
-  // own) and its organization.
-  const [found, latest, facts, orgs, pages] = await readBatch(ctx, [
+  return [
     advisoryRead(ctx, id),
     ctx.db
       .select({ document: advisoryRevisions.document })
@@ -386,7 +382,20 @@ export async function updateAdvisory(
       .from(organizations)
       .where(subquery`${organizations.id} = (SELECT organization_id FROM advisories WHERE id = ${seen})`),
     policyPagesOf(ctx, subquery`(SELECT organization_id FROM advisories WHERE id = ${seen})`),
-  ]);
+  ] as const;
+}
+
+/**
+ * Changes an advisory. A draft changes in place (and publishes with state: published); a published
+ * one freezes the next revision with its revision_note (withdrawal too); a withdrawn one is final.
+ */
+export async function updateAdvisory(
+  ctx: ServiceContext,
+  id: string,
+  { input, vulnIds }: { input: AdvisoryInput; vulnIds: string[] | undefined },
+): Promise<AdvisoryRecord> {
+  mayChange(ctx, "advisories");
+  const [found, latest, facts, orgs, pages] = await readBatch(ctx, advisoryAndFacts(ctx, id, vulnIds));
   if (!found[0]) throw notFound();
   const existing = toRecord(found[0]);
   if (existing.state === "withdrawn") throw new Unprocessable({ detail: "A withdrawn advisory is final: it does not change." });
@@ -405,7 +414,7 @@ export async function updateAdvisory(
   let note: string | null = null;
   if (existing.state === "draft" && input.state === "published") {
     Object.assign(next, { state: "published", revision: 1, publishedAt: now });
-    note = input.revision_note ?? "Initial publication";
+    note = input.revision_note ?? FIRST_PUBLICATION_NOTE;
   } else if (existing.state === "published" && (contentChanged || input.state === "withdrawn")) {
     if (input.revision_note === undefined)
       throw Invalid.at(attribute("revision_note"), "A change of a published advisory makes a new revision: say why in revision_note.");

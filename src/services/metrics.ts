@@ -57,19 +57,7 @@ export async function readMetrics(
   opts: { organizationId?: string; from?: string; to?: string; now?: Date },
 ): Promise<Metrics> {
   const now = opts.now ?? new Date();
-  const scope = scopeOf(ctx, opts.organizationId);
-  const to = opts.to ?? now.toISOString();
-  const from = opts.from ?? new Date(Date.parse(to) - METRICS_DEFAULT_DAYS * DAY).toISOString();
-  // Reversed, the period holds no report, and zeros would read as a quiet period rather than a mistake.
-  if (from > to)
-    throw new BadInput(`q[created_at_gteq]: the period's start is after its end (${opts.to ? "q[created_at_lteq]" : "now"}, ${to}).`, {
-      parameter: "q[created_at_gteq]",
-    });
-  const period = and(
-    scope === "platform" ? undefined : sql`${vulns.organizationId} = ${scope}`,
-    gte(vulns.createdAt, from),
-    lte(vulns.createdAt, to),
-  );
+  const { scope, from, to, period } = periodOf(ctx, opts, now);
   const nowMs = now.getTime();
   // The three durations whose medians are asked for, each over the reports that have one.
   const durations = {
@@ -133,6 +121,24 @@ export async function readMetrics(
       }),
     ) as Record<DeadlineKind, number | null>,
   };
+}
+
+/** Whose reports and which: the caller's (an operator's choice), created from `from` (default: 90 days before `to`) to `to` (default: now). */
+export function periodOf(ctx: ServiceContext, opts: { organizationId?: string; from?: string; to?: string }, now: Date) {
+  const scope = scopeOf(ctx, opts.organizationId);
+  const to = opts.to ?? now.toISOString();
+  const from = opts.from ?? new Date(Date.parse(to) - METRICS_DEFAULT_DAYS * DAY).toISOString();
+  // Reversed, the period holds no report, and zeros would read as a quiet period rather than a mistake.
+  if (from > to)
+    throw new BadInput(`q[created_at_gteq]: the period's start is after its end (${opts.to ? "q[created_at_lteq]" : "now"}, ${to}).`, {
+      parameter: "q[created_at_gteq]",
+    });
+  const period = and(
+    scope === "platform" ? undefined : sql`${vulns.organizationId} = ${scope}`,
+    gte(vulns.createdAt, from),
+    lte(vulns.createdAt, to),
+  );
+  return { scope, from, to, period };
 }
 
 /** Whether a report's deadline is decided at `nowMs`: met, or past due unmet and not paused. */

@@ -134,6 +134,10 @@ table.stack tr{display:block;border-bottom:1px solid #c8c8c8;padding:.5rem 0}
 table.stack td{display:block;border:0;padding:.1rem 0}
 table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 @media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
+ul.legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0;margin:.25rem 0 1rem}
+ul.legend svg{vertical-align:-2px}
+caption{text-align:left;font-weight:600;padding:.25rem 0}
+pre.json{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
 `;
 
 // FNV-1a, enough to tell versions of one file apart (not a security boundary).

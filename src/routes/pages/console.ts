@@ -16,6 +16,8 @@ import { consoleInboxRouter } from "./console-inbox";
 import { consoleReportRouter } from "./console-report";
 import { consoleSettingsRouter } from "./console-settings";
 import { consoleCannedRouter } from "./console-canned";
+import { consoleAdvisoriesRouter } from "./console-advisories";
+import { consoleMetricsRouter } from "./console-metrics";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -33,6 +35,8 @@ consoleRouter.route("/", consoleInboxRouter);
 consoleRouter.route("/", consoleReportRouter);
 consoleRouter.route("/", consoleSettingsRouter);
 consoleRouter.route("/", consoleCannedRouter);
+consoleRouter.route("/", consoleAdvisoriesRouter);
+consoleRouter.route("/", consoleMetricsRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it

@@ -12,9 +12,7 @@ import { PublicAdvisoryAttributes, publicAdvisoryAttributes } from "../v1/adviso
 import { publicRateLimit } from "../../http/rate-limit";
 import { createRouter } from "../../http/router";
 import { type AdvisoryDocument, advisoryLinks } from "../../lib/advisory";
-import { csafDocument } from "../../lib/advisory-csaf";
-import { cveContainer } from "../../lib/advisory-cve";
-import { osvDocument } from "../../lib/advisory-osv";
+import { renderAdvisory } from "../../lib/advisory-renderings";
 import { normalizeUuid } from "../../lib/ids";
 import { RATES } from "../../lib/limits";
 import { findPublicAdvisory } from "../../services/advisories";
@@ -138,10 +136,7 @@ async function rendering(c: Context<AppEnv>, format: AdvisoryFormat): Promise<Re
   const response = await cachedPublicDocument(c, publicAdvisoryPath(id, format), "application/json", async () => {
     const doc = await findPublicAdvisory(c.var.database.db, id);
     if (!doc) return null;
-    const links = advisoryLinks(c.env.PUBLIC_ORIGIN, id);
-    if (format === "csaf") return csafDocument(doc, links, c.env.SERVICE_NAME);
-    if (format === "osv") return osvDocument(doc, links);
-    return cveContainer(doc, links);
+    return renderAdvisory(doc, format, advisoryLinks(c.env.PUBLIC_ORIGIN, id), c.env.SERVICE_NAME);
   });
   if (!response) throw advisoryNotFound();
   return response;

@@ -1,3 +1,4 @@
+import type { Context } from "hono";
 import { createRoute, z } from "@hono/zod-openapi";
 import { single, resource } from "../../../http/jsonapi";
 import { JSONAPI_MEDIA_TYPE, preferredMediaType, respond } from "../../../http/media-type";
@@ -113,6 +114,14 @@ function csvFilename(m: Metrics): string {
   return `metrics-${m.scope}-${m.periodStart.slice(0, 10)}-${m.periodEnd.slice(0, 10)}.csv`;
 }
 
+/** The figures as a CSV download: GET /v1/metrics with Accept: text/csv, and the console's link to it. */
+export function csvAnswer(c: Context, m: Metrics): Response {
+  return c.body(csvOf(m), 200, {
+    "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present`,
+    "Content-Disposition": `attachment; filename="${csvFilename(m)}"`,
+  });
+}
+
 export const metricsRouter = createRouter().openapi(
   createRoute({
     method: "get",
@@ -163,10 +172,7 @@ export const metricsRouter = createRouter().openapi(
     });
     c.header("Vary", "Accept");
     if (preferredMediaType(c.req.header("accept"), [JSONAPI_MEDIA_TYPE, CSV_MEDIA_TYPE]) === CSV_MEDIA_TYPE) {
-      return c.body(csvOf(metrics), 200, {
-        "Content-Type": `${CSV_MEDIA_TYPE}; charset=utf-8; header=present`,
-        "Content-Disposition": `attachment; filename="${csvFilename(metrics)}"`,
-      });
+      return csvAnswer(c, metrics);
     }
     return respond(c, single(resource("metrics", metrics.scope, attributesOf(metrics), "/v1/metrics")));
   },
