@@ -4,6 +4,9 @@ import {
   advisoryVulns,
   attachments,
   auditEvents,
+  briefs,
+  cannedResponses,
+  policies,
   comments,
   members,
   regulatoryReports,
@@ -43,6 +46,10 @@ export interface ReportPageData {
   members: { id: string; name: string | null; email: string }[];
   /** The original's shortcode, for a duplicate. */
   duplicateOf: string | null;
+  /** The organization's canned responses, by name. */
+  canned: { id: string; name: string; body: string; visibility: "internal" | "reporter" }[];
+  /** The shortcode of the policy the report came in under (its brief's), for {{policy_url}}. */
+  policyShortcode: string | null;
 }
 
 export async function readReportPage(ctx: ServiceContext, shortcodeText: string): Promise<ReportPageData> {
@@ -54,7 +61,7 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
   if (!organizationId) throw new NotFound("vuln", "No report has that shortcode.");
   const inScope = subquery`${vulns.shortcode} = ${shortcode} AND ${vulns.organizationId} = ${organizationId}`;
   const id = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${inScope})`;
-  const [rows, records, thread, files, filings, named, history, people, originals] = (await batchOf(ctx.db, [
+  const [rows, records, thread, files, filings, named, history, people, originals, canned, policy] = (await batchOf(ctx.db, [
     ctx.db
       .select({ ...getTableColumns(vulns), ...domainsColumn })
       .from(vulns)
@@ -95,6 +102,17 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
       .select({ shortcode: vulns.shortcode })
       .from(vulns)
       .where(eq(vulns.id, subquery<string>`(SELECT ${vulns.duplicateOfId} FROM ${vulns} WHERE ${inScope})`)),
+    ctx.db
+      .select({ id: cannedResponses.id, name: cannedResponses.name, body: cannedResponses.body, visibility: cannedResponses.visibility })
+      .from(cannedResponses)
+      .where(tenantFilter(ctx, cannedResponses.organizationId))
+      .orderBy(asc(cannedResponses.name))
+      .limit(REPORT_PAGE_ITEMS),
+    ctx.db
+      .select({ shortcode: policies.shortcode })
+      .from(briefs)
+      .innerJoin(policies, eq(policies.id, briefs.policyId))
+      .where(eq(briefs.id, subquery<string>`(SELECT ${vulns.briefId} FROM ${vulns} WHERE ${inScope})`)),
   ])) as [
     (VulnRow & { domainsJson: string })[],
     (typeof vulnRecords.$inferSelect)[],
@@ -104,6 +122,8 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
     ReportPageData["advisories"],
     AuditEventRow[],
     ReportPageData["members"],
+    { shortcode: string }[],
+    ReportPageData["canned"],
     { shortcode: string }[],
   ];
   const row = rows[0];
@@ -118,5 +138,7 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
     history: history.reverse(),
     members: people,
     duplicateOf: originals[0]?.shortcode ?? null,
+    canned,
+    policyShortcode: policy[0]?.shortcode ?? null,
   };
 }

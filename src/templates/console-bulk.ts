@@ -59,9 +59,11 @@ ${list(rows)}
 }
 
 /** The bulk form's choice, in words. */
-export function bulkWords(change: string): string | null {
+export function bulkWords(change: string, members: ReadonlyMap<string, string>): string | null {
   if (change === "read") return "Mark them read";
   const [kind, value = ""] = [change.slice(0, change.indexOf(":")), change.slice(change.indexOf(":") + 1)];
   if (kind === "state" && value in TRIAGE_LABELS) return `Move them to ${TRIAGE_LABELS[value as keyof typeof TRIAGE_LABELS]}`;
+  if (kind === "assign" && value === "") return "Assign them to nobody";
+  if (kind === "assign" && members.has(value)) return `Assign them to ${members.get(value)}`;
   return null;
 }

@@ -146,6 +146,9 @@ ${csrfField(v.who)}
 <div class="field"><label for="bulk-change">Change</label><select id="bulk-change" name="change">
 <option value="read">Mark them read</option>
 <optgroup label="Move them to">${TRIAGE_STATES.map((s) => html`<option value="state:${s}">${TRIAGE_LABELS[s]}</option>`)}</optgroup>
+<optgroup label="Assign them to"><option value="assign:">Nobody</option>${v.members.map(
+        (m) => html`<option value="assign:${m.id}">${oneLine(m.name)}</option>`,
+      )}</optgroup>
 </select></div>
 <div class="field"><label for="bulk-reason">Reason (for a move)</label>
 <span class="hint" id="bulk-reason-hint">Kept as an internal note on each report.</span>

@@ -51,6 +51,14 @@ ${c.visibility === "internal" ? "internal note, not shown to the reporter" : "se
     : html`<p class="muted">No messages yet.</p>`
 }
 ${
+  mayWork(who) && d.canned.length
+    ? html`<form method="get" action="/console/reports/${d.vuln.shortcode}#reply-body" class="toolbar">
+<div class="field"><label for="canned">Start from a canned response</label><select id="canned" name="canned">${d.canned.map(
+        (r) => html`<option value="${r.id}">${oneLine(r.name)}</option>`,
+      )}</select></div><button type="submit" class="secondary">Use it</button></form>`
+    : ""
+}
+${
   mayWork(who)
     ? html`<form method="post" action="${action}" id="reply">
 ${csrfField(who)}

@@ -6,7 +6,8 @@ import { BadInput } from "../../lib/domain-errors";
 import { normalizeUuid, uuidv7 } from "../../lib/ids";
 import { ftsQuery } from "../../lib/search-query";
 import { LIMITS } from "../../lib/limits";
-import { INBOX_VIEWS, inboxSurroundings, type InboxView, viewOf } from "../../services/inbox";
+import { INBOX_VIEWS, inboxSurroundings, type InboxView, PICK_LIMIT, viewOf } from "../../services/inbox";
+import { listMembers } from "../../services/members";
 import { listVulns } from "../../services/vuln-list";
 import { planComment } from "../../services/comments";
 import { markVulnsRead, toRecord, vulnsRead } from "../../services/vulns/read";
@@ -113,7 +114,8 @@ async function bulkOf(c: Context<AppEnv>) {
   ];
   const change = form.field("change");
   const reason = form.field("reason").trim().slice(0, LIMITS.commentLength);
-  const words = bulkWords(change);
+  const members = await listMembers(ctx, { page: { number: 1, size: PICK_LIMIT }, sort: "created_at", joined: true });
+  const words = bulkWords(change, new Map(members.rows.map((m) => [m.id, m.name ?? m.email])));
   if (ids.length === 0 || ids.length > LIMITS.vulnsPerBulkUpdate || !words)
     throw new BadInput(
       ids.length === 0
@@ -143,7 +145,7 @@ consoleInboxRouter.post("/console/bulk/apply", signedIn("page"), async (c) => {
     if (change === "read") changed = await markVulnsRead(ctx, ids);
     else {
       const [kind, value] = [change.slice(0, change.indexOf(":")), change.slice(change.indexOf(":") + 1)];
-      const input: VulnUpdate = kind === "state" ? { triage_state: value as TriageState } : {};
+      const input: VulnUpdate = kind === "state" ? { triage_state: value as TriageState } : { assigneeId: value || null };
       const before = new Map(rows.map((r) => [r.id, r.revision]));
       const after = await updateVulns(
         ctx,

@@ -2,6 +2,7 @@ import { Hono, type Context } from "hono";
 import { sql } from "drizzle-orm";
 import type { AppEnv } from "../../http/app-env";
 import { vulns, REGULATORY_REPORT_KINDS, type CommentVisibility, type RegulatoryReportKind } from "../../db/schema";
+import { fillPlaceholders } from "../../lib/canned-responses";
 import { uuidv7 } from "../../lib/ids";
 import { LIMITS } from "../../lib/limits";
 import { createComment, planComment } from "../../services/comments";
@@ -42,7 +43,19 @@ async function shown(c: Context<AppEnv>, more: Partial<ReportPageView> = {}, sta
     data.vuln.readAt = new Date().toISOString();
   }
   const done = SAVED[c.req.query("saved") ?? ""];
-  return page(c, reportPage({ who, data, now: Date.now(), done, ...more }), status);
+  // A canned response chosen: the reply box starts from it, its placeholders filled (the member edits, then sends).
+  const canned = data.canned.find((r) => r.id === c.req.query("canned"));
+  const reply = canned
+    ? {
+        body: fillPlaceholders(canned.body, {
+          shortcode: data.vuln.shortcode,
+          policy_url: data.policyShortcode ? `${c.env.PUBLIC_ORIGIN}/p/${data.policyShortcode}` : null,
+          reporter_name: null,
+        }),
+        visibility: canned.visibility,
+      }
+    : undefined;
+  return page(c, reportPage({ who, data, now: Date.now(), done, reply, ...more }), status);
 }
 
 consoleReportRouter.get("/console/reports/:shortcode", signedIn("page"), (c) => shown(c));
