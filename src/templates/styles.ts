@@ -130,6 +130,14 @@ table.stack tr{display:block;border-bottom:1px solid #c8c8c8;padding:.5rem 0}
 table.stack td{display:block;border:0;padding:.1rem 0}
 table.stack td[data-label]::before{content:attr(data-label) ": ";font-weight:600}}
 @media (max-width:30rem){dl.terms{grid-template-columns:1fr}dl.terms dd{margin-bottom:.5rem}h1{font-size:1.35rem}}
+.policy-body{overflow-wrap:anywhere}
+.policy-body pre{white-space:pre-wrap;background:#fafafa;border:1px solid #c8c8c8;border-radius:6px;padding:.75rem}
+del.line,ins.line{display:block;text-decoration:none;white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,
+Menlo,Consolas,monospace;font-size:.9rem;padding:0 .5rem}
+del.line{background:#fdecee}ins.line{background:#eaf5ee}span.line{display:block;white-space:pre-wrap;overflow-wrap:anywhere;
+font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;padding:0 .5rem}
+.diff{border:1px solid #c8c8c8;border-radius:6px;margin:.5rem 0}
+.visually-hidden{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap}
 `;
 
 // FNV-1a, enough to tell versions of one file apart (not a security boundary).
