@@ -13,6 +13,8 @@ import { consoleHeaders, ipOf, sessionDoor, signedIn, withRetryAfter } from "./c
 import { whoOf } from "./console-shell";
 import { consolePasskeysRouter } from "./console-passkeys";
 import { consoleInboxRouter } from "./console-inbox";
+import { consolePolicyRouter } from "./console-policy";
+import { consoleBriefsRouter } from "./console-briefs";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -27,6 +29,8 @@ export const consoleRouter = new Hono<AppEnv>();
 consoleRouter.use("/console/*", consoleHeaders, privatePage, sameSiteForms, database());
 consoleRouter.route("/", consolePasskeysRouter);
 consoleRouter.route("/", consoleInboxRouter);
+consoleRouter.route("/", consolePolicyRouter);
+consoleRouter.route("/", consoleBriefsRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it
