@@ -52,8 +52,12 @@ ${view.saved ? html`<p class="notice" role="status">Saved.</p>` : ""}
       (b) => html`<tr><td data-label="Brief"><a href="/console/settings/briefs?brief=${b.id}"${
         b.id === selected?.id ? html` aria-current="true"` : ""
       }>${oneLine(b.name)}</a>${b.shortDescription ? html`<br><span class="muted">${oneLine(b.shortDescription)}</span>` : ""}</td>
-<td data-label="State">${STATE_WORDS[briefState(b, now)]}${b.publishedAt ? html` <span class="muted">${when(b.publishedAt)}</span>` : ""}</td>
-<td data-label="Public page">${briefState(b, now) === "published" ? html`<a href="/b/${b.shortcode}">/b/${b.shortcode}</a>` : "None yet"}</td>
+<td data-label="State">${STATE_WORDS[briefState(b, now)]}${
+        b.publishedAt ? html` <span class="muted">${when(b.publishedAt)}</span>` : ""
+      }</td>
+<td data-label="Public page">${
+        briefState(b, now) === "published" ? html`<a href="/b/${b.shortcode}">/b/${b.shortcode}</a>` : "None yet"
+      }</td>
 <td data-label="Changed">${when(b.updatedAt)}</td></tr>`,
     )}</tbody></table>
 ${selected ? briefSection(view, selected) : ""}`,

@@ -47,8 +47,8 @@ export function choice(form: FormState, name: string, label: string, options: [s
 export function errorSummary(form: FormState, labels: Record<string, string>): Html | string {
   const names = Object.keys(form.errors).filter((n) => form.errors[n]?.length);
   if (!names.length) return "";
-  return html`<div class="error-summary" role="alert"><p><strong>Nothing was saved: ${names.length === 1 ? "a field needs" : "some fields need"}
-attention.</strong></p><ul>${names.map(
+  const needs = names.length === 1 ? "a field needs" : "some fields need";
+  return html`<div class="error-summary" role="alert"><p><strong>Nothing was saved: ${needs} attention.</strong></p><ul>${names.map(
     (n) => html`<li><a href="#${n}">${labels[n] ?? n}</a>: ${form.errors[n]!.join(" ")}</li>`,
   )}</ul></div>`;
 }
