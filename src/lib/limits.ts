@@ -75,6 +75,8 @@ export const LIMITS = {
   cannedResponseBodyLength: 10_000,
   /** A short description, in characters. */
   shortDescriptionLength: 1000,
+  /** A policy's full text (Markdown), in characters. */
+  policyBodyLength: 100_000,
   /** A URL the API takes (a website, a contact, a webhook's), in characters. */
   urlLength: 2048,
   /** A hostname: DNS's own bound. */

@@ -28,6 +28,8 @@ import { mayChange } from "./access";
 export interface PolicyInput {
   name?: string | null;
   short_description?: string | null;
+  /** Markdown; text of only white space is stored as null. */
+  body?: string | null;
   point_of_contact?: string | null;
   cvd_timeline?: number | null;
   safe_harbor?: string | null;
@@ -118,6 +120,7 @@ function columnsOf(input: PolicyInput): Partial<PolicyRow> {
     ["branding", "branding"],
   ];
   for (const [from, to] of map) if (input[from] !== undefined) (out as Record<string, unknown>)[to] = input[from];
+  if (input.body !== undefined) out.body = input.body?.trim() ? input.body : null;
   // Kept whole, so what a policy promises never changes with the defaults.
   if (input.response_targets !== undefined)
     out.responseTargets = input.response_targets === null ? null : responseTargetsOf(input.response_targets);

@@ -43,6 +43,8 @@ export interface PolicyTerms {
   response_targets: ResponseTargets;
   in_scope_assets: { kind: string; value: string; short_description: string | null }[];
   out_of_scope_assets: { kind: string; value: string; short_description: string | null }[];
+  /** The full text (Markdown); absent without one (see termsOf). */
+  body?: string;
 }
 
 const scope = (entries: PolicyRow["inScopeAssets"]) =>
@@ -64,6 +66,9 @@ export function termsOf(row: PolicyRow): PolicyTerms {
     response_targets: responseTargetsOf(row.responseTargets),
     in_scope_assets: scope(row.inScopeAssets),
     out_of_scope_assets: scope(row.outOfScopeAssets),
+    // Left out while there is none, so a policy without a text keeps the terms (and the hash) its versions
+    // had before policies had one: an unchanged policy's next write makes no version.
+    ...(row.body === null ? {} : { body: row.body }),
   };
 }
 

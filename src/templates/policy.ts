@@ -4,6 +4,7 @@ import { maturityRating } from "../lib/maturity";
 import type { PublishedPolicy } from "../services/policy-versions";
 import { document, when } from "./layout";
 import { policyTerms } from "./terms";
+import { policyBody } from "./policy-body";
 
 /** GET /p/{shortcode}: a published policy for people, its open programs, and every version of its terms. */
 export function policyPage({ policy, organization, briefs, versions, advisories, responsiveness }: PublishedPolicy, now: string): string {
@@ -18,6 +19,7 @@ export function policyPage({ policy, organization, briefs, versions, advisories,
     }</p>
 <h1>${title}</h1>
 ${policyTerms({ ...policy, name: null }, maturityRating(policy, now), 2, { responsiveness })}
+${policy.body ? html`<h2>The policy in full</h2>${policyBody(policy.body, 3)}` : ""}
 <h2>Report through</h2>
 ${
   briefs.length

@@ -138,6 +138,13 @@ ul.legend{display:flex;flex-wrap:wrap;gap:.25rem 1rem;list-style:none;padding:0;
 ul.legend svg{vertical-align:-2px}
 caption{text-align:left;font-weight:600;padding:.25rem 0}
 pre.json{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.85rem}
+.policy-body{overflow-wrap:anywhere}
+.policy-body pre{white-space:pre-wrap;background:#fafafa;border:1px solid #c8c8c8;border-radius:6px;padding:.75rem}
+del.line,ins.line{display:block;text-decoration:none;white-space:pre-wrap;overflow-wrap:anywhere;font-family:ui-monospace,SFMono-Regular,
+Menlo,Consolas,monospace;font-size:.9rem;padding:0 .5rem}
+del.line{background:#fdecee}ins.line{background:#eaf5ee}span.line{display:block;white-space:pre-wrap;overflow-wrap:anywhere;
+font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9rem;padding:0 .5rem}
+.diff{border:1px solid #c8c8c8;border-radius:6px;margin:.5rem 0}
 `;
 
 // FNV-1a, enough to tell versions of one file apart (not a security boundary).

@@ -18,6 +18,8 @@ import { consoleSettingsRouter } from "./console-settings";
 import { consoleCannedRouter } from "./console-canned";
 import { consoleAdvisoriesRouter } from "./console-advisories";
 import { consoleMetricsRouter } from "./console-metrics";
+import { consolePolicyRouter } from "./console-policy";
+import { consoleBriefsRouter } from "./console-briefs";
 import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
 
 /**
@@ -37,6 +39,8 @@ consoleRouter.route("/", consoleSettingsRouter);
 consoleRouter.route("/", consoleCannedRouter);
 consoleRouter.route("/", consoleAdvisoriesRouter);
 consoleRouter.route("/", consoleMetricsRouter);
+consoleRouter.route("/", consolePolicyRouter);
+consoleRouter.route("/", consoleBriefsRouter);
 
 /**
  * Whether this request may use a link the local seed wrote for any browser (`npm run dev` prints it

@@ -85,11 +85,21 @@ const Hostname = z
   .overwrite((v) => normalizeHostname(v)!)
   .openapi({ format: "hostname" });
 
+const BODY_DESCRIPTION =
+  `The policy's full text in Markdown (CommonMark with GitHub's tables, task lists, strikethrough and footnotes), at most ` +
+  `${LIMITS.policyBodyLength} characters; shown on the policy's page with raw HTML as text and links only to https: and mailto: ` +
+  `addresses. Text of only white space is stored as null. Part of the terms: a change makes a new version.`;
+const PolicyBody = z
+  .string()
+  .max(LIMITS.policyBodyLength, `must be at most ${LIMITS.policyBodyLength} characters`)
+  .openapi({ description: BODY_DESCRIPTION });
+
 /** Every writable policy attribute; null clears one. Scope arrays replace the whole array. */
 const PolicyAttributesInput = z
   .strictObject({
     name: Name.nullable(),
     short_description: ShortDescription.nullable(),
+    body: PolicyBody.nullable(),
     point_of_contact: SingleLine.trim().max(POINT_OF_CONTACT_LENGTH, `must be at most ${POINT_OF_CONTACT_LENGTH} characters`).nullable(),
     cvd_timeline: z.number().int("must be a whole number of days").min(0).max(365).nullable().openapi({ description: "Days, 0..365" }),
     safe_harbor: z.enum(SAFE_HARBOR).nullable(),
@@ -185,6 +195,7 @@ const CustomDomainVerification = z
 const PolicyAttributes = z.object({
   name: Out.name.nullable(),
   short_description: Out.shortDescription.nullable(),
+  body: z.string().max(LIMITS.policyBodyLength).nullable().openapi({ description: BODY_DESCRIPTION }),
   point_of_contact: z.string().max(POINT_OF_CONTACT_LENGTH).nullable(),
   cvd_timeline: z.number().int().min(0).max(365).nullable(),
   safe_harbor: z.enum(SAFE_HARBOR).nullable(),
@@ -297,6 +308,7 @@ export function serializePolicy(row: PolicyRecord, now: string) {
       hosting_mode: row.hostingMode as Enum<typeof HOSTING_MODE>,
       custom_domain: row.customDomain,
       custom_domain_verification: customDomainVerification(row),
+      body: row.body,
       branding: row.branding,
       response_targets: responseTargetsOf(row.responseTargets),
       created_at: row.createdAt,
@@ -337,6 +349,15 @@ const VersionTerms = PolicyAttributes.pick({
   .extend({
     in_scope_assets: z.array(VersionScopeEntry).max(LIMITS.scopeAssets),
     out_of_scope_assets: z.array(VersionScopeEntry).max(LIMITS.scopeAssets),
+    body: z
+      .string()
+      .max(LIMITS.policyBodyLength)
+      .optional()
+      .openapi({
+        description:
+          "The policy's full text (Markdown), absent while it has none: so the terms of a policy without a text, and their hash, are " +
+          "as they were before policies had one.",
+      }),
   })
   .openapi("PolicyVersionTerms");
 
