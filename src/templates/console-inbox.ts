@@ -125,13 +125,19 @@ export function inboxPage(v: InboxPageView): string {
 aria-label="Select ${r.shortcode}"></td>`
         : ""
     }
-<td data-label="Report"><a href="/console/reports/${r.shortcode}">${r.shortcode}</a>${r.readAt ? "" : html` <span class="badge">Unread</span>`}</td>
+<td data-label="Report"><a href="/console/reports/${r.shortcode}">${r.shortcode}</a>${
+      r.readAt ? "" : html` <span class="badge">Unread</span>`
+    }</td>
 <td data-label="Title">${oneLine(r.title)}</td>
 <td data-label="Severity">${r.severity ? SEVERITY_LABELS[r.severity] : html`<span class="muted">Not rated</span>`}</td>
 <td data-label="State">${TRIAGE_LABELS[r.triageState]}</td>
-<td data-label="Next deadline">${due ? html`<span class="state ${due.urgency}">${due.words}</span>` : html`<span class="muted">None running</span>`}</td>
+<td data-label="Next deadline">${
+      due ? html`<span class="state ${due.urgency}">${due.words}</span>` : html`<span class="muted">None running</span>`
+    }</td>
 <td data-label="Last activity">${r.lastActivityBy === "reporter" ? "Reporter" : "Organization"}, ${when(r.lastActivityAt)}</td>
-<td data-label="Assignee">${r.assigneeId ? oneLine(names.get(r.assigneeId) ?? "A former member") : html`<span class="muted">Nobody</span>`}</td></tr>`;
+<td data-label="Assignee">${
+      r.assigneeId ? oneLine(names.get(r.assigneeId) ?? "A former member") : html`<span class="muted">Nobody</span>`
+    }</td></tr>`;
   })}</tbody>
 </table>`;
   const pages = html`<nav class="actions" aria-label="Pages">${

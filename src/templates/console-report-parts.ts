@@ -112,7 +112,9 @@ export function craPart(who: Who, d: ReportPageData): Html {
     d.filings.length
       ? html`<ul>${d.filings.map(
           (f) =>
-            html`<li>${FILING_WORDS[f.kind]}: filed ${when(f.submittedAt)}${f.reference ? html`, reference ${oneLine(f.reference)}` : ""}</li>`,
+            html`<li>${FILING_WORDS[f.kind]}: filed ${when(f.submittedAt)}${
+              f.reference ? html`, reference ${oneLine(f.reference)}` : ""
+            }</li>`,
         )}</ul>`
       : html`<p>Nothing filed yet.</p>`
   }`;
@@ -165,7 +167,11 @@ ${
       )}</ul>`
     : html`<p class="muted">No advisory names this report yet.</p>`
 }
-${mayWork(who) ? html`<p><a class="button" href="/console/advisories/new?vuln=${d.vuln.shortcode}">Draft an advisory from this report</a></p>` : ""}`;
+${
+  mayWork(who)
+    ? html`<p><a class="button" href="/console/advisories/new?vuln=${d.vuln.shortcode}">Draft an advisory from this report</a></p>`
+    : ""
+}`;
 }
 
 export function historyPart(d: ReportPageData): Html {

@@ -73,7 +73,8 @@ function triagePart(v: ReportPageView): Html {
   const invalid = (field: keyof TriageForm) => (problem(field) ? html` aria-invalid="true" aria-describedby="${field}-message"` : "");
   const score =
     d.vuln.cvssScore !== null
-      ? html`<p class="hint" id="cvss-score">Computed here: CVSS ${d.vuln.cvssVersion} base score <strong>${d.vuln.cvssScore.toFixed(1)}</strong>.</p>`
+      ? html`<p class="hint" id="cvss-score">Computed here: CVSS ${d.vuln.cvssVersion} base score
+<strong>${d.vuln.cvssScore.toFixed(1)}</strong>.</p>`
       : "";
   const cwes = cweWords(d.vuln.cweIds);
   if (!mayWork(v.who))
@@ -99,7 +100,8 @@ ${
     (s) => html`<option value="${s}"${s === f.triage_state ? " selected" : ""}>${TRIAGE_LABELS[s]}</option>`,
   )}</select></div>
 <div class="field"><label for="duplicate_of">Duplicate of</label>
-<span class="hint" id="duplicate_of-hint">For the Duplicate state: the original report's code, as XXXX-XXXX-XXXX.</span>${message("duplicate_of")}
+<span class="hint" id="duplicate_of-hint">For the Duplicate state: the original report's code, as
+XXXX-XXXX-XXXX.</span>${message("duplicate_of")}
 <input type="text" id="duplicate_of" name="duplicate_of" value="${f.duplicate_of}" maxlength="20" spellcheck="false"
 autocapitalize="characters"${problem("duplicate_of") ? invalid("duplicate_of") : html` aria-describedby="duplicate_of-hint"`}></div>
 <div class="field"><label for="reason">Reason for a change of state</label>
@@ -110,7 +112,8 @@ autocapitalize="characters"${problem("duplicate_of") ? invalid("duplicate_of") :
     (s) => html`<option value="${s}"${s === f.severity ? " selected" : ""}>${SEVERITY_LABELS[s]}</option>`,
   )}</select></div>
 <div class="field"><label for="cvss_vector">CVSS vector</label>
-<span class="hint" id="cvss_vector-hint">CVSS 3.0, 3.1 or 4.0, e.g. CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N. The score is computed here.</span>
+<span class="hint" id="cvss_vector-hint">CVSS 3.0, 3.1 or 4.0, e.g. CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N.
+The score is computed here.</span>
 ${message("cvss_vector")}<input type="text" id="cvss_vector" name="cvss_vector" value="${f.cvss_vector}" spellcheck="false"
 ${problem("cvss_vector") ? invalid("cvss_vector") : html`aria-describedby="cvss_vector-hint"`}>${score}</div>
 <div class="field"><label for="cwe_ids">CWE ids</label>
@@ -145,7 +148,9 @@ export function reportPage(v: ReportPageView): string {
 <h1><span class="mono">${d.vuln.shortcode}</span> ${oneLine(d.vuln.title)}</h1>
 ${v.done ? html`<p class="notice" role="status">${v.done}</p>` : ""}
 <dl class="terms">
-<dt>State</dt><dd>${TRIAGE_LABELS[d.vuln.triageState]}${d.duplicateOf ? html` of <a href="/console/reports/${d.duplicateOf}">${d.duplicateOf}</a>` : ""}</dd>
+<dt>State</dt><dd>${TRIAGE_LABELS[d.vuln.triageState]}${
+      d.duplicateOf ? html` of <a href="/console/reports/${d.duplicateOf}">${d.duplicateOf}</a>` : ""
+    }</dd>
 <dt>Severity</dt><dd>${d.vuln.severity ? SEVERITY_LABELS[d.vuln.severity] : "Not rated"}</dd>
 <dt>Next deadline</dt><dd>${due ? html`<span class="state ${due.urgency}">${due.words}</span>` : "None running"}</dd>
 <dt>Assignee</dt><dd>${assignee ? oneLine(assignee.name ?? assignee.email) : "Nobody"}</dd>

@@ -53,7 +53,9 @@ export function operationsOf(doc: OpenApiDocument): Operation[] {
         .map((p) => {
           const before = segments[segments.indexOf(`{${p.name}}`) - 1]!;
           const isPublic = template.startsWith("/v1/p/");
-          return { name: p.name as string, type: isPublic ? (p.name as string) : (COLLECTIONS[before] ?? before) };
+          // A public path names its record by a code of its own (a shortcode, a slug), or by the id of its collection's record.
+          const type = isPublic && p.name !== "id" ? (p.name as string) : (COLLECTIONS[before] ?? before);
+          return { name: p.name as string, type };
         });
       const responses = new Map<number, string[]>();
       const successSchemas = new Map<number, Schema>();

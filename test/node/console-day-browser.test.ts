@@ -1,6 +1,6 @@
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { base, checkPage, launch, signedInMember } from "./console-session";
+import { base, checkPage, demoApi, launch, signedInMember } from "./console-session";
 
 // A triager's whole day in the console, in Debian's Chromium against the shared `npm run dev`: reports
 // arrive through the demo program's public door; the triager signs in, opens the New view, reads a
@@ -43,7 +43,18 @@ describe("a triager's day in Chromium", () => {
     const spam = [];
     for (const n of [1, 2, 3]) spam.push(await submit(`${run} spam offer ${n}`, "Cheap followers, click here."));
 
-    const { context, page, foreign, problems } = await signedInMember(browser, "triager");
+    const canned = await demoApi("POST", "/v1/canned_responses", {
+      data: {
+        type: "canned_response",
+        attributes: {
+          name: `${run} thanks`,
+          body: "Thank you for report {{shortcode}}. Our policy: {{policy_url}}",
+          visibility: "reporter",
+        },
+      },
+    });
+    expect(canned.status, JSON.stringify(canned.body)).toBe(201);
+    const { context, page, foreign, problems } = await signedInMember(browser, "triager", { name: `Tess ${run}` });
     const dialogs: string[] = [];
     page.on("dialog", async (d) => {
       dialogs.push(d.message());
@@ -63,9 +74,14 @@ describe("a triager's day in Chromium", () => {
     expect(await page.locator("pre.received").innerText()).toContain("<script>alert(2)</script>");
     await checkPage(page, "report");
 
-    // Answer the reporter; the visibility must be chosen.
-    await page.fill("#reply-body", `Thanks, we are reproducing it. ${XSS}`);
-    await page.check("input[name=visibility][value=reporter]");
+    // Answer the reporter from a canned response, its placeholders filled; the visibility is chosen.
+    await page.selectOption("#canned", { label: `${run} thanks` });
+    await press(page, "text=Use it");
+    expect(await page.inputValue("#reply-body")).toMatch(
+      new RegExp(`^Thank you for report ${real.shortcode}\\. Our policy: https?://\\S+/p/\\S+$`),
+    );
+    await page.fill("#reply-body", `${await page.inputValue("#reply-body")} ${XSS}`);
+    expect(await page.isChecked("input[name=visibility][value=reporter]")).toBe(true);
     await press(page, "button[value=reply]");
     expect(await page.locator("p.notice").innerText()).toContain("added to the conversation");
 
@@ -89,9 +105,11 @@ describe("a triager's day in Chromium", () => {
     await page.selectOption("#severity", "high");
     await page.fill("#cvss_vector", "CVSS:3.1/AV:N/AC:L/PR:N/UI:R/S:C/C:L/I:L/A:N");
     await page.fill("#cwe_ids", "CWE-79");
+    await page.selectOption("#assignee", { label: `Tess ${run}` });
     await press(page, "text=Save the triage");
     expect(await page.locator("p.notice").innerText()).toContain("The triage was saved.");
     expect(await page.locator("#cvss-score").innerText()).toContain("6.1");
+    expect(await page.locator("dl.terms").first().innerText()).toContain(`Tess ${run}`);
 
     // The second report is the same finding: a duplicate of the first, by its shortcode.
     await page.goto(`${base}/console/reports/${again.shortcode}`);
@@ -113,6 +131,32 @@ describe("a triager's day in Chromium", () => {
     expect(await page.locator("p.lead").innerText()).toContain("3 of 3 reports changed");
     await page.goto(`${base}/console?view=closed&q=${encodeURIComponent(`${run} spam`)}`);
     expect((await page.locator("table.inbox tbody tr").allInnerTexts()).filter((t) => t.includes("Spam"))).toHaveLength(3);
+
+    // Assigned to her: her own view lists the report.
+    await page.goto(`${base}/console?view=mine&q=${run}`);
+    expect(await page.locator("table.inbox").innerText()).toContain(real.shortcode);
+
+    // An advisory drafted from the report, then published.
+    await page.goto(`${base}/console/reports/${real.shortcode}`);
+    await press(page, "text=Draft an advisory from this report");
+    await page.fill("#title", `${run} Stored XSS in profiles`);
+    await page.fill("#summary", "A profile name could run script in other users' browsers.");
+    await page.fill("#vendor_0", "Demo Security Co");
+    await page.fill("#product_0", "Profiles");
+    await page.fill("#versions_0", "affected from 1.0.0 to 1.4.2\nfixed 1.4.2");
+    await press(page, "button[name=save]");
+    await press(page, "text=Publish…");
+    await press(page, "text=Publish it now");
+    expect(await page.locator("main").innerText()).toMatch(/Published/);
+    const published = await demoApi("GET", "/v1/advisories?page[size]=100");
+    expect(
+      published.body.data.find((a: { attributes: { title: string } }) => a.attributes.title === `${run} Stored XSS in profiles`)?.attributes
+        .state,
+    ).toBe("published");
+
+    // The day's figures.
+    await page.goto(`${base}/console/metrics`);
+    expect(await page.locator("svg.chart[role=img]").count()).toBe(3);
 
     expect(dialogs).toEqual([]);
     expect(await page.locator("#injected").count()).toBe(0);

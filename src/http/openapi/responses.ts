@@ -28,6 +28,8 @@ export interface ErrorResponseOptions {
   public?: boolean;
   /** A read (GET, DELETE) that can also refuse with a 422: when, e.g. "a brief that reports came through". */
   unprocessable?: string;
+  /** A read (GET, DELETE) that can also refuse with a 409: when, e.g. "the last owner". */
+  conflict?: string;
   /**
    * The scope a key (or a member's role) acting for an organization needs: 403 insufficient_scope
    * without it. Every operation an organization may call says it; the services enforce it (see
@@ -98,6 +100,7 @@ export function errorResponses(kind: "read" | "write", opts: ErrorResponseOption
         }
       : {}),
     ...(kind === "read" && opts.unprocessable ? { 422: e(`Unprocessable entity: ${opts.unprocessable}`) } : {}),
+    ...(kind === "read" && opts.conflict ? { 409: e(`Conflict: ${opts.conflict}`) } : {}),
     429: e("Too many requests (see Retry-After)"),
     500: e("Internal error"),
     503: e("Service unavailable (see Retry-After)"),

@@ -119,7 +119,10 @@ export const membersRouter = createRouter()
       summary: "Remove a member: their sessions end at once. The last owner cannot be removed (409) (organization key only)",
       middleware: organizationOnly,
       request: { params: IdParam },
-      responses: { 204: { description: "Removed" }, ...errorResponses("read", { access: "organization", scope: "members" }) },
+      responses: {
+        204: { description: "Removed" },
+        ...errorResponses("read", { access: "organization", scope: "members", conflict: "the organization's last owner cannot be removed" }),
+      },
     }),
     async (c) => {
       await deleteMember(serviceContext(c), c.req.valid("param").id);
