@@ -13,6 +13,7 @@ import { bearer, clientAddresses, paired, settings, unexpected, type Load, type 
 import { dueForSweep, localD1File, seed, seedSession, type SeededOrganization } from "./seed.ts";
 import { emailReplyRows } from "./email.ts";
 import { apiRuntime, devVarArgs, startReceiver, startWrangler, stopAll } from "./servers.ts";
+import { CATEGORIES, lighthouseScores } from "./lighthouse.ts";
 import { formatNumber, renderTable, type Row } from "./table.ts";
 
 const began = performance.now();
@@ -21,9 +22,10 @@ const remaining = () => budgetMs - (performance.now() - began);
 const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
 const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
 const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 120) * 1000;
-// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, email, deliveries, creates) runs those parts alone.
+// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, email, deliveries, creates, lighthouse) runs those parts alone.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-const part = (name: "startup" | "reads" | "lists" | "deadlines" | "email" | "deliveries" | "creates") => !only || only.includes(name);
+const part = (name: "startup" | "reads" | "lists" | "deadlines" | "email" | "deliveries" | "creates" | "lighthouse") =>
+  !only || only.includes(name);
 const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 const tmp = mkdtempSync(path.join(tmpdir(), "vdp-bench-"));
@@ -67,7 +69,7 @@ runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persi
 const deliveryTemplate = path.join(tmp, "deliveries-template");
 if (part("deliveries")) runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", deliveryTemplate]);
 const db = new DatabaseSync(localD1File(persist));
-const reads = part("reads") || part("lists") || part("deadlines");
+const reads = part("reads") || part("lists") || part("deadlines") || part("lighthouse");
 const seeded = await seed(db, [
   { slug: "bench-small", vulns: reads ? small : 0, keys: 64 },
   { slug: "bench-large", vulns: reads ? large : 0, keys: 64 },
@@ -549,6 +551,34 @@ if (!part("creates")) {
   });
 } else {
   rows.push(skipped("POST /v1/vulns: throughput", "req/s"));
+}
+
+// ---- Lighthouse on the console's pages a triager lives in: all four categories, each at least 95 ------
+if (part("lighthouse")) {
+  step("Lighthouse: the inbox, a report page, the metrics");
+  const cookie = { Cookie: `__Host-vdp_session=${smallSession}` };
+  const first = (await (await fetch(`${api.url}/v1/vulns?page[size]=1`, { headers: bearer(smallOrg.keys[0]!) })).json()) as {
+    data: { attributes: { shortcode: string } }[];
+  };
+  const pages: [string, string][] = [
+    ["the inbox", "/console"],
+    ["a report page", `/console/reports/${first.data[0]?.attributes.shortcode}`],
+    ["the metrics", "/console/metrics"],
+  ];
+  const scores = await lighthouseScores(
+    pages.map(([, path]) => `${api.url.replace("127.0.0.1", "localhost")}${path}`),
+    cookie,
+  );
+  for (const [name, path] of pages) {
+    const s = scores.get(`${api.url.replace("127.0.0.1", "localhost")}${path}`)!;
+    rows.push({
+      what: `Lighthouse, ${name} (${path.replace(/reports\/.*/, "reports/{shortcode}")}): lowest of the four categories`,
+      unit: "",
+      api: [Math.min(...CATEGORIES.map((c) => s[c]))],
+      target: { of: "value", op: ">=", value: 95 },
+      note: CATEGORIES.map((c) => `${c} ${s[c]}`).join(", "),
+    });
+  }
 }
 
 if (part("startup"))

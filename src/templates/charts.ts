@@ -47,21 +47,21 @@ function patternDef(id: string, look: Look): Html {
         : look.pattern === "cross"
           ? html`<path d="M0,3 h6 M3,0 v6" stroke="#fff" stroke-width="1.2"/>`
           : "";
-  return html`<pattern id="${id}" width="6" height="6" patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="${look.fill}"/>${inner}</pattern>`;
+  return html`<pattern id="${id}" width="6" height="6"
+patternUnits="userSpaceOnUse"><rect width="6" height="6" fill="${look.fill}"/>${inner}</pattern>`;
 }
 
 function frame(id: string, title: string, desc: string, width: number, height: number, body: Html | Html[]): Html {
-  return html`<svg class="chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${width} ${height}" width="${width}"
-height="${height}" xmlns="http://www.w3.org/2000/svg"><title id="${id}-title">${title}</title><desc id="${id}-desc">${desc}</desc>${body}</svg>`;
+  return html`<svg class="chart" role="img" aria-labelledby="${id}-title ${id}-desc" viewBox="0 0 ${width} ${height}"
+width="${width}" height="${height}"
+xmlns="http://www.w3.org/2000/svg"><title id="${id}-title">${title}</title><desc id="${id}-desc">${desc}</desc>${body}</svg>`;
 }
 
 /** A legend: each series' swatch (its pattern) and name. */
 export function legend(chartId: string, names: readonly string[]): Html {
   return html`<ul class="legend">${names.map(
-    (
-      name,
-      i,
-    ) => html`<li><svg width="14" height="14" aria-hidden="true" focusable="false"><defs>${patternDef(`${chartId}-k${i}`, LOOKS[i % LOOKS.length]!)}</defs>
+    (name, i) => html`<li><svg width="14" height="14" aria-hidden="true"
+focusable="false"><defs>${patternDef(`${chartId}-k${i}`, LOOKS[i % LOOKS.length]!)}</defs>
 <rect width="14" height="14" fill="url(#${chartId}-k${i})" stroke="#1a1a1a"/></svg> ${name}</li>`,
   )}</ul>`;
 }
@@ -99,16 +99,27 @@ export function stackedBarChart(c: StackedBars): Html {
     const segments = c.series.map((_, s) => {
       const v = c.values[i]?.[s] ?? 0;
       const h = (v / scale.top) * plotH;
+      const [rx, ry, rw, rh] = [x, y(base + v), barW, h].map((n) => n.toFixed(1));
       const rect =
         v > 0
-          ? html`<rect x="${x.toFixed(1)}" y="${y(base + v).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" fill="url(#${c.id}-p${s})" stroke="#fff" stroke-width="0.5"/>`
+          ? html`<rect x="${rx}" y="${ry}" width="${rw}" height="${rh}" fill="url(#${c.id}-p${s})" stroke="#fff" stroke-width="0.5"/>`
           : "";
       base += v;
       return rect;
     });
     return html`<g>${segments}
-${totals[i] ? html`<text x="${(x + barW / 2).toFixed(1)}" y="${(y(totals[i]!) - 4).toFixed(1)}" text-anchor="middle" font-size="11">${label(totals[i]!)}</text>` : ""}
-${i % every === 0 ? html`<text x="${(x + barW / 2).toFixed(1)}" y="${H - bottom + 16}" text-anchor="middle" font-size="11">${cat}</text>` : ""}</g>`;
+${
+  totals[i]
+    ? html`<text x="${(x + barW / 2).toFixed(1)}" y="${(y(totals[i]!) - 4).toFixed(1)}"
+text-anchor="middle" font-size="11">${label(totals[i]!)}</text>`
+    : ""
+}
+${
+  i % every === 0
+    ? html`<text x="${(x + barW / 2).toFixed(1)}" y="${H - bottom + 16}"
+text-anchor="middle" font-size="11">${cat}</text>`
+    : ""
+}</g>`;
   });
   const axis = scale.ticks.map(
     (t) => html`<line x1="${left}" x2="${W - 8}" y1="${y(t).toFixed(1)}" y2="${y(t).toFixed(1)}" stroke="#c8c8c8"/>
@@ -147,11 +158,16 @@ export function barChart(c: { id: string; title: string; desc: string; bars: rea
     const end = b.value === null ? labelW : x(b.value);
     return html`<g><text x="${labelW - 8}" y="${y0 + 20}" text-anchor="end" font-size="12">${b.label}</text>
 <rect x="${labelW}" y="${y0 + 6}" width="${plotW}" height="20" fill="#f4f4f4" stroke="#c8c8c8"/>
-${b.value !== null && b.value > 0 ? html`<rect x="${labelW}" y="${y0 + 6}" width="${(end - labelW).toFixed(1)}" height="20" fill="url(#${c.id}-p0)"/>` : ""}
+${
+  b.value !== null && b.value > 0
+    ? html`<rect x="${labelW}" y="${y0 + 6}" width="${(end - labelW).toFixed(1)}" height="20" fill="url(#${c.id}-p0)"/>`
+    : ""
+}
 <text x="${(Math.min(end, labelW + plotW) + 6).toFixed(1)}" y="${y0 + 20}" font-size="12" font-weight="600">${b.valueText}</text>
 ${
   b.target
-    ? html`<line x1="${x(b.target.value).toFixed(1)}" x2="${x(b.target.value).toFixed(1)}" y1="${y0}" y2="${y0 + 32}" stroke="#b00020" stroke-width="3" stroke-dasharray="4 2"/>
+    ? html`<line x1="${x(b.target.value).toFixed(1)}" x2="${x(b.target.value).toFixed(1)}" y1="${y0}" y2="${y0 + 32}"
+stroke="#b00020" stroke-width="3" stroke-dasharray="4 2"/>
 <text x="${x(b.target.value).toFixed(1)}" y="${y0 + 42}" text-anchor="middle" font-size="10">${b.target.text}</text>`
     : ""
 }</g>`;

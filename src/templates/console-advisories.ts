@@ -19,7 +19,8 @@ export const stateBadge = (state: AdvisoryState): Html => html`<span class="stat
 function reportLinks(ids: readonly string[], reports: ReadonlyMap<string, NamedReport>): Html[] {
   return ids.map((id, i) => {
     const r = reports.get(id);
-    return html`${i ? ", " : ""}${r ? html`<a href="/console/reports/${r.shortcode}">${r.shortcode}</a>` : html`<span class="mono">${id}</span>`}`;
+    const link = r ? html`<a href="/console/reports/${r.shortcode}">${r.shortcode}</a>` : html`<span class="mono">${id}</span>`;
+    return html`${i ? ", " : ""}${link}`;
   });
 }
 
@@ -49,9 +50,9 @@ ${
 <thead><tr><th scope="col">State</th><th scope="col">Title</th><th scope="col">Identifiers</th><th scope="col">Reports</th>
 <th scope="col">Updated</th></tr></thead>
 <tbody>${rows.map(
-        (
-          a,
-        ) => html`<tr><td data-label="State">${stateBadge(a.state)}${a.revision ? html` <span class="muted">rev. ${a.revision}</span>` : ""}</td>
+        (a) => html`<tr><td data-label="State">${stateBadge(a.state)}${
+          a.revision ? html` <span class="muted">rev. ${a.revision}</span>` : ""
+        }</td>
 <td data-label="Title"><a href="/console/advisories/${a.id}">${oneLine(a.title)}</a></td>
 <td data-label="Identifiers">${identifiers(a)}</td>
 <td data-label="Reports">${reportLinks(a.vulnIds, reports)}</td>
@@ -179,7 +180,9 @@ export function previewPage(who: Who, a: AdvisoryRecord, format: AdvisoryRenderi
 <h1>${RENDERING_NAMES[format]} preview</h1>
 <ul class="tabs">${(["csaf", "osv", "cve"] as const).map(
       (f) =>
-        html`<li><a href="/console/advisories/${a.id}/preview/${f}"${f === format ? html` aria-current="page"` : ""}>${RENDERING_NAMES[f]}</a></li>`,
+        html`<li><a href="/console/advisories/${a.id}/preview/${f}"${
+          f === format ? html` aria-current="page"` : ""
+        }>${RENDERING_NAMES[f]}</a></li>`,
     )}</ul>
 <p>${
       a.state === "draft"

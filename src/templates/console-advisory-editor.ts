@@ -88,7 +88,9 @@ const VERSIONS_HINT =
 function control(name: string, problems: FormProblems, hint: string | undefined, input: (attrs: Html) => Html): Html {
   const errors = problems[name] ?? [];
   const ids = [errors.length ? `${name}-error` : null, hint ? `${name}-hint` : null].filter(Boolean).join(" ");
-  const attrs = html`id="${name}" name="${name}"${ids ? html` aria-describedby="${ids}"` : ""}${errors.length ? html` aria-invalid="true"` : ""}`;
+  const attrs = html`id="${name}" name="${name}"${ids ? html` aria-describedby="${ids}"` : ""}${
+    errors.length ? html` aria-invalid="true"` : ""
+  }`;
   return html`<div class="field">
 <label for="${name}">${fieldLabel(name)}</label>
 ${hint ? html`<span class="hint" id="${name}-hint">${hint}</span>` : ""}
@@ -112,8 +114,14 @@ export function problemSummary(problems: FormProblems, what: string, fieldsAt = 
   const names = Object.keys(problems);
   if (!names.length) return "";
   return html`<div class="error-summary" id="errors" role="alert" tabindex="-1"><p><strong>${what}</strong>
-${fieldsAt ? "Correct the advisory first:" : `Correct ${names.length === 1 ? "this field" : "these fields"}: everything you typed is still here.`}</p>
-<ul>${names.map((n) => html`<li>${n === "form" ? "" : html`<a href="${fieldsAt}#${n}">${fieldLabel(n)}</a>: `}${problems[n]!.join(" ")}</li>`)}</ul></div>`;
+${
+  fieldsAt
+    ? "Correct the advisory first:"
+    : `Correct ${names.length === 1 ? "this field" : "these fields"}: everything you typed is still here.`
+}</p>
+<ul>${names.map(
+    (n) => html`<li>${n === "form" ? "" : html`<a href="${fieldsAt}#${n}">${fieldLabel(n)}</a>: `}${problems[n]!.join(" ")}</li>`,
+  )}</ul></div>`;
 }
 
 function productRow(p: ProductRow, i: number, problems: FormProblems, removable: boolean): Html {
@@ -124,7 +132,8 @@ ${line(`purl_${i}`, p.purl, problems, LIMITS.purlLength, { hint: "Optional, such
 ${control(`versions_${i}`, problems, VERSIONS_HINT, (a) => html`<textarea ${a} rows="3" spellcheck="false">${p.versions}</textarea>`)}
 ${
   removable
-    ? html`<button type="submit" name="remove_product" value="${String(i)}" class="secondary" formnovalidate>Remove product ${i + 1}</button>`
+    ? html`<button type="submit" name="remove_product" value="${String(i)}" class="secondary"
+formnovalidate>Remove product ${i + 1}</button>`
     : ""
 }
 </fieldset>`;

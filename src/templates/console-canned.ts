@@ -36,8 +36,11 @@ const visibilityInWords = (v: string) => VISIBILITY_WORDS[v as CommentVisibility
 function problemSummary(problems: FieldProblems): Html | string {
   const listed = (Object.keys(LABELS) as CannedField[]).filter((f) => problems[f]);
   if (listed.length === 0) return "";
-  return html`<div class="error-summary" role="alert" tabindex="-1"><h2>Nothing was saved: fix ${listed.length === 1 ? "this" : "these"}</h2>
-<ul>${listed.map((f) => html`<li><a href="#${f === "visibility" ? "visibility-reporter" : f}">${LABELS[f]}: ${problems[f]}</a></li>`)}</ul></div>`;
+  return html`<div class="error-summary" role="alert"
+tabindex="-1"><h2>Nothing was saved: fix ${listed.length === 1 ? "this" : "these"}</h2>
+<ul>${listed.map(
+    (f) => html`<li><a href="#${f === "visibility" ? "visibility-reporter" : f}">${LABELS[f]}: ${problems[f]}</a></li>`,
+  )}</ul></div>`;
 }
 
 const invalid = (problem: string | undefined, id: string) =>
@@ -55,10 +58,12 @@ ${message(problems.name, "name")}
 </div>
 <div class="field">
 <label for="body">${LABELS.body}</label>
-<span class="hint" id="body-hint">At most ${LIMITS.cannedResponseBodyLength.toLocaleString("en")} characters. {{reporter_name}}, {{shortcode}} and
+<span class="hint" id="body-hint">At most ${LIMITS.cannedResponseBodyLength.toLocaleString("en")} characters.
+{{reporter_name}}, {{shortcode}} and
 {{policy_url}} are filled with the report's when the response is used; any other {{...}} stays as typed.</span>
 ${message(problems.body, "body")}
-<textarea id="body" name="body" required maxlength="${LIMITS.cannedResponseBodyLength}" rows="8"${invalid(problems.body, "body")}>${form.body}</textarea>
+<textarea id="body" name="body" required maxlength="${LIMITS.cannedResponseBodyLength}"
+rows="8"${invalid(problems.body, "body")}>${form.body}</textarea>
 </div>
 <fieldset class="radio"${problems.visibility ? html` aria-describedby="visibility-error"` : ""}>
 <legend>${LABELS.visibility}</legend>
@@ -89,7 +94,9 @@ export function cannedListPage({ who, rows, total, form = EMPTY_FORM, problems =
     html`<p><a href="/console/settings">Settings</a></p>
 <h1>Canned responses</h1>
 ${problemSummary(problems)}
-<p class="lead">Replies kept ready for your reports: ${total} canned response${total === 1 ? "" : "s"}${rows.length < total ? html`, the first ${rows.length} shown` : ""}.
+<p class="lead">Replies kept ready for your reports: ${total} canned response${total === 1 ? "" : "s"}${
+      rows.length < total ? html`, the first ${rows.length} shown` : ""
+    }.
 ${owner ? "" : html`Only owners add, change or delete them; you can read them.`}</p>
 ${
   rows.length

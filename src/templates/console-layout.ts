@@ -46,6 +46,7 @@ export function consoleDocument(who: Who, section: ConsoleSection, title: string
 </div></nav>`;
   return document(`${title} · ${who.organization}`, main, {
     heading: `${who.organization} · console`,
+    description: `${title}, in ${who.organization}'s vulnerability disclosure console.`,
     footer: html`The console is for the people of organizations that receive reports here.`,
     // The one script (passkeys) runs only where passkeys are managed.
     script: section === "account" ? CONSOLE_JS_PATH : undefined,

@@ -110,7 +110,9 @@ ${barChart({
 <tbody>${rows.map(
     (r) => html`<tr><td data-label="Step">${r.name}</td><td data-label="Median">${duration(r.seconds)}</td>
 <td data-label="Target">${r.targetHours === null ? "none" : `${r.targetHours} h`}</td>
-<td data-label="Within target">${r.seconds === null || r.targetHours === null ? "not known" : r.seconds <= r.targetHours * 3600 ? "yes" : "no"}</td></tr>`,
+<td data-label="Within target">${
+      r.seconds === null || r.targetHours === null ? "not known" : r.seconds <= r.targetHours * 3600 ? "yes" : "no"
+    }</td></tr>`,
   )}</tbody>
 </table>`;
 }
@@ -130,7 +132,12 @@ ${barChart({
 <table class="stack">
 <caption>Of the deadlines decided (met, or past due), the share met on time</caption>
 <thead><tr><th scope="col">Deadline</th><th scope="col">Met on time</th></tr></thead>
-<tbody>${DEADLINE_KINDS.map((k) => html`<tr><td data-label="Deadline">${DEADLINE_WORDS[k]}</td><td data-label="Met on time">${percent(m.deadlinesMetOnTime[k])}</td></tr>`)}</tbody>
+<tbody>${DEADLINE_KINDS.map(
+    (k) =>
+      html`<tr><td data-label="Deadline">${DEADLINE_WORDS[k]}</td><td data-label="Met on time">${percent(
+        m.deadlinesMetOnTime[k],
+      )}</td></tr>`,
+  )}</tbody>
 </table>`;
 }
 

@@ -64,7 +64,9 @@ export function auditPage({ who, filters, errors, actors, events, total, links, 
 <div class="field"><label for="actor">${AUDIT_LABELS.actor}</label>${
       errors.actor ? html`<span class="message" id="actor-error">${errors.actor.join(" ")}</span>` : ""
     }<select id="actor" name="actor"${errors.actor ? html` aria-invalid="true" aria-describedby="actor-error"` : ""}>
-<option value="">Anyone</option>${known || !filters.actor ? "" : html`<option value="${filters.actor}" selected>${filters.actor}</option>`}${actors.map(
+<option value="">Anyone</option>${
+      known || !filters.actor ? "" : html`<option value="${filters.actor}" selected>${filters.actor}</option>`
+    }${actors.map(
       (a) => html`<option value="${a.id}"${a.id === filters.actor ? " selected" : ""}>${oneLine(a.label)}</option>`,
     )}</select></div>
 ${textField(form, { name: "action", label: AUDIT_LABELS.action, hint: "e.g. member.update", maxlength: 64 })}
@@ -83,7 +85,9 @@ ${
 <tbody>${events.map(
         (e) => html`<tr><td data-label="When">${when(e.at)}</td><td data-label="Who">${actorCell(e)}</td>
 <td data-label="Action"><a href="${filtered("action", e.action)}"><code>${e.action}</code></a></td>
-<td data-label="Target">${e.targetType}${e.targetId ? html` <a href="${filtered("target", e.targetId)}"><code>${e.targetId}</code></a>` : ""}</td>
+<td data-label="Target">${e.targetType}${
+          e.targetId ? html` <a href="${filtered("target", e.targetId)}"><code>${e.targetId}</code></a>` : ""
+        }</td>
 <td data-label="Changed">${e.changed?.length ? e.changed.join(", ") : html`<span class="muted">-</span>`}</td>
 <td data-label="From">${e.ip ? html`<code>${e.ip}</code>` : html`<span class="muted">-</span>`}${
           e.userAgent ? html`<br><span class="muted">${oneLine(e.userAgent)}</span>` : ""

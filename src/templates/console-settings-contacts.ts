@@ -23,7 +23,8 @@ export interface ContactsView {
 const confirmation = (c: ContactRow) =>
   c.confirmedAt
     ? html`<span class="state met">Confirmed</span> ${when(c.confirmedAt)}`
-    : html`<span class="state soon">Not confirmed yet</span> <span class="muted">(e-mailed nothing but the confirmation until the link in it is followed)</span>`;
+    : html`<span class="state soon">Not confirmed yet</span>
+<span class="muted">(e-mailed nothing but the confirmation until the link in it is followed)</span>`;
 
 /** The contacts: who is e-mailed, about what, whether they confirmed their address; add and remove for owners. */
 export function contactsPage({ who, contacts, form, done }: ContactsView): string {

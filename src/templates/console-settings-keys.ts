@@ -76,7 +76,12 @@ ${
   owner
     ? html`<h2>Make a key</h2>
 <form method="post" action="/console/settings/api-keys">${csrfField(who)}
-${textField(form, { name: "name", label: `${KEY_LABELS.name} (optional)`, hint: 'What the key is for, e.g. "Ticket sync".', maxlength: LIMITS.nameLength })}
+${textField(form, {
+  name: "name",
+  label: `${KEY_LABELS.name} (optional)`,
+  hint: 'What the key is for, e.g. "Ticket sync".',
+  maxlength: LIMITS.nameLength,
+})}
 <fieldset class="check" id="scopes"><legend>${KEY_LABELS.scopes}: what the key may do</legend>${scopes.message}
 ${ALL_SCOPES.map(
   (s) => html`<label><input type="checkbox" name="scopes" value="${s}"${ticked.has(s) ? " checked" : ""}>${SCOPE_WORDS[s]}</label>`,

@@ -111,7 +111,8 @@ export function webhookCreatedPage({ who, webhook, secret }: { who: Who; webhook
 <p>Copy it now into the receiver, which checks each delivery's signature with it. It is not shown again: if it is lost, rotate the
 secret through the API.</p>
 <p><code id="secret">${secret}</code></p></div>
-<p><a href="/console/settings/webhooks/${webhook.id}">The webhook's delivery log</a> · <a href="/console/settings/webhooks">All webhooks</a></p>`,
+<p><a href="/console/settings/webhooks/${webhook.id}">The webhook's delivery log</a> ·
+<a href="/console/settings/webhooks">All webhooks</a></p>`,
   );
 }
 
@@ -155,7 +156,8 @@ ${
 <td data-label="Last answer">${d.lastStatusCode === null ? "none yet" : `HTTP ${d.lastStatusCode}`}</td>
 <td data-label="Created">${when(d.createdAt)}</td>${
           owner
-            ? html`<td data-label="Again"><form method="post" action="/console/settings/webhooks/${webhook.id}/deliveries/${d.id}/redeliver">${csrfField(
+            ? html`<td data-label="Again"><form method="post"
+action="/console/settings/webhooks/${webhook.id}/deliveries/${d.id}/redeliver">${csrfField(
                 who,
               )}<button type="submit" class="secondary" aria-label="Redeliver the ${d.eventType} of ${when(d.createdAt)}">Redeliver</button>
 </form></td>`

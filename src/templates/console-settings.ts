@@ -108,7 +108,9 @@ export function textField(
   const problem = fieldProblem(form, f.name);
   const hintId = f.hint ? `${f.name}-hint` : null;
   const describedBy = [hintId, form.errors[f.name]?.length ? `${f.name}-error` : null].filter(Boolean).join(" ");
-  return html`<div class="field"><label for="${f.name}">${f.label}</label>${f.hint ? html`<span class="hint" id="${hintId}">${f.hint}</span>` : ""}
+  return html`<div class="field"><label for="${f.name}">${f.label}</label>${
+    f.hint ? html`<span class="hint" id="${hintId}">${f.hint}</span>` : ""
+  }
 ${problem.message}<input type="${f.type ?? "text"}" id="${f.name}" name="${f.name}" value="${form.values[f.name] ?? ""}"${
     f.maxlength ? html` maxlength="${f.maxlength}"` : ""
   }${f.required ? html` required` : ""}${form.errors[f.name]?.length ? html` aria-invalid="true"` : ""}${

@@ -20,7 +20,7 @@ import { consoleAdvisoriesRouter } from "./console-advisories";
 import { consoleMetricsRouter } from "./console-metrics";
 import { consolePolicyRouter } from "./console-policy";
 import { consoleBriefsRouter } from "./console-briefs";
-import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from "./shared";
+import { limitAddress, limitFormBody, memberPage, page, privatePage, sameSiteForms } from "./shared";
 
 /**
  * The console for an organization's members, at /console: signing in by an e-mailed link (or a
@@ -31,7 +31,9 @@ import { limitAddress, limitFormBody, page, privatePage, sameSiteForms } from ".
  */
 export const consoleRouter = new Hono<AppEnv>();
 // ("/console/*" matches /console itself too.)
-consoleRouter.use("/console/*", consoleHeaders, privatePage, sameSiteForms, database());
+consoleRouter.use("/console/*", consoleHeaders, memberPage, sameSiteForms, database());
+// Sign-in links carry their secret in the address: never indexed, never passed on as a referrer.
+consoleRouter.use("/console/sign-in/*", privatePage);
 consoleRouter.route("/", consolePasskeysRouter);
 consoleRouter.route("/", consoleInboxRouter);
 consoleRouter.route("/", consoleReportRouter);

@@ -38,7 +38,7 @@ for (const path of [ICON_PATH, "/favicon.ico"]) {
 // What search engines may index: the programs, directories and reference; never a reporter's page
 // (its address is its key) or the API's answers.
 const ROBOTS_TXT =
-  "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /i/\nDisallow: /u/\nDisallow: /console\nDisallow: /v1/\nAllow: /\n";
+  "User-agent: *\nDisallow: /r/\nDisallow: /c/\nDisallow: /i/\nDisallow: /u/\nDisallow: /console/sign-in/\nDisallow: /v1/\nAllow: /\n";
 pagesRouter.get("/robots.txt", (c) =>
   c.body(ROBOTS_TXT, 200, { "Content-Type": "text/plain; charset=utf-8", "Cache-Control": "public, max-age=86400" }),
 );

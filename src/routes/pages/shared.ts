@@ -41,6 +41,15 @@ export const privatePage: MiddlewareHandler = async function privatePageMiddlewa
   c.res.headers.set("X-Robots-Tag", "noindex, nofollow");
 };
 
+/**
+ * A signed-in member's page: never stored by a cache, its address never passed on. Not marked
+ * noindex: a crawler has no session, so it only ever sees the sign-in page these redirect to.
+ */
+export const memberPage: MiddlewareHandler = async function memberPageMiddleware(c, next) {
+  await noStore()(c, next);
+  c.res.headers.set("Referrer-Policy", "no-referrer");
+};
+
 /** A page request's per-address limit (the same limiters and budgets as the JSON routes). */
 export async function limitAddress(c: Context<AppEnv>, binding: "PUBLIC_READ_RATE_LIMITER" | "PUBLIC_SUBMIT_RATE_LIMITER"): Promise<void> {
   if (!(await allowAddress(c.env, binding, clientIp(c.req))))
