@@ -121,7 +121,11 @@ export const membersRouter = createRouter()
       request: { params: IdParam },
       responses: {
         204: { description: "Removed" },
-        ...errorResponses("read", { access: "organization", scope: "members", conflict: "the organization's last owner cannot be removed" }),
+        ...errorResponses("read", {
+          access: "organization",
+          scope: "members",
+          conflict: "the organization's last owner cannot be removed",
+        }),
       },
     }),
     async (c) => {
