@@ -1,3 +1,5 @@
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { base, checkPage, demoApi, launch, signedInMember } from "./console-session";
@@ -7,10 +9,17 @@ import { base, checkPage, demoApi, launch, signedInMember } from "./console-sess
 // shows its prefix only).
 
 let browser: Browser;
+// Where the test's webhook sends: loopback (npm run dev allows it), so the shared dev server never looks
+// up a host name (test/node/answers.test.ts watches its log for that).
+const receiver = http.createServer((_req, res) => res.writeHead(204).end());
 beforeAll(async () => {
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
   browser = await launch();
 });
-afterAll(async () => browser?.close());
+afterAll(async () => {
+  await browser?.close();
+  await new Promise<void>((resolve) => receiver.close(() => resolve()).closeAllConnections());
+});
 
 describe("the console's settings in Chromium", () => {
   it("shows an owner every settings page accessibly, and a new key once", async () => {
@@ -18,7 +27,7 @@ describe("the console's settings in Chromium", () => {
     const hook = await demoApi("POST", "/v1/webhooks", {
       data: {
         type: "webhook",
-        attributes: { name: `Browser hook ${Date.now()}`, url: "https://hooks.example.com/vdp" },
+        attributes: { name: `Browser hook ${Date.now()}`, url: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/vdp` },
         relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: "0b1e7f1a-5c52-5d7e-9a01-000000000001" }] } },
       },
     });
@@ -63,5 +72,7 @@ describe("the console's settings in Chromium", () => {
     // The bad form's answer is its 422, on purpose.
     expect(problems.filter((p) => !/^422 .*\/console\/settings\/webhooks$/.test(p))).toEqual([]);
     await context.close();
+    // Gone again, so the demo organization's later reports send it nothing.
+    expect((await demoApi("DELETE", `/v1/webhooks/${hook.body.data.id}`)).status).toBe(204);
   });
 });
