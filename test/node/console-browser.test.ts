@@ -1,8 +1,8 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { checkPage } from "./console-session";
 import { keptMail, linkTo } from "./kept-mail";
 
 // The console as the demo owner uses it, in Debian's Chromium against the shared npm run dev: a
@@ -42,24 +42,13 @@ async function open(width: number): Promise<{ context: BrowserContext; page: Pag
   return { context, page, foreign, problems };
 }
 
-/** No serious or critical axe violation, no sideways scrolling, and a screenshot at both widths. */
-async function check(page: Page, name: string) {
-  for (const width of [375, 1280]) {
-    await page.setViewportSize({ width, height: 900 });
-    const { violations } = await new AxeBuilder({ page }).analyze();
-    expect(violations.filter((v) => v.impact === "serious" || v.impact === "critical").map((v) => `${name}@${width}: ${v.id}`)).toEqual([]);
-    expect((await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number).toBeLessThanOrEqual(1);
-    await page.screenshot({ path: path.join(screens, `console-${name}-${width}.png`), fullPage: true });
-  }
-}
-
 describe("the demo owner in Chromium", () => {
   it("signs in by an e-mailed link, adds a passkey, signs out, and signs in again with the passkey", async () => {
     const { context, page, foreign, problems } = await open(1280);
     await page.goto(`${base}/console/sign-in`);
     // The passkey form is the script's: shown because Chromium has WebAuthn.
     await page.locator("#passkey-sign-in").waitFor({ state: "visible" });
-    await check(page, "sign-in");
+    await checkPage(page, "sign-in");
 
     await page.fill("#email", OWNER);
     await Promise.all([page.waitForURL(/\/console\/sign-in\/sent$/), page.click("text=E-mail me a sign-in link")]);
@@ -68,7 +57,7 @@ describe("the demo owner in Chromium", () => {
     const link = linkTo(mail.text, "/console/sign-in/");
     await page.goto(`${base}${link}`);
     expect(await page.locator("h1").innerText()).toBe("Sign in to Demo Security Co");
-    await check(page, "link");
+    await checkPage(page, "link");
     await Promise.all([page.waitForURL(`${base}/console`), page.click("button:text-is('Sign in')")]);
     await Promise.all([page.waitForURL(`${base}/console/account`), page.click("nav.console >> text=Your account")]);
     expect(await page.locator("dl.terms").innerText()).toContain(OWNER);
@@ -84,7 +73,7 @@ describe("the demo owner in Chromium", () => {
     await page.locator("ul.passkeys").waitFor();
     expect(await page.locator("ul.passkeys").innerText()).toContain("Test laptop");
     expect((await cdp.send("WebAuthn.getCredentials", { authenticatorId })).credentials).toHaveLength(1);
-    await check(page, "signed-in");
+    await checkPage(page, "signed-in");
 
     await Promise.all([page.waitForURL(`${base}/console/sign-in`), page.click("text=Sign out")]);
     expect((await page.context().cookies()).map((c) => c.name)).not.toContain("__Host-vdp_session");
