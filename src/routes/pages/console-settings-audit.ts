@@ -13,7 +13,7 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { cursorLinks, cursorPage } from "./console-settings";
+import { cursorLinks, cursorPage } from "./console-settings-form";
 
 /**
  * /console/settings/audit: the audit log as GET /v1/audit_events reads it (the same filters, checked by

@@ -8,7 +8,7 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, formFields, refusedFields } from "./console-settings";
+import { checkedBy, formFields, refusedFields } from "./console-settings-form";
 
 /** /console/settings/contacts: the contacts API's list, add and delete, as the signed-in member. */
 export const consoleContactsRouter = new Hono<AppEnv>();

@@ -9,7 +9,7 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, formFields, refusedFields } from "./console-settings";
+import { checkedBy, formFields, refusedFields } from "./console-settings-form";
 
 /**
  * /console/settings/api-keys: the API keys API's list, make and revoke, as the signed-in member. A new

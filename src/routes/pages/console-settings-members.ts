@@ -9,7 +9,7 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, formFields, refusedFields } from "./console-settings";
+import { checkedBy, formFields, refusedFields } from "./console-settings-form";
 
 /**
  * /console/settings/members: the members API's list, invite, role change, removal, invitation sent

@@ -18,7 +18,7 @@ import { WebhookAttributesInput } from "../v1/webhooks/schema";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, cursorLinks, cursorPage, formFields, refusedFields } from "./console-settings";
+import { checkedBy, cursorLinks, cursorPage, formFields, refusedFields } from "./console-settings-form";
 
 /**
  * /console/settings/webhooks: the webhooks API's list, create (the secret shown on the answer page, as
