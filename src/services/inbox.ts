@@ -19,7 +19,7 @@ export const DUE_SOON_MS = 24 * 3_600_000;
  * (due soon, assigned to a member) are counted on their index, at most this far, so the inbox reads
  * a bounded number of rows at any size.
  */
-export const COUNT_CAP = 99;
+export const COUNT_CAP = 50;
 
 /** A view's filters and its first order. */
 export function viewOf(view: InboxView, at: { memberId: string; now: number }): { filters: VulnFilters; sort: VulnSort } {

@@ -2,7 +2,8 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api } from "../helpers/api";
 import { Browser, member, signedIn } from "../helpers/console";
-import { brief, organization, PUBLISHED, type TestOrganization, vuln } from "../helpers/factories";
+import { brief, organization, policy, PUBLISHED, type TestOrganization, vuln } from "../helpers/factories";
+import { COUNT_CAP } from "../../src/services/inbox";
 
 // The console's inbox and its bulk change, through the Worker as a browser uses them: the views, the
 // filters and cursor pages list what GET /v1/vulns lists for the same filters; a bulk change shows what
@@ -62,6 +63,24 @@ describe("the console's inbox", () => {
     expect(seen).toHaveLength(31);
     expect(new Set(seen).size).toBe(31);
     expect(second.text).toContain("Previous page");
+  });
+
+  it("counts a view without a counter row only as far as the cap, so the inbox reads a bounded number of rows", async () => {
+    const org = await organization();
+    // Acknowledge within an hour: every report is due within 24 hours from the moment it arrives.
+    const p = await policy(org, { response_targets: { acknowledge_hours: 1 } });
+    const b = await brief(org, { published_at: PUBLISHED }, p.id);
+    for (let i = 0; i < COUNT_CAP; i++) await vuln(org, b.id, { title: `Due ${i}` });
+    const browser = await signedInAs(org, "viewer");
+    expect((await browser.get("/console")).text).toMatch(
+      new RegExp(`Overdue or due in 24 hours\\s*<span class="count">\\(${COUNT_CAP}\\)</span>`),
+    );
+    await vuln(org, b.id, { title: "One more" });
+    const over = await browser.get("/console?view=due");
+    expect(over.text).toMatch(new RegExp(`Overdue or due in 24 hours\\s*<span class="count">\\(${COUNT_CAP}\\+\\)</span>`));
+    // The view itself lists them all, soonest first, a page at a time.
+    expect(shortcodesIn(over.text)).toHaveLength(25);
+    expect(over.text).toContain(`${COUNT_CAP + 1} reports in Overdue or due in 24 hours`);
   });
 
   it("answers a bad filter with a 400 page that names it, and sends a stranger to sign in", async () => {
