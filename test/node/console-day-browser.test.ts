@@ -129,6 +129,7 @@ describe("a triager's day in Chromium", () => {
     await checkPage(page, "bulk-confirm");
     await press(page, "form[action='/console/bulk/apply'] button[type=submit]");
     expect(await page.locator("p.lead").innerText()).toContain("3 of 3 reports changed");
+    await checkPage(page, "bulk-done");
     await page.goto(`${base}/console?view=closed&q=${encodeURIComponent(`${run} spam`)}`);
     expect((await page.locator("table.inbox tbody tr").allInnerTexts()).filter((t) => t.includes("Spam"))).toHaveLength(3);
 
@@ -146,6 +147,7 @@ describe("a triager's day in Chromium", () => {
     await page.fill("#versions_0", "affected from 1.0.0 to 1.4.2\nfixed 1.4.2");
     await press(page, "button[name=save]");
     await press(page, "text=Publish…");
+    await checkPage(page, "advisory-publish");
     await press(page, "text=Publish it now");
     expect(await page.locator("main").innerText()).toMatch(/Published/);
     const published = await demoApi("GET", "/v1/advisories?page[size]=100");
