@@ -118,6 +118,16 @@ describe("a report's console page", () => {
     expect(unchosen.text).toContain("Which browser?");
     expect(await commentsOf(report.id)).toHaveLength(count);
 
+    // A textarea's line breaks come as CRLF; the conversation keeps them as LF, as the API's comments do.
+    const typed = await browser.post(`${path}/comments`, {
+      form: { csrf, body: "Thanks.\r\nWe are on it.", visibility: "internal", send: "reply" },
+    });
+    expect(typed.status, typed.text).toBe(303);
+    expect((await commentsOf(report.id)).at(-1)).toEqual({
+      author: "organization",
+      visibility: "internal",
+      body: "Thanks.\nWe are on it.",
+    });
     const asked = await browser.post(`${path}/comments`, { form: { csrf, body: "Which browser?", visibility: "reporter", send: "ask" } });
     expect(asked.status, asked.text).toBe(303);
     expect((await vulnRow(report.id))!.triage_state).toBe("needs_more_info");

@@ -8,7 +8,8 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, formFields, refusedFields } from "./console-settings-form";
+import { checkedBy, refusedFields } from "./console-settings-form";
+import { formOf } from "./console-shell";
 
 /** /console/settings/contacts: the contacts API's list, add and delete, as the signed-in member. */
 export const consoleContactsRouter = new Hono<AppEnv>();
@@ -21,8 +22,8 @@ async function render(c: Context<AppEnv>, form: FormState, status: 200 | 409 | 4
 consoleContactsRouter.get("/console/settings/contacts", signedIn("page"), (c) => render(c, emptyForm({ role: "responder" })));
 
 consoleContactsRouter.post("/console/settings/contacts", signedIn("page"), async (c) => {
-  const fields = await formFields(c);
-  const values = { name: fields.text("name"), email: fields.text("email").trim(), role: fields.text("role") };
+  const fields = await formOf(c);
+  const values = { name: fields.field("name"), email: fields.field("email").trim(), role: fields.field("role") };
   const checked = checkedBy(ContactAttributesInput, values, CONTACT_LABELS);
   if (!checked.ok) return render(c, { values, errors: checked.errors }, 422);
   try {

@@ -4,7 +4,6 @@ import { pageOf } from "../../http/jsonapi";
 import type { Page } from "../../db/pagination";
 import { Invalid, type Member } from "../../lib/domain-errors";
 import type { FieldErrors } from "../../templates/console-settings";
-import { formText } from "./form";
 
 // What the settings' forms share: fields read from a form, checked by the API's own schema for the same
 // record (its messages beside their fields), a service's refusal of a field (Invalid) beside that field,
@@ -19,21 +18,6 @@ export function formProblems(issues: z.core.$ZodIssue[], labels: Record<string, 
     (errors[key] ??= []).push(`${labels[key]} ${issue.message}.`);
   }
   return errors;
-}
-
-/** A form's fields as text (a checkbox group: every value ticked, by `all`). */
-export async function formFields(c: Context): Promise<{ text: (name: string) => string; all: (name: string) => string[] }> {
-  const body = await c.req.parseBody({ all: true });
-  return {
-    text: (name) => {
-      const v = body[name];
-      return formText({ [name]: Array.isArray(v) ? v[0] : v }, name);
-    },
-    all: (name) => {
-      const v = body[name];
-      return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");
-    },
-  };
 }
 
 /**

@@ -9,7 +9,8 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, formFields, refusedFields } from "./console-settings-form";
+import { checkedBy, refusedFields } from "./console-settings-form";
+import { formOf } from "./console-shell";
 
 /**
  * /console/settings/api-keys: the API keys API's list, make and revoke, as the signed-in member. A new
@@ -32,8 +33,8 @@ const utc = (local: string) =>
   /^\d{4}-\d\d-\d\dT\d\d:\d\d$/.test(local) ? `${local}:00Z` : /T\d\d:\d\d:\d\d(\.\d+)?$/.test(local) ? `${local}Z` : local;
 
 consoleKeysRouter.post(PATH, signedIn("page"), async (c) => {
-  const fields = await formFields(c);
-  const values = { name: fields.text("name"), expires_at: fields.text("expires_at").trim() };
+  const fields = await formOf(c);
+  const values = { name: fields.field("name"), expires_at: fields.field("expires_at").trim() };
   const scopes = fields.all("scopes");
   const form = (errors: FormState["errors"], summary?: string[]): FormState => ({
     values: { ...values, scopes: scopes.join(" ") },

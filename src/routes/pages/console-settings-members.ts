@@ -9,7 +9,8 @@ import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, formFields, refusedFields } from "./console-settings-form";
+import { checkedBy, refusedFields } from "./console-settings-form";
+import { formOf } from "./console-shell";
 
 /**
  * /console/settings/members: the members API's list, invite, role change, removal, invitation sent
@@ -39,8 +40,8 @@ async function change(c: Context<AppEnv>, work: () => Promise<unknown>, done: st
 consoleMembersRouter.get(PATH, signedIn("page"), (c) => render(c, emptyForm({ role: "viewer" })));
 
 consoleMembersRouter.post(PATH, signedIn("page"), async (c) => {
-  const fields = await formFields(c);
-  const values = { email: fields.text("email").trim(), name: fields.text("name"), role: fields.text("role") };
+  const fields = await formOf(c);
+  const values = { email: fields.field("email").trim(), name: fields.field("name"), role: fields.field("role") };
   // An empty name is no name (the API's null), not a name that is empty.
   const checked = checkedBy(MemberAttributesInput, { ...values, name: values.name.trim() === "" ? null : values.name }, MEMBER_LABELS);
   if (!checked.ok) return render(c, { values, errors: checked.errors }, 422);
@@ -53,7 +54,7 @@ consoleMembersRouter.post(PATH, signedIn("page"), async (c) => {
 });
 
 consoleMembersRouter.post(`${PATH}/:id/role`, signedIn("page"), async (c) => {
-  const role = (await formFields(c)).text("role");
+  const role = (await formOf(c)).field("role");
   const checked = checkedBy(MemberAttributesInput.pick({ role: true }), { role }, { role: MEMBER_LABELS.role });
   if (!checked.ok) return render(c, { ...emptyForm({ role: "viewer" }), summary: Object.values(checked.errors).flat() }, 422);
   return change(c, () => updateMember(serviceContext(c), c.req.param("id"), { role: checked.value.role }), "role");

@@ -18,7 +18,8 @@ import { WebhookAttributesInput } from "../v1/webhooks/schema";
 import { signedIn } from "./console-door";
 import { whoOf } from "./console-shell";
 import { page } from "./shared";
-import { checkedBy, cursorLinks, cursorPage, formFields, refusedFields } from "./console-settings-form";
+import { checkedBy, cursorLinks, cursorPage, refusedFields } from "./console-settings-form";
+import { formOf } from "./console-shell";
 
 /**
  * /console/settings/webhooks: the webhooks API's list, create (the secret shown on the answer page, as
@@ -37,8 +38,8 @@ async function render(c: Context<AppEnv>, form: FormState, status: 200 | 422 = 2
 consoleWebhooksRouter.get(PATH, signedIn("page"), (c) => render(c, emptyForm()));
 
 consoleWebhooksRouter.post(PATH, signedIn("page"), async (c) => {
-  const fields = await formFields(c);
-  const values = { name: fields.text("name"), url: fields.text("url").trim() };
+  const fields = await formOf(c);
+  const values = { name: fields.field("name"), url: fields.field("url").trim() };
   const chosen = fields.all("trigger_event_types");
   const form = (errors: FormState["errors"], summary?: string[]): FormState => ({
     values: { ...values, trigger_event_types: chosen.join(" ") },

@@ -6,6 +6,7 @@ import { formToken } from "../../http/session";
 import { type ConsoleSection, consoleDocument, type Who } from "../../templates/console-layout";
 import type { Html } from "../../templates/layout";
 import { sessionOf } from "./console-door";
+import { formText } from "./form";
 import { page } from "./shared";
 
 // What every signed-in console page does: who is signed in (for the layout and the forms' token), and
@@ -54,12 +55,15 @@ export function refusalOf(
   };
 }
 
-/** The form fields a console form sent: strings only (a file or a repeated field is not what these forms send). */
-export async function formOf(c: Context<AppEnv>): Promise<{ field: (name: string) => string; all: (name: string) => string[] }> {
+/**
+ * A console form's fields: `field` is one field's text (a textarea's CRLF line breaks as LF, as the API
+ * keeps text), `all` every value of a repeated field (ticked boxes). Strings only: no console form sends files.
+ */
+export async function formOf(c: Context): Promise<{ field: (name: string) => string; all: (name: string) => string[] }> {
   const body = await c.req.parseBody({ all: true });
   const values = (name: string) => {
     const v = body[name];
     return (Array.isArray(v) ? v : v === undefined ? [] : [v]).filter((x): x is string => typeof x === "string");
   };
-  return { field: (name) => values(name)[0] ?? "", all: values };
+  return { field: (name) => formText({ [name]: values(name)[0] }, name), all: values };
 }
