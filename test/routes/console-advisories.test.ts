@@ -202,6 +202,18 @@ describe("the console's advisories", () => {
     expect((await get("/v1/advisories", org.key)).body.data).toHaveLength(1);
   });
 
+  it("keeps a textarea's line breaks as the API keeps text (LF), whatever the browser sent (CRLF)", async () => {
+    const org = await organization();
+    const report = await submitReport(org);
+    const browser = await triagerOf(org);
+    const id = await draftThroughPages(browser, report.shortcode, {
+      description: "First line.\r\nSecond line.",
+      remediation: "Upgrade.\r\nThen restart.",
+    });
+    const saved = (await get(`/v1/advisories/${id}`, org.key)).body.data.attributes;
+    expect([saved.description, saved.remediation]).toEqual(["First line.\nSecond line.", "Upgrade.\nThen restart."]);
+  });
+
   it("does not find another organization's advisory", async () => {
     const org = await organization();
     const other = await organization();

@@ -7,6 +7,7 @@ import type { AdvisoryRecord } from "../../services/advisories";
 import type { NamedReport } from "../../services/advisory-previews";
 import { type AdvisoryFormValues, EMPTY_PRODUCT, type FormProblems, type ProductRow } from "../../templates/console-advisory-editor";
 import { CreateAdvisoryInput, UpdateAdvisoryInput } from "../v1/advisories/schema";
+import { formText } from "./form";
 
 // The console's advisory form, to and from what the API takes: the fields become the API's request
 // document, checked by the API's own schemas (CreateAdvisoryInput, UpdateAdvisoryInput), so the form
@@ -14,7 +15,8 @@ import { CreateAdvisoryInput, UpdateAdvisoryInput } from "../v1/advisories/schem
 // "type: name") is the form's.
 
 type Body = Record<string, string | File | (string | File)[]>;
-const str = (v: Body[string] | undefined): string => (typeof v === "string" ? v : "");
+/** A field's text, a textarea's CRLF as LF (as the API keeps text). */
+const str = (v: Body[string] | undefined): string => formText({ v }, "v");
 
 /** The values as typed, and which row button was pressed (a row added or removed: shown again, nothing stored). */
 export function formOf(body: Body): { values: AdvisoryFormValues; rowsChanged: boolean } {

@@ -22,7 +22,7 @@ import type { Who } from "../../templates/console-layout";
 import { CannedResponseAttributes } from "../v1/canned-responses/schema";
 import { serviceContext } from "../v1/handler-helpers";
 import { signedIn } from "./console-door";
-import { consolePage, whoOf } from "./console-shell";
+import { consolePage, formOf, whoOf } from "./console-shell";
 import { html } from "hono/html";
 import { limitFormBody, page } from "./shared";
 
@@ -40,9 +40,8 @@ const FIELDS: readonly CannedField[] = ["name", "body", "visibility"];
 /** The form as typed (line breaks as the API keeps them), whatever it holds; refuses first a member who may not change them. */
 async function typedForm(c: Context<AppEnv>): Promise<CannedForm> {
   mayChangeCanned(serviceContext(c));
-  const form = await c.req.parseBody();
-  const text = (key: string) => (typeof form[key] === "string" ? (form[key] as string) : "");
-  return { name: text("name"), body: text("body").replace(/\r\n?/g, "\n"), visibility: text("visibility") };
+  const { field } = await formOf(c);
+  return { name: field("name"), body: field("body"), visibility: field("visibility") };
 }
 
 /** The form checked as the API checks a canned response: its members, or each field's problem. */
