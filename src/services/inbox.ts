@@ -86,7 +86,7 @@ export async function inboxSurroundings(ctx: ServiceContext, at: { memberId: str
       .from(vulnCounts)
       .where(and(eq(vulnCounts.organizationId, ctx.caller.organizationId!), inArray(vulnCounts.bucket, Object.values(BUCKETS)))),
     capped(lte(vulns.nextDueAsc, at.now + DUE_SOON_MS)),
-    capped(eq(vulns.assigneeId, at.memberId), eq(vulns.processingState, "open"), isNotNull(vulns.assigneeId)),
+    capped(eq(vulns.assigneeId, at.memberId), eq(vulns.processingState, "open")),
     ctx.db
       .select({ id: briefs.id, name: briefs.name })
       .from(briefs)

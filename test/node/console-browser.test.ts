@@ -1,8 +1,6 @@
-import { mkdirSync } from "node:fs";
-import path from "node:path";
-import { chromium, type Browser, type BrowserContext, type Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { checkPage } from "./console-session";
+import { base, checkPage, launch, open } from "./console-session";
 import { keptMail, linkTo } from "./kept-mail";
 
 // The console as the demo owner uses it, in Debian's Chromium against the shared npm run dev: a
@@ -11,40 +9,18 @@ import { keptMail, linkTo } from "./kept-mail";
 // Passkeys need a domain for their relying party (an IP address is none), so the browser addresses
 // the server as localhost, as npm run dev prints it.
 
-const root = path.resolve(import.meta.dirname, "../..");
-const { port, banner } = inject("dev");
-const base = `http://localhost:${port}`;
-const screens = path.join(root, "test-results", "screens");
+const { banner } = inject("dev");
 const OWNER = "owner@demo.test";
 let browser: Browser;
 
 beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
-  mkdirSync(screens, { recursive: true });
+  browser = await launch();
 });
 afterAll(async () => browser?.close());
 
-let addresses = 0;
-async function open(width: number): Promise<{ context: BrowserContext; page: Page; foreign: string[]; problems: string[] }> {
-  const context = await browser.newContext({
-    viewport: { width, height: 900 },
-    extraHTTPHeaders: { "CF-Connecting-IP": `198.51.100.${200 + ++addresses}` },
-  });
-  context.setDefaultTimeout(120_000);
-  const page = await context.newPage();
-  const foreign: string[] = [];
-  const problems: string[] = [];
-  page.on("request", (r) => !r.url().startsWith(base) && foreign.push(r.url()));
-  page.on("response", (r) => r.status() >= 400 && !r.url().endsWith("/favicon.ico") && problems.push(`${r.status()} ${r.url()}`));
-  // Chromium says every 4xx in the console too; the responses are checked above.
-  page.on("console", (m) => m.type() === "error" && !/Failed to load resource/.test(m.text()) && problems.push(m.text()));
-  page.on("pageerror", (err) => problems.push(err.message));
-  return { context, page, foreign, problems };
-}
-
 describe("the demo owner in Chromium", () => {
   it("signs in by an e-mailed link, adds a passkey, signs out, and signs in again with the passkey", async () => {
-    const { context, page, foreign, problems } = await open(1280);
+    const { context, page, foreign, problems } = await open(browser, 1280);
     await page.goto(`${base}/console/sign-in`);
     // The passkey form is the script's: shown because Chromium has WebAuthn.
     await page.locator("#passkey-sign-in").waitFor({ state: "visible" });
@@ -110,7 +86,7 @@ describe("the demo owner in Chromium", () => {
   it("signs in with the link npm run dev printed, in one click, once", async () => {
     const printed = /Console:\s+(http:\/\/localhost:\d+\/console\/sign-in\/\S+)/.exec(banner)?.[1];
     expect(printed).toBeDefined();
-    const { context, page, problems } = await open(375);
+    const { context, page, problems } = await open(browser, 375);
     await page.goto(printed!);
     await Promise.all([page.waitForURL(`${base}/console`), page.click("button:text-is('Sign in')")]);
     expect(await page.locator("nav.console .who").innerText()).toMatch(/, owner$/);
