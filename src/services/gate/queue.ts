@@ -169,7 +169,7 @@ export interface QueueRelease {
 
 /**
  * The owner's release: the brief's oldest queued reports, up to LIMITS.queueReleaseBatch, whatever its
- * cap (they count on today's). Audited as brief.release_queued when there was anything to release.
+ * cap (they count on today's). Audited as brief.release_queued, also when nothing was queued.
  */
 export async function releaseQueuedVulns(ctx: ServiceContext, briefId: string, now = new Date()): Promise<QueueRelease> {
   mayChange(ctx, "settings");
@@ -184,7 +184,6 @@ export async function releaseQueuedVulns(ctx: ServiceContext, briefId: string, n
   if (!row) throw new NotFound("brief", "No brief has that id.");
   assertOperatorMayChange(ctx, row.claimed, "briefs");
   const { brief } = row;
-  if (rows.length === 0) return { brief, released: 0, stillQueued: 0 };
   const p = new Plan(null).audits({
     action: "brief.release_queued",
     target: { type: "brief", id: brief.id },
