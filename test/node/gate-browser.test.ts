@@ -128,20 +128,59 @@ describe("the brief page's gate in Chromium", () => {
     await tab.context.close();
   });
 
-  it("holds a submit sent before the solution, says so, and sends it once solved", async () => {
-    // A brief whose last hour is over its expected rate asks the hardest challenge: still seconds at most.
+  it("holds a submit sent before the solution, saying so, and sends it once solved", async () => {
     const tab = await open(browser, 1280);
+    let release = () => {};
+    const held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    await tab.page.route(`${base}/v1/p/briefs/${on.shortcode}/challenge`, async (route) => {
+      await held;
+      await route.continue();
+    });
     await tab.page.goto(`${base}/b/${on.shortcode}`);
     const title = `${run} held until solved`;
     await tab.page.fill("#title", title);
     await tab.page.fill("#description", "Sent at once.");
-    const [request] = await Promise.all([
-      tab.page.waitForRequest((r) => r.method() === "POST"),
-      tab.page.click("form[data-gate] button[type=submit]"),
-    ]);
+    const sent = tab.page.waitForRequest((r) => r.method() === "POST");
+    await tab.page.click("form[data-gate] button[type=submit]");
+    await waitFor(
+      "the page to say it is finishing",
+      () => tab.page.textContent("#gate-status"),
+      (t) => /Finishing/.test(t ?? ""),
+    );
+    release();
+    const request = await sent;
     expect(sentField(request, "pow")).toMatch(/^[A-Za-z0-9+/]+=*$/);
     await tab.page.waitForLoadState();
     expect((await vulnTitled(title)).gate).toBe("verified");
+    await tab.context.close();
+  });
+
+  it("fetches a new challenge when the one it holds is 9 minutes old", async () => {
+    const tab = await open(browser, 1280);
+    await tab.page.clock.install();
+    let fetched = 0;
+    tab.page.on("request", (r) => r.url().endsWith("/challenge") && fetched++);
+    await tab.page.goto(`${base}/b/${on.shortcode}`);
+    const solved = 'document.querySelector("input[name=pow]").value';
+    await tab.page.waitForFunction(`${solved} !== ""`);
+    const first = await tab.page.inputValue("input[name=pow]");
+    await tab.page.clock.runFor("09:01");
+    await tab.page.waitForFunction(`${solved} !== "" && ${solved} !== ${JSON.stringify(first)}`);
+    expect(fetched).toBe(2);
+    expect(tab.problems).toEqual([]);
+    await tab.context.close();
+  });
+
+  it("sends the report without a solution when solving fails: it comes in unverified", async () => {
+    const tab = await open(browser, 1280);
+    await tab.page.route(`${base}/v1/p/briefs/${on.shortcode}/challenge`, (route) => route.fulfill({ status: 503, body: "{}" }));
+    await tab.page.goto(`${base}/b/${on.shortcode}`);
+    const title = `${run} sent when solving failed`;
+    const request = await send(tab.page, title);
+    expect(sentField(request, "pow")).toBe("");
+    expect((await vulnTitled(title)).gate).toBe("unverified");
     await tab.context.close();
   });
 
@@ -186,7 +225,10 @@ describe("the brief page's gate in Chromium", () => {
         ai_use: null,
         files: [],
       });
-      await flattenedVerify({ protected: head, payload, signature }, await importJWK(header.jwk, "EdDSA"));
+      await flattenedVerify(
+        { protected: head, payload: Buffer.from(payload).toString("base64url"), signature },
+        await importJWK(header.jwk, "EdDSA"),
+      );
       const thumbprint = Buffer.from(
         await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify({ crv: "Ed25519", kty: "OKP", x: header.jwk.x }))),
       ).toString("base64url");
