@@ -120,7 +120,7 @@ export async function gateRows(url: string, key: string, reps: number): Promise<
     return `${res.headers.get("X-D1-Rows-Read") ?? "?"} rows read in ${res.headers.get("X-Bench-D1-Round-Trips") ?? "?"} round trips`;
   };
   const probes = `off: ${await probe(off, {})}; on: ${await probe(on, pow(solutions.pop()!))}`;
-  const verified = await fetch(`${url}/v1/vulns?q%5Bgate_eq%5D=unverified&page%5Bsize%5D=1`, {
+  const unverified = await fetch(`${url}/v1/vulns?q%5Bgate_eq%5D=unverified&page%5Bsize%5D=1`, {
     headers: { Authorization: `Bearer ${key}` },
   }).then((r) => r.json() as Promise<{ data?: unknown[] }>);
   const refused = Object.entries(statuses).map(([code, count]) => `${code} ×${count}`);
@@ -142,7 +142,7 @@ export async function gateRows(url: string, key: string, reps: number): Promise<
       note: [
         `${PER_REP} a side a repetition, one at a time, interleaved`,
         probes,
-        verified.data?.length ? "a submission with a solution came out unverified" : undefined,
+        unverified.data?.length ? "a submission with a solution came out unverified" : undefined,
         ...refused,
       ]
         .filter(Boolean)
