@@ -12,7 +12,10 @@ import { addressTag, parsePowKeys } from "../../lib/pow";
 import { briefChallenge } from "../../services/gate/challenge";
 import { briefNotFound } from "./briefs";
 
-const Hex64 = z.string().regex(/^[0-9a-f]{64}$/);
+const Hex64 = z
+  .string()
+  .length(64)
+  .regex(/^[0-9a-f]{64}$/);
 
 const Challenge = z
   .object({
@@ -21,9 +24,13 @@ const Challenge = z
     maxnumber: z.int().min(LIMITS.powBaseMaxnumber).max(LIMITS.powMaxMaxnumber).openapi({
       description: "The secret number is at most this: the work asked, higher while the brief or this client sent many reports this hour.",
     }),
-    salt: z.string().max(200).openapi({
-      description: "Random hex, then `?brief=<shortcode>&expires=<unix seconds>&`: what the signature binds the challenge to.",
-    }),
+    salt: z
+      .string()
+      .max(200)
+      .regex(/^[0-9a-f]+\?brief=[0-9A-Z-]+&expires=\d+&$/)
+      .openapi({
+        description: "Random hex, then `?brief=<shortcode>&expires=<unix seconds>&`: what the signature binds the challenge to.",
+      }),
     signature: Hex64.openapi({ description: "HMAC-SHA-256 (hex) of `challenge` under the server's key." }),
   })
   .openapi("PowChallenge", {
