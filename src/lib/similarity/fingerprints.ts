@@ -7,7 +7,7 @@ import { classesIn, type FoundUrl, splitText } from "./tokens";
 export type FingerprintKind = "file" | "ep" | "path" | "cwe" | "payload";
 
 /** How much sharing one kind says about two reports being one finding (combined as independent evidence). */
-export const WEIGHTS: Readonly<Record<FingerprintKind, number>> = { file: 0.9, ep: 0.35, path: 0.15, cwe: 0.25, payload: 0.2 };
+export const WEIGHTS: Readonly<Record<FingerprintKind, number>> = { file: 0.9, ep: 0.4, path: 0.15, cwe: 0.2, payload: 0.1 };
 
 const CAP: Readonly<Record<Exclude<FingerprintKind, "file">, number>> = { ep: 4, path: 4, cwe: 3, payload: 4 };
 
@@ -35,7 +35,8 @@ const FOREIGN_PATH = /^\/(?:etc|proc|windows|bin|usr|var|tmp|latest|computemetad
 /** Words that follow or precede "parameter" without being one's name. */
 const NOT_A_NAME = new Set(
   `the a an is are was in of on to for this that same vulnerable affected injectable following above below search query get post body
-  json form url value values name names which each every any some its his her their another other input hidden user`.split(/\s+/),
+  json form url value values name names which each every any some its his her their another other input hidden user reflected stored
+  echoed passed sent used not also then now was being missing unsanitised unsanitized unescaped injected called named`.split(/\s+/),
 );
 
 /** Parameter names the prose gives: "parameter `q`", "the 'q' field", "param q", "the q parameter". */
@@ -43,13 +44,15 @@ export function namedParameters(text: string): string[] {
   const names = new Set<string>();
   const name = "([a-z_][a-z0-9_.\\[\\]-]{0,40})";
   const patterns = [
-    new RegExp(`\\b(?:parameters?|params?|fields?|arguments?|args?|inputs?|keys?)\\s*[:=]?\\s*[\`'"]${name}[\`'"]`, "g"),
+    new RegExp(`\\b(?:parameters?|params?|fields?|arguments?|args?|inputs?|keys?)(?:\\s+is|\\s*[:=])?\\s*[\`'"]${name}[\`'"]`, "g"),
     new RegExp(
       `[\`'"]${name}[\`'"]\\s+(?:query |url |get |post |body |form |json )?(?:parameters?|params?|fields?|arguments?|inputs?)\\b`,
       "g",
     ),
-    new RegExp(`\\b(?:parameters?|params?)\\s+${name}\\b`, "g"),
+    new RegExp(`\\b(?:parameters?|params?|fields?)(?:\\s+name)?\\s*[:=]?\\s+${name}\\b`, "g"),
+    new RegExp(`\\b(?:parameter|param)\\s+is\\s+${name}\\b`, "g"),
     new RegExp(`\\b(?:the|its)\\s+${name}\\s+(?:query |url |get |post |body |form |json )?(?:parameter|param)\\b`, "g"),
+    new RegExp(`\\b(?:fields?|parameters?|params?|inputs?)\\s+(?:called|named)\\s+[\`'"]?${name}\\b`, "g"),
   ];
   for (const p of patterns) for (const m of text.matchAll(p)) if (!NOT_A_NAME.has(m[1]!)) names.add(m[1]!);
   return [...names];
@@ -58,6 +61,9 @@ export function namedParameters(text: string): string[] {
 function payloadsIn(text: string): string[] {
   return PAYLOADS.filter(([p]) => p.test(text)).map(([, family]) => family);
 }
+
+/** A value no form fills in: the tester's input, hence the parameter the report is about. */
+const unusual = (v: string) => v.length > 16 || /[^a-z0-9 _.@-]/i.test(v);
 
 const ours = (u: FoundUrl) => !(u.host && FOREIGN_HOST.test(u.host)) && !FOREIGN_PATH.test(u.template);
 
@@ -72,7 +78,7 @@ export function fingerprints(title: string, description: string): string[] {
   const eps: string[] = [];
   for (const u of routes) {
     if (u.query.length === 0) continue;
-    const chosen = u.query.filter(([k, v]) => named.includes(k) || payloadsIn(v).length > 0).map(([k]) => k);
+    const chosen = u.query.filter(([k, v]) => named.includes(k) || payloadsIn(v).length > 0 || unusual(v)).map(([k]) => k);
     for (const k of chosen.length > 0 ? chosen : u.query.slice(0, 3).map(([k]) => k)) eps.push(`ep:${u.template}?${k}`);
   }
   // A parameter named in prose but in no URL's query is one of the route's (a form or JSON body's).
@@ -107,9 +113,13 @@ function cap(kind: Exclude<FingerprintKind, "file">, values: string[]): string[]
 
 export const kindOf = (fp: string) => fp.slice(0, fp.indexOf(":")) as FingerprintKind;
 
-/** The fingerprints a new report is looked up by: the specific ones (a file, an endpoint with its parameter), at most 6. */
+/** The fingerprints a new report is looked up by, the most specific first (a file, an endpoint with its parameter, a route), at most 6. */
 export function lookupFingerprints(fps: readonly string[]): string[] {
-  return [...fps.filter((f) => kindOf(f) === "file"), ...fps.filter((f) => kindOf(f) === "ep")].slice(0, 6);
+  return [
+    ...fps.filter((f) => kindOf(f) === "file"),
+    ...fps.filter((f) => kindOf(f) === "ep"),
+    ...fps.filter((f) => kindOf(f) === "path"),
+  ].slice(0, 6);
 }
 
 export const fileFingerprint = (sha256: string) => `file:${sha256.toLowerCase()}`;

@@ -3,12 +3,12 @@
 
 import { fingerprints } from "./fingerprints";
 import { bandKeys, minhash } from "./minhash";
-import { type Signature, similarity } from "./score";
+import { SCORE_OPTIONS, type ScoreOptions, type Signature, similarity } from "./score";
 import { shingles, tokens } from "./tokens";
 
 export { fileFingerprint, fingerprintKey, fingerprints, kindOf, lookupFingerprints, WEIGHTS } from "./fingerprints";
 export { BANDS, bandKeys, decodeSignature, encodeSignature, estimateJaccard, HASHES, minhash, SIMILARITY_VERSION } from "./minhash";
-export { DUPLICATE_THRESHOLD, SIMILAR_LIMIT, type Signature, type Similarity, similarity } from "./score";
+export { DUPLICATE_THRESHOLD, SCORE_OPTIONS, type ScoreOptions, SIMILAR_LIMIT, type Signature, type Similarity, similarity } from "./score";
 export { pathTemplate, shingles, tokens } from "./tokens";
 
 export interface ReportSignature extends Signature {
@@ -22,10 +22,10 @@ export function signatureOf(title: string, description: string): ReportSignature
 }
 
 /** The best candidate scoring above the threshold, if any. */
-export function bestMatch<T extends Signature>(of: Signature, candidates: readonly T[]) {
+export function bestMatch<T extends Signature>(of: Signature, candidates: readonly T[], options: ScoreOptions = SCORE_OPTIONS) {
   let best: { candidate: T; score: number; reasons: string[] } | null = null;
   for (const c of candidates) {
-    const s = similarity(of, c);
+    const s = similarity(of, c, options);
     if (!best || s.score > best.score) best = { candidate: c, ...s };
   }
   return best;

@@ -11,25 +11,41 @@ export const TOKEN_LIMIT = 3_000;
 export const WEAKNESS_CLASSES: readonly { token: string; cwe: number; phrases: RegExp }[] = [
   { token: "xss", cwe: 79, phrases: /\b(?:cross[- ]?site[- ]scripting|x\.?s\.?s|script injection|html injection|javascript injection)\b/g },
   { token: "sqli", cwe: 89, phrases: /\b(?:sql[- ]?injection|sqli|sql[- ]injectable|database injection|injection into the sql query)\b/g },
-  { token: "idor", cwe: 639, phrases: /\b(?:idor|insecure direct object references?|broken object[- ]level authori[sz]ation|bola)\b/g },
+  {
+    token: "idor",
+    cwe: 639,
+    phrases: /\b(?:idor|insecure direct object references?|broken object[- ]level authori[sz]ation|bola|access to other users'? data)\b/g,
+  },
   { token: "csrf", cwe: 352, phrases: /\b(?:csrf|xsrf|cross[- ]?site request forgery|request forgery from another site)\b/g },
-  { token: "openredirect", cwe: 601, phrases: /\b(?:open[- ]redirect(?:ion)?|unvalidated redirect|arbitrary redirect)\b/g },
+  {
+    token: "openredirect",
+    cwe: 601,
+    phrases:
+      /\b(?:open[- ]redirect(?:ion)?|unvalidated redirect|arbitrary redirect|redirect(?:s|ing)? to (?:any|an arbitrary|an external|external) (?:site|domain|url|website))\b/g,
+  },
   { token: "ssrf", cwe: 918, phrases: /\b(?:ssrf|server[- ]side request forgery)\b/g },
   { token: "traversal", cwe: 22, phrases: /\b(?:path traversal|directory traversal|dot[- ]dot[- ]slash|local file inclusion|lfi)\b/g },
   { token: "xxe", cwe: 611, phrases: /\b(?:xxe|xml external entit(?:y|ies))\b/g },
   { token: "ratelimit", cwe: 307, phrases: /\b(?:rate[- ]limit(?:ing)?|brute[- ]?forc(?:e|ing)|no throttling|unlimited attempts)\b/g },
-  { token: "stacktrace", cwe: 209, phrases: /\b(?:stack ?traces?|verbose errors?|debug output|exception details|traceback)\b/g },
+  {
+    token: "stacktrace",
+    cwe: 209,
+    phrases:
+      /\b(?:stack ?traces?|verbose errors?|debug (?:output|error page|page)|exception details|traceback|(?:information disclosure|leak) (?:through|via|in) error messages?)\b/g,
+  },
   {
     token: "authbypass",
     cwe: 287,
-    phrases: /\b(?:auth(?:entication)?[- ]bypass|bypass(?:es|ing)? (?:the )?(?:login|authentication)|improper authentication)\b/g,
+    phrases:
+      /\b(?:auth(?:entication)?[- ]bypass|bypass(?:es|ing)? (?:the )?(?:login|authentication)|improper authentication|broken authentication|access without (?:login|authentication))\b/g,
   },
   { token: "jwtnone", cwe: 347, phrases: /\b(?:alg(?:orithm)?[\s"':=]*none|unsigned (?:jwt|tokens?)|none algorithm)\b/g },
   { token: "cors", cwe: 942, phrases: /\b(?:cors misconfiguration|cors|access-control-allow-origin|cross[- ]origin resource sharing)\b/g },
   {
     token: "uploadrce",
     cwe: 434,
-    phrases: /\b(?:unrestricted (?:file )?upload|malicious file upload|web ?shell|upload(?:ed)? (?:a )?php)\b/g,
+    phrases:
+      /\b(?:unrestricted (?:file )?upload|malicious file upload|web ?shell|upload(?:ed)? (?:a )?php|rce (?:via|through) (?:file )?upload)\b/g,
   },
   { token: "ssti", cwe: 1336, phrases: /\b(?:ssti|server[- ]side template injection|template injection)\b/g },
   { token: "cmdi", cwe: 78, phrases: /\b(?:os command injection|command injection|rce via shell)\b/g },
@@ -61,7 +77,8 @@ export function pathTemplate(path: string): string {
 }
 
 /** A URL with its scheme and host, or a path that starts a word (`/api/v2/orders/12?x=1`). */
-export const URL_PATTERN = /(?:https?:\/\/([a-z0-9.-]+)(?::\d+)?|(?<![\w/.:<-]))(\/[a-z0-9_\-.~%{}:/]*[a-z0-9_}~-])(\?[^\s"'`]*[^\s"'`.,;:!?)\]])?/gi;
+export const URL_PATTERN =
+  /(?:https?:\/\/([a-z0-9.-]+)(?::\d+)?|(?<![\w/.:<-]))(\/[a-z0-9_\-.~%{}:/]*[a-z0-9_}~-])(\?[^\s"'`]*[^\s"'`.,;:!?)\]])?/gi;
 
 export interface FoundUrl {
   /** The host when the URL gave one, lowercased. */
@@ -102,16 +119,21 @@ export function findUrls(text: string): FoundUrl[] {
 export function splitText(title: string, description: string): { prose: string; urls: FoundUrl[] } {
   const text = `${title}\n${description}`.slice(0, TEXT_LIMIT).toLowerCase();
   const urls = findUrls(text);
-  let prose = text.replace(URL_PATTERN, (_all, _host, path: string, query?: string) => {
-    const names = (query ?? "")
+  // Class phrases are read in the prose between URLs only: a class word inside a path is the path's.
+  const classWords = (t: string) => WEAKNESS_CLASSES.reduce((acc, c) => acc.replace(c.phrases, ` ${c.token} `), t);
+  let prose = "";
+  let at = 0;
+  for (const m of text.matchAll(URL_PATTERN)) {
+    const names = (m[3] ?? "")
       .slice(1)
       .split("&")
       .map((p) => p.split("=")[0])
       .filter(Boolean);
-    // Kept as one word each, so no class phrase or stop word inside a URL is read as prose.
-    return ` §${pathTemplate(path)} ${names.map((n) => `§${n}`).join(" ")} `;
-  });
-  for (const c of WEAKNESS_CLASSES) prose = prose.replace(c.phrases, ` ${c.token} `);
+    // Each kept as one word, so no stop word inside a URL is read as prose.
+    prose += `${classWords(text.slice(at, m.index))} §${pathTemplate(m[2]!)} ${names.map((n) => `§${n}`).join(" ")} `;
+    at = m.index + m[0].length;
+  }
+  prose += classWords(text.slice(at));
   return { prose, urls };
 }
 
