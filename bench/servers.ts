@@ -35,7 +35,7 @@ export function apiRuntime(): { compatibilityDate: string; compatibilityFlags: s
 /** The development variables `npm run dev` passes: loopback webhooks, and the development keys unless .dev.vars sets them. */
 export function devVarArgs(): string[] {
   const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
-  const devKeys = ["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY"].flatMap((name) => {
+  const devKeys = ["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY", "POW_HMAC_KEY"].flatMap((name) => {
     const key = vars(".dev.vars.example")[name];
     return vars(".dev.vars")[name] || !key ? [] : ["--var", `${name}:${key}`];
   });

@@ -37,7 +37,7 @@ console.log(`
 // the development keys of .dev.vars.example (sealing webhook secrets, signing receipts) are used for
 // each one .dev.vars does not set.
 const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
-const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY"] as const).flatMap((name) =>
+const devKey = (["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY", "POW_HMAC_KEY"] as const).flatMap((name) =>
   vars(".dev.vars")[name] ? [] : ["--var", `${name}:${vars(".dev.vars.example")[name]}`],
 );
 // Links in e-mails point at this server, on whatever port it was given (unless .dev.vars says otherwise).

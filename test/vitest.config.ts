@@ -10,7 +10,9 @@ export default defineConfig(async () => {
   // The same folder wrangler applies: the tests run against the generated migrations, never a copy.
   const migrations = await readD1Migrations(path.join(root, "migrations"));
   // The development keys from .dev.vars.example, so tests run on a fresh clone (.dev.vars is not in git).
-  const { WEBHOOK_SECRET_KEY, RECEIPT_SIGNING_KEY, EMAIL_LINK_KEY } = parseEnv(readFileSync(path.join(root, ".dev.vars.example"), "utf8"));
+  const { WEBHOOK_SECRET_KEY, RECEIPT_SIGNING_KEY, EMAIL_LINK_KEY, POW_HMAC_KEY } = parseEnv(
+    readFileSync(path.join(root, ".dev.vars.example"), "utf8"),
+  );
   return {
     root,
     test: {
@@ -29,6 +31,7 @@ export default defineConfig(async () => {
                   WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY!,
                   RECEIPT_SIGNING_KEY: RECEIPT_SIGNING_KEY!,
                   EMAIL_LINK_KEY: EMAIL_LINK_KEY!,
+                  POW_HMAC_KEY: POW_HMAC_KEY!,
                   // The origin the tests' requests use: links and security.txt name it.
                   PUBLIC_ORIGIN: "https://api.vdp.test",
                   // Custom domains are checked against a resolver nobody listens on: a test that checks

@@ -37,6 +37,17 @@ export function isNotNullViolation(err: unknown): boolean {
 }
 
 /**
+ * Which constraint refused a write, as SQLite names it ("NOT NULL" or "UNIQUE", then `table.column`),
+ * so a write with several guards can answer for the one that failed. Null: no constraint did.
+ */
+export function refusedConstraint(err: unknown): { kind: "not_null" | "unique" | "foreign_key"; column: string | null } | null {
+  const text = `${(err as Error)?.message ?? ""} ${String((err as { cause?: unknown })?.cause ?? "")}`;
+  const named = /(NOT NULL|UNIQUE) constraint failed: ([\w.]+)/i.exec(text);
+  if (named) return { kind: named[1]!.toUpperCase() === "UNIQUE" ? "unique" : "not_null", column: named[2]! };
+  return /FOREIGN KEY constraint failed/i.test(text) ? { kind: "foreign_key", column: null } : null;
+}
+
+/**
  * The one place where a write that lost a race becomes an answer. A write reads what it depends on,
  * then commits in a later batch; a delete can land in between. Its statements are built so that the
  * database refuses them then: a foreign key to the deleted row, or a guarded value (the owner, the

@@ -5,9 +5,11 @@ import {
   DomainError,
   IdempotentReplay,
   InsufficientScope,
+  IntakePaused,
   type Member,
   NotFound,
   type Problem,
+  RateLimited,
   type Refusal,
   Unavailable,
 } from "../lib/domain-errors";
@@ -99,10 +101,20 @@ export const ERROR_CODES = {
     title: "Idempotency key reused",
     about: "This `Idempotency-Key` was used in the last 24 hours with a different request. Use a new key for a new request.",
   },
+  reporter_signature_invalid: {
+    status: 400,
+    title: "Reporter signature invalid",
+    about:
+      "`X-Reporter-Key` and `X-Reporter-Signature` were sent but do not verify: the JWS is malformed, its key does not match the " +
+      "thumbprint, it names another brief (`aud`), its `iat` is more than 10 minutes off, or the signature is not over this exact " +
+      "body. Nothing was stored. Sign the body you send, or send neither header.",
+  },
   rate_limited: {
     status: 429,
     title: "Too many requests",
-    about: "Too many requests in the current minute for this key (or client IP). Wait the `Retry-After` seconds, then retry.",
+    about:
+      "Too many requests in the current minute for this key (or client IP), or, on a brief that asks for proof of work, too many " +
+      "submissions without a valid solution from this address in the hour. Wait the `Retry-After` seconds, then retry.",
   },
   internal_error: {
     status: 500,
@@ -110,6 +122,13 @@ export const ERROR_CODES = {
     about:
       "Something failed on our side. Nothing internal is shown; quote `meta.request_id` (also the `X-Request-Id` header) when " +
       "reporting it.",
+  },
+  intake_paused: {
+    status: 503,
+    title: "Intake paused",
+    about:
+      "The brief's organization has paused its intake. `detail` says until when, with the organization's message; `Retry-After` " +
+      "says how many seconds remain. Nothing was stored: send the report again then.",
   },
   service_unavailable: {
     status: 503,
@@ -255,6 +274,8 @@ const CODE_OF_REFUSAL: Record<Refusal, ErrorCode> = {
   unavailable: "service_unavailable",
   bad_input: "bad_request",
   key_reused: "idempotency_key_reused",
+  rate_limited: "rate_limited",
+  intake_paused: "intake_paused",
 };
 const NOT_FOUND_CODES: Record<string, ErrorCode> = { vuln: "vuln_not_found", brief: "brief_not_found" };
 
@@ -268,7 +289,8 @@ export function asApiError(err: unknown): ApiError | undefined {
   const code = err instanceof NotFound ? (NOT_FOUND_CODES[err.entity] ?? "not_found") : CODE_OF_REFUSAL[err.kind];
   const api = new ApiError(code, err.problems.map(apiProblem));
   if (err instanceof InsufficientScope) return api.withHeaders({ "WWW-Authenticate": insufficientScopeChallenge(err.scope) });
-  return err instanceof Unavailable ? api.withHeaders({ "Retry-After": String(err.retryAfterSeconds) }) : api;
+  const retryAfter = err instanceof Unavailable || err instanceof RateLimited || err instanceof IntakePaused ? err.retryAfterSeconds : null;
+  return retryAfter === null ? api : api.withHeaders({ "Retry-After": String(Math.max(1, Math.ceil(retryAfter))) });
 }
 
 /** A kept Idempotency-Key answer again, through the request's context so its own headers (X-Request-Id, CORS) apply. */

@@ -47,7 +47,9 @@ export type Refusal =
   | "too_large"
   | "unavailable"
   | "bad_input"
-  | "key_reused";
+  | "key_reused"
+  | "rate_limited"
+  | "intake_paused";
 
 /** The base of every refusal: one or more problems of one kind. */
 export class DomainError extends Error {
@@ -134,6 +136,27 @@ export class Unavailable extends DomainError {
     readonly retryAfterSeconds = 5,
   ) {
     super("unavailable", { detail });
+  }
+}
+
+/** Too many of something from one client in a window: worth retrying after `retryAfterSeconds`. */
+export class RateLimited extends DomainError {
+  constructor(
+    detail: string,
+    readonly retryAfterSeconds: number,
+  ) {
+    super("rate_limited", { detail });
+  }
+}
+
+/** A brief its organization paused: no report is taken until `until`; `note` is the organization's word to reporters. */
+export class IntakePaused extends DomainError {
+  constructor(
+    readonly until: string,
+    readonly note: string | null,
+    readonly retryAfterSeconds: number,
+  ) {
+    super("intake_paused", { detail: `This brief takes no reports until ${until}.${note ? ` ${note}` : ""}` });
   }
 }
 

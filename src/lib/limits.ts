@@ -148,6 +148,35 @@ export const LIMITS = {
   sessionDays: 7,
   /** Passkeys of one member. */
   passkeysPerMember: 20,
+  /** The evidence a brief may ask for: a proof of concept, and each other field, in characters. */
+  proofOfConceptLength: 50_000,
+  evidenceFieldLength: 10_000,
+  /** The tools a reporter names in the AI-use disclosure, in characters. */
+  aiToolsLength: 200,
+  /**
+   * Proof of work: the challenge's `maxnumber` starts here, is multiplied by 10 each time the brief's
+   * last hour passes its expected rate (at most twice) and by 10 for an address with 3 or more
+   * submissions in the hour, and never passes the ceiling. A challenge is good for this many minutes.
+   */
+  powBaseMaxnumber: 50_000,
+  powMaxMaxnumber: 5_000_000,
+  powAddressBurst: 3,
+  powChallengeMinutes: 10,
+  /** A solution as sent (base64 JSON), in characters. */
+  powSolutionLength: 2_000,
+  /** Submissions an hour from one address without a valid proof of work, when the brief asks for one; past it, 429. */
+  unverifiedPerAddressHour: 2,
+  /** A brief's expected submissions an hour, and its daily cap. */
+  expectedHourlyMax: 100_000,
+  dailyCapMax: 100_000,
+  /** The message a paused brief shows, in characters. */
+  pauseMessageLength: 500,
+  /** The valid reports a key's record needs for a brief's verified lane, at most. */
+  verifiedLaneMax: 1_000,
+  /** A reporter's signature may be this many seconds off the server's clock. */
+  reporterSignatureSkewSeconds: 600,
+  /** Queued reports the cron releases per brief per run, and an owner's release per call. */
+  queueReleaseBatch: 100,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

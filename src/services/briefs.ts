@@ -1,7 +1,18 @@
 import { actsForOrganization } from "../lib/caller";
 import { and, count, eq, getTableColumns, isNotNull, lte, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { briefs, organizations, policies, vulns, type BriefRow, type OrganizationRow, type PolicyRow } from "../db/schema";
+import {
+  briefs,
+  NO_REQUIREMENTS,
+  organizations,
+  policies,
+  vulns,
+  type BriefRow,
+  type OrganizationRow,
+  type PolicyRow,
+  type ProofOfWorkMode,
+  type SubmissionRequirements,
+} from "../db/schema";
 import { isPublished } from "../lib/maturity";
 import { nowIso, shortcode, uuidv7 } from "../lib/ids";
 import {
@@ -31,6 +42,26 @@ export interface BriefInput {
   published_at?: string | null;
   in_scope_assets?: ScopeAssetInput[];
   out_of_scope_assets?: ScopeAssetInput[];
+  submission_requirements?: SubmissionRequirements;
+  proof_of_work?: ProofOfWorkMode;
+  expected_hourly?: number;
+  daily_cap?: number | null;
+  intake_paused_until?: string | null;
+  intake_paused_message?: string | null;
+  verified_lane_min_valid?: number | null;
+}
+
+/** The gate's columns an input sets (left out: unchanged, or the defaults for a new brief). */
+function gateChanges(input: BriefInput): Partial<BriefRow> {
+  const changes: Partial<BriefRow> = {};
+  if (input.submission_requirements !== undefined) changes.submissionRequirements = input.submission_requirements;
+  if (input.proof_of_work !== undefined) changes.proofOfWork = input.proof_of_work;
+  if (input.expected_hourly !== undefined) changes.expectedHourly = input.expected_hourly;
+  if (input.daily_cap !== undefined) changes.dailyCap = input.daily_cap;
+  if (input.intake_paused_until !== undefined) changes.intakePausedUntil = input.intake_paused_until;
+  if (input.intake_paused_message !== undefined) changes.intakePausedMessage = input.intake_paused_message || null;
+  if (input.verified_lane_min_valid !== undefined) changes.verifiedLaneMinValid = input.verified_lane_min_valid;
+  return changes;
 }
 
 export interface BriefLinks {
@@ -127,6 +158,14 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
     publishedAt: input.published_at ?? null,
     inScopeAssets: assignScopeIds(input.in_scope_assets ?? []),
     outOfScopeAssets: assignScopeIds(input.out_of_scope_assets ?? []),
+    submissionRequirements: NO_REQUIREMENTS,
+    proofOfWork: "off",
+    expectedHourly: 10,
+    dailyCap: null,
+    intakePausedUntil: null,
+    intakePausedMessage: null,
+    verifiedLaneMinValid: null,
+    ...gateChanges(input),
     createdAt: now,
     updatedAt: now,
   };
@@ -176,6 +215,7 @@ export async function updateBrief(ctx: ServiceContext, id: string, { input, link
   if (input.in_scope_assets) changes.inScopeAssets = assignScopeIds(input.in_scope_assets, existing.inScopeAssets);
   if (input.out_of_scope_assets) changes.outOfScopeAssets = assignScopeIds(input.out_of_scope_assets, existing.outOfScopeAssets);
   if (links.policyId !== undefined) changes.policyId = links.policyId;
+  Object.assign(changes, gateChanges(input));
   const p = new Plan(null);
   const rows = p.track<BriefRow[]>(
     ctx.db

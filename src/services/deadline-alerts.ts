@@ -5,7 +5,7 @@ import { alertsAt, type Alert } from "../lib/deadlines";
 import type { ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
 import { alertView } from "./vulns/next";
-import { domainsColumn, toRecord } from "./vulns/read";
+import { recordColumns, toRecord } from "./vulns/read";
 import { subquery } from "../db/queries";
 
 /** Reports one cron run looks at, at most, a page at a time. */
@@ -27,7 +27,7 @@ export async function sweepDeadlineAlerts(ctx: ServiceContext, now = new Date())
     const due = await ctx.db
       .select({
         ...getTableColumns(vulns),
-        ...domainsColumn,
+        ...recordColumns,
         sentJson: subquery<string>`(SELECT json_group_array(${deadlineAlerts.deadline} || ':' || ${deadlineAlerts.alert}) FROM
           ${deadlineAlerts} WHERE ${deadlineAlerts.vulnId} = ${vulns.id})`,
       })

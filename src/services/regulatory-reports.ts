@@ -19,7 +19,7 @@ import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import { alertView } from "./vulns/next";
-import { domainsColumn, toRecord } from "./vulns/read";
+import { recordColumns, toRecord } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
 import { mayChange } from "./access";
 
@@ -51,7 +51,7 @@ function vulnRead(ctx: ServiceContext, vulnId: string) {
   return ctx.db
     .select({
       ...getTableColumns(vulns),
-      ...domainsColumn,
+      ...recordColumns,
       organizationName:
         subquery<string>`(SELECT ${organizations.name} FROM ${organizations} WHERE ${organizations.id} = ${vulns.organizationId})`.as(
           "organization_name",

@@ -17,13 +17,12 @@ import {
   type AuditEventRow,
   type CommentRow,
   type RegulatoryReportRow,
-  type VulnRow,
 } from "../db/schema";
 import { batchOf, subquery } from "../db/queries";
 import { NotFound } from "../lib/domain-errors";
 import { normalizeVulnShortcode } from "../lib/ids";
 import { type ServiceContext, tenantFilter } from "./context";
-import { domainsColumn, toRecord } from "./vulns/read";
+import { recordColumns, toRecord, type VulnReadRow } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
 
 // Everything the console's page of one report shows, read in one batch: the report, its record as
@@ -63,7 +62,7 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
   const id = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${inScope})`;
   const [rows, records, thread, files, filings, named, history, people, originals, canned, policy] = (await batchOf(ctx.db, [
     ctx.db
-      .select({ ...getTableColumns(vulns), ...domainsColumn })
+      .select({ ...getTableColumns(vulns), ...recordColumns })
       .from(vulns)
       .where(scoped),
     ctx.db.select().from(vulnRecords).where(eq(vulnRecords.vulnId, id)),
@@ -114,7 +113,7 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
       .innerJoin(policies, eq(policies.id, briefs.policyId))
       .where(eq(briefs.id, subquery<string>`(SELECT ${vulns.briefId} FROM ${vulns} WHERE ${inScope})`)),
   ])) as [
-    (VulnRow & { domainsJson: string })[],
+    VulnReadRow[],
     (typeof vulnRecords.$inferSelect)[],
     CommentRow[],
     AttachmentRow[],

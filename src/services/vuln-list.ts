@@ -1,11 +1,20 @@
-import { and, count, eq, getTableColumns, gte, inArray, isNull, lte, sql, type SQL } from "drizzle-orm";
+import { and, count, eq, getTableColumns, gte, inArray, isNotNull, isNull, lte, sql, type SQL } from "drizzle-orm";
 import { BadInput } from "../lib/domain-errors";
-import { vulnCounts, vulns, type ActivitySide, type ProcessingState, type Severity, type TriageState, type VulnRow } from "../db/schema";
+import {
+  type Gate,
+  vulnCounts,
+  vulns,
+  type ActivitySide,
+  type ProcessingState,
+  type Severity,
+  type TriageState,
+  type VulnRow,
+} from "../db/schema";
 import type { Page } from "../db/pagination";
 import { tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where } from "../db/queries";
 import { ordering, pageStatements, type Ordering, type Sort } from "./list-pages";
-import { domainsColumn, toRecord } from "./vulns/read";
+import { recordColumns, toRecord, type VulnReadRow } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
 
 export type VulnSort =
@@ -46,6 +55,12 @@ export interface VulnFilters {
   createdTo?: string;
   /** A running deadline due at or before this time (epoch milliseconds): overdue, or due soon. */
   dueBy?: number;
+  /** How the report passed its brief's gate. */
+  gate?: Gate;
+  /** true: the vulns with a possible_duplicate_of suggestion. */
+  possibleDuplicate?: boolean;
+  /** The vulns signed with this reporter key (its thumbprint). */
+  reporterKey?: string;
 }
 
 // By score with the unscored last in both directions: each direction orders by its own computed key
@@ -83,11 +98,14 @@ export async function listVulns(
     f.createdFrom ? gte(vulns.createdAt, f.createdFrom) : undefined,
     f.createdTo ? lte(vulns.createdAt, f.createdTo) : undefined,
     f.dueBy === undefined ? undefined : lte(vulns.nextDueAsc, f.dueBy),
+    f.gate ? eq(vulns.gate, f.gate) : undefined,
+    f.possibleDuplicate === undefined ? undefined : eq(vulns.possibleDuplicate, f.possibleDuplicate ? 1 : 0),
+    f.reporterKey ? and(isNotNull(vulns.reporterKey), eq(vulns.reporterKey, f.reporterKey)) : undefined,
   );
-  const columns = { ...getTableColumns(vulns), ...domainsColumn };
+  const columns = { ...getTableColumns(vulns), ...recordColumns };
   if (f.search) return searchVulns(ctx, { page, sort, filter, query: f.search });
   // As listPage does: the page's ids first, so the domains subquery runs for the page's rows only.
-  const spec = pageStatements<VulnRow & { domainsJson: string }>({
+  const spec = pageStatements<VulnReadRow>({
     ordering: orderingOf(sort),
     page,
     rows: ({ seek, order, limit, offset }) => {
@@ -155,7 +173,7 @@ async function searchVulns(
     });
   }
   const byRank: Ordering = { name: "rank", column: hits.score, field: "score", id: vulns.id, descending: false };
-  const columns = { ...getTableColumns(vulns), ...domainsColumn };
+  const columns = { ...getTableColumns(vulns), ...recordColumns };
   // The matches drive the join (CROSS JOIN keeps SQLite from turning it around and scanning the
   // organization's vulns to probe the matches), each finding its vuln by primary key.
   const joined = <T extends Record<string, unknown>>(fields: T) =>
@@ -164,7 +182,7 @@ async function searchVulns(
       .from(hits)
       .crossJoin(vulns);
   const matching = (...conditions: (SQL | undefined)[]) => and(eq(vulns.id, hits.vulnId), filter, ...conditions);
-  const spec = pageStatements<VulnRow & { domainsJson: string }>({
+  const spec = pageStatements<VulnReadRow>({
     ordering: ranked ? byRank : orderingOf(sort),
     page,
     rows: ({ seek, order, limit, offset }) =>
@@ -205,7 +223,9 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
     f.createdFrom ||
     f.createdTo ||
     f.dueBy !== undefined ||
-    f.assigneeId !== undefined ||
+    f.gate ||
+    f.possibleDuplicate !== undefined ||
+    f.reporterKey ||
     f.severity === null ||
     buckets.length > 1
   )

@@ -53,6 +53,17 @@ describe("POST /v1/vulns", () => {
       brief: { data: { type: "brief", id: briefId } },
       duplicate_of: { data: null },
       assignee: { data: null },
+      possible_duplicate_of: { data: null },
+    });
+    // The organization's own entry passes no gate.
+    expect(res.body.data.attributes).toMatchObject({
+      gate: "not_required",
+      evidence: {},
+      evidence_complete: true,
+      ai_use: null,
+      reporter_key: null,
+      release_expected_on: null,
+      possible_duplicate_score: null,
     });
   });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { dueTimes, responseTargetsOf, type VulnTargets } from "../../src/lib/deadlines";
 import { nextVuln } from "../../src/services/vulns/next";
-import type { VulnRecord } from "../../src/services/vulns/types";
+import { UNGATED, type VulnRecord } from "../../src/services/vulns/types";
 
 // nextVuln decides an update without D1: these hold its rules, from a report made here as a row.
 
@@ -15,6 +15,8 @@ const due = dueTimes(targets, T0, null, 0);
 /** A report as the table holds it: new and open since T0, the default targets and a 90-day disclosure timeline. */
 function report(overrides: Partial<VulnRecord> = {}): VulnRecord {
   return {
+    ...UNGATED,
+    keyRecord: null,
     revision: 3,
     assigneeId: null,
     id: "00000000-0000-7000-8000-000000000001",

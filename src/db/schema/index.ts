@@ -18,3 +18,5 @@ export * from "./advisories";
 export * from "./members";
 export * from "./audit-events";
 export * from "./canned-responses";
+export * from "./gate";
+export * from "./similarity";

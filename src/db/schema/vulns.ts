@@ -1,14 +1,23 @@
 import { sql } from "drizzle-orm";
 import { index, integer, primaryKey, real, sqliteTable, text } from "drizzle-orm/sqlite-core";
 import { assets } from "./assets";
-import { briefs } from "./briefs";
+import { briefs, type EvidenceField } from "./briefs";
 import { timestamps } from "./columns";
 import { DEFAULT_RESPONSE_TARGETS, SEVERITIES, type VulnTargets } from "./promises";
 
 export { DEFAULT_RESPONSE_TARGETS, type ResponseTargets, SEVERITIES, type Severity, type VulnTargets } from "./promises";
 import { organizations } from "./organizations";
 
-export const INBOX_STATES = ["dispatching", "received", "stored"] as const;
+/** queued: held by its brief's daily cap until the cron (or the owner) admits it; it owes nothing until then. */
+export const INBOX_STATES = ["dispatching", "received", "stored", "queued"] as const;
+/** How a public submission passed the gate: a valid proof of work or a good key, none, or none asked. */
+export const GATES = ["verified", "unverified", "not_required"] as const;
+export type Gate = (typeof GATES)[number];
+export const AI_USE_LEVELS = ["none", "writing", "discovery", "generated"] as const;
+/** What a reporter says of AI in the report. */
+export type AiUse = { level: (typeof AI_USE_LEVELS)[number]; tools: string; verified_by_reporter: boolean };
+/** The evidence fields a reporter filled, by name. */
+export type Evidence = Partial<Record<EvidenceField, string>>;
 export const PROCESSING_STATES = ["open", "closed"] as const;
 /** Where a report stands in triage: three open states, then six closed ones. processing_state follows it. */
 export const OPEN_TRIAGE_STATES = ["new", "triaged", "needs_more_info"] as const;
@@ -64,6 +73,9 @@ export type Submission = {
   contact_email: string | null;
   domains: string[];
   received_at: string;
+  /** Only when sent, so a record made before the gate keeps its hash. */
+  evidence?: Evidence;
+  ai_use?: AiUse;
 };
 
 export const vulns = sqliteTable(
@@ -200,6 +212,24 @@ export const vulns = sqliteTable(
     // SHA-256 (hex) of the reporter's follow-up token, for public submissions only; the token itself
     // is shown once, in the submission's answer. Going with the row, it stops working with the vuln.
     followUpTokenHash: text("follow_up_token_hash").unique(),
+    // The gate (public submissions): how it passed, the evidence and AI use it brought (against its
+    // brief's requirements then), the reporter key's RFC 7638 thumbprint if signed.
+    gate: text("gate", { enum: GATES }).notNull().default("not_required"),
+    evidence: text("evidence", { mode: "json" }).$type<Evidence>().notNull().default(sql`'{}'`),
+    evidenceComplete: integer("evidence_complete", { mode: "boolean" }).notNull().default(true),
+    aiUse: text("ai_use", { mode: "json" }).$type<AiUse>(),
+    reporterKey: text("reporter_key"),
+    // The UTC day (YYYY-MM-DD) a capped brief admitted the report: the cap counts these. Null without a cap.
+    admittedDay: text("admitted_day"),
+    // While queued: the day the report is expected to be released, as told to the reporter.
+    releaseExpectedOn: text("release_expected_on"),
+    // The most similar earlier report of the organization, when its score passes 0.5 (vuln_similarities
+    // keeps the rest). No foreign key, like duplicate_of_id: a trigger clears it (migration 0041).
+    possibleDuplicateOfId: text("possible_duplicate_of_id"),
+    possibleDuplicateScore: real("possible_duplicate_score"),
+    possibleDuplicate: integer("possible_duplicate")
+      .notNull()
+      .generatedAlwaysAs(sql`possible_duplicate_of_id IS NOT NULL`, { mode: "virtual" }),
     ...timestamps,
   },
   // Every list order ends in the id, so a page (by number or by cursor) is a seek on one of these.
@@ -228,6 +258,14 @@ export const vulns = sqliteTable(
     index("vulns_organization_activity_idx").on(t.organizationId, t.lastActivityAt, t.id),
     index("vulns_organization_activity_by_idx").on(t.organizationId, t.lastActivityBy, t.lastActivityAt, t.id),
     index("vulns_organization_activity_by_created_idx").on(t.organizationId, t.lastActivityBy, t.createdAt, t.id),
+    // The gate: a brief's queue in order, its admitted reports of a day, a key's earlier reports, the possible duplicates.
+    index("vulns_queued_idx").on(t.briefId, t.createdAt, t.id).where(sql`inbox_state = 'queued'`),
+    index("vulns_brief_admitted_idx").on(t.briefId, t.admittedDay).where(sql`admitted_day IS NOT NULL`),
+    index("vulns_organization_reporter_key_idx")
+      .on(t.organizationId, t.reporterKey, t.createdAt, t.id)
+      .where(sql`reporter_key IS NOT NULL`),
+    index("vulns_organization_gate_idx").on(t.organizationId, t.gate, t.createdAt, t.id),
+    index("vulns_organization_possible_duplicate_idx").on(t.organizationId, t.possibleDuplicate, t.createdAt, t.id),
     // Operators list across organizations.
     index("vulns_created_at_idx").on(t.createdAt, t.id),
     index("vulns_updated_at_idx").on(t.updatedAt, t.id),

@@ -10,7 +10,7 @@ import { NoQuery } from "../../http/openapi/queries";
 import { createRouter } from "../../http/router";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
-import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
+import { PublicBriefAttributes, publicBriefAttributes } from "../v1/briefs/schema";
 import { PolicyTerms, policyTerms } from "../v1/policies/schema";
 import { publicRateLimit } from "../../http/rate-limit";
 import { RESPONSIVENESS_DAYS, RESPONSIVENESS_MIN_REPORTS, type Responsiveness } from "../../services/metrics";
@@ -55,7 +55,7 @@ export const PublicPolicy = embeddedResourceSchema("PublicPolicy", "policy", Pol
 const PublicBrief = resourceSchema(
   "PublicBrief",
   "brief",
-  BriefAttributes,
+  PublicBriefAttributes,
   z.object({ organization: toOneSchema("organization"), policy: toOneSchema("policy") }),
 );
 
@@ -69,7 +69,7 @@ const PublicBriefDocument = z.object({
 /** The public page of a brief: only what a researcher needs, nothing of the organization's private data. */
 export function publicBriefDocument({ brief, organization, policy, responsiveness }: PublishedBrief, now: string) {
   const self = publicBriefPath(brief.shortcode);
-  const data = resource("brief", brief.id, briefAttributes(brief), self, {
+  const data = resource("brief", brief.id, publicBriefAttributes(brief), self, {
     organization: toOne("organization", organization.id),
     policy: toOne("policy", policy?.id),
   });

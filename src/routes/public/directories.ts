@@ -11,7 +11,7 @@ import { createRouter } from "../../http/router";
 import { nowIso, SLUG_PATTERN } from "../../lib/ids";
 import { LIMITS } from "../../lib/limits";
 import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
-import { BriefAttributes, briefAttributes } from "../v1/briefs/schema";
+import { PublicBriefAttributes, publicBriefAttributes } from "../v1/briefs/schema";
 import { publicPolicy, PublicPolicy } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
 import { declare } from "../../http/route-facts";
@@ -50,7 +50,7 @@ const DirectoryOrganization = embeddedResourceSchema(
   }),
 );
 
-const DirectoryBrief = resourceSchema("PublicDirectoryBrief", "brief", BriefAttributes, z.object({}));
+const DirectoryBrief = resourceSchema("PublicDirectoryBrief", "brief", PublicBriefAttributes, z.object({}));
 
 const PublicDirectoryDocument = z.object({
   jsonapi: z.object({ version: z.literal("1.1") }),
@@ -151,6 +151,6 @@ export const publicDirectoriesRouter = createRouter().openapi(
   },
 );
 
-function briefResource(b: Parameters<typeof briefAttributes>[0]) {
-  return resource("brief", b.id, briefAttributes(b), `/v1/p/briefs/${b.shortcode}`);
+function briefResource(b: Parameters<typeof publicBriefAttributes>[0]) {
+  return resource("brief", b.id, publicBriefAttributes(b), `/v1/p/briefs/${b.shortcode}`);
 }

@@ -11,7 +11,7 @@ import { tenantFilter, type ServiceContext } from "../context";
 import { commit, Plan, readBatch } from "../unit-of-work";
 import { domainStatements } from "./domains";
 import { exploitationOf, NOTHING_MET, triageOf, unique } from "./members";
-import type { VulnInput, VulnRecord } from "./types";
+import { UNGATED, type VulnInput, type VulnRecord } from "./types";
 import { mayChange } from "../access";
 
 /** Where a brief is named: by id for an organization's own entry; by shortcode through the public brief (published only). */
@@ -58,7 +58,7 @@ const targetsOf = (brief: Brief): VulnTargets => ({
   disclosure_days: brief.cvdTimeline ?? null,
 });
 
-type NewVuln = Omit<VulnRecord, "domains" | "lastActivityAt" | "lastActivityBy">;
+type NewVuln = Omit<VulnRecord, "domains" | "lastActivityAt" | "lastActivityBy" | "keyRecord">;
 
 /** The row of a new report at `now`: new, open, dispatching to the intake, its deadlines running from now. */
 function newVuln(
@@ -121,6 +121,7 @@ function newVuln(
     overdue: 0,
     readAt: null,
     ...triage,
+    ...UNGATED,
     submission: { ...raw, received_at: now },
     followUpTokenHash,
     createdAt: now,
@@ -178,7 +179,7 @@ export async function createVuln({
   const vuln = newVuln(found, input, { now, raw, followUpTokenHash, reportPage });
   // The report is its own first activity (as the generated columns read it).
   const firstActivity = { lastActivityAt: now, lastActivityBy: followUpTokenHash ? ("reporter" as const) : ("organization" as const) };
-  const record: VulnRecord = { ...vuln, ...firstActivity, domains: [...domains].sort() };
+  const record: VulnRecord = { ...vuln, ...firstActivity, domains: [...domains].sort(), keyRecord: null };
   const created = vulnEvent(ctx.db, "Vuln::Created", vuln.id, now);
   // A public submission's actor is its reporter (no key: the report is who they are).
   const p = new Plan(record).add(ctx.db.insert(vulns).values(vuln)).audits({

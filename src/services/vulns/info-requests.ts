@@ -5,7 +5,7 @@ import { changedRows } from "../../db/queries";
 import { triageEvent, vulnEvent } from "../../events/outbox";
 import type { ServiceContext } from "../context";
 import { commit, Plan } from "../unit-of-work";
-import { domainsColumn, toRecord } from "./read";
+import { recordColumns, toRecord } from "./read";
 import { planUpdate } from "./update";
 
 const statesSql = (states: readonly string[]) => sql.raw(states.map((s) => `'${s}'`).join(", "));
@@ -94,7 +94,7 @@ const INFO_REQUEST_SWEEP = 100;
 export async function closeUnansweredInfoRequests(ctx: ServiceContext, now = new Date()): Promise<number> {
   const cutoff = new Date(now.getTime() - INFO_REQUEST_DAYS * 86_400_000).toISOString();
   const due = await ctx.db
-    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .select({ ...getTableColumns(vulns), ...recordColumns })
     .from(vulns)
     .where(and(eq(vulns.triageState, "needs_more_info"), lte(vulns.infoRequestedAt, cutoff)))
     .orderBy(vulns.triageState, vulns.infoRequestedAt)

@@ -8,19 +8,28 @@ import { NotFound } from "../../lib/domain-errors";
 import { normalizeVulnShortcode, nowIso } from "../../lib/ids";
 import { tenantFilter, type ServiceContext } from "../context";
 import { commit, Plan } from "../unit-of-work";
-import type { VulnRecord } from "./types";
+import type { KeyRecord, VulnRecord } from "./types";
 
 export const notFound = () => new NotFound("vuln", "No vuln has that id.");
 
 // See policies.ts: name the outer column in full inside a correlated subquery.
-export const domainsColumn = {
+/** What a record reads beside the vuln's own columns: its domains, and its reporter key's record with the organization (one primary-key seek, only for a signed report). */
+export const recordColumns = {
   domainsJson: subquery<string>`(select json_group_array(${assets.value}) from ${vulnAssets} join ${assets} on ${assets.id} =
     ${vulnAssets.assetId} where ${vulnAssets.vulnId} = ${vulns.id})`,
+  keyRecordJson: subquery<string | null>`(SELECT json_object('reports', reports, 'valid', valid, 'spam', spam,
+    'not_applicable', not_applicable, 'duplicate', duplicate) FROM reporter_key_records
+    WHERE reporter_key_records.organization_id = ${vulns.organizationId} AND reporter_key_records.thumbprint = ${vulns.reporterKey})`,
 };
 
-export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
+/** A vuln row as read with recordColumns. */
+export type VulnReadRow = VulnRow & { domainsJson: string; keyRecordJson: string | null };
+
+export function toRecord(row: VulnReadRow): VulnRecord {
   const {
     domainsJson,
+    keyRecordJson,
+    possibleDuplicate: _possible,
     cvssRankDesc: _desc,
     cvssRankAsc: _asc,
     severityRankDesc: _sdesc,
@@ -33,13 +42,17 @@ export function toRecord(row: VulnRow & { domainsJson: string }): VulnRecord {
     nextDueDesc: _nextDesc,
     ...vuln
   } = row;
-  return { ...vuln, domains: (JSON.parse(domainsJson) as string[]).sort() };
+  return {
+    ...vuln,
+    domains: (JSON.parse(domainsJson) as string[]).sort(),
+    keyRecord: keyRecordJson ? (JSON.parse(keyRecordJson) as KeyRecord) : null,
+  };
 }
 
 /** The vulns an update names, as the caller may see them, with their domains. */
 export const vulnsRead = (ctx: ServiceContext, ids: readonly string[]) =>
   ctx.db
-    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .select({ ...getTableColumns(vulns), ...recordColumns })
     .from(vulns)
     .where(where(inList(vulns.id, ids), tenantFilter(ctx, vulns.organizationId)));
 
@@ -68,7 +81,7 @@ export async function vulnIdOf(ctx: ServiceContext, ref: string): Promise<string
 export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead: boolean } = { markRead: true }): Promise<VulnRecord> {
   const scoped = where(eq(vulns.id, id), tenantFilter(ctx, vulns.organizationId));
   const select = ctx.db
-    .select({ ...getTableColumns(vulns), ...domainsColumn })
+    .select({ ...getTableColumns(vulns), ...recordColumns })
     .from(vulns)
     .where(scoped);
   if (!actsForOrganization(ctx.caller) || !opts.markRead) {
@@ -88,7 +101,7 @@ export async function showVuln(ctx: ServiceContext, id: string, opts: { markRead
   );
   p.audits({ action: "vuln.read", target: { type: "vuln", id } }, { ifChanged: marked });
   p.add(read.statement, read.event);
-  const rows = p.track<(VulnRow & { domainsJson: string })[]>(select);
+  const rows = p.track<VulnReadRow[]>(select);
   const { results } = await commit(ctx, p);
   const row = rows.of(results)[0];
   if (!row) throw notFound();

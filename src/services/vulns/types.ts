@@ -43,7 +43,24 @@ export type Internal =
   | "unread"
   | "nextDueMs"
   | "nextDueAsc"
-  | "nextDueDesc";
+  | "nextDueDesc"
+  | "possibleDuplicate";
 
-/** A vuln with the values of its domain assets. */
-export type VulnRecord = Omit<VulnRow, Internal> & { domains: string[] };
+/** A reporter key's record with the report's organization: its reports and how they ended. */
+export type KeyRecord = { reports: number; valid: number; spam: number; not_applicable: number; duplicate: number };
+
+/** A vuln with the values of its domain assets, and its reporter key's record (null: not signed). */
+export type VulnRecord = Omit<VulnRow, Internal> & { domains: string[]; keyRecord: KeyRecord | null };
+
+/** The gate's columns of a report that did not come through it (the organization's own entry), or before it decides. */
+export const UNGATED = {
+  gate: "not_required",
+  evidence: {},
+  evidenceComplete: true,
+  aiUse: null,
+  reporterKey: null,
+  admittedDay: null,
+  releaseExpectedOn: null,
+  possibleDuplicateOfId: null,
+  possibleDuplicateScore: null,
+} as const satisfies Partial<VulnRow>;

@@ -97,6 +97,9 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
         assigneeId: query["q[assignee_id_eq]"],
         createdFrom: query["q[created_at_gteq]"],
         createdTo: query["q[created_at_lteq]"],
+        gate: query["q[gate_eq]"],
+        possibleDuplicate: query["q[possible_duplicate_eq]"],
+        reporterKey: query["q[reporter_key_eq]"],
       });
       return respond(c, collection(c, rows.map(serializeVuln), page, total));
     },

@@ -2,6 +2,12 @@ import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
+  AI_USE_LEVELS,
+  type AiUse,
+  EVIDENCE_FIELDS,
+  type Evidence,
+  type EvidenceField,
+  GATES,
   ACTIVITY_SIDES,
   CLOSERS,
   CVSS_VERSIONS,
@@ -46,12 +52,45 @@ const Tags = z
   .array(SingleLine.trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
   .max(LIMITS.tagsPerVuln, `at most ${LIMITS.tagsPerVuln} tags`);
 
+const evidenceText = (max: number) => z.string().max(max, `must be at most ${max} characters`);
+export const EvidenceSchema = z
+  .strictObject(
+    Object.fromEntries(
+      EVIDENCE_FIELDS.map((f) => [
+        f,
+        evidenceText(f === "proof_of_concept" ? LIMITS.proofOfConceptLength : LIMITS.evidenceFieldLength).optional(),
+      ]),
+    ) as Record<EvidenceField, z.ZodOptional<z.ZodString>>,
+  )
+  .openapi("Evidence", {
+    description:
+      "The evidence the brief's submission_requirements ask for, by field. A field the brief requires must be present and not blank.",
+  });
+export const AiUseSchema = z
+  .strictObject({
+    level: z.enum(AI_USE_LEVELS).openapi({
+      description: "none; writing (AI helped write the report); discovery (AI helped find the issue); generated (AI wrote the finding).",
+    }),
+    tools: z
+      .string()
+      .trim()
+      .max(LIMITS.aiToolsLength, `must be at most ${LIMITS.aiToolsLength} characters`)
+      .default("")
+      .openapi({ description: "The models or tools used, in the reporter's words.", example: "Claude Opus 4.5, Burp Suite AI" }),
+    verified_by_reporter: z.boolean().default(false).openapi({ description: "The reporter reproduced the finding themselves." }),
+  })
+  .openapi("AiUse");
+
 /** What a researcher submits, through the API or a brief's public page. */
 export const SubmissionAttributes = z.strictObject({
   title: Title,
   description: Description,
   contact_email: ContactEmail.nullable().optional(),
   domains: Domains.optional(),
+  evidence: EvidenceSchema.optional(),
+  ai_use: AiUseSchema.nullable()
+    .optional()
+    .openapi({ description: "How AI was used, when the brief asks (submission_requirements.ai_disclosure)." }),
 });
 
 /**
@@ -307,6 +346,20 @@ export const ListVulnsQuery = listQuery({
       pattern: ASSIGNEE_QUERY.source,
       example: "null",
     }),
+  "q[gate_eq]": z
+    .enum(GATES)
+    .optional()
+    .openapi({ param: { name: "q[gate_eq]", in: "query", description: "How the report passed its brief's gate." } }),
+  "q[possible_duplicate_eq]": booleanQuery("q[possible_duplicate_eq]").openapi({
+    param: { name: "q[possible_duplicate_eq]", in: "query", description: "true: the vulns with a possible_duplicate_of suggestion." },
+  }),
+  "q[reporter_key_eq]": z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{43}$/, "must be a reporter key's thumbprint (43 base64url characters)")
+    .optional()
+    .openapi({
+      param: { name: "q[reporter_key_eq]", in: "query", description: "The vulns signed with this reporter key (its RFC 7638 thumbprint)." },
+    }),
   "q[created_at_gteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_gteq]", in: "query" } }),
   "q[created_at_lteq]": DateTimeInput.optional().openapi({ param: { name: "q[created_at_lteq]", in: "query" } }),
 });
@@ -399,6 +452,39 @@ export const Vuln = resourceSchema(
         "organization closing or reopening it. Internal notes and triage edits are not activity.",
     }),
     last_activity_by: z.enum(ACTIVITY_SIDES).openapi({ description: "Read-only: who spoke last, the reporter or the organization." }),
+    gate: z.enum(GATES).openapi({
+      description:
+        "Read-only: verified (a valid proof of work, or a reporter key in the brief's verified lane), unverified (the brief asked for " +
+        "proof of work and none valid came), or not_required.",
+    }),
+    evidence: EvidenceSchema,
+    evidence_complete: z.boolean().openapi({
+      description: "Read-only: every evidence field the brief listed (required or optional) was filled when the report came in.",
+    }),
+    ai_use: AiUseSchema.nullable(),
+    reporter_key: z
+      .object({
+        thumbprint: z.string().max(43),
+        record: z.object({
+          reports: z.int(),
+          valid: z.int(),
+          spam: z.int(),
+          not_applicable: z.int(),
+          duplicate: z.int(),
+        }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "Read-only: the reporter key the submission was signed with (its RFC 7638 thumbprint) and its record with this organization: " +
+          "its reports and how they ended (valid: triaged, resolved or accepted_risk). Never who it is. null: not signed.",
+      }),
+    release_expected_on: z.iso.date().nullable().openapi({
+      description: "Read-only: while inbox_state is queued (the brief's daily cap was reached), the UTC day it should be released.",
+    }),
+    possible_duplicate_score: z.number().min(0).max(1).nullable().openapi({
+      description: "Read-only: the score (0..1) of possible_duplicate_of. GET /v1/vulns/{id}/similar lists the others.",
+    }),
     created_at: Timestamp,
     updated_at: Timestamp,
   }),
@@ -407,6 +493,11 @@ export const Vuln = resourceSchema(
     brief: toOneSchema("brief"),
     duplicate_of: toOneSchema("vuln"),
     assignee: toOneSchema("member").openapi({ description: "The member the report is assigned to; null: nobody." }),
+    possible_duplicate_of: toOneSchema("vuln").openapi({
+      description:
+        "Read-only: the organization's earlier report this one most resembles (score over 0.5). A suggestion only: it never closes " +
+        "anything, and the reporter never sees it.",
+    }),
   }),
 );
 
@@ -421,6 +512,8 @@ export async function rawSubmission(c: Context): Promise<Omit<Submission, "recei
     description: a.description as string,
     contact_email: (a.contact_email as string | null | undefined) ?? null,
     domains: (a.domains as string[] | undefined) ?? [],
+    ...(a.evidence !== undefined && { evidence: a.evidence as Evidence }),
+    ...(a.ai_use != null && { ai_use: a.ai_use as AiUse }),
   };
 }
 
@@ -453,6 +546,13 @@ export function serializeVuln(row: VulnRecord) {
       read_at: row.readAt,
       last_activity_at: row.lastActivityAt,
       last_activity_by: row.lastActivityBy,
+      gate: row.gate,
+      evidence: row.evidence,
+      evidence_complete: row.evidenceComplete,
+      ai_use: row.aiUse,
+      reporter_key: row.reporterKey === null ? null : { thumbprint: row.reporterKey, record: row.keyRecord ?? NO_RECORD },
+      release_expected_on: row.inboxState === "queued" ? row.releaseExpectedOn : null,
+      possible_duplicate_score: row.possibleDuplicateScore,
       created_at: row.createdAt,
       updated_at: row.updatedAt,
     },
@@ -462,6 +562,9 @@ export function serializeVuln(row: VulnRecord) {
       brief: toOne("brief", row.briefId),
       duplicate_of: toOne("vuln", row.duplicateOfId),
       assignee: toOne("member", row.assigneeId),
+      possible_duplicate_of: toOne("vuln", row.possibleDuplicateOfId),
     },
   );
 }
+
+const NO_RECORD = { reports: 0, valid: 0, spam: 0, not_applicable: 0, duplicate: 0 };
