@@ -8,7 +8,16 @@ import { shingles, tokens } from "./tokens";
 
 export { fileFingerprint, fingerprintKey, fingerprints, kindOf, lookupFingerprints, WEIGHTS } from "./fingerprints";
 export { BANDS, bandKeys, decodeSignature, encodeSignature, estimateJaccard, HASHES, minhash, SIMILARITY_VERSION } from "./minhash";
-export { DUPLICATE_THRESHOLD, SCORE_OPTIONS, type ScoreOptions, SIMILAR_LIMIT, type Signature, type Similarity, similarity } from "./score";
+export {
+  DUPLICATE_THRESHOLD,
+  SCORE_OPTIONS,
+  type ScoreOptions,
+  SIMILAR_LIMIT,
+  SIMILAR_MIN_SCORE,
+  type Signature,
+  type Similarity,
+  similarity,
+} from "./score";
 export { pathTemplate, shingles, tokens } from "./tokens";
 
 export interface ReportSignature extends Signature {

@@ -9,8 +9,9 @@ import { estimateJaccard } from "./minhash";
 
 /** A score above this makes the later report a possible duplicate of the earlier. */
 export const DUPLICATE_THRESHOLD = 0.5;
-/** The most similar reports kept per report. */
+/** The most similar reports kept per report, and the least score kept (an endpoint alone is 0.4; a class alone 0.2). */
 export const SIMILAR_LIMIT = 10;
+export const SIMILAR_MIN_SCORE = 0.3;
 export const TEXT_FLOOR = 0.3;
 
 export interface Signature {
