@@ -6,6 +6,7 @@ import {
   DUPLICATE_THRESHOLD,
   decodeSignature,
   encodeSignature,
+  fileFingerprint,
   fingerprintKey,
   lookupFingerprints,
   type ReportSignature,
@@ -228,4 +229,96 @@ export function similarityStatements(db: Db, s: IntakeSignature, candidates: rea
     );
   }
   return statements;
+}
+
+/** What sharing an attached file scores, alone (WEIGHTS.file). */
+export const SAME_FILE_SCORE = 0.9;
+
+/**
+ * A file attached to a report: its `file:` fingerprint, and in the same batch, in SQL alone, the reports of the
+ * organization holding the same file (the newest FINGERPRINT_NEIGHBOURS) become similar to it both ways (at least
+ * SAME_FILE_SCORE, the reason added once), and the later-created of each such pair a possible duplicate of the
+ * earlier unless it has a better one. Files arrive after their report's intake, hence a step of their own.
+ */
+export async function fileStatements(
+  db: Db,
+  file: { vulnId: string; organizationId: string; sha256: string; nowIso: string },
+): Promise<Statement[]> {
+  const { vulnId, organizationId, nowIso } = file;
+  const fingerprint = fileFingerprint(file.sha256);
+  const key = await fingerprintKey(fingerprint);
+  const reason = JSON.stringify([`same file ${file.sha256.toLowerCase().slice(0, 8)}…`]);
+  const holders = subquery`(SELECT vuln_id FROM vuln_fingerprints WHERE organization_id = ${organizationId} AND fingerprint = ${key}
+    AND vuln_id <> ${vulnId} ORDER BY vuln_id DESC LIMIT ${sql.raw(String(FINGERPRINT_NEIGHBOURS))})`;
+  const pair = (from: SQL, to: SQL) =>
+    db
+      .insert(vulnSimilarities)
+      .select(
+        db
+          .select({
+            vulnId: sql<string>`${from}`.as("vuln_id"),
+            similarId: sql<string>`${to}`.as("similar_id"),
+            organizationId: sql<string>`${organizationId}`.as("organization_id"),
+            score: sql<number>`${SAME_FILE_SCORE}`.as("score"),
+            reasons: sql<string>`${reason}`.as("reasons"),
+            createdAt: sql<string>`${nowIso}`.as("created_at"),
+          })
+          .from(sql`${holders} AS holder`)
+          .where(exists(vulnId, organizationId)),
+      )
+      .onConflictDoUpdate({
+        target: [vulnSimilarities.vulnId, vulnSimilarities.similarId],
+        set: {
+          score: sql`max(${vulnSimilarities.score}, excluded.score)`,
+          reasons: sql`CASE WHEN instr(${vulnSimilarities.reasons}, 'same file') > 0 THEN ${vulnSimilarities.reasons}
+            ELSE json_insert(${vulnSimilarities.reasons}, '$[#]', excluded.reasons ->> '$[0]') END`,
+        },
+      });
+  const guard = sql`coalesce(${vulns.possibleDuplicateScore}, 0) < ${SAME_FILE_SCORE}`;
+  return [
+    db
+      .insert(vulnFingerprints)
+      .select(
+        db
+          .select({
+            organizationId: sql<string>`${organizationId}`.as("organization_id"),
+            fingerprint: sql<string>`${key}`.as("fingerprint"),
+            vulnId: sql<string>`${vulnId}`.as("vuln_id"),
+          })
+          .from(vulns)
+          .where(and(eq(vulns.id, vulnId), eq(vulns.organizationId, organizationId))),
+      )
+      .onConflictDoNothing(),
+    pair(sql`${vulnId}`, sql`holder.vuln_id`),
+    pair(sql`holder.vuln_id`, sql`${vulnId}`),
+    // This report, when an earlier one holds the file: the newest of those.
+    db
+      .update(vulns)
+      .set({
+        possibleDuplicateOfId: subquery<string>`(SELECT max(vuln_id) FROM vuln_fingerprints WHERE organization_id = ${organizationId}
+          AND fingerprint = ${key} AND vuln_id < ${vulnId})`,
+        possibleDuplicateScore: SAME_FILE_SCORE,
+      })
+      .where(
+        and(
+          eq(vulns.id, vulnId),
+          eq(vulns.organizationId, organizationId),
+          guard,
+          subquery`EXISTS (SELECT 1 FROM vuln_fingerprints WHERE organization_id = ${organizationId} AND fingerprint = ${key} AND vuln_id < ${vulnId})`,
+        ),
+      ),
+    // The later reports that already held it.
+    db
+      .update(vulns)
+      .set({ possibleDuplicateOfId: vulnId, possibleDuplicateScore: SAME_FILE_SCORE })
+      .where(
+        and(
+          eq(vulns.organizationId, organizationId),
+          sql`${vulns.id} > ${vulnId}`,
+          subquery`${vulns.id} IN ${holders}`,
+          guard,
+          exists(vulnId, organizationId),
+        ),
+      ),
+  ];
 }

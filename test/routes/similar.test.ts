@@ -184,6 +184,35 @@ describe("tenancy", () => {
   });
 });
 
+describe("attached files", () => {
+  it("makes two reports with the same file similar, and the later a possible duplicate, whichever is uploaded first", async () => {
+    const older = await report({ title: "Crash in the invoice renderer", description: "The PDF attached makes it crash." });
+    const newer = await report({ title: "Uploading this file breaks invoices", description: "See the attachment, it kills the worker." });
+    const upload = (id: string) =>
+      api("POST", `/v1/vulns/${id}/attachments?filename=poc.pdf`, {
+        key: org.key,
+        rawBody: "%PDF-1.4 the same bytes",
+        contentType: "application/pdf",
+      });
+    // The newer report gets the file first: the older one's upload is the one that finds the pair.
+    expect((await upload(newer.id)).status).toBe(201);
+    expect((await get(`/v1/vulns/${newer.id}/similar`, org.key)).body.data).toEqual([]);
+    expect((await upload(older.id)).status).toBe(201);
+    const similar = (await get(`/v1/vulns/${newer.id}/similar`, org.key)).body.data;
+    expect(similar.map((s: { id: string; attributes: { score: number } }) => [s.id, s.attributes.score])).toEqual([[older.id, 0.9]]);
+    expect(similar[0].attributes.reasons).toEqual([expect.stringMatching(/^same file [0-9a-f]{8}…$/)]);
+    expect((await get(`/v1/vulns/${older.id}/similar`, org.key)).body.data.map((s: { id: string }) => s.id)).toEqual([newer.id]);
+    const later = (await get(`/v1/vulns/${newer.id}`, org.key)).body.data;
+    expect(later.relationships.possible_duplicate_of.data).toEqual({ type: "vuln", id: older.id });
+    expect(later.attributes.possible_duplicate_score).toBe(0.9);
+    expect((await get(`/v1/vulns/${older.id}`, org.key)).body.data.relationships.possible_duplicate_of.data).toBeNull();
+    // The same file again changes nothing.
+    expect((await upload(older.id)).status).toBe(201);
+    const again = (await get(`/v1/vulns/${newer.id}/similar`, org.key)).body.data;
+    expect(again[0].attributes.reasons).toHaveLength(1);
+  });
+});
+
 // The organization's own door runs the same intake.
 describe("the organization's door", () => {
   it("finds a report entered with POST /v1/vulns like one sent by a researcher", async () => {
