@@ -23,6 +23,11 @@ export interface OrganizationPlan {
    * webhook deliveries due at one moment without timing the creates. Their titles hold the slug.
    */
   backlog?: boolean;
+  /**
+   * Each stored vuln also gets the similarity rows the intake would have written (signature, LSH bands,
+   * fingerprints), from a varied text of its own (bench/duplicates.ts): what the duplicates part reads.
+   */
+  similarity?: boolean;
 }
 
 export interface SeededOrganization {
@@ -107,6 +112,16 @@ export class RowWriter {
       this.statements.set(signature, prepared);
     }
     prepared.statement.run(...prepared.names.map((n) => sqlValue(row[n])));
+  }
+
+  /** Runs a statement of the writer's own (an INSERT ... SELECT that writes many rows in one step), prepared once. */
+  run(sql: string, ...params: SQLInputValue[]): void {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = { statement: this.db.prepare(sql), names: [] };
+      this.statements.set(sql, prepared);
+    }
+    prepared.statement.run(...params);
   }
 
   private columnsOf(table: string) {
@@ -266,6 +281,8 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
 
   const idAt = idsAt();
   const eventIdAt = idsAt();
+  // Loaded only when asked for: it brings src/lib/similarity through the TypeScript import hook.
+  const seedSimilarity = plan.similarity ? (await import("./duplicates.ts")).seedSimilarity : null;
   const codeAt = vulnCodes();
   // One a minute back from now: the newest page is the most recent, as in a live inbox. A backlog is
   // one a millisecond, ending two minutes ago, so the sweep (which leaves the last minute's events to
@@ -343,6 +360,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       });
       continue;
     }
+    seedSimilarity?.(w, id, vulnId, i);
     w.insert("vuln_records", {
       vuln_id: vulnId,
       title,
