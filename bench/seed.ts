@@ -114,6 +114,14 @@ export class RowWriter {
     prepared.statement.run(...prepared.names.map((n) => sqlValue(row[n])));
   }
 
+  /** The SQL that created an index, or null when there is none of that name. */
+  sqlOf(index: string): string | null {
+    return (
+      (this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(index) as { sql: string } | undefined)?.sql ??
+      null
+    );
+  }
+
   /** Runs a statement of the writer's own (an INSERT ... SELECT that writes many rows in one step), prepared once. */
   run(sql: string, ...params: SQLInputValue[]): void {
     let prepared = this.statements.get(sql);
@@ -282,7 +290,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
   const idAt = idsAt();
   const eventIdAt = idsAt();
   // Loaded only when asked for: it brings src/lib/similarity through the TypeScript import hook.
-  const seedSimilarity = plan.similarity ? (await import("./duplicates.ts")).seedSimilarity : null;
+  const similarity = plan.similarity ? (await import("./duplicates.ts")).similaritySeeder(w, id) : null;
   const codeAt = vulnCodes();
   // One a minute back from now: the newest page is the most recent, as in a live inbox. A backlog is
   // one a millisecond, ending two minutes ago, so the sweep (which leaves the last minute's events to
@@ -360,7 +368,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       });
       continue;
     }
-    seedSimilarity?.(w, id, vulnId, i);
+    similarity?.add(vulnId, i);
     w.insert("vuln_records", {
       vuln_id: vulnId,
       title,
@@ -372,6 +380,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       stored_at: created,
     });
   }
+  similarity?.finish();
   return { id, slug: plan.slug, vulns: plan.vulns, keys, briefId, briefShortcode, policyId };
 }
 
