@@ -64,7 +64,7 @@ function union(terms: SQL[]): SQL {
   while (level.length > COMPOUND_TERMS) {
     const next: SQL[] = [];
     for (let i = 0; i < level.length; i += COMPOUND_TERMS) {
-      next.push(sql`SELECT vuln_id FROM (${sql.join(level.slice(i, i + COMPOUND_TERMS), sql` UNION `)})`);
+      next.push(subquery`SELECT vuln_id FROM (${sql.join(level.slice(i, i + COMPOUND_TERMS), sql` UNION `)})`);
     }
     level = next;
   }
