@@ -22,10 +22,11 @@ const remaining = () => budgetMs - (performance.now() - began);
 const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
 const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
 const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 120) * 1000;
-// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, email, deliveries, creates, lighthouse) runs those parts alone.
+// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, duplicates, email, deliveries, gate, creates,
+// lighthouse) runs those parts alone.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-const part = (name: "startup" | "reads" | "lists" | "deadlines" | "email" | "deliveries" | "creates" | "lighthouse") =>
-  !only || only.includes(name);
+type Part = "startup" | "reads" | "lists" | "deadlines" | "duplicates" | "email" | "deliveries" | "gate" | "creates" | "lighthouse";
+const part = (name: Part) => !only || only.includes(name);
 const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
 const tmp = mkdtempSync(path.join(tmpdir(), "vdp-bench-"));
@@ -69,10 +70,10 @@ runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persi
 const deliveryTemplate = path.join(tmp, "deliveries-template");
 if (part("deliveries")) runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", deliveryTemplate]);
 const db = new DatabaseSync(localD1File(persist));
-const reads = part("reads") || part("lists") || part("deadlines") || part("lighthouse");
+const reads = part("reads") || part("lists") || part("deadlines") || part("lighthouse") || part("duplicates");
 const seeded = await seed(db, [
-  { slug: "bench-small", vulns: reads ? small : 0, keys: 64 },
-  { slug: "bench-large", vulns: reads ? large : 0, keys: 64 },
+  { slug: "bench-small", vulns: reads ? small : 0, keys: 64, similarity: part("duplicates") },
+  { slug: "bench-large", vulns: reads ? large : 0, keys: 64, similarity: part("duplicates") },
   // Creates go to an organization of their own, so the list figures keep their sizes.
   { slug: "bench-writes", vulns: 0, keys: 64 },
 ]);
@@ -508,6 +509,20 @@ if (part("deliveries")) {
       ),
     });
   }
+}
+
+// ---- Near duplicates: the corpus's precision and recall, and the lookup's rows read at both sizes ----
+if (part("duplicates")) {
+  step("near duplicates: the corpus, and the similarity lookup at both sizes");
+  const { duplicateRows } = await import("./duplicates.ts");
+  rows.push(...(await duplicateRows(api.url, smallOrg, largeOrg)));
+}
+
+// ---- The gate: a submission with a solved proof of work vs one to a brief without --------------------
+if (part("gate")) {
+  step("gate: submission with a solution vs proof of work off");
+  const { gateRows } = await import("./gate.ts");
+  rows.push(...(await gateRows(api.url, writesOrg.keys[0]!, settings.reps)));
 }
 
 // ---- Creates vs a bare POST (last: what they leave on the queue slows nothing measured after) ------

@@ -167,7 +167,7 @@ export const LIMITS = {
   /** Submissions an hour from one address without a valid proof of work, when the brief asks for one; past it, 429. */
   unverifiedPerAddressHour: 2,
   /** A brief's expected submissions an hour, and its daily cap. */
-  expectedHourlyMax: 100_000,
+  expectedHourlyMax: 10_000,
   dailyCapMax: 100_000,
   /** The message a paused brief shows, in characters. */
   pauseMessageLength: 500,

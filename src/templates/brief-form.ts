@@ -165,7 +165,7 @@ I reproduced the finding myself</label></div>
 </fieldset>`;
 }
 
-/** What the form needs to know of the brief, and the gate's script paths. */
+/** What the form needs to know of the brief. */
 export interface FormBrief {
   shortcode: string;
   organizationId: string;
@@ -175,7 +175,7 @@ export interface FormBrief {
 }
 
 /** The form, with the gate's hidden fields and the markup its script reads. */
-export function reportForm(brief: FormBrief, state: FormState, scripts: { gate: string; worker: string }): Html {
+export function reportForm(brief: FormBrief, state: FormState, scripts: { worker: string }): Html {
   const v = state.values;
   const problems = FORM_FIELDS.filter((f) => state.errors[f]?.length);
   const these = problems.length === 1 ? "this field" : "these fields";
@@ -215,7 +215,7 @@ ${field(
   (a) => html`<textarea ${a} rows="3" autocapitalize="none" spellcheck="false">${v.domains}</textarea>`,
 )}
 ${field(state, "files", base("files"), (a) => html`<input type="file" ${a} multiple>`)}
-<div class="field check"><label><input type="checkbox" name="sign" id="sign"${v.sign === "on" ? " checked" : ""}>
+<div class="field check" data-sign hidden><label><input type="checkbox" name="sign" id="sign"${v.sign === "on" ? " checked" : ""}>
 Sign with this browser's key for ${brief.organizationName}. No name is attached: the key only lets ${brief.organizationName} see your
 earlier reports to it and how they ended, so a good record counts. Another organization sees another key.</label></div>
 <input type="hidden" name="pow" value="">
@@ -230,6 +230,5 @@ earlier reports to it and how they ended, so a good record counts. Another organ
 <p class="muted">Sending creates one report. Sending the same report again within 10 minutes does not create a second one.</p>
 ${state.errors.send?.length ? html`<span class="message" id="send-error">${state.errors.send.join(" ")}</span>` : ""}
 <button type="submit" id="send">Send the report</button>
-</form>
-<script src="${scripts.gate}" defer></script>`;
+</form>`;
 }

@@ -70,11 +70,12 @@ ${reportForm(
     proofOfWork: brief.proofOfWork,
   },
   state,
-  { gate: GATE_JS_PATH, worker: POW_WORKER_JS_PATH },
+  { worker: POW_WORKER_JS_PATH },
 )}`,
     {
       heading: `${name} · Vulnerability disclosure`,
       description: `Report a security vulnerability to ${name} through ${brief.name}: the terms, the scope and a form, no account needed.`,
+      script: GATE_JS_PATH,
     },
   );
 }

@@ -127,7 +127,8 @@ export const GATE_JS = `(() => {
       if (typeof v === "string") {
         if (name.startsWith("evidence_") && v.trim()) evidence[name.slice(9)] = v.replace(/\\r\\n?/g, "\\n");
       } else if (v.size > 0 || v.name !== "") {
-        files.push([...new Uint8Array(await subtle.digest("SHA-256", await v.arrayBuffer()))].map((b) => b.toString(16).padStart(2, "0")).join(""));
+        const digest = new Uint8Array(await subtle.digest("SHA-256", await v.arrayBuffer()));
+        files.push([...digest].map((b) => b.toString(16).padStart(2, "0")).join(""));
       }
     }
     const level = text("ai_use_level");

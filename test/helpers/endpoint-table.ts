@@ -314,6 +314,14 @@ export const ENDPOINTS: Endpoint[] = [
     audit: { action: "attachment.delete" },
   },
   {
+    operationId: "listSimilarVulns",
+    scope: "read",
+    method: "GET",
+    path: (f) => `/v1/vulns/${f.vulnId}/similar`,
+    ownedBy: (f) => `/v1/vulns/${f.vulnId}`,
+    notFound: "vuln_not_found",
+  },
+  {
     operationId: "listVulnComments",
     scope: "read",
     method: "GET",

@@ -126,7 +126,7 @@ export async function buildFixture(call: Client, opts: FixtureOptions): Promise<
   const brief = await create(
     "/v1/briefs",
     "brief",
-    { name: `Brief ${tag}`, published_at: PUBLISHED },
+    { name: `Brief ${tag}`, published_at: PUBLISHED, proof_of_work: "auto" },
     { policy: { data: { type: "policy", id: policy.id } } },
   );
   const spare = await create("/v1/briefs", "brief", { name: `Spare ${tag}`, published_at: PUBLISHED });

@@ -7,6 +7,8 @@ export const OPEN_ENDPOINTS: Endpoint[] = [
   { operationId: "getIndex", method: "GET", path: () => "/", caller: "public", accept: "application/vnd.api+json" },
   { operationId: "getV1Index", method: "GET", path: () => "/v1", caller: "public" },
   { operationId: "showPublicBrief", method: "GET", path: (f) => `/v1/p/briefs/${f.shortcode}`, caller: "public" },
+  // The fixture's brief has proof of work on auto, so it answers a challenge.
+  { operationId: "showPublicBriefChallenge", method: "GET", path: (f) => `/v1/p/briefs/${f.shortcode}/challenge`, caller: "public" },
   {
     operationId: "createPublicVuln",
     method: "POST",

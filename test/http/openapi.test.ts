@@ -154,6 +154,7 @@ describe("GET /v1/openapi.json", () => {
           ...(where === "DELETE /v1/advisories/{id}" ? ["422"] : []),
           // A receipt waits for the report to be stored.
           ...(where === "GET /v1/p/report/receipt" ? ["409"] : []),
+          ...(where === "GET /v1/p/briefs/{shortcode}/challenge" ? ["409"] : []),
           // The organization's last owner is not removed.
           ...(where === "DELETE /v1/members/{id}" ? ["409"] : []),
           "429",

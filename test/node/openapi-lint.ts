@@ -112,6 +112,15 @@ const FREE_TEXT = new Set([
   "listable_name",
   "filename",
   "reference",
+  // A report's evidence and AI-use disclosure, and a paused brief's message to reporters: prose, as typed.
+  "steps_to_reproduce",
+  "proof_of_concept",
+  "affected_version",
+  "expected_result",
+  "actual_result",
+  "impact",
+  "tools",
+  "intake_paused_message",
 ]);
 
 /**

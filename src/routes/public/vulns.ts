@@ -39,7 +39,7 @@ const Receipt = z
             "dispatching: taken. queued: the brief's daily cap is reached; the report is stored and will be released in order " +
             "(release_expected_on), when its deadlines start.",
         }),
-        release_expected_on: z.iso.date().nullable().openapi({ description: "While queued: the UTC day it should be released." }),
+        release_expected_on: z.iso.date().max(10).nullable().openapi({ description: "While queued: the UTC day it should be released." }),
         created_at: Timestamp,
         follow_up_token: z
           .string()

@@ -145,15 +145,15 @@ export const PublicBriefAttributes = z.object({
   out_of_scope_assets: z.array(ScopeAssetSchema).max(LIMITS.scopeAssets),
   submission_requirements: SubmissionRequirementsSchema,
   proof_of_work: z.enum(PROOF_OF_WORK_MODES),
-  daily_cap: z.int().nullable(),
+  daily_cap: z.int().min(1).max(LIMITS.dailyCapMax).nullable(),
   intake_paused_until: Timestamp.nullable(),
   intake_paused_message: z.string().max(LIMITS.pauseMessageLength).nullable(),
-  verified_lane_min_valid: z.int().nullable(),
+  verified_lane_min_valid: z.int().min(1).max(LIMITS.verifiedLaneMax).nullable(),
   created_at: Timestamp,
   updated_at: Timestamp,
 });
 
-export const BriefAttributes = PublicBriefAttributes.extend({ expected_hourly: z.int() });
+export const BriefAttributes = PublicBriefAttributes.extend({ expected_hourly: z.int().min(1).max(LIMITS.expectedHourlyMax) });
 
 export const Brief = resourceSchema(
   "Brief",

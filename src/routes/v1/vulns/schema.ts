@@ -52,6 +52,8 @@ const Tags = z
   .array(SingleLine.trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
   .max(LIMITS.tagsPerVuln, `at most ${LIMITS.tagsPerVuln} tags`);
 
+/** A reporter key's RFC 7638 thumbprint: base64url of a SHA-256. */
+const REPORTER_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const evidenceText = (max: number) => z.string().max(max, `must be at most ${max} characters`);
 export const EvidenceSchema = z
   .strictObject(
@@ -355,7 +357,8 @@ export const ListVulnsQuery = listQuery({
   }),
   "q[reporter_key_eq]": z
     .string()
-    .regex(/^[A-Za-z0-9_-]{43}$/, "must be a reporter key's thumbprint (43 base64url characters)")
+    .max(43, "must be a reporter key's thumbprint (43 base64url characters)")
+    .regex(REPORTER_KEY_PATTERN, "must be a reporter key's thumbprint (43 base64url characters)")
     .optional()
     .openapi({
       param: { name: "q[reporter_key_eq]", in: "query", description: "The vulns signed with this reporter key (its RFC 7638 thumbprint)." },
@@ -464,13 +467,13 @@ export const Vuln = resourceSchema(
     ai_use: AiUseSchema.nullable(),
     reporter_key: z
       .object({
-        thumbprint: z.string().max(43),
+        thumbprint: z.string().max(43).regex(REPORTER_KEY_PATTERN),
         record: z.object({
-          reports: z.int(),
-          valid: z.int(),
-          spam: z.int(),
-          not_applicable: z.int(),
-          duplicate: z.int(),
+          reports: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
+          valid: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
+          spam: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
+          not_applicable: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
+          duplicate: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
         }),
       })
       .nullable()
@@ -479,7 +482,7 @@ export const Vuln = resourceSchema(
           "Read-only: the reporter key the submission was signed with (its RFC 7638 thumbprint) and its record with this organization: " +
           "its reports and how they ended (valid: triaged, resolved or accepted_risk). Never who it is. null: not signed.",
       }),
-    release_expected_on: z.iso.date().nullable().openapi({
+    release_expected_on: z.iso.date().max(10).nullable().openapi({
       description: "Read-only: while inbox_state is queued (the brief's daily cap was reached), the UTC day it should be released.",
     }),
     possible_duplicate_score: z.number().min(0).max(1).nullable().openapi({
