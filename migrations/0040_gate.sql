@@ -19,7 +19,7 @@ CREATE TABLE `gate_marks` (
 CREATE UNIQUE INDEX `gate_marks_pow_nonce_unique` ON `gate_marks` (`pow_nonce`);--> statement-breakpoint
 CREATE UNIQUE INDEX `gate_marks_signature_sha256_unique` ON `gate_marks` (`signature_sha256`);--> statement-breakpoint
 CREATE INDEX `gate_marks_brief_idx` ON `gate_marks` (`brief_id`,`at_ms`);--> statement-breakpoint
-CREATE INDEX `gate_marks_address_idx` ON `gate_marks` (`address_tag`,`gate`,`at_ms`);--> statement-breakpoint
+CREATE INDEX `gate_marks_address_idx` ON `gate_marks` (`address_tag`,`brief_id`,`gate`,`at_ms`);--> statement-breakpoint
 CREATE TABLE `reporter_key_records` (
 	`organization_id` text NOT NULL,
 	`thumbprint` text NOT NULL,

@@ -17,7 +17,7 @@ export interface GateSnapshot {
   briefHour: number;
   /** Until when `auto` keeps proof of work on (epoch ms), or null. */
   powOnUntilMs: number | null;
-  /** The address's submissions without a valid solution in the last hour, and the oldest one's time. */
+  /** The address's submissions to this brief without a valid solution in the last hour, and the oldest one's time. */
   addressUnverifiedHour: number;
   oldestUnverifiedMs: number | null;
   dailyCap: number | null;
@@ -71,7 +71,7 @@ export function assertOpen(s: Pick<GateSnapshot, "pausedUntil" | "pauseMessage">
 export function unverifiedRefusal(oldestUnverifiedMs: number | null, nowMs: number): RateLimited {
   const retry = oldestUnverifiedMs === null ? 60 : Math.max(1, (oldestUnverifiedMs + HOUR_MS - nowMs) / 1000);
   return new RateLimited(
-    `This brief asks for proof of work, and this address has sent ${LIMITS.unverifiedPerAddressHour} reports without it in the ` +
+    `This brief asks for proof of work, and this address has sent it ${LIMITS.unverifiedPerAddressHour} reports without it in the ` +
       "last hour. Send the report from the brief's page (it solves the challenge), or with a solved challenge, or wait.",
     retry,
   );

@@ -225,6 +225,7 @@ export const ENDPOINTS: Endpoint[] = [
     ownedBy: (f) => `/v1/briefs/${f.briefId}`,
     operator: "unclaimed",
     success: 200,
+    notFound: "brief_not_found",
     audit: { action: "brief.release_queued", target: (f) => f.briefId },
   },
   { operationId: "listVulns", scope: "read", method: "GET", path: () => "/v1/vulns" },

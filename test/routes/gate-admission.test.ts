@@ -189,6 +189,9 @@ describe("proof of work", () => {
     expect((await submit(shortcode, body(), { ip, headers: { "X-Pow-Solution": solved } })).status).toBe(201);
     expect((await submit(shortcode, body())).status).toBe(201);
     expect(await vulnsOf(briefId)).toBe(4);
+    // The budget is the brief's: the same address may still report to another organization's brief.
+    const elsewhere = await gated({ proof_of_work: "on" });
+    expect((await submit(elsewhere.shortcode, body(), { ip })).status).toBe(201);
     at(T0 + H + 1);
     expect((await submit(shortcode, body(), { ip })).status).toBe(201);
   });

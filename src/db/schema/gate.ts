@@ -5,7 +5,8 @@ import { GATES } from "./vulns";
 
 /**
  * The public submissions of the last two hours, one row each (the cron purges older ones): what the
- * brief's and an address's last hour are counted from, and the one-use proof-of-work solutions and
+ * brief's and an address's last hour are counted from (an address's budget without proof of work is
+ * per brief, its difficulty step across briefs), and the one-use proof-of-work solutions and
  * reporter signatures (their UNIQUE indexes refuse a replay). `address_tag` is a keyed hash of the
  * client address, never the address, and goes with the row.
  */
@@ -21,7 +22,7 @@ export const gateMarks = sqliteTable(
     powNonce: text("pow_nonce").unique(),
     signatureSha256: text("signature_sha256").unique(),
   },
-  (t) => [index("gate_marks_brief_idx").on(t.briefId, t.atMs), index("gate_marks_address_idx").on(t.addressTag, t.gate, t.atMs)],
+  (t) => [index("gate_marks_brief_idx").on(t.briefId, t.atMs), index("gate_marks_address_idx").on(t.addressTag, t.briefId, t.gate, t.atMs)],
 );
 
 /**

@@ -52,9 +52,10 @@ export function gateColumns(input: GateInput & { tag: string }, nowMs: number) {
       AND gate_marks.at_ms > ${hourAgo} LIMIT ${BRIEF_HOUR_BOUND}))`,
     powOnUntilMs: subquery<number | null>`(SELECT pow_on_until_ms FROM brief_gate_state WHERE brief_gate_state.brief_id = ${briefs.id})`,
     addressUnverifiedHour: subquery<number>`(SELECT count(*) FROM (SELECT 1 FROM gate_marks WHERE gate_marks.address_tag = ${input.tag}
-      AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo} LIMIT ${LIMITS.unverifiedPerAddressHour}))`,
+      AND gate_marks.brief_id = ${briefs.id} AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo}
+      LIMIT ${LIMITS.unverifiedPerAddressHour}))`,
     oldestUnverifiedMs: subquery<number | null>`(SELECT min(at_ms) FROM gate_marks WHERE gate_marks.address_tag = ${input.tag}
-      AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo})`,
+      AND gate_marks.brief_id = ${briefs.id} AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo})`,
     admittedToday: subquery<number>`(SELECT count(*) FROM (SELECT 1 FROM vulns WHERE vulns.brief_id = ${briefs.id}
       AND vulns.admitted_day = ${utcDay(nowMs)} LIMIT ${LIMITS.dailyCapMax}))`,
     queuedAhead: subquery<number>`(SELECT count(*) FROM (SELECT 1 FROM vulns WHERE vulns.brief_id = ${briefs.id}
@@ -164,7 +165,8 @@ export function markStatements(
   let gate: SQL | GateDecision["gate"] = decision.gate;
   if (decision.unverified) {
     gate = subquery`(SELECT 'unverified' WHERE (SELECT count(*) FROM gate_marks WHERE gate_marks.address_tag = ${checks.tag}
-      AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo}) < ${LIMITS.unverifiedPerAddressHour})`;
+      AND gate_marks.brief_id = ${brief.id} AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo})
+      < ${LIMITS.unverifiedPerAddressHour})`;
   } else if (decision.lane) {
     gate = subquery`(SELECT 'verified' WHERE (SELECT valid FROM reporter_key_records WHERE reporter_key_records.organization_id =
       ${brief.organizationId} AND reporter_key_records.thumbprint = ${checks.thumbprint}) >= ${brief.verifiedLaneMinValid})`;
