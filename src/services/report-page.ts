@@ -144,13 +144,14 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
             tenantFilter(ctx, vulns.organizationId),
           ),
         ),
-      // On vuln_similarities_score_idx (vuln_id, score): the best SIMILAR_SHOWN, each joined to its report by primary key.
+      // On vuln_similarities_score_idx (vuln_id, score), read in its order (no tie-break, which would sort every pair of a
+      // much-resembled report): the best SIMILAR_SHOWN, each joined to its report by primary key.
       ctx.db
         .select({ shortcode: vulns.shortcode, title: vulns.title, score: vulnSimilarities.score, reasons: vulnSimilarities.reasons })
         .from(vulnSimilarities)
         .innerJoin(vulns, eq(vulns.id, vulnSimilarities.similarId))
         .where(and(eq(vulnSimilarities.vulnId, id), tenantFilter(ctx, vulnSimilarities.organizationId)))
-        .orderBy(desc(vulnSimilarities.score), asc(vulns.createdAt))
+        .orderBy(desc(vulnSimilarities.score))
         .limit(SIMILAR_SHOWN),
     ])) as [
       VulnReadRow[],
