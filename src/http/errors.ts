@@ -276,6 +276,7 @@ const CODE_OF_REFUSAL: Record<Refusal, ErrorCode> = {
   key_reused: "idempotency_key_reused",
   rate_limited: "rate_limited",
   intake_paused: "intake_paused",
+  signature_invalid: "reporter_signature_invalid",
 };
 const NOT_FOUND_CODES: Record<string, ErrorCode> = { vuln: "vuln_not_found", brief: "brief_not_found" };
 

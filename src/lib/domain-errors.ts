@@ -49,7 +49,8 @@ export type Refusal =
   | "bad_input"
   | "key_reused"
   | "rate_limited"
-  | "intake_paused";
+  | "intake_paused"
+  | "signature_invalid";
 
 /** The base of every refusal: one or more problems of one kind. */
 export class DomainError extends Error {
@@ -157,6 +158,13 @@ export class IntakePaused extends DomainError {
     readonly retryAfterSeconds: number,
   ) {
     super("intake_paused", { detail: `This brief takes no reports until ${until}.${note ? ` ${note}` : ""}` });
+  }
+}
+
+/** A reporter's signature that was sent and does not verify: nothing is stored. */
+export class SignatureInvalid extends DomainError {
+  constructor(detail: string) {
+    super("signature_invalid", { detail, source: { header: "X-Reporter-Signature" } });
   }
 }
 

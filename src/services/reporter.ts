@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import type { GateInput } from "./gate/admission";
 import { and, eq, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import {
@@ -312,6 +313,8 @@ export interface SubmissionArgs {
   shortcode: string;
   input: VulnInput;
   raw: Omit<Submission, "received_at">;
+  /** What the submission brings to the brief's gate (its address, proof of work, signature). */
+  gate: GateInput;
 }
 
 /**

@@ -4,97 +4,18 @@ import type { PublishedBrief } from "../services/briefs";
 import { maturityRating } from "../lib/maturity";
 import { document, type Html } from "./layout";
 import { policyTerms, scopeList } from "./terms";
-import { LIMITS, mib } from "../lib/limits";
+import { EMPTY_FORM, FORM_FIELDS, type FormState, reportForm } from "./brief-form";
+import { GATE_JS_PATH } from "./gate-script";
+import { POW_WORKER_JS_PATH } from "./pow-worker-script";
 
-export const FORM_FIELDS = ["title", "description", "contact_email", "domains", "files"] as const;
-export type FormField = (typeof FORM_FIELDS)[number];
+export { EMPTY_FORM, FIELD_NAMES, FORM_FIELDS, type FormField, type FormState } from "./brief-form";
 
-/** What the researcher typed, kept as typed, and what is wrong with it, field by field. */
-export interface FormState {
-  /** The fields, and notify_me: "on" when its box is ticked. */
-  values: Record<Exclude<FormField, "files"> | "notify_me", string>;
-  errors: Partial<Record<FormField, string[]>>;
-}
-
-export const EMPTY_FORM: FormState = {
-  values: { title: "", description: "", contact_email: "", domains: "", notify_me: "on" },
-  errors: {},
-};
-
-const LABELS: Record<FormField, string> = {
-  title: "Title",
-  description: "Description",
-  contact_email: "Your e-mail address (optional)",
-  domains: "Affected domains (optional)",
-  files: `Files (optional, up to ${LIMITS.formFiles})`,
-};
-
-export const FIELD_NAMES: Record<FormField, string> = {
-  title: "Title",
-  description: "Description",
-  contact_email: "E-mail address",
-  domains: "Domains",
-  files: "Files",
-};
-
-const HINTS: Record<FormField, string> = {
-  title: `One line, at most ${LIMITS.titleLength} characters.`,
-  description: "What you found, where, and the steps to see it again. Plain text.",
-  contact_email:
-    "Only the organization sees it. Leave it empty to stay anonymous: the page you land on after sending is your way back. With an " +
-    "address, the box below gets you that page's link by e-mail.",
-  domains: `One per line, or separated by commas, such as app.example.com. At most ${LIMITS.domainsPerVuln}.`,
-  files:
-    `Screenshots, logs or a proof of concept: at most ${mib(LIMITS.fileBytes)} each. If the form comes back with a message, choose the ` +
-    `files again: browsers never keep a chosen file.`,
-};
-
-function field(state: FormState, name: FormField, control: (attrs: Html) => Html): Html {
-  const errors = state.errors[name] ?? [];
-  const hintId = `${name}-hint`;
-  const errorId = `${name}-error`;
-  const describedBy = errors.length ? `${errorId} ${hintId}` : hintId;
-  const attrs = html`id="${name}" name="${name}" aria-describedby="${describedBy}"${errors.length ? html` aria-invalid="true"` : ""}`;
-  return html`<div class="field">
-<label for="${name}">${LABELS[name]}</label>
-<span class="hint" id="${hintId}">${HINTS[name]}</span>
-${errors.length ? html`<span class="message" id="${errorId}">${errors.join(" ")}</span>` : ""}
-${control(attrs)}
-</div>`;
-}
-
-function reportForm(shortcode: string, state: FormState): Html {
-  const v = state.values;
-  const problems = FORM_FIELDS.filter((f) => state.errors[f]?.length);
-  const these = problems.length === 1 ? "this field" : "these fields";
-  return html`<h2 id="report">Send a report</h2>
-${
-  problems.length
-    ? html`<div class="error-summary" id="errors" role="alert" tabindex="-1" autofocus><p><strong>The report was not sent.</strong>
-Correct ${these}: everything you typed is still here.</p>
-<ul>${problems.map((f) => html`<li><a href="#${f}">${FIELD_NAMES[f]}</a>: ${state.errors[f]!.join(" ")}</li>`)}</ul></div>`
-    : ""
-}
-<form method="post" action="/b/${shortcode}#errors" enctype="multipart/form-data">
-${field(
-  state,
-  "title",
-  (a) => html`<input type="text" ${a} value="${v.title}" required maxlength="${String(LIMITS.titleLength)}" autocomplete="off">`,
-)}
-${field(state, "description", (a) => html`<textarea ${a} required rows="10">${v.description}</textarea>`)}
-${field(
-  state,
-  "contact_email",
-  (a) => html`<input type="email" ${a} value="${v.contact_email}" autocomplete="email" maxlength="${LIMITS.emailLength}">`,
-)}
-<div class="field check"><label><input type="checkbox" name="notify_me" id="notify_me"${v.notify_me === "on" ? " checked" : ""}>
-E-mail me a receipt with my report's link, and a note when the organization answers or my report changes state
-(each e-mail has a link to stop them)</label></div>
-${field(state, "domains", (a) => html`<textarea ${a} rows="3" autocapitalize="none" spellcheck="false">${v.domains}</textarea>`)}
-${field(state, "files", (a) => html`<input type="file" ${a} multiple>`)}
-<p class="muted">Sending creates one report. Sending the same report again within 10 minutes does not create a second one.</p>
-<button type="submit">Send the report</button>
-</form>`;
+/** While its organization pauses the brief: until when, in words a reporter reads, and their message. */
+function pauseNotice(brief: PublishedBrief["brief"], now: string): Html {
+  if (!brief.intakePausedUntil || brief.intakePausedUntil <= now) return html``;
+  return html`<div class="warning" id="paused" role="status"><p><strong>Not taking reports until
+${brief.intakePausedUntil.slice(0, 16).replace("T", " ")} UTC.</strong>${brief.intakePausedMessage ? html` ${brief.intakePausedMessage}` : ""}</p>
+<p>A report sent before then is not stored: keep it, and send it again once the program reopens.</p></div>`;
 }
 
 /** GET /b/{shortcode}: terms first, then the form. */
@@ -137,7 +58,18 @@ ${
     : html`<div class="warning"><p>${name} has no published disclosure policy for this program: no safe harbor or disclosure terms
 are stated. Report with care.</p></div>`
 }
-${reportForm(brief.shortcode, state)}`,
+${pauseNotice(found.brief, now)}
+${reportForm(
+  {
+    shortcode: brief.shortcode,
+    organizationId: organization.id,
+    organizationName: name,
+    requirements: brief.submissionRequirements,
+    proofOfWork: brief.proofOfWork,
+  },
+  state,
+  { gate: GATE_JS_PATH, worker: POW_WORKER_JS_PATH },
+)}`,
     {
       heading: `${name} · Vulnerability disclosure`,
       description: `Report a security vulnerability to ${name} through ${brief.name}: the terms, the scope and a form, no account needed.`,

@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { MAX_FORM_BYTES } from "../../src/routes/pages/form";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../src/templates/styles";
+import { GATE_JS_PATH } from "../../src/templates/gate-script";
 import { BASE, browse, get, patch, post } from "../helpers/api";
 import { eventTypes } from "../helpers/events";
 import { brief, directory, listing, operatorKey, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
@@ -100,7 +101,9 @@ describe("GET /b/{shortcode}", () => {
     ])
       expect(miss.text).toContain(field);
     expect(miss.text).toContain(`href="${PAGES_CSS_PATH}"`);
-    expect(miss.text).not.toMatch(/<script|style=/i);
+    // One script, first-party at its hashed path (the gate's: proof of work and signing); nothing inline.
+    expect([...miss.text.matchAll(/<script[^>]*>/gi)].map((m) => m[0])).toEqual([`<script src="${GATE_JS_PATH}" defer>`]);
+    expect(miss.text).not.toMatch(/<script[^>]*>[^<]|style=|\son[a-z]+=/i);
 
     const hit = await browse("GET", `/b/${shortcode}`);
     expect(hit.headers.get("X-Cache")).toBe("HIT");

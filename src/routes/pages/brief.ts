@@ -1,16 +1,58 @@
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
+import { assertOpen } from "../../lib/gate";
 import type { AppEnv } from "../../http/app-env";
 import { cachedPublicBody, publicBriefPath, publicPagePath } from "../../http/cache";
 import { database } from "../../http/middleware";
 import { clientIp } from "../../http/rate-limit";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
-import { alreadyReceivedPage, briefPage, EMPTY_FORM } from "../../templates/brief";
+import { alreadyReceivedPage, briefPage, EMPTY_FORM, type FormField, type FormState } from "../../templates/brief";
+import { IntakePaused, Invalid, RateLimited, SignatureInvalid } from "../../lib/domain-errors";
 import { notFoundPage } from "../../templates/layout";
-import { findPublishedBrief } from "../../services/briefs";
+import { findPublishedBrief, type PublishedBrief } from "../../services/briefs";
 import { submitReportForm } from "../../services/reporter";
 import { serviceContext } from "../v1/handler-helpers";
 import { MAX_FORM_BYTES, readReportForm } from "./form";
 import { HTML, limitAddress, limitFormBody, page, pageHeaders } from "./shared";
+
+/** What the page says for a refusal of the gate, on which field, with which status; null: not the gate's. */
+function gateRefusal(err: unknown): { status: 400 | 422 | 429 | 503; errors: FormState["errors"]; retryAfter?: string } | null {
+  if (err instanceof IntakePaused)
+    return { status: 503, retryAfter: String(Math.ceil(err.retryAfterSeconds)), errors: { send: [err.problems[0]!.detail] } };
+  if (err instanceof RateLimited)
+    return { status: 429, retryAfter: String(Math.ceil(err.retryAfterSeconds)), errors: { send: [err.problems[0]!.detail] } };
+  if (err instanceof SignatureInvalid)
+    return {
+      status: 400,
+      errors: { send: [`Your browser's signature did not verify (${err.problems[0]!.detail}). Untick “Sign” and send again.`] },
+    };
+  if (err instanceof Invalid) {
+    const errors: FormState["errors"] = {};
+    for (const p of err.problems) {
+      const member = p.source && "member" in p.source && "attribute" in p.source.member ? p.source.member.attribute : "";
+      const f = (member === "ai_use" ? "ai_use" : member.startsWith("evidence.") ? `evidence_${member.slice(9)}` : "send") as FormField;
+      (errors[f] ??= []).push(p.detail);
+    }
+    return { status: 422, errors };
+  }
+  return null;
+}
+
+type Refused = NonNullable<ReturnType<typeof gateRefusal>>;
+
+const refusalOf = (check: () => void): Refused | null => {
+  try {
+    check();
+    return null;
+  } catch (err) {
+    return gateRefusal(err);
+  }
+};
+
+/** The form again, with the gate's message beside the send button (or its fields) and what was typed. */
+function refusedPage(c: Context<AppEnv>, found: PublishedBrief, state: FormState, refused: Refused) {
+  if (refused.retryAfter) c.header("Retry-After", refused.retryAfter);
+  return page(c, briefPage(found, nowIso(), { values: state.values, errors: refused.errors }), refused.status);
+}
 
 /** GET and POST /b/{shortcode}: the brief's page and its report form. */
 export const briefPageRouter = new Hono<AppEnv>()
@@ -51,13 +93,27 @@ export const briefPageRouter = new Hono<AppEnv>()
         400,
       );
     }
-    const form = await readReportForm(fd);
+    const form = await readReportForm(fd, found.brief.submissionRequirements);
+    // A paused brief answers so before anything else, keeping what was typed.
+    const paused = refusalOf(() =>
+      assertOpen({ pausedUntil: found.brief.intakePausedUntil, pauseMessage: found.brief.intakePausedMessage }, Date.now()),
+    );
+    if (paused) return refusedPage(c, found, form.state, paused);
     if (!form.ok) return page(c, briefPage(found, now, form.state), 422);
 
     const ctx = { ...serviceContext(c), objects: c.env.ATTACHMENTS };
     const { input, raw, contentHash } = form;
     const files = form.files.map((f) => f.file);
-    const sent = await submitReportForm({ ctx, shortcode, input, raw, contentHash, files, address: clientIp(c.req) });
+    const address = clientIp(c.req);
+    let sent: Awaited<ReturnType<typeof submitReportForm>>;
+    try {
+      sent = await submitReportForm({ ctx, shortcode, input, raw, contentHash, files, address, gate: { ...form.gate, address } });
+    } catch (err) {
+      // The gate's refusals come back as the form, with what was typed and why (a pause shows its notice).
+      const refused = gateRefusal(err);
+      if (!refused) throw err;
+      return refusedPage(c, found, form.state, refused);
+    }
     if (sent.repeat) return page(c, alreadyReceivedPage(found, sent.shortcode));
     // The page counts what is missing against what the report holds; the address says only how many were sent.
     const { token, failedFiles } = sent;

@@ -15,7 +15,10 @@ import { submitReport } from "../../services/reporter";
 import { serviceContext, storedResponse } from "../v1/handler-helpers";
 import { PublicSubmissionAttributes, rawSubmission } from "../v1/vulns/schema";
 import { briefNotFound } from "./briefs";
-import { publicRateLimit } from "../../http/rate-limit";
+import { clientIp, publicRateLimit } from "../../http/rate-limit";
+import type { Context } from "hono";
+import type { GateInput } from "../../services/gate/admission";
+import { SignatureInvalid } from "../../lib/domain-errors";
 import { RATES } from "../../lib/limits";
 
 const PublicSubmissionInput = requestDocument("vuln", PublicSubmissionAttributes, z.strictObject({}).optional()).openapi(
@@ -71,6 +74,22 @@ function receipt(record: VulnRecord, followUpToken: string | null) {
   };
 }
 
+/**
+ * What the request brings to the brief's gate: the client's address, the proof-of-work solution, and a
+ * reporter signature over the exact body bytes (as received: the media-type check read them first).
+ */
+async function gateInput(c: Context): Promise<GateInput> {
+  const key = c.req.header("X-Reporter-Key");
+  const signature = c.req.header("X-Reporter-Signature");
+  if ((key === undefined) !== (signature === undefined))
+    throw new SignatureInvalid("Send X-Reporter-Key and X-Reporter-Signature together, or neither.");
+  return {
+    address: clientIp(c.req),
+    pow: c.req.header("X-Pow-Solution") ?? null,
+    signature: key && signature ? { key, signature, payload: new Uint8Array(await c.req.arrayBuffer()) } : null,
+  };
+}
+
 // It makes a vuln, so it answers as the vuln endpoints do: plain JSON, its 405s to other methods too.
 export const publicVulnsRouter = createRouter();
 publicVulnsRouter.use("/briefs/:shortcode/vulns", declare({ mediaType: JSON_MEDIA_TYPE }));
@@ -108,6 +127,7 @@ publicVulnsRouter.openapi(
       shortcode,
       input: data.attributes,
       raw: await rawSubmission(c),
+      gate: await gateInput(c),
     });
     return respond(c, receipt(record, token), 201);
   },

@@ -1,4 +1,4 @@
-import type { Closer, ProcessingState, Severity, TriageState, VulnRow } from "../../db/schema";
+import type { AiUse, Closer, Evidence, ProcessingState, Severity, TriageState, VulnRow } from "../../db/schema";
 import type { CvssRating } from "../../lib/cvss";
 
 export interface VulnInput {
@@ -17,6 +17,9 @@ export interface VulnInput {
   exploitation_known_at?: string | null;
   /** A reporter's own submission: e-mail them about the report (default true with a contact_email). */
   notify_me?: boolean;
+  /** The evidence the brief asks for, by field, and how AI was used. */
+  evidence?: Evidence;
+  ai_use?: AiUse | null;
 }
 
 /** A PATCH: every member optional (left out: unchanged), plus the states and a duplicate's original. */
