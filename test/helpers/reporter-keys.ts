@@ -1,7 +1,7 @@
-import { env } from "cloudflare:workers";
 import { toBase64 } from "../../src/lib/crypto";
 import { REPORTER_JWS_TYPE, reporterKeyThumbprint } from "../../src/lib/reporter-signature";
-import { type TestOrganization, vuln } from "./factories";
+import { api } from "./api";
+import { nextIp } from "./reporter";
 
 // A reporter's key as a script or a browser keeps it, and the signature it sends (the rule in
 // docs/researchers.md), made with WebCrypto alone so the tests sign as a client would.
@@ -60,20 +60,20 @@ export async function signSubmission(body: string | Uint8Array, o: SignOptions):
 }
 
 /**
- * A report signed with `thumbprint`, as the public door stores a signed submission: the vuln's
- * reporter_key, and the key's record counting it (what migration 0041's insert trigger does). A
- * stand-in for the records' and the console's tests until the door's signed path is merged here; the
- * door's own tests sign through POST /v1/p/briefs/{code}/vulns.
+ * A report signed with `key` through the brief's public door (POST /v1/p/briefs/{code}/vulns), from an
+ * address of its own: its id and shortcode. Another body each time, since the same body signed in the
+ * same second is the same signature (a replay, 409).
  */
-export async function signedVuln(org: TestOrganization, briefId: string, thumbprint: string, attributes: Record<string, unknown> = {}) {
-  const v = await vuln(org, briefId, attributes);
-  await env.DB.batch([
-    env.DB.prepare("UPDATE vulns SET reporter_key = ? WHERE id = ?").bind(thumbprint, v.id),
-    env.DB.prepare(
-      `INSERT INTO reporter_key_records (organization_id, thumbprint, reports, valid, spam, not_applicable, duplicate, first_at, last_at)
-       SELECT organization_id, reporter_key, 1, 0, 0, 0, 0, created_at, created_at FROM vulns WHERE id = ?
-       ON CONFLICT (organization_id, thumbprint) DO UPDATE SET reports = reports + 1, last_at = excluded.last_at`,
-    ).bind(v.id),
-  ]);
-  return { id: v.id as string, shortcode: v.attributes.shortcode as string };
+export async function signedVuln(shortcode: string, key: ReporterKey, attributes: Record<string, unknown> = {}) {
+  const body = JSON.stringify({
+    data: { type: "vuln", attributes: { title: `Signed report ${++signedCount}`, description: "Steps to reproduce", ...attributes } },
+  });
+  const res = await api("POST", `/v1/p/briefs/${shortcode}/vulns`, {
+    rawBody: body,
+    contentType: "application/json",
+    headers: { "CF-Connecting-IP": nextIp(), ...(await signSubmission(body, { key, aud: `/b/${shortcode}` })) },
+  });
+  if (res.status !== 201) throw new Error(`signed report: ${res.status} ${res.text}`);
+  return { id: res.body.data.id as string, shortcode: res.body.data.attributes.shortcode as string };
 }
+let signedCount = 0;

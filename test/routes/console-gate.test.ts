@@ -8,8 +8,9 @@ import { newReporterKey, signedVuln } from "../helpers/reporter-keys";
 // What a triager sees of the gate in the console, through the Worker as a browser uses it: the report's
 // Gate panel (how it passed, its evidence with what is missing marked, its AI use, its key's record and
 // other reports, the possible duplicate and the similar reports), read in the page's one batch; the
-// inbox's badges; and an owner's settings of a brief's gate. The gate's columns and the similarity rows
-// are written here as the door and the intake write them (their own tests make them through the API).
+// inbox's badges; and an owner's settings of a brief's gate. Reports come through the public door; the
+// similarity rows and the columns the intake and the queue write are written here as they write them
+// (their own tests make them through the API).
 
 const signedInAs = async (org: TestOrganization, role: "owner" | "triager" | "viewer") => signedIn((await member(org, { role })).email);
 
@@ -37,29 +38,34 @@ const REQUIREMENTS = { evidence: { steps_to_reproduce: "required", impact: "opti
 describe("the report's Gate panel", () => {
   it("shows the gate, the evidence with what is missing, AI use, the key's record and reports, and the similar ones, in one batch", async () => {
     const org = await organization();
-    const b = await brief(org, { published_at: PUBLISHED, submission_requirements: REQUIREMENTS });
-    const key = await newReporterKey();
-    const earlier = await signedVuln(org, b.id, key.thumbprint, { title: "Earlier report by the key" });
-    const original = await vuln(org, b.id, { title: "The original SQL injection" });
-    const report = await signedVuln(org, b.id, key.thumbprint, { title: "The report in view" });
-    await stamp(report.id, {
-      gate: "verified",
-      evidence: JSON.stringify({ steps_to_reproduce: "1. Open /search?q=1 OR 1=1" }),
-      evidence_complete: 0,
-      ai_use: JSON.stringify({ level: "writing", tools: "ModelX 3", verified_by_reporter: true }),
-      possible_duplicate_of_id: original.id,
-      possible_duplicate_score: 0.62,
+    // Proof of work on, and a lane for a key with one valid report: the report in view takes it.
+    const b = await brief(org, {
+      published_at: PUBLISHED,
+      submission_requirements: REQUIREMENTS,
+      proof_of_work: "on",
+      verified_lane_min_valid: 1,
     });
-    await similar(org, report.id, original.id, 0.62, ["text 0.42", "same endpoint /search?q"]);
-    await similar(org, report.id, earlier.id, 0.31, ["CWE-89"]);
+    const code = b.attributes.shortcode as string;
+    const key = await newReporterKey();
+    const earlier = await signedVuln(code, key, { title: "Earlier report by the key", evidence: { steps_to_reproduce: "1. Log in" } });
     await api("PATCH", `/v1/vulns/${earlier.id}`, {
       key: org.key,
       body: { data: { type: "vuln", id: earlier.id, attributes: { triage_state: "triaged" } } },
     });
+    const original = await vuln(org, b.id, { title: "The original SQL injection" });
+    const report = await signedVuln(code, key, {
+      title: "The report in view",
+      evidence: { steps_to_reproduce: "1. Open /search?q=1 OR 1=1" },
+      ai_use: { level: "writing", tools: "ModelX 3", verified_by_reporter: true },
+    });
+    // What the intake's similarity step leaves.
+    await stamp(report.id, { possible_duplicate_of_id: original.id, possible_duplicate_score: 0.62 });
+    await similar(org, report.id, original.id, 0.62, ["text 0.42", "same endpoint /search?q"]);
+    await similar(org, report.id, earlier.id, 0.31, ["CWE-89"]);
     // The same key with another organization: its report and record are that organization's alone.
     const neighbour = await organization();
     const theirBrief = await brief(neighbour, { published_at: PUBLISHED });
-    const theirs = await signedVuln(neighbour, theirBrief.id, key.thumbprint, { title: "The neighbour's report by the key" });
+    const theirs = await signedVuln(theirBrief.attributes.shortcode as string, key, { title: "The neighbour's report by the key" });
 
     const browser = await signedInAs(org, "viewer");
     await browser.get(`/console/reports/${report.shortcode}`);
@@ -120,16 +126,23 @@ describe("the report's Gate panel", () => {
 describe("the inbox's gate badges", () => {
   it("marks unverified, possible duplicate and queued reports, and nothing on the others", async () => {
     const org = await organization();
-    const b = await brief(org, { published_at: PUBLISHED });
-    const [plain, unverified, duplicate, queued] = [
-      await vuln(org, b.id, { title: "Plain" }),
-      await vuln(org, b.id, { title: "Unverified" }),
-      await vuln(org, b.id, { title: "Possible duplicate" }),
-      await vuln(org, b.id, { title: "Queued" }),
-    ];
-    await stamp(unverified.id, { gate: "unverified" });
+    const open = await brief(org, { published_at: PUBLISHED });
+    const guarded = await brief(org, { published_at: PUBLISHED, proof_of_work: "on" });
+    const capped = await brief(org, { published_at: PUBLISHED, daily_cap: 1 });
+    const key = await newReporterKey();
+    const plain = await vuln(org, open.id, { title: "Plain" });
+    // Sent with no proof of work to a brief that asks for it; past a cap of one a day.
+    const unverified = { attributes: { shortcode: (await signedVuln(guarded.attributes.shortcode as string, key)).shortcode } };
+    await signedVuln(capped.attributes.shortcode as string, key);
+    const queuedOne = await signedVuln(capped.attributes.shortcode as string, key);
+    const queued = { attributes: { shortcode: queuedOne.shortcode } };
+    // Read from the list, which marks nothing read (a GET of the vuln would take it out of the New view).
+    const listed = await api("GET", "/v1/vulns?q%5Binbox_state_eq%5D=queued", { key: org.key });
+    expect(listed.body.data.map((v: { id: string }) => v.id)).toEqual([queuedOne.id]);
+    const expectedOn = listed.body.data[0].attributes.release_expected_on;
+    expect(expectedOn).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    const duplicate = await vuln(org, open.id, { title: "Possible duplicate" });
     await stamp(duplicate.id, { possible_duplicate_of_id: plain.id, possible_duplicate_score: 0.7 });
-    await stamp(queued.id, { inbox_state: "queued", release_expected_on: "2026-12-03" });
     const page = await (await signedInAs(org, "viewer")).get("/console");
     expect(page.status).toBe(200);
     const cell = (v: { attributes: { shortcode: string } }) => {
@@ -143,7 +156,7 @@ describe("the inbox's gate badges", () => {
     expect(badges(plain)).toEqual(["Unread"]);
     expect(badges(unverified)).toEqual(["Unread", "Unverified"]);
     expect(badges(duplicate)).toEqual(["Unread", "Possible duplicate"]);
-    expect(badges(queued)).toEqual(["Unread", "Queued until 2026-12-03"]);
+    expect(badges(queued)).toEqual(["Unread", `Queued until ${expectedOn}`]);
   });
 });
 

@@ -7,7 +7,8 @@ import { newReporterKey, signedVuln } from "../helpers/reporter-keys";
 // A reporter key's record with an organization, as a triager reads it on the vuln (GET /v1/vulns/{id}
 // and the list): the key's reports and how they ended, moved by the triggers of migration 0041 in the
 // statement that triages a report, and one record per organization, so a key's history with one
-// organization is never shown to another.
+// organization is never shown to another. The record is what a brief's verified lane reads: a key
+// enters it at N valid reports and leaves it when a triage takes one back.
 
 const triage = async (org: TestOrganization, id: string, state: string, originalId?: string) => {
   const relationships = originalId ? { duplicate_of: { data: { type: "vuln", id: originalId } } } : undefined;
@@ -22,21 +23,17 @@ const keyOf = async (org: TestOrganization, id: string) =>
   (await api("GET", `/v1/vulns/${id}`, { key: org.key })).body.data.attributes.reporter_key;
 const none = { reports: 0, valid: 0, spam: 0, not_applicable: 0, duplicate: 0 };
 
-async function organizationWithBrief() {
+async function organizationWithBrief(attributes: Record<string, unknown> = {}) {
   const org = await organization();
-  const b = await brief(org, { published_at: PUBLISHED });
-  return { org, briefId: b.id as string };
+  const b = await brief(org, { published_at: PUBLISHED, ...attributes });
+  return { org, briefId: b.id as string, shortcode: b.attributes.shortcode as string };
 }
 
 describe("a reporter key's record", () => {
   it("counts the key's reports and moves with each triage", async () => {
-    const { org, briefId } = await organizationWithBrief();
+    const { org, briefId, shortcode } = await organizationWithBrief();
     const key = await newReporterKey();
-    const [a, b, c] = [
-      (await signedVuln(org, briefId, key.thumbprint)).id,
-      (await signedVuln(org, briefId, key.thumbprint)).id,
-      (await signedVuln(org, briefId, key.thumbprint)).id,
-    ];
+    const [a, b, c] = [(await signedVuln(shortcode, key)).id, (await signedVuln(shortcode, key)).id, (await signedVuln(shortcode, key)).id];
     const unsigned = await vuln(org, briefId);
     expect(unsigned.attributes.reporter_key).toBeNull();
     expect(await keyOf(org, a)).toEqual({ thumbprint: key.thumbprint, record: { ...none, reports: 3 } });
@@ -68,9 +65,9 @@ describe("a reporter key's record", () => {
   it("is one record per organization: a key's history with one is never counted or shown by another", async () => {
     const [one, two] = [await organizationWithBrief(), await organizationWithBrief()];
     const key = await newReporterKey();
-    const mine = (await signedVuln(one.org, one.briefId, key.thumbprint)).id;
-    (await signedVuln(one.org, one.briefId, key.thumbprint)).id;
-    const theirs = (await signedVuln(two.org, two.briefId, key.thumbprint)).id;
+    const mine = (await signedVuln(one.shortcode, key)).id;
+    await signedVuln(one.shortcode, key);
+    const theirs = (await signedVuln(two.shortcode, key)).id;
     await triage(one.org, mine, "triaged");
     expect((await keyOf(one.org, mine)).record).toEqual({ ...none, reports: 2, valid: 1 });
     expect((await keyOf(two.org, theirs)).record).toEqual({ ...none, reports: 1 });
@@ -87,5 +84,29 @@ describe("a reporter key's record", () => {
     const listed = await api("GET", `/v1/vulns?q[reporter_key_eq]=${key.thumbprint}`, { key: two.org.key });
     expect(listed.body.data.map((v: { id: string }) => v.id)).toEqual([theirs]);
     expect((await api("GET", `/v1/vulns/${mine}`, { key: two.org.key })).status).toBe(404);
+  });
+
+  it("opens a brief's verified lane at N valid reports with that organization, and closes it when a triage takes one back", async () => {
+    const { org, shortcode } = await organizationWithBrief({ proof_of_work: "on", verified_lane_min_valid: 2 });
+    // The same key's valid reports with another organization count for nothing here.
+    const elsewhere = await organizationWithBrief();
+    const key = await newReporterKey();
+    const gateOf = async (id: string) => (await api("GET", `/v1/vulns/${id}`, { key: org.key })).body.data.attributes.gate;
+    const away = (await signedVuln(elsewhere.shortcode, key)).id;
+    await triage(elsewhere.org, away, "triaged");
+    await triage(elsewhere.org, (await signedVuln(elsewhere.shortcode, key)).id, "resolved");
+    const first = (await signedVuln(shortcode, key)).id;
+    expect(await gateOf(first)).toBe("unverified");
+    await triage(org, first, "triaged");
+    const second = (await signedVuln(shortcode, key)).id;
+    // One valid report: one short of the lane.
+    expect(await gateOf(second)).toBe("unverified");
+    await triage(org, second, "resolved");
+    const third = (await signedVuln(shortcode, key)).id;
+    expect(await gateOf(third)).toBe("verified");
+    expect((await keyOf(org, third)).record).toMatchObject({ reports: 3, valid: 2 });
+    // A report found to be spam after all: the key is back to one valid report, out of the lane.
+    await triage(org, second, "spam");
+    expect(await gateOf((await signedVuln(shortcode, key)).id)).toBe("unverified");
   });
 });
