@@ -31,10 +31,9 @@ import type { VulnRecord } from "./vulns/types";
 // Everything the console's page of one report shows, read in one batch: the report, its record as
 // received, the conversation, its files, its regulatory filings, the advisories naming it, its
 // history from the audit log, the organization's members (for the assignee), and what the gate saw
-// (the brief's requirements, the reporter key's earlier reports, the possible duplicate and the similar
-// reports). Every statement
-// after the first finds the report through the same scoped subquery, so a shortcode of another
-// organization reads nothing at all.
+// (the brief's requirements, the reporter key's other reports, the possible duplicate and the similar
+// reports). Every statement after the first finds the report through the same scoped subquery, so a
+// shortcode of another organization reads nothing at all.
 
 /** The conversation and history shown at most (the newest); the API's lists page through the rest. */
 export const REPORT_PAGE_ITEMS = 200;
@@ -81,94 +80,94 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
   if (!organizationId) throw new NotFound("vuln", "No report has that shortcode.");
   const inScope = subquery`${vulns.shortcode} = ${shortcode} AND ${vulns.organizationId} = ${organizationId}`;
   const id = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${inScope})`;
-  const [rows, records, thread, files, filings, named, history, people, originals, canned, policy, keyReports, suggested, similar] =
-    (await batchOf(ctx.db, [
-      ctx.db
-        .select({ ...getTableColumns(vulns), ...recordColumns })
-        .from(vulns)
-        .where(scoped),
-      ctx.db.select().from(vulnRecords).where(eq(vulnRecords.vulnId, id)),
-      ctx.db
-        .select()
-        .from(comments)
-        .where(eq(comments.vulnId, id))
-        .orderBy(desc(comments.createdAt), desc(comments.id))
-        .limit(REPORT_PAGE_ITEMS),
-      ctx.db.select().from(attachments).where(eq(attachments.vulnId, id)).orderBy(asc(attachments.createdAt), asc(attachments.id)),
-      ctx.db.select().from(regulatoryReports).where(eq(regulatoryReports.vulnId, id)).orderBy(asc(regulatoryReports.createdAt)),
-      ctx.db
-        .select({
-          id: advisories.id,
-          title: advisories.title,
-          state: advisories.state,
-          publishedAt: advisories.publishedAt,
-          withdrawnAt: advisories.withdrawnAt,
-        })
-        .from(advisoryVulns)
-        .innerJoin(advisories, eq(advisories.id, advisoryVulns.advisoryId))
-        .where(eq(advisoryVulns.vulnId, id)),
-      ctx.db
-        .select()
-        .from(auditEvents)
-        // On the organization's target index: ids are time-ordered (UUIDv7), so the newest are last.
-        .where(and(eq(auditEvents.organizationId, organizationId), eq(auditEvents.targetId, id)))
-        .orderBy(desc(auditEvents.id))
-        .limit(REPORT_PAGE_ITEMS),
-      ctx.db
-        .select({ id: members.id, name: members.name, email: members.email })
-        .from(members)
-        .where(and(tenantFilter(ctx, members.organizationId), isNotNull(members.joinedAt)))
-        .orderBy(asc(members.createdAt)),
-      ctx.db
-        .select({ shortcode: vulns.shortcode })
-        .from(vulns)
-        .where(eq(vulns.id, subquery<string>`(SELECT ${vulns.duplicateOfId} FROM ${vulns} WHERE ${inScope})`)),
-      ctx.db
-        .select({ id: cannedResponses.id, name: cannedResponses.name, body: cannedResponses.body, visibility: cannedResponses.visibility })
-        .from(cannedResponses)
-        .where(tenantFilter(ctx, cannedResponses.organizationId))
-        .orderBy(asc(cannedResponses.name))
-        .limit(REPORT_PAGE_ITEMS),
-      ctx.db
-        .select({ shortcode: policies.shortcode, requirements: briefs.submissionRequirements })
-        .from(briefs)
-        .leftJoin(policies, eq(policies.id, briefs.policyId))
-        .where(eq(briefs.id, subquery<string>`(SELECT ${vulns.briefId} FROM ${vulns} WHERE ${inScope})`)),
-      earlierReportsQuery(ctx, subquery<string | null>`(SELECT ${vulns.reporterKey} FROM ${vulns} WHERE ${inScope})`, id),
-      ctx.db
-        .select({ shortcode: vulns.shortcode, title: vulns.title })
-        .from(vulns)
-        .where(
-          and(
-            eq(vulns.id, subquery<string>`(SELECT ${vulns.possibleDuplicateOfId} FROM ${vulns} WHERE ${inScope})`),
-            tenantFilter(ctx, vulns.organizationId),
-          ),
+  const read = (await batchOf(ctx.db, [
+    ctx.db
+      .select({ ...getTableColumns(vulns), ...recordColumns })
+      .from(vulns)
+      .where(scoped),
+    ctx.db.select().from(vulnRecords).where(eq(vulnRecords.vulnId, id)),
+    ctx.db
+      .select()
+      .from(comments)
+      .where(eq(comments.vulnId, id))
+      .orderBy(desc(comments.createdAt), desc(comments.id))
+      .limit(REPORT_PAGE_ITEMS),
+    ctx.db.select().from(attachments).where(eq(attachments.vulnId, id)).orderBy(asc(attachments.createdAt), asc(attachments.id)),
+    ctx.db.select().from(regulatoryReports).where(eq(regulatoryReports.vulnId, id)).orderBy(asc(regulatoryReports.createdAt)),
+    ctx.db
+      .select({
+        id: advisories.id,
+        title: advisories.title,
+        state: advisories.state,
+        publishedAt: advisories.publishedAt,
+        withdrawnAt: advisories.withdrawnAt,
+      })
+      .from(advisoryVulns)
+      .innerJoin(advisories, eq(advisories.id, advisoryVulns.advisoryId))
+      .where(eq(advisoryVulns.vulnId, id)),
+    ctx.db
+      .select()
+      .from(auditEvents)
+      // On the organization's target index: ids are time-ordered (UUIDv7), so the newest are last.
+      .where(and(eq(auditEvents.organizationId, organizationId), eq(auditEvents.targetId, id)))
+      .orderBy(desc(auditEvents.id))
+      .limit(REPORT_PAGE_ITEMS),
+    ctx.db
+      .select({ id: members.id, name: members.name, email: members.email })
+      .from(members)
+      .where(and(tenantFilter(ctx, members.organizationId), isNotNull(members.joinedAt)))
+      .orderBy(asc(members.createdAt)),
+    ctx.db
+      .select({ shortcode: vulns.shortcode })
+      .from(vulns)
+      .where(eq(vulns.id, subquery<string>`(SELECT ${vulns.duplicateOfId} FROM ${vulns} WHERE ${inScope})`)),
+    ctx.db
+      .select({ id: cannedResponses.id, name: cannedResponses.name, body: cannedResponses.body, visibility: cannedResponses.visibility })
+      .from(cannedResponses)
+      .where(tenantFilter(ctx, cannedResponses.organizationId))
+      .orderBy(asc(cannedResponses.name))
+      .limit(REPORT_PAGE_ITEMS),
+    ctx.db
+      .select({ shortcode: policies.shortcode, requirements: briefs.submissionRequirements })
+      .from(briefs)
+      .leftJoin(policies, eq(policies.id, briefs.policyId))
+      .where(eq(briefs.id, subquery<string>`(SELECT ${vulns.briefId} FROM ${vulns} WHERE ${inScope})`)),
+    earlierReportsQuery(ctx, subquery<string | null>`(SELECT ${vulns.reporterKey} FROM ${vulns} WHERE ${inScope})`, id),
+    ctx.db
+      .select({ shortcode: vulns.shortcode, title: vulns.title })
+      .from(vulns)
+      .where(
+        and(
+          eq(vulns.id, subquery<string>`(SELECT ${vulns.possibleDuplicateOfId} FROM ${vulns} WHERE ${inScope})`),
+          tenantFilter(ctx, vulns.organizationId),
         ),
-      // On vuln_similarities_score_idx (vuln_id, score), read in its order (no tie-break, which would sort every pair of a
-      // much-resembled report): the best SIMILAR_SHOWN, each joined to its report by primary key.
-      ctx.db
-        .select({ shortcode: vulns.shortcode, title: vulns.title, score: vulnSimilarities.score, reasons: vulnSimilarities.reasons })
-        .from(vulnSimilarities)
-        .innerJoin(vulns, eq(vulns.id, vulnSimilarities.similarId))
-        .where(and(eq(vulnSimilarities.vulnId, id), tenantFilter(ctx, vulnSimilarities.organizationId)))
-        .orderBy(desc(vulnSimilarities.score))
-        .limit(SIMILAR_SHOWN),
-    ])) as [
-      VulnReadRow[],
-      (typeof vulnRecords.$inferSelect)[],
-      CommentRow[],
-      AttachmentRow[],
-      RegulatoryReportRow[],
-      ReportPageData["advisories"],
-      AuditEventRow[],
-      ReportPageData["members"],
-      { shortcode: string }[],
-      ReportPageData["canned"],
-      { shortcode: string | null; requirements: SubmissionRequirements }[],
-      EarlierReport[],
-      ReportLink[],
-      ReportPageData["similar"],
-    ];
+      ),
+    // On vuln_similarities_score_idx (vuln_id, score), read in its order (no tie-break, which would sort every pair of a
+    // much-resembled report): the best SIMILAR_SHOWN, each joined to its report by primary key.
+    ctx.db
+      .select({ shortcode: vulns.shortcode, title: vulns.title, score: vulnSimilarities.score, reasons: vulnSimilarities.reasons })
+      .from(vulnSimilarities)
+      .innerJoin(vulns, eq(vulns.id, vulnSimilarities.similarId))
+      .where(and(eq(vulnSimilarities.vulnId, id), tenantFilter(ctx, vulnSimilarities.organizationId)))
+      .orderBy(desc(vulnSimilarities.score))
+      .limit(SIMILAR_SHOWN),
+  ])) as [
+    VulnReadRow[],
+    (typeof vulnRecords.$inferSelect)[],
+    CommentRow[],
+    AttachmentRow[],
+    RegulatoryReportRow[],
+    ReportPageData["advisories"],
+    AuditEventRow[],
+    ReportPageData["members"],
+    { shortcode: string }[],
+    ReportPageData["canned"],
+    { shortcode: string | null; requirements: SubmissionRequirements }[],
+    EarlierReport[],
+    ReportLink[],
+    ReportPageData["similar"],
+  ];
+  const [rows, records, thread, files, filings, named, history, people, originals, canned, policy, keyReports, suggested, similar] = read;
   const row = rows[0];
   if (!row) throw new NotFound("vuln", "No report has that shortcode.");
   return {
