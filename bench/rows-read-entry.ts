@@ -9,7 +9,11 @@
 // Two routes of its own, never in the product: `POST /__bench/deadline-sweep?now=MS` runs the cron's
 // deadline sweep once at that moment over the counting binding, and answers what it read and sent;
 // `POST /__bench/email-reply` reads the posted raw message as the email handler reads a reply (the MIME
-// parse, then the quote stripped) and answers the characters the stripping examined.
+// parse, then the quote stripped) and answers the characters the stripping examined;
+// `POST /__bench/similar-lookup?organization=ID` runs the intake's similarity step (the store and the lookup
+// of src/intake/similarity.ts, in one batch) for the posted `{title, description}` as a new report of that
+// organization, over the counting binding, and answers what it read. The report's id names no vuln, so the
+// guarded stores write nothing: only the reads are paid.
 import PostalMime from "postal-mime";
 import worker from "../src/index.ts";
 import { primaryDb } from "../src/db/index.ts";
@@ -17,6 +21,9 @@ import type { QueueMessage } from "../src/lib/queue.ts";
 import { platformContext } from "../src/scheduled.ts";
 import { sweepDeadlineAlerts } from "../src/services/deadline-alerts.ts";
 import { replyOf, type Work } from "../src/notifications/reply-text.ts";
+import { intakeSignature, storeAndLookup } from "../src/intake/similarity.ts";
+import { batchOf } from "../src/db/queries.ts";
+import { uuidv7 } from "../src/lib/ids.ts";
 
 export * from "../src/index.ts";
 
@@ -94,6 +101,15 @@ export default {
       const alerts = await sweepDeadlineAlerts(platform, new Date(Number(url.searchParams.get("now"))));
       await sent();
       return Response.json({ sent: alerts, ...tally });
+    }
+    if (url.pathname === "/__bench/similar-lookup" && request.method === "POST") {
+      const { title, description } = (await request.json()) as { title: string; description: string };
+      const submission = { title, description, contact_email: null, domains: [], received_at: new Date().toISOString() };
+      const signature = await intakeSignature(uuidv7(), url.searchParams.get("organization")!, submission);
+      const db = primaryDb(countingDatabase(env.DB, tally));
+      const step = storeAndLookup(db, signature);
+      const candidates = step.candidates(await batchOf(db, step.statements));
+      return Response.json({ candidates: candidates.length, ...tally });
     }
     const answer = await worker.fetch(request, { ...env, DB: countingDatabase(env.DB, tally) }, ctx);
     const response = new Response(answer.body, answer);

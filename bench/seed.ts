@@ -23,6 +23,11 @@ export interface OrganizationPlan {
    * webhook deliveries due at one moment without timing the creates. Their titles hold the slug.
    */
   backlog?: boolean;
+  /**
+   * Each stored vuln also gets the similarity rows the intake would have written (signature, LSH bands,
+   * fingerprints), from a varied text of its own (bench/duplicates.ts): what the duplicates part reads.
+   */
+  similarity?: boolean;
 }
 
 export interface SeededOrganization {
@@ -107,6 +112,24 @@ export class RowWriter {
       this.statements.set(signature, prepared);
     }
     prepared.statement.run(...prepared.names.map((n) => sqlValue(row[n])));
+  }
+
+  /** The SQL that created an index, or null when there is none of that name. */
+  sqlOf(index: string): string | null {
+    return (
+      (this.db.prepare("SELECT sql FROM sqlite_master WHERE type = 'index' AND name = ?").get(index) as { sql: string } | undefined)?.sql ??
+      null
+    );
+  }
+
+  /** Runs a statement of the writer's own (an INSERT ... SELECT that writes many rows in one step), prepared once. */
+  run(sql: string, ...params: SQLInputValue[]): void {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = { statement: this.db.prepare(sql), names: [] };
+      this.statements.set(sql, prepared);
+    }
+    prepared.statement.run(...params);
   }
 
   private columnsOf(table: string) {
@@ -266,6 +289,8 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
 
   const idAt = idsAt();
   const eventIdAt = idsAt();
+  // Loaded only when asked for: it brings src/lib/similarity through the TypeScript import hook.
+  const similarity = plan.similarity ? (await import("./duplicates.ts")).similaritySeeder(w, id) : null;
   const codeAt = vulnCodes();
   // One a minute back from now: the newest page is the most recent, as in a live inbox. A backlog is
   // one a millisecond, ending two minutes ago, so the sweep (which leaves the last minute's events to
@@ -343,6 +368,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       });
       continue;
     }
+    similarity?.add(vulnId, i);
     w.insert("vuln_records", {
       vuln_id: vulnId,
       title,
@@ -354,6 +380,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
       stored_at: created,
     });
   }
+  similarity?.finish();
   return { id, slug: plan.slug, vulns: plan.vulns, keys, briefId, briefShortcode, policyId };
 }
 

@@ -14,15 +14,17 @@ import { checkCustomDomainClaims } from "./services/custom-domains";
 import { dnsOverHttps } from "./lib/dns";
 import { purgeOldAuditEvents } from "./services/audit-events";
 import { purgeSignInRecords } from "./services/sign-in";
+import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
  * give a first version to policies made before versions existed,
- * send the deadline alerts that are due,
+ * send the deadline alerts that are due, release the reports a brief's daily cap queued (as far as today's cap allows),
  * look up the TXT records of custom domains waiting for proof of control (and release claims never proven),
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
- * no row names and what signing in left behind (counted attempts, spent links and challenges). Each step
+ * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
+ * of public submissions after two hours. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
@@ -32,6 +34,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const steps = {
     closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
     sweepDeadlineAlerts: () => sweepDeadlineAlerts(platform, now),
+    releaseQueuedReports: () => releaseQueuedReports(platform, now),
     sweepOutbox: () => sweepOutbox(db, queue),
     sweepDeliveries: () => sweepDeliveries(db, queue),
     sweepNotifications: () => sweepNotifications(db, queue),
@@ -43,6 +46,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     resealWebhookSecrets: () => resealWebhookSecrets(db),
     purgeOrphanAttachments: () => purgeOrphanObjects(db, { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX }),
     purgeSignInRecords: () => purgeSignInRecords(db, now.getTime()),
+    purgeGateMarks: () => purgeGateMarks(db, now),
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
   await sent();

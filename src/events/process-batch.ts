@@ -3,6 +3,7 @@ import { events, vulns } from "../db/schema";
 import { noticesIn, type WrittenNotice } from "../notifications/outbox";
 import { releaseReceipt } from "../notifications/rows";
 import { receiveStatements, storeStatements } from "../intake/intake";
+import { type Candidate, type IntakeSignature, intakeSignature, similarityStatements, storeAndLookup } from "../intake/similarity";
 import { batchOf, inList, subquery } from "../db/queries";
 import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
 
@@ -13,10 +14,12 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 //      the submissions of the new vulns;
 //   2. every event's fan-out and, for each Vuln::Created, the intake's first step (dispatching ->
 //      received), its Vuln::Inbox::Received written processed with its fan-out in the statements
-//      right after it;
+//      right after it, and the report's similarity signature stored and its candidates read
+//      (src/intake/similarity.ts);
 //   3. the intake's second step (the record, received -> stored), Vuln::Inbox::Stored likewise with the
-//      e-mails it makes (the contacts told of the report, and its receipt released), and Vuln::Created
-//      marked processed: until then, a retry redoes the intake.
+//      e-mails it makes (the contacts told of the report, and its receipt released), what the candidates
+//      scored (similar reports, the possible duplicate), and Vuln::Created marked processed: until then, a
+//      retry redoes the intake.
 // Every other e-mail was written with the change that wrote its event: processing an event writes none.
 // Each step is one D1 batch, so one transaction: every statement keeps the guard it has when run
 // alone (conditional updates and inserts, events chained on changes(), the fan-out's unique index,
@@ -54,6 +57,22 @@ function plain(statements: Statement[]): Part {
   return { statements, written: () => [] };
 }
 
+/** The similarity signature's store and lookup, whose candidates the intake keeps for the next step. */
+function lookupPart(
+  db: Db,
+  intake: { similar?: { signature: IntakeSignature; candidates: Candidate[] } },
+  signature: IntakeSignature,
+): Part {
+  const lookup = storeAndLookup(db, signature);
+  return {
+    statements: lookup.statements,
+    written: (results) => {
+      intake.similar = { signature, candidates: lookup.candidates(results) };
+      return [];
+    },
+  };
+}
+
 /**
  * Processes the events `ids` (those already processed, or gone, need nothing). The deliveries each
  * step writes, leased, go to `send` as soon as the step is committed, so the first requests leave
@@ -78,14 +97,22 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
   const targets = targetsOf(hooks);
   const submissionOf = new Map(submissions.map((v) => [v.id, v.submission]));
 
-  const intakes: { eventId: string; vulnId: string; organizationId: string }[] = [];
+  const intakes: {
+    eventId: string;
+    vulnId: string;
+    organizationId: string;
+    similar?: { signature: IntakeSignature; candidates: Candidate[] };
+  }[] = [];
   const first: Part[] = [];
   for (const event of rows.filter((e) => e.processedAt === null)) {
     const created = event.type === "Vuln::Created" && event.vulnId !== null;
     if (created) {
-      intakes.push({ eventId: event.id, vulnId: event.vulnId!, organizationId: event.organizationId });
+      const intake: (typeof intakes)[number] = { eventId: event.id, vulnId: event.vulnId!, organizationId: event.organizationId };
+      intakes.push(intake);
       const receive = receiveStatements(db, event.vulnId!, nowIso);
       first.push(plain(receive.statements), fanOutWritten(db, receive.event, event.organizationId, targets, now));
+      const submission = submissionOf.get(event.vulnId!);
+      if (submission) first.push(lookupPart(db, intake, await intakeSignature(event.vulnId!, event.organizationId, submission)));
     }
     first.push(fanOut(db, event, targets, now, { markProcessed: !created }));
   }
@@ -102,6 +129,7 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
         emailPart([...store.event.emails, releaseReceipt(db, intake.vulnId, nowIso)]),
       );
     }
+    if (intake.similar) second.push(plain(similarityStatements(db, intake.similar.signature, intake.similar.candidates, nowIso)));
     second.push(plain([markProcessed(db, intake.eventId, nowIso)]));
   }
   send(await runParts(db, second));

@@ -1,5 +1,6 @@
 import { createChallenge, extractParams, verifySolution } from "altcha-lib/v1";
 import { toBase64, toHex } from "./crypto";
+import { LIMITS } from "./limits";
 import { parseKeyring } from "./secret-box";
 
 // The proof of work a public submission may carry (ALTCHA v1, SHA-256): the server signs a challenge
@@ -28,12 +29,7 @@ export type PowRefusal = "malformed" | "algorithm" | "signature" | "expired" | "
 export type PowCheck = { ok: true; nonce: string } | { ok: false; reason: PowRefusal };
 
 /** How long a challenge may be solved and sent: longer than the slowest solve, short enough to be useless stockpiled. */
-export const POW_VALIDITY_MS = 10 * 60_000;
-/** The easiest challenge (about 25k hashes on average, well under a second in a page) and the hardest. */
-export const POW_MAXNUMBER_BASE = 50_000;
-export const POW_MAXNUMBER_CAP = 5_000_000;
-/** A solution is about 300 characters; anything far longer is not one, and is not parsed. */
-export const POW_PAYLOAD_MAX_LENGTH = 2_000;
+export const POW_VALIDITY_MS = LIMITS.powChallengeMinutes * 60_000;
 
 const HEX64 = /^[0-9a-f]{64}$/;
 const MAX_SALT_LENGTH = 500;
@@ -52,8 +48,8 @@ export function parsePowKeys(raw: string | undefined): PowKey[] {
 
 /**
  * How hard the next challenge is: 10 times harder for each `expectedHourly` the brief already took in
- * the last hour (up to 100 times), and 10 times more for an address that sent 3 or more, capped at 5M
- * (a few seconds on a phone).
+ * the last hour (up to 100 times), and 10 times more for an address that sent powAddressBurst or more,
+ * within LIMITS' ceiling (a few seconds on a phone).
  */
 export function powDifficulty({
   briefHour,
@@ -64,8 +60,8 @@ export function powDifficulty({
   expectedHourly: number;
   addressHour: number;
 }): number {
-  const steps = Math.min(2, Math.floor(briefHour / Math.max(1, expectedHourly))) + (addressHour >= 3 ? 1 : 0);
-  return Math.min(POW_MAXNUMBER_CAP, POW_MAXNUMBER_BASE * 10 ** steps);
+  const steps = Math.min(2, Math.floor(briefHour / Math.max(1, expectedHourly))) + (addressHour >= LIMITS.powAddressBurst ? 1 : 0);
+  return Math.min(LIMITS.powMaxMaxnumber, LIMITS.powBaseMaxnumber * 10 ** steps);
 }
 
 /** A challenge for `shortcode`, signed by the first key, solvable until `now` + 10 minutes. */
@@ -99,7 +95,7 @@ interface Solution {
 }
 
 function decode(payload: string): Solution | null {
-  if (payload.length > POW_PAYLOAD_MAX_LENGTH) return null;
+  if (payload.length > LIMITS.powSolutionLength) return null;
   let value: unknown;
   try {
     value = JSON.parse(atob(payload.trim()));

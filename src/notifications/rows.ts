@@ -21,7 +21,8 @@ export function releaseReceipt(db: Db, vulnId: string, nowIso: string): Statemen
 /**
  * The receipt of a report submitted with `contact_email` and `notify_me`: written held in the
  * submission's batch, with the report page's link sealed (the token is stored nowhere else), and
- * released by the batch that stores the report.
+ * released by the batch that stores the report. A report the brief's daily cap queued is not stored
+ * for days: its receipt is written ready to send, saying when the report should be released.
  */
 export async function receiptRow(args: {
   report: ReportParams & { organizationId: string };
@@ -30,6 +31,8 @@ export async function receiptRow(args: {
   receivedAt: string;
   acknowledgeDueAt: string | null;
   triageDueAt: string | null;
+  /** Queued by the brief's daily cap: the day it is expected out. Such a receipt goes at once (its report waits for days). */
+  releaseExpectedOn?: string | null;
 }): Promise<NotificationRow> {
   const id = uuidv7();
   const { organizationId, ...report } = args.report;
@@ -39,15 +42,17 @@ export async function receiptRow(args: {
     received_at: args.receivedAt,
     acknowledge_due_at: args.acknowledgeDueAt,
     triage_due_at: args.triageDueAt,
+    ...(args.releaseExpectedOn && { release_expected_on: args.releaseExpectedOn }),
   };
+  const queued = Boolean(args.releaseExpectedOn);
   return {
     ...newNotification(
       { organizationId, vulnId: report.id, contactId: null, eventId: null, recipient: "reporter", to: args.to, params },
       args.receivedAt,
     ),
     id,
-    status: "held",
-    nextAttemptAt: null,
+    status: queued ? "pending" : "held",
+    nextAttemptAt: queued ? args.receivedAt : null,
     sealedLink: await sealLink(id, args.link),
   };
 }

@@ -28,7 +28,15 @@ export type NotificationParams =
   | { kind: "deadline_approaching"; report: ReportParams; deadline: DeadlineKind; due_at: string }
   /** `role`: the contact's, as the alert found it (a responder hears a breach when no escalation contact is confirmed). */
   | { kind: "deadline_breached"; report: ReportParams; deadline: DeadlineKind; due_at: string; role: string }
-  | { kind: "receipt"; report: ReportParams; received_at: string; acknowledge_due_at: string | null; triage_due_at: string | null }
+  | {
+      kind: "receipt";
+      report: ReportParams;
+      received_at: string;
+      acknowledge_due_at: string | null;
+      triage_due_at: string | null;
+      /** Queued by the brief's daily cap: the UTC day (YYYY-MM-DD) it is expected to be released, its deadlines starting then. */
+      release_expected_on?: string | null;
+    }
   | { kind: "organization_commented"; report: ReportParams }
   | { kind: "triage_changed"; report: ReportParams; triage_state: TriageState; previous_triage_state: string }
   | { kind: "advisory_published"; report: ReportParams; advisory: { id: string; title: string }; credit_name: string }
@@ -183,6 +191,12 @@ const escalatedTo = (p: { role: string; report: ReportParams }) =>
     ? `You get this e-mail because ${p.report.organization} has no confirmed escalation contact, and you are one of its contacts.`
     : `You get this e-mail because you are an escalation contact of ${p.report.organization}.`;
 
+/** A receipt's word on a report the brief's daily cap queued: safe, waiting, and when its deadlines start. */
+const queuedWords = (r: ReportParams, day: string) =>
+  `${r.brief ? `The brief "${r.brief}"` : r.organization} takes a limited number of reports a day, and today's intake is full. Your ` +
+  `report is safely stored and queued, not dropped: it is expected to be released to ${r.organization}'s inbox on ${day} (UTC), ` +
+  "and its deadlines start then.";
+
 function noticeOf(p: NotificationParams, links: Links): Notice {
   switch (p.kind) {
     case "contact_confirmation":
@@ -263,6 +277,7 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
         body: [
           `${p.report.organization} received your report "${p.report.title}" ${through(p.report)} at ${at(p.received_at)}. Its ` +
             `reference is ${p.report.shortcode}.`,
+          ...(p.release_expected_on ? [queuedWords(p.report, p.release_expected_on)] : []),
           ...(p.acknowledge_due_at || p.triage_due_at
             ? [
                 `${p.report.organization} promises to acknowledge it by ` +
@@ -274,7 +289,7 @@ function noticeOf(p: NotificationParams, links: Links): Notice {
           { link: links.reportPage!, label: "Open your report" },
           "Later e-mails about this report say what changed without this link. You can answer them by replying.",
         ],
-        headline: "Your report was received",
+        headline: p.release_expected_on ? `Your report was received and queued until ${p.release_expected_on}` : "Your report was received",
         actions: [],
       };
     case "organization_commented":

@@ -7,6 +7,7 @@ import { vulnScope, type ServiceContext } from "./context";
 import { batchOf, where, whenRefused, subquery } from "../db/queries";
 import { pageStatements, type Ordering } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
+import { fileStatements } from "../intake/similarity";
 import { receiveObject } from "./attachment-objects";
 import { LIMITS, mib } from "../lib/limits";
 import { BadInput, Conflict, Invalid, NotFound, TooLarge, Unavailable } from "../lib/domain-errors";
@@ -150,6 +151,9 @@ export async function uploadAttachment({
     const p = new Plan(record)
       .add(ctx.db.insert(attachments).values({ ...record, vulnId: guardedVuln }))
       .audits({ action: "attachment.create", target: { type: "attachment", id }, organizationId: vuln.organizationId });
+    // The same file on another of the organization's reports makes them look alike (src/intake/similarity.ts).
+    const file = { vulnId, organizationId: vuln.organizationId, sha256: record.sha256, nowIso: record.createdAt };
+    for (const statement of await fileStatements(ctx.db, file)) p.add(statement);
     also?.(p);
     await whenRefused(
       () => commit(ctx, p, ctx.respond),

@@ -53,6 +53,8 @@ export interface Report {
   shortcode: string;
   title: string;
   inboxState: string;
+  /** While queued by the brief's daily cap: the UTC day it is expected to be released (null otherwise). */
+  releaseExpectedOn: string | null;
   processingState: string;
   triageState: TriageState;
   severity: string | null;
@@ -95,6 +97,7 @@ export async function findReport(db: Db, tokenHash: string): Promise<Report | "g
         shortcode: vulns.shortcode,
         title: vulns.title,
         inboxState: vulns.inboxState,
+        releaseExpectedOn: vulns.releaseExpectedOn,
         processingState: vulns.processingState,
         triageState: vulns.triageState,
         severity: vulns.severity,

@@ -67,7 +67,9 @@ export const FIELD_NAMES: Record<FormField, string> = {
 
 const EVIDENCE_HINTS: Record<EvidenceField, string> = {
   steps_to_reproduce: "Numbered steps someone else can follow to see it again.",
-  proof_of_concept: `A request, a script or a payload that shows it (up to ${LIMITS.proofOfConceptLength.toLocaleString("en")} characters), or attach it as a file just below.`,
+  proof_of_concept:
+    `A request, a script or a payload that shows it (up to ${LIMITS.proofOfConceptLength.toLocaleString("en")} characters), ` +
+    "or attach it as a file just below.",
   affected_version: "The version, build or date of what you tested.",
   expected_result: "What should have happened.",
   actual_result: "What happened instead.",
@@ -124,7 +126,9 @@ function evidenceFields(req: SubmissionRequirements, state: FormState): Html[] {
       name,
       { label, hint: EVIDENCE_HINTS[f] },
       (a) =>
-        html`<textarea ${a} rows="${rows}" maxlength="${max}"${required && f !== "proof_of_concept" ? " required" : ""}>${state.values[name]}</textarea>`,
+        html`<textarea ${a} rows="${rows}" maxlength="${max}"${
+          required && f !== "proof_of_concept" ? " required" : ""
+        }>${state.values[name]}</textarea>`,
     );
     if (f !== "proof_of_concept") return area;
     return html`${area}<div class="field"><label for="proof_of_concept_file">Proof of concept as a file (optional)</label>

@@ -14,7 +14,9 @@ export { EMPTY_FORM, FIELD_NAMES, FORM_FIELDS, type FormField, type FormState } 
 function pauseNotice(brief: PublishedBrief["brief"], now: string): Html {
   if (!brief.intakePausedUntil || brief.intakePausedUntil <= now) return html``;
   return html`<div class="warning" id="paused" role="status"><p><strong>Not taking reports until
-${brief.intakePausedUntil.slice(0, 16).replace("T", " ")} UTC.</strong>${brief.intakePausedMessage ? html` ${brief.intakePausedMessage}` : ""}</p>
+${brief.intakePausedUntil.slice(0, 16).replace("T", " ")} UTC.</strong>${
+    brief.intakePausedMessage ? html` ${brief.intakePausedMessage}` : ""
+  }</p>
 <p>A report sent before then is not stored: keep it, and send it again once the program reopens.</p></div>`;
 }
 

@@ -25,6 +25,13 @@ export const PAGE_CSP = "default-src 'none'; style-src 'self'; img-src 'self'; f
 export const CONSOLE_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'`;
 
 /**
+ * A brief's page: the pages' own, and this origin's gate script (gate-script.ts), which fetches the
+ * proof-of-work challenge from here and solves it in workers loaded from here. No inline script, no
+ * blob: worker, no other origin.
+ */
+export const BRIEF_CSP = `${PAGE_CSP}; script-src 'self'; connect-src 'self'; worker-src 'self'`;
+
+/**
  * A whole page. `html` escapes every interpolated string, so user text can only ever be text; the
  * only markup is this file's and its callers' templates.
  */
@@ -58,7 +65,7 @@ ${main}
 <footer class="site"><div class="wrap">
 <p>${opts.footer ?? "Reports sent here go to the organization named on the page, through its disclosure program."} ${
     opts.script
-      ? "The one script this page runs is this site's own, for passkeys; nothing loads from another site."
+      ? "The one script this page runs is this site's own; nothing loads from another site."
       : "Nothing on these pages runs a script or loads anything from another site."
   }</p>
 </div></footer>

@@ -28,7 +28,22 @@ const INBOX: Record<string, string> = {
   dispatching: "Sent; being delivered to the organization's inbox",
   received: "In the organization's inbox",
   stored: "In the organization's inbox, with a sealed record of what you sent",
+  queued: "Kept safely, and queued: the brief's daily intake is full",
 };
+
+/** A queued report's word: kept, waiting for the day the brief's cap lets it in, its deadlines starting then. */
+function queuedNotice(r: ReportView["report"]): Html | string {
+  if (r.inboxState !== "queued") return "";
+  const day = r.releaseExpectedOn;
+  return html`<div class="notice" id="queued" role="status"><p><strong>Your report is queued${day ? html` until ${day}` : ""}.</strong>
+${r.briefName ? `The brief "${r.briefName}"` : r.organizationName} takes a limited number of reports a day, and today's intake is
+full. Your report is safely stored, not dropped: it is expected to be released to ${r.organizationName}'s inbox
+${day ? html`on <time datetime="${day}">${day}</time> (UTC)` : "as soon as the brief has room"}, and its deadlines start then.</p></div>`;
+}
+
+/** A promise's line while the report is queued: it starts at the release. */
+const startsAtRelease = (r: ReportView["report"]) =>
+  html`<span class="muted">Starts when your report is released${r.releaseExpectedOn ? ` (expected ${r.releaseExpectedOn})` : ""}</span>`;
 
 function oneLineReport(r: ReportView["report"]): ReportView["report"] {
   return {
@@ -148,6 +163,7 @@ export function reportPage(view: ReportView): string {
   const v = { ...view, report: oneLineReport(view.report) };
   const r = v.report;
   const replyError = v.reply?.error;
+  const queued = r.inboxState === "queued";
   return document(
     `Your report: ${r.title}`,
     html`${v.notice ? html`<div class="notice" role="status"><p>${v.notice}</p></div>` : ""}
@@ -155,14 +171,17 @@ export function reportPage(view: ReportView): string {
 somewhere private. Anyone with the link can read and answer this report, so do not share it.</p></div>
 <p class="muted">${r.organizationName}${r.briefName ? ` · ${r.briefName}` : ""}</p>
 <h1>${r.title}</h1>
+${queuedNotice(r)}
 <h2>Status</h2>
 <dl class="terms">
 <dt>Reference</dt><dd><span class="mono">${r.shortcode}</span></dd>
-<dt>Delivery</dt><dd>${INBOX[r.inboxState] ?? r.inboxState}</dd>
+<dt>Delivery</dt><dd>${INBOX[r.inboxState] ?? r.inboxState}${
+      r.inboxState === "queued" && r.releaseExpectedOn ? `, expected to be released on ${r.releaseExpectedOn} (UTC)` : ""
+    }</dd>
 <dt>State</dt><dd>${TRIAGE_IN_WORDS[r.triageState]}${r.processingState === "closed" ? " (you can still write)" : ""}</dd>
 <dt>Severity</dt><dd>${r.severity ? r.severity[0]!.toUpperCase() + r.severity.slice(1) : "Not assessed yet"}</dd>
-<dt>Acknowledgement</dt><dd>${expectation(r.expectations.acknowledge, "acknowledged")}</dd>
-<dt>Triage</dt><dd>${expectation(r.expectations.triage, "triaged")}</dd>
+<dt>Acknowledgement</dt><dd>${queued ? startsAtRelease(r) : expectation(r.expectations.acknowledge, "acknowledged")}</dd>
+<dt>Triage</dt><dd>${queued ? startsAtRelease(r) : expectation(r.expectations.triage, "triaged")}</dd>
 <dt>Sent</dt><dd>${when(r.createdAt)}</dd>
 <dt>Terms</dt><dd>${termsRecorded(r)}</dd>
 <dt>Receipt</dt><dd>${

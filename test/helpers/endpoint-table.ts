@@ -216,6 +216,17 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "unclaimed",
     audit: { action: "brief.delete" },
   },
+  // An action, not a create: 200 with the brief and what it released (the fixture's brief has no queue).
+  {
+    operationId: "releaseQueuedVulns",
+    scope: "settings",
+    method: "POST",
+    path: (f) => `/v1/briefs/${f.briefId}/release-queued`,
+    ownedBy: (f) => `/v1/briefs/${f.briefId}`,
+    operator: "unclaimed",
+    success: 200,
+    audit: { action: "brief.release_queued", target: (f) => f.briefId },
+  },
   { operationId: "listVulns", scope: "read", method: "GET", path: () => "/v1/vulns" },
   {
     operationId: "createVuln",

@@ -46,6 +46,7 @@ describe("POST /v1/p/briefs/{shortcode}/vulns", () => {
           shortcode: expect.stringMatching(/^[0-9A-Z]{4}-[0-9A-Z]{4}-[0-9A-Z]{4}$/),
           title: "IDOR on /orders",
           inbox_state: "dispatching",
+          release_expected_on: null,
           created_at: expect.any(String),
           follow_up_token: expect.stringMatching(/^vdpr_[0-9A-Za-z]{43}$/),
         },

@@ -74,6 +74,7 @@ describe("GET /v1/p/report", () => {
         shortcode: r.shortcode,
         title: "Stored XSS in the profile name",
         inbox_state: "dispatching",
+        release_expected_on: null,
         processing_state: "open",
         triage_state: "new",
         severity: null,

@@ -12,7 +12,7 @@ import { policyPage } from "../../templates/policy";
 import { database } from "../../http/middleware";
 import { normalizeUuid, nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
-import { ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
+import { BRIEF_CSP, ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
 import { findPublicDirectory } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
@@ -20,6 +20,8 @@ import { reportPageRouter } from "./report-page";
 import { emailLinksRouter } from "./email-links";
 import { consoleRouter } from "./console";
 import { CONSOLE_JS, CONSOLE_JS_PATH } from "../../templates/console-script";
+import { GATE_JS, GATE_JS_PATH } from "../../templates/gate-script";
+import { POW_WORKER_JS, POW_WORKER_JS_PATH } from "../../templates/pow-worker-script";
 import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from "./shared";
 
 /**
@@ -45,10 +47,23 @@ pagesRouter.get("/robots.txt", (c) =>
 pagesRouter.get(PAGES_CSS_PATH, (c) =>
   c.body(PAGES_CSS, 200, { "Content-Type": "text/css; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
 );
-// The console's one script (passkeys), named by its hash like the stylesheet.
-pagesRouter.get(CONSOLE_JS_PATH, (c) =>
-  c.body(CONSOLE_JS, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
-);
+// The scripts, each named by its hash like the stylesheet: the console's (passkeys), and the brief page's
+// gate with the proof-of-work worker it starts.
+for (const [scriptPath, body] of [
+  [CONSOLE_JS_PATH, CONSOLE_JS],
+  [GATE_JS_PATH, GATE_JS],
+  [POW_WORKER_JS_PATH, POW_WORKER_JS],
+] as const) {
+  pagesRouter.get(scriptPath, (c) =>
+    c.body(body, 200, { "Content-Type": "text/javascript; charset=utf-8", "Cache-Control": "public, max-age=31536000, immutable" }),
+  );
+}
+// A brief's page (and its form sent back) runs the gate script, which fetches its challenge and starts
+// workers from this origin. Its 404 and the error pages keep the pages' own policy: they run nothing.
+pagesRouter.use("/b/:shortcode", async (c, next) => {
+  await next();
+  if (c.res.status !== 404 && !c.res.headers.has("Content-Security-Policy")) c.res.headers.set("Content-Security-Policy", BRIEF_CSP);
+});
 pagesRouter.route("/", consoleRouter);
 pagesRouter.route("/", briefPageRouter);
 pagesRouter.route("/", reportPageRouter);

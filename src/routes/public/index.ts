@@ -1,6 +1,7 @@
 import { createRouter } from "../../http/router";
 import { publicAdvisoriesRouter } from "./advisories";
 import { publicBriefsRouter } from "./briefs";
+import { publicChallengeRouter } from "./challenge";
 import { publicDirectoriesRouter } from "./directories";
 import { publicPoliciesRouter } from "./policies";
 import { reportRouter } from "./reporter-api";
@@ -10,6 +11,7 @@ import { publicVulnsRouter } from "./vulns";
 export const publicRouter = createRouter({ public: true });
 publicRouter.route("/", publicBriefsRouter);
 publicRouter.route("/", publicVulnsRouter);
+publicRouter.route("/", publicChallengeRouter);
 publicRouter.route("/", publicDirectoriesRouter);
 publicRouter.route("/", publicPoliciesRouter);
 publicRouter.route("/", publicAdvisoriesRouter);

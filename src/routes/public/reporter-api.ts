@@ -82,7 +82,16 @@ const ReportResource = z
     attributes: z.object({
       shortcode: Out.vulnShortcode,
       title: z.string().max(LIMITS.titleLength),
-      inbox_state: z.string().openapi({ enum: [...INBOX_STATES] }),
+      inbox_state: z.string().openapi({
+        enum: [...INBOX_STATES],
+        description:
+          "dispatching, received, then stored once a sealed record of what you sent is kept; queued while the brief's daily intake is " +
+          "full: the report is kept and waits for release_expected_on, and the organization's deadlines start at its release.",
+      }),
+      release_expected_on: z.iso
+        .date()
+        .nullable()
+        .openapi({ description: "While queued: the UTC day the report is expected to be released to the organization; else null." }),
       processing_state: z.string().openapi({
         enum: [...PROCESSING_STATES],
         description: "open, or closed once the organization closed the report (it may reopen it). A closed report still takes comments.",
@@ -179,6 +188,7 @@ function serializeReport(r: Report) {
     shortcode: r.shortcode,
     title: r.title,
     inbox_state: r.inboxState,
+    release_expected_on: r.inboxState === "queued" ? r.releaseExpectedOn : null,
     processing_state: r.processingState,
     triage_state: r.triageState,
     severity: r.severity,

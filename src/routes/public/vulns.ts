@@ -34,7 +34,12 @@ const Receipt = z
       attributes: z.object({
         shortcode: Out.vulnShortcode,
         title: z.string().max(LIMITS.titleLength),
-        inbox_state: z.enum(INBOX_STATES),
+        inbox_state: z.enum(INBOX_STATES).openapi({
+          description:
+            "dispatching: taken. queued: the brief's daily cap is reached; the report is stored and will be released in order " +
+            "(release_expected_on), when its deadlines start.",
+        }),
+        release_expected_on: z.iso.date().nullable().openapi({ description: "While queued: the UTC day it should be released." }),
         created_at: Timestamp,
         follow_up_token: z
           .string()
@@ -67,6 +72,7 @@ function receipt(record: VulnRecord, followUpToken: string | null) {
         shortcode: record.shortcode,
         title: record.title,
         inbox_state: record.inboxState,
+        release_expected_on: record.releaseExpectedOn,
         created_at: record.createdAt,
         follow_up_token: followUpToken,
       },

@@ -30,6 +30,7 @@ import {
 import { Invalid, NotFound, relationship } from "../../lib/domain-errors";
 import { uuidv7, vulnShortcode } from "../../lib/ids";
 import { isPublished } from "../../lib/maturity";
+import { publishNotices, type WrittenNotice } from "../../notifications/outbox";
 import { receiptRow } from "../../notifications/rows";
 import { tenantFilter, type ServiceContext } from "../context";
 import { commit, Plan, readBatch } from "../unit-of-work";
@@ -211,6 +212,7 @@ const receiptOf = (brief: Brief, vuln: NewVuln, { reportPage, now }: { reportPag
     receivedAt: now,
     acknowledgeDueAt: vuln.acknowledgeDueMs === null ? null : new Date(vuln.acknowledgeDueMs).toISOString(),
     triageDueAt: vuln.triageDueMs === null ? null : new Date(vuln.triageDueMs).toISOString(),
+    releaseExpectedOn: vuln.inboxState === "queued" ? vuln.releaseExpectedOn : null,
   });
 
 /** Attempts at a gated write: each refusal only moves the decision down (admitted to queued, lane to none) or ends it. */
@@ -319,9 +321,18 @@ async function commitVuln(
     const created = vulnEvent(ctx.db, "Vuln::Created", vuln.id, now);
     p.add(created.statement, created.event);
   }
-  if (vuln.notifyReporter) p.add(ctx.db.insert(notifications).values(await receiptOf(found, vuln, { reportPage: reportPage!, now })));
+  const receipt = vuln.notifyReporter
+    ? p.track<WrittenNotice[]>(
+        ctx.db
+          .insert(notifications)
+          .values(await receiptOf(found, vuln, { reportPage: reportPage!, now }))
+          .returning({ id: notifications.id, kind: notifications.kind }),
+      )
+    : null;
   // The brief was read in the first batch; if it is deleted before this one, its foreign key
   // refuses the vuln, and with it the events and the Idempotency-Key's response.
-  await commit(ctx, p, ctx.respond);
+  const { results } = await commit(ctx, p, ctx.respond);
+  // A queued report's receipt is due now (a stored report's waits for the intake to release it).
+  if (receipt && vuln.inboxState === "queued") ctx.defer(publishNotices(ctx.queue, receipt.of(results)));
   return record;
 }

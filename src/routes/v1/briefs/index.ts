@@ -7,6 +7,7 @@ import { IdParam } from "../../../http/openapi/queries";
 import { createRouter } from "../../../http/router";
 import { createBrief, deleteBrief, getBrief, listBriefs, updateBrief } from "../../../services/briefs";
 import { creation, noContent, serviceContext } from "../handler-helpers";
+import { briefReleaseRouter } from "./release";
 import { Brief, CreateBriefInput, ListBriefsQuery, serializeBrief, UpdateBriefInput } from "./schema";
 
 const tags = ["Briefs"];
@@ -107,3 +108,5 @@ export const briefsRouter = createRouter()
       return noContent(c);
     },
   );
+
+briefsRouter.route("/", briefReleaseRouter);

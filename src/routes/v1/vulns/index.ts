@@ -14,6 +14,7 @@ import type { VulnUpdate } from "../../../services/vulns/types";
 import { attachmentsRouter } from "./attachments";
 import { commentsRouter } from "./comments";
 import { regulatoryReportsRouter } from "./regulatory-reports";
+import { similarRouter } from "./similar";
 import { creation, noContent, serviceContext } from "../handler-helpers";
 import {
   CreateVulnInput,
@@ -219,3 +220,4 @@ export const vulnsRouter = createRouter({ mediaType: JSON_MEDIA_TYPE })
 vulnsRouter.route("/", attachmentsRouter);
 vulnsRouter.route("/", commentsRouter);
 vulnsRouter.route("/", regulatoryReportsRouter);
+vulnsRouter.route("/", similarRouter);
