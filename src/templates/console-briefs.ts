@@ -144,6 +144,8 @@ export interface BriefsView {
   selected: BriefRow | null;
   form: FormState;
   saved: boolean;
+  /** What an owner's release of the queue just did. */
+  released?: { released: number; stillQueued: number };
   now: string;
 }
 
@@ -157,6 +159,13 @@ export function briefsPage(view: BriefsView): string {
 <h1>Briefs</h1>
 <p class="lead">${view.total} brief${view.total === 1 ? "" : "s"}: the programs reporters send their reports to.</p>
 ${view.saved ? html`<p class="notice" role="status">Saved.</p>` : ""}
+${
+  view.released
+    ? html`<p class="notice" role="status">Released ${view.released.released} queued report${view.released.released === 1 ? "" : "s"}; ${
+        view.released.stillQueued
+      } still queued.</p>`
+    : ""
+}
 <table class="stack">
 <thead><tr><th scope="col">Brief</th><th scope="col">State</th><th scope="col">Public page</th><th scope="col">Changed</th></tr></thead>
 <tbody>${briefs.map(
@@ -192,5 +201,11 @@ ${choice(form, "state", BRIEF_FIELDS.state!, [
 ])}
 ${gateFields(form)}
 <div class="actions"><button type="submit">Save the brief</button></div>
+</form>
+<form method="post" action="/console/settings/briefs/${b.id}/release-queued" class="card" id="release-queued">${csrfField(who)}
+<h3>Release queued reports</h3>
+<p class="hint">Admits up to ${LIMITS.queueReleaseBatch} reports the daily cap queued, oldest first, now instead of on their days
+(they count on today's cap). Their deadlines start, and your people and webhooks are told, as for any new report.</p>
+<div class="actions"><button type="submit" class="secondary">Release queued reports</button></div>
 </form>`;
 }

@@ -235,3 +235,38 @@ describe("a brief's gate settings", () => {
     expect(triager.text).toContain("Steps to reproduce (required)");
   });
 });
+
+describe("the owner's release of a brief's queue", () => {
+  it("releases the queued reports oldest first from the brief's settings, says how many, and refuses a triager", async () => {
+    const org = await organization();
+    const b = await brief(org, { published_at: PUBLISHED, daily_cap: 1 });
+    const key = await newReporterKey();
+    const code = b.attributes.shortcode as string;
+    await signedVuln(code, key);
+    const queued = [await signedVuln(code, key), await signedVuln(code, key)];
+    const stateOf = async (id: string) =>
+      (await env.DB.prepare("SELECT inbox_state FROM vulns WHERE id = ?").bind(id).first<{ inbox_state: string }>())!.inbox_state;
+    expect(await Promise.all(queued.map((v) => stateOf(v.id)))).toEqual(["queued", "queued"]);
+
+    const triager = await signedInAs(org, "triager");
+    const settings = await triager.get(`/console/settings/briefs?brief=${b.id}`);
+    expect(settings.text).not.toContain('id="release-queued"');
+    const refused = await triager.post(`/console/settings/briefs/${b.id}/release-queued`, { form: { csrf: await triager.formToken() } });
+    expect(refused.status).toBe(403);
+    expect(await stateOf(queued[0]!.id)).toBe("queued");
+
+    const owner = await signedInAs(org, "owner");
+    expect((await owner.get(`/console/settings/briefs?brief=${b.id}`)).text).toContain(
+      `action="/console/settings/briefs/${b.id}/release-queued"`,
+    );
+    const released = await owner.post(`/console/settings/briefs/${b.id}/release-queued`, { form: { csrf: await owner.formToken() } });
+    expect(released.status).toBe(303);
+    const page = await owner.get(released.headers.get("Location")!);
+    expect(page.text).toContain("Released 2 queued reports; 0 still queued.");
+    expect(await Promise.all(queued.map((v) => stateOf(v.id)))).toEqual(["dispatching", "dispatching"]);
+    const audited = await env.DB.prepare("SELECT count(*) AS n FROM audit_events WHERE action = 'brief.release_queued' AND target_id = ?")
+      .bind(b.id)
+      .first<{ n: number }>();
+    expect(audited!.n).toBe(1);
+  });
+});

@@ -3,6 +3,7 @@ import type { AppEnv } from "../../http/app-env";
 import { LIMITS } from "../../lib/limits";
 import { nowIso } from "../../lib/ids";
 import { getBrief, listBriefs, updateBrief } from "../../services/briefs";
+import { releaseQueuedVulns } from "../../services/gate/queue";
 import { emptyForm, type FormState } from "../../templates/console-forms";
 import { EVIDENCE_FIELDS } from "../../db/schema";
 import { BRIEF_FIELDS, briefFormValues, briefsPage } from "../../templates/console-briefs";
@@ -44,7 +45,10 @@ function gateAttributes(values: Record<string, string>): Record<string, unknown>
 
 export const consoleBriefsRouter = new Hono<AppEnv>();
 
-async function render(c: Context<AppEnv>, opts: { briefId?: string; form?: FormState; saved?: boolean; status?: 200 | 422 }) {
+async function render(
+  c: Context<AppEnv>,
+  opts: { briefId?: string; form?: FormState; saved?: boolean; released?: { released: number; stillQueued: number }; status?: 200 | 422 },
+) {
   const ctx = serviceContext(c);
   const now = nowIso();
   const [who, { rows, total }] = await Promise.all([
@@ -53,12 +57,33 @@ async function render(c: Context<AppEnv>, opts: { briefId?: string; form?: FormS
   ]);
   const selected = opts.briefId ? (rows.find((b) => b.id === opts.briefId) ?? (await getBrief(ctx, opts.briefId))) : null;
   const form = opts.form ?? emptyForm(selected ? briefFormValues(selected, now) : {});
-  return page(c, briefsPage({ who, briefs: rows, total, selected, form, saved: opts.saved ?? false, now }), opts.status ?? 200);
+  return page(
+    c,
+    briefsPage({ who, briefs: rows, total, selected, form, saved: opts.saved ?? false, released: opts.released, now }),
+    opts.status ?? 200,
+  );
 }
 
-consoleBriefsRouter.get("/console/settings/briefs", signedIn("page"), (c) =>
-  render(c, { briefId: c.req.query("brief") || undefined, saved: c.req.query("saved") === "1" }),
-);
+/** A count the release's redirect carries, as the page reads it back. */
+const countOf = (text: string | undefined) => (text && /^\d{1,6}$/.test(text) ? Number(text) : null);
+
+consoleBriefsRouter.get("/console/settings/briefs", signedIn("page"), (c) => {
+  const released = countOf(c.req.query("released"));
+  const stillQueued = countOf(c.req.query("still_queued"));
+  return render(c, {
+    briefId: c.req.query("brief") || undefined,
+    saved: c.req.query("saved") === "1",
+    released: released === null || stillQueued === null ? undefined : { released, stillQueued },
+  });
+});
+
+// The owner's release of a brief's queue, through the service POST /v1/briefs/{id}/release-queued calls
+// (which refuses anyone but an owner, and audits every call).
+consoleBriefsRouter.post("/console/settings/briefs/:id/release-queued", limitFormBody(4 * 1024), signedIn("page"), async (c) => {
+  const id = c.req.param("id");
+  const { released, stillQueued } = await releaseQueuedVulns(serviceContext(c), id);
+  return c.redirect(`/console/settings/briefs?brief=${encodeURIComponent(id)}&released=${released}&still_queued=${stillQueued}`, 303);
+});
 
 consoleBriefsRouter.post("/console/settings/briefs/:id", limitFormBody(64 * 1024), signedIn("page"), async (c) => {
   const id = c.req.param("id");
