@@ -81,7 +81,7 @@ function gateTerms(b: BriefRow): Html {
 /** The gate's part of an owner's form: each knob with what its number does. */
 function gateFields(form: FormState): Html {
   const pausedError = form.errors.intake_paused_until?.length;
-  return html`<fieldset><legend>What a report must bring</legend>
+  return html`<h3>What a report must bring</h3>
 <p class="hint">Each field is asked on the brief's page and accepted by the API. A report without a required field is refused with
 the field named, and nothing is stored; an optional one left empty marks the report's evidence incomplete for your triagers.</p>
 ${EVIDENCE_FIELDS.map((f) =>
@@ -97,8 +97,8 @@ ${choice(
   GATE_FIELDS.ai_disclosure!,
   AI_DISCLOSURES.map((d) => [d, DISCLOSURE_WORDS[d]]),
 )}
-</fieldset>
-<fieldset><legend>Keeping junk out</legend>
+
+<h3>Keeping junk out</h3>
 ${choice(
   form,
   "proof_of_work",
@@ -134,7 +134,7 @@ ${field(form, "verified_lane_min_valid", GATE_FIELDS.verified_lane_min_valid!, {
   type: "number",
   hint: "A report signed with a reporter key that has at least this many valid reports (triaged, resolved or risk accepted) with your organization skips proof of work. Empty: no lane.",
 })}
-</fieldset>`;
+`;
 }
 
 export interface BriefsView {
