@@ -12,27 +12,39 @@ import {
   regulatoryReports,
   vulnRecords,
   vulns,
+  vulnSimilarities,
   type AdvisoryRow,
   type AttachmentRow,
   type AuditEventRow,
   type CommentRow,
   type RegulatoryReportRow,
+  type SubmissionRequirements,
 } from "../db/schema";
 import { batchOf, subquery } from "../db/queries";
 import { NotFound } from "../lib/domain-errors";
 import { normalizeVulnShortcode } from "../lib/ids";
 import { type ServiceContext, tenantFilter } from "./context";
+import { type EarlierReport, earlierReportsQuery } from "./reporter-keys";
 import { recordColumns, toRecord, type VulnReadRow } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
 
 // Everything the console's page of one report shows, read in one batch: the report, its record as
 // received, the conversation, its files, its regulatory filings, the advisories naming it, its
-// history from the audit log, and the organization's members (for the assignee). Every statement
-// after the first finds the report through the same scoped subquery, so a shortcode of another
-// organization reads nothing at all.
+// history from the audit log, the organization's members (for the assignee), and what the gate saw
+// (the brief's requirements, the reporter key's other reports, the possible duplicate and the similar
+// reports). Every statement after the first finds the report through the same scoped subquery, so a
+// shortcode of another organization reads nothing at all.
 
 /** The conversation and history shown at most (the newest); the API's lists page through the rest. */
 export const REPORT_PAGE_ITEMS = 200;
+/** The similar reports shown, by score (GET /v1/vulns/{id}/similar lists as many). */
+export const SIMILAR_SHOWN = 10;
+
+/** Another report of the organization as the page links it. */
+export interface ReportLink {
+  shortcode: string;
+  title: string;
+}
 
 export interface ReportPageData {
   vuln: VulnRecord;
@@ -49,6 +61,14 @@ export interface ReportPageData {
   canned: { id: string; name: string; body: string; visibility: "internal" | "reporter" }[];
   /** The shortcode of the policy the report came in under (its brief's), for {{policy_url}}. */
   policyShortcode: string | null;
+  /** What its brief asks of a report now (null: no brief found). */
+  requirements: SubmissionRequirements | null;
+  /** The reporter key's other reports to the organization, newest first (none when unsigned). */
+  keyReports: EarlierReport[];
+  /** The report possible_duplicate_of names. */
+  possibleDuplicate: ReportLink | null;
+  /** The most similar reports, by score, with the reasons. */
+  similar: (ReportLink & { score: number; reasons: string[] })[];
 }
 
 export async function readReportPage(ctx: ServiceContext, shortcodeText: string): Promise<ReportPageData> {
@@ -60,7 +80,7 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
   if (!organizationId) throw new NotFound("vuln", "No report has that shortcode.");
   const inScope = subquery`${vulns.shortcode} = ${shortcode} AND ${vulns.organizationId} = ${organizationId}`;
   const id = subquery<string>`(SELECT ${vulns.id} FROM ${vulns} WHERE ${inScope})`;
-  const [rows, records, thread, files, filings, named, history, people, originals, canned, policy] = (await batchOf(ctx.db, [
+  const read = (await batchOf(ctx.db, [
     ctx.db
       .select({ ...getTableColumns(vulns), ...recordColumns })
       .from(vulns)
@@ -108,10 +128,29 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
       .orderBy(asc(cannedResponses.name))
       .limit(REPORT_PAGE_ITEMS),
     ctx.db
-      .select({ shortcode: policies.shortcode })
+      .select({ shortcode: policies.shortcode, requirements: briefs.submissionRequirements })
       .from(briefs)
-      .innerJoin(policies, eq(policies.id, briefs.policyId))
+      .leftJoin(policies, eq(policies.id, briefs.policyId))
       .where(eq(briefs.id, subquery<string>`(SELECT ${vulns.briefId} FROM ${vulns} WHERE ${inScope})`)),
+    earlierReportsQuery(ctx, subquery<string | null>`(SELECT ${vulns.reporterKey} FROM ${vulns} WHERE ${inScope})`, id),
+    ctx.db
+      .select({ shortcode: vulns.shortcode, title: vulns.title })
+      .from(vulns)
+      .where(
+        and(
+          eq(vulns.id, subquery<string>`(SELECT ${vulns.possibleDuplicateOfId} FROM ${vulns} WHERE ${inScope})`),
+          tenantFilter(ctx, vulns.organizationId),
+        ),
+      ),
+    // On vuln_similarities_score_idx (vuln_id, score), read in its order (no tie-break, which would sort every pair of a
+    // much-resembled report): the best SIMILAR_SHOWN, each joined to its report by primary key.
+    ctx.db
+      .select({ shortcode: vulns.shortcode, title: vulns.title, score: vulnSimilarities.score, reasons: vulnSimilarities.reasons })
+      .from(vulnSimilarities)
+      .innerJoin(vulns, eq(vulns.id, vulnSimilarities.similarId))
+      .where(and(eq(vulnSimilarities.vulnId, id), tenantFilter(ctx, vulnSimilarities.organizationId)))
+      .orderBy(desc(vulnSimilarities.score))
+      .limit(SIMILAR_SHOWN),
   ])) as [
     VulnReadRow[],
     (typeof vulnRecords.$inferSelect)[],
@@ -123,8 +162,12 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
     ReportPageData["members"],
     { shortcode: string }[],
     ReportPageData["canned"],
-    { shortcode: string }[],
+    { shortcode: string | null; requirements: SubmissionRequirements }[],
+    EarlierReport[],
+    ReportLink[],
+    ReportPageData["similar"],
   ];
+  const [rows, records, thread, files, filings, named, history, people, originals, canned, policy, keyReports, suggested, similar] = read;
   const row = rows[0];
   if (!row) throw new NotFound("vuln", "No report has that shortcode.");
   return {
@@ -139,5 +182,9 @@ export async function readReportPage(ctx: ServiceContext, shortcodeText: string)
     duplicateOf: originals[0]?.shortcode ?? null,
     canned,
     policyShortcode: policy[0]?.shortcode ?? null,
+    requirements: policy[0]?.requirements ?? null,
+    keyReports,
+    possibleDuplicate: suggested[0] ?? null,
+    similar,
   };
 }

@@ -70,6 +70,13 @@ export function inboxHref(q: Partial<InboxQuery>, cursor?: { after?: string; bef
   return text ? `/console?${text}` : "/console";
 }
 
+/** What the gate says of a report, beside its code: the triager's first sort of the inbox. Never shown to the reporter. */
+export function gateBadges(r: VulnRecord): Html {
+  return html`${r.gate === "unverified" ? html` <span class="badge">Unverified</span>` : ""}${
+    r.possibleDuplicateOfId ? html` <span class="badge">Possible duplicate</span>` : ""
+  }${r.inboxState === "queued" ? html` <span class="badge">Queued${r.releaseExpectedOn ? ` until ${r.releaseExpectedOn}` : ""}</span>` : ""}`;
+}
+
 const countWords = (c: ViewCount) => `${c.count}${c.more ? "+" : ""}`;
 
 function options<T extends string>(values: readonly T[], labels: Record<T, string>, chosen: string, none: string): Html {
@@ -127,7 +134,7 @@ aria-label="Select ${r.shortcode}"></td>`
     }
 <td data-label="Report"><a href="/console/reports/${r.shortcode}">${r.shortcode}</a>${
       r.readAt ? "" : html` <span class="badge">Unread</span>`
-    }</td>
+    }${gateBadges(r)}</td>
 <td data-label="Title">${oneLine(r.title)}</td>
 <td data-label="Severity">${r.severity ? SEVERITY_LABELS[r.severity] : html`<span class="muted">Not rated</span>`}</td>
 <td data-label="State">${TRIAGE_LABELS[r.triageState]}</td>

@@ -4,6 +4,7 @@ import { LIMITS } from "../lib/limits";
 import { oneLine } from "../lib/text";
 import type { ReportPageData } from "../services/report-page";
 import { consoleDocument, mayWork, csrfField, type Who } from "./console-layout";
+import { gatePart } from "./console-report-gate";
 import { advisoriesPart, conversationPart, craPart, cweWords, deadlinesPart, filesPart, historyPart } from "./console-report-parts";
 import { nextDeadline, SEVERITY_LABELS, TRIAGE_LABELS } from "./console-words";
 import { type Html, when } from "./layout";
@@ -177,6 +178,7 @@ ${r.domains.length ? html`<dt>Domains</dt><dd>${r.domains.join(", ")}</dd>` : ""
 </section>
 <section aria-label="Triage">${triagePart(v)}</section>
 </div>
+${gatePart(d)}
 ${deadlinesPart(d, v.now)}
 ${conversationPart(v.who, d, v.reply ?? { body: "", visibility: "" })}
 ${filesPart(d)}

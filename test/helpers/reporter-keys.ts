@@ -1,5 +1,7 @@
 import { toBase64 } from "../../src/lib/crypto";
 import { REPORTER_JWS_TYPE, reporterKeyThumbprint } from "../../src/lib/reporter-signature";
+import { api } from "./api";
+import { nextIp } from "./reporter";
 
 // A reporter's key as a script or a browser keeps it, and the signature it sends (the rule in
 // docs/researchers.md), made with WebCrypto alone so the tests sign as a client would.
@@ -56,3 +58,22 @@ export async function signDetached(payload: string | Uint8Array, o: SignOptions)
 export async function signSubmission(body: string | Uint8Array, o: SignOptions): Promise<Record<string, string>> {
   return { "X-Reporter-Key": o.key.thumbprint, "X-Reporter-Signature": await signDetached(body, o) };
 }
+
+/**
+ * A report signed with `key` through the brief's public door (POST /v1/p/briefs/{code}/vulns), from an
+ * address of its own: its id and shortcode. Another body each time, since the same body signed in the
+ * same second is the same signature (a replay, 409).
+ */
+export async function signedVuln(shortcode: string, key: ReporterKey, attributes: Record<string, unknown> = {}) {
+  const body = JSON.stringify({
+    data: { type: "vuln", attributes: { title: `Signed report ${++signedCount}`, description: "Steps to reproduce", ...attributes } },
+  });
+  const res = await api("POST", `/v1/p/briefs/${shortcode}/vulns`, {
+    rawBody: body,
+    contentType: "application/json",
+    headers: { "CF-Connecting-IP": nextIp(), ...(await signSubmission(body, { key, aud: `/b/${shortcode}` })) },
+  });
+  if (res.status !== 201) throw new Error(`signed report: ${res.status} ${res.text}`);
+  return { id: res.body.data.id as string, shortcode: res.body.data.attributes.shortcode as string };
+}
+let signedCount = 0;
