@@ -173,6 +173,8 @@ export const LIMITS = {
   pauseMessageLength: 500,
   /** The valid reports a key's record needs for a brief's verified lane, at most. */
   verifiedLaneMax: 1_000,
+  /** A reporter's signature (X-Reporter-Signature), in characters. */
+  reporterSignatureLength: 2_000,
   /** A reporter's signature may be this many seconds off the server's clock. */
   reporterSignatureSkewSeconds: 600,
   /** Queued reports the cron releases per brief per run, and an owner's release per call. */

@@ -22,7 +22,6 @@ const B64URL = /^[A-Za-z0-9_-]+$/;
 const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
 // A conforming signature is about 300 characters (a Chromium key's extra members included); anything
 // far longer is refused before it is decoded.
-const MAX_SIGNATURE_LENGTH = 2_000;
 
 const encoder = new TextEncoder();
 
@@ -66,7 +65,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  */
 export async function verifyReporterSignature(s: SignedSubmission): Promise<SignatureCheck> {
   if (!THUMBPRINT.test(s.keyHeader)) return refuse("The reporter key must be its key's RFC 7638 thumbprint: 43 base64url characters.");
-  if (s.signatureHeader.length > MAX_SIGNATURE_LENGTH) return refuse(`The reporter signature is over ${MAX_SIGNATURE_LENGTH} characters.`);
+  if (s.signatureHeader.length > LIMITS.reporterSignatureLength)
+    return refuse(`The reporter signature is over ${LIMITS.reporterSignatureLength} characters.`);
   const parts = s.signatureHeader.split(".");
   if (parts.length !== 3 || parts[1] !== "" || !B64URL.test(parts[0]!) || !B64URL.test(parts[2]!)) {
     return refuse("The reporter signature must be a JWS with a detached payload: <base64url header>..<base64url signature>.");

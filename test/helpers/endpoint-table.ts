@@ -32,7 +32,7 @@ export interface Endpoint {
    */
   operator?: "any" | "unclaimed" | "never";
   /** The code another organization gets where it is not "not_found" (routes under a vuln: "vuln_not_found"). */
-  notFound?: "vuln_not_found";
+  notFound?: "vuln_not_found" | "brief_not_found";
   /** Its success status where it is not the method's usual one (201 for POST, 204 for DELETE, else 200). */
   success?: number;
   /**

@@ -189,11 +189,18 @@ describe("proof of work", () => {
     expect((await submit(shortcode, body(), { ip, headers: { "X-Pow-Solution": solved } })).status).toBe(201);
     expect((await submit(shortcode, body())).status).toBe(201);
     expect(await vulnsOf(briefId)).toBe(4);
-    // The budget is the brief's: the same address may still report to another organization's brief.
-    const elsewhere = await gated({ proof_of_work: "on" });
-    expect((await submit(elsewhere.shortcode, body(), { ip })).status).toBe(201);
     at(T0 + H + 1);
     expect((await submit(shortcode, body(), { ip })).status).toBe(201);
+  });
+
+  it("keeps each brief's budget apart: an address that spent one brief's may still report to another's", async () => {
+    const first = await gated({ proof_of_work: "on" });
+    const second = await gated({ proof_of_work: "on" });
+    const ip = nextIp();
+    expect((await submit(first.shortcode, body(), { ip })).status).toBe(201);
+    expect((await submit(first.shortcode, body(), { ip })).status).toBe(201);
+    expect((await submit(second.shortcode, body(), { ip })).status).toBe(201);
+    expect((await submit(first.shortcode, body(), { ip })).status).toBe(429);
   });
 
   it("auto: off at the expected rate, on past it, and on for an hour after the flood, then off", async () => {

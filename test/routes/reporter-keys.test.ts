@@ -37,7 +37,7 @@ describe("a reporter key's record", () => {
     const unsigned = await vuln(org, briefId);
     expect(unsigned.attributes.reporter_key).toBeNull();
     expect(await keyOf(org, a)).toEqual({ thumbprint: key.thumbprint, record: { ...none, reports: 3 } });
-    await triage(org, a, "triaged");
+    expect(await triage(org, a, "triaged")).toEqual({ thumbprint: key.thumbprint, record: { ...none, reports: 3, valid: 1 } });
     expect(await keyOf(org, a)).toEqual({ thumbprint: key.thumbprint, record: { ...none, reports: 3, valid: 1 } });
     await triage(org, a, "resolved");
     await triage(org, b, "spam");

@@ -1,6 +1,7 @@
 import { type Closer, NO_DISCLOSURE_STATES, processingStateOf, type TriageState } from "../../db/schema";
 import { type AlertView, craDueTimes, dueColumns, dueOf, dueTimes, isOverdue, metOf, nextLookMs, resumed } from "../../lib/deadlines";
 import { type Exploitation, exploitationOf, type Problem, triageOf, unique } from "./members";
+import { movedKeyRecord } from "./key-record";
 import type { VulnRecord, VulnUpdate } from "./types";
 import { attribute, relationship } from "../../lib/domain-errors";
 
@@ -207,6 +208,8 @@ export function nextVuln(existing: VulnRecord, change: VulnUpdate, now: string):
   const answered = next.processingState !== existing.processingState;
   next.updatedAt = now;
   next.revision = existing.revision + 1;
+  // The key's record as the update's statement (its trigger, migration 0041) leaves it.
+  next.keyRecord = movedKeyRecord(existing.keyRecord, existing.triageState, next.triageState);
   // Closing or reopening is said to the reporter (their page shows it): the organization's activity.
   if (answered) Object.assign(next, { lastActivityAt: now, lastActivityBy: "organization" });
   return { next, changed: true, domainsChanged, answered, events: eventsOf(existing, next), problems };
