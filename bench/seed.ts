@@ -290,7 +290,7 @@ async function seedOrganization(w: RowWriter, plan: OrganizationPlan, now: numbe
   const idAt = idsAt();
   const eventIdAt = idsAt();
   // Loaded only when asked for: it brings src/lib/similarity through the TypeScript import hook.
-  const similarity = plan.similarity ? (await import("./duplicates.ts")).similaritySeeder(w, id) : null;
+  const similarity = plan.similarity ? (await import("./similarity-seed.ts")).similaritySeeder(w, id) : null;
   const codeAt = vulnCodes();
   // One a minute back from now: the newest page is the most recent, as in a live inbox. A backlog is
   // one a millisecond, ending two minutes ago, so the sweep (which leaves the last minute's events to

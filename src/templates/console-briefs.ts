@@ -107,14 +107,20 @@ ${choice(
 )}
 <p class="hint">With proof of work, the page solves a small puzzle while the reporter types (a second or two). A report sent without
 one (no JavaScript, or through the API without solving) is still stored, marked unverified, ${LIMITS.unverifiedPerAddressHour} an
-hour per address; more from that address are refused for the hour.</p>
+hour per address to this brief; more from that address are refused for the hour.</p>
 ${field(form, "expected_hourly", GATE_FIELDS.expected_hourly!, {
   type: "number",
-  hint: "Default 10. Auto turns proof of work on past this many reports in the last hour, and keeps it on for an hour after. Each time the last hour passes it again the puzzle gets 10 times harder, twice at most.",
+  hint:
+    "Default 10. Auto turns proof of work on past this many reports in the last hour, and keeps it on for" +
+    " an hour after. Each time the last hour passes it again the puzzle gets 10 times harder, twice at " +
+    "most.",
 })}
 ${field(form, "daily_cap", GATE_FIELDS.daily_cap!, {
   type: "number",
-  hint: "Reports admitted a UTC day; empty: no cap. Past it a report is never refused: it is queued, the reporter is told the day it should be released, and each day releases the queue in order up to the cap. No deadline runs for a queued report.",
+  hint:
+    "Reports admitted a UTC day; empty: no cap. Past it a report is never refused: it is queued, the " +
+    "reporter is told the day it should be released, and each day releases the queue in order up to the " +
+    "cap. No deadline runs for a queued report.",
 })}
 <div class="field"><label for="intake_paused_until">${GATE_FIELDS.intake_paused_until}</label>
 <span class="hint" id="intake_paused_until-hint">Empty: open. Until then the page and the API take no report: they answer with your
@@ -132,7 +138,9 @@ ${field(form, "intake_paused_message", GATE_FIELDS.intake_paused_message!, {
 })}
 ${field(form, "verified_lane_min_valid", GATE_FIELDS.verified_lane_min_valid!, {
   type: "number",
-  hint: "A report signed with a reporter key that has at least this many valid reports (triaged, resolved or risk accepted) with your organization skips proof of work. Empty: no lane.",
+  hint:
+    "A report signed with a reporter key that has at least this many valid reports (triaged, resolved or " +
+    "risk accepted) with your organization skips proof of work. Empty: no lane.",
 })}
 `;
 }

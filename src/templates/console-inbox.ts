@@ -74,7 +74,9 @@ export function inboxHref(q: Partial<InboxQuery>, cursor?: { after?: string; bef
 export function gateBadges(r: VulnRecord): Html {
   return html`${r.gate === "unverified" ? html` <span class="badge">Unverified</span>` : ""}${
     r.possibleDuplicateOfId ? html` <span class="badge">Possible duplicate</span>` : ""
-  }${r.inboxState === "queued" ? html` <span class="badge">Queued${r.releaseExpectedOn ? ` until ${r.releaseExpectedOn}` : ""}</span>` : ""}`;
+  }${
+    r.inboxState === "queued" ? html` <span class="badge">Queued${r.releaseExpectedOn ? ` until ${r.releaseExpectedOn}` : ""}</span>` : ""
+  }`;
 }
 
 const countWords = (c: ViewCount) => `${c.count}${c.more ? "+" : ""}`;

@@ -121,6 +121,8 @@ const FREE_TEXT = new Set([
   "impact",
   "tools",
   "intake_paused_message",
+  // Why two reports look alike, in words ("same endpoint /search?q").
+  "reasons",
 ]);
 
 /**

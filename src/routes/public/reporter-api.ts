@@ -90,6 +90,7 @@ const ReportResource = z
       }),
       release_expected_on: z.iso
         .date()
+        .max(10)
         .nullable()
         .openapi({ description: "While queued: the UTC day the report is expected to be released to the organization; else null." }),
       processing_state: z.string().openapi({

@@ -90,9 +90,7 @@ export const SubmissionAttributes = z.strictObject({
   contact_email: ContactEmail.nullable().optional(),
   domains: Domains.optional(),
   evidence: EvidenceSchema.optional(),
-  ai_use: AiUseSchema.nullable()
-    .optional()
-    .openapi({ description: "How AI was used, when the brief asks (submission_requirements.ai_disclosure)." }),
+  ai_use: AiUseSchema.nullable().optional().openapi({ description: "How AI was used, when the brief asks for it (its ai_disclosure)." }),
 });
 
 /**
