@@ -63,7 +63,7 @@ async function secondOrganization(): Promise<string> {
 }
 
 /** The demo organization's vuln with this title, as the API shows it. */
-async function vulnTitled(title: string): Promise<{ gate: string; reporter_key: { thumbprint: string } | null }> {
+async function vulnTitled(title: string): Promise<{ gate: string; reporter_key: { thumbprint: string } | null; [name: string]: unknown }> {
   const found = await waitFor(
     `the vuln "${title}" in the API`,
     () => demoApi("GET", `/v1/vulns?q%5Bsearch%5D=${encodeURIComponent(title)}`),
@@ -251,6 +251,39 @@ describe("the brief page's gate in Chromium", () => {
     })`);
     expect(exported).toEqual(["InvalidAccessError", "InvalidAccessError"]);
     expect(tab.problems).toEqual([]);
+    await tab.context.close();
+  });
+
+  it("asks for the brief's evidence: a missing one comes back beside its field with all typed kept, then goes", async () => {
+    const asking = await brief(null, "evidence asked", {
+      submission_requirements: { evidence: { steps_to_reproduce: "required", impact: "optional" }, ai_disclosure: "required" },
+    });
+    const tab = await open(browser, 375);
+    await tab.page.goto(`${base}/b/${asking.shortcode}`);
+    expect(await tab.page.locator("label[for=evidence_steps_to_reproduce]").innerText()).toBe("Steps to reproduce (required)");
+    const title = `${run} evidence asked`;
+    // The browser's own check would hold a required field back: the server's answer is what is tested.
+    await tab.page.evaluate("document.querySelector('form[data-gate]').noValidate = true");
+    await send(tab.page, title, async (page) => {
+      await page.fill("#evidence_impact", "Any visitor's session");
+      await page.check("input[name=ai_use_level][value=writing]");
+    });
+    expect(await tab.page.locator("#evidence_steps_to_reproduce-error").innerText()).toBe("Steps to reproduce is required by this brief.");
+    expect(await tab.page.locator("#evidence_steps_to_reproduce").getAttribute("aria-invalid")).toBe("true");
+    expect(await tab.page.inputValue("#title")).toBe(title);
+    expect(await tab.page.inputValue("#evidence_impact")).toBe("Any visitor's session");
+    expect(await tab.page.isChecked("input[name=ai_use_level][value=writing]")).toBe(true);
+    await checkPage(tab.page, "gate-brief-evidence-missing");
+    await tab.page.setViewportSize({ width: 375, height: 800 });
+    await send(tab.page, title, async (page) => {
+      await page.fill("#evidence_steps_to_reproduce", "1. Open the profile\n2. See the script run");
+    });
+    const sent = await vulnTitled(title);
+    expect(sent).toMatchObject({
+      evidence: { steps_to_reproduce: "1. Open the profile\n2. See the script run", impact: "Any visitor's session" },
+      evidence_complete: true,
+      ai_use: { level: "writing", tools: "", verified_by_reporter: false },
+    });
     await tab.context.close();
   });
 
