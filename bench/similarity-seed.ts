@@ -3,6 +3,7 @@
 // parameters, classes and words), so their band keys and fingerprints are too. bench/duplicates.ts
 // measures the lookup over them.
 import { createHash } from "node:crypto";
+import { random } from "./simulate/model.ts";
 
 // src/lib/similarity names its imports without an extension, as the bundler reads them: Node needs the hook.
 // (Named through a variable: it is for Node alone, never for the type check.)
@@ -15,18 +16,6 @@ interface Rows {
   insert(table: string, row: Record<string, unknown>): void;
   run(sql: string, ...params: (string | number | null)[]): void;
   sqlOf(indexName: string): string | null | undefined;
-}
-
-/** mulberry32: the same seeded texts on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const SYLLABLES = "ka lo mi nu pe ra si tu ve xo ba de fi go hu ja ke li mo ne po qu re sa te vi wa yo ze".split(" ");

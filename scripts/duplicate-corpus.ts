@@ -12,6 +12,7 @@ import {
   VOICES,
   type VoiceId,
 } from "../test/fixtures/duplicates/templates.ts";
+import { random as mulberry32 } from "../bench/simulate/model.ts";
 
 export interface CorpusReport {
   id: string;
@@ -26,17 +27,6 @@ export interface CorpusReport {
 export const PAIRS = 60;
 const HARD_NEGATIVES = 40;
 const UNRELATED = 200 - HARD_NEGATIVES - GENERIC_TOPICS.length;
-
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, xs: readonly T[]): T => xs[Math.floor(rng() * xs.length)]!;
