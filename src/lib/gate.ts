@@ -13,7 +13,7 @@ const DAY_MS = 24 * HOUR_MS;
 export interface GateSnapshot {
   proofOfWork: ProofOfWorkMode;
   expectedHourly: number;
-  /** The brief's public submissions in the last hour (this one not counted). */
+  /** The brief's public submissions in the last hour (this one not counted), counted under auto only, up to one past its rate. */
   briefHour: number;
   /** Until when `auto` keeps proof of work on (epoch ms), or null. */
   powOnUntilMs: number | null;

@@ -18,8 +18,6 @@ import type { VulnInput } from "../vulns/types";
 // refused by the database and decided again, never admitted twice. No extra round trip unless raced.
 
 const HOUR_MS = 3_600_000;
-/** The brief's last hour is counted up to twice the largest expected rate: the difficulty stops rising there. */
-const BRIEF_HOUR_BOUND = 2 * LIMITS.expectedHourlyMax + 1;
 /** A queue longer than this is told a later day than this bound would give; nothing is refused. */
 const QUEUE_BOUND = 10_000;
 
@@ -44,12 +42,15 @@ export interface GateChecks {
 }
 
 /** The read batch's gate columns for the brief a submission names. */
-export function gateColumns(input: GateInput & { tag: string }, nowMs: number) {
+export function gateColumns(input: GateInput & { tag: string; shortcode: string | null }, nowMs: number) {
   const hourAgo = nowMs - HOUR_MS;
   const thumbprint = input.signature?.key ?? null;
   return {
+    // Only auto reads it, and only up to one past the expected rate: all it asks is whether the hour is over.
+    // (A LIMIT cannot name the outer row: the brief's mode and rate are read by its shortcode.)
     briefHour: subquery<number>`(SELECT count(*) FROM (SELECT 1 FROM gate_marks WHERE gate_marks.brief_id = ${briefs.id}
-      AND gate_marks.at_ms > ${hourAgo} LIMIT ${BRIEF_HOUR_BOUND}))`,
+      AND gate_marks.at_ms > ${hourAgo} LIMIT coalesce((SELECT CASE WHEN b.proof_of_work = 'auto' THEN b.expected_hourly + 1 ELSE 0 END
+      FROM briefs b WHERE b.shortcode = ${input.shortcode}), 0)))`,
     powOnUntilMs: subquery<number | null>`(SELECT pow_on_until_ms FROM brief_gate_state WHERE brief_gate_state.brief_id = ${briefs.id})`,
     addressUnverifiedHour: subquery<number>`(SELECT count(*) FROM (SELECT 1 FROM gate_marks WHERE gate_marks.address_tag = ${input.tag}
       AND gate_marks.brief_id = ${briefs.id} AND gate_marks.gate = 'unverified' AND gate_marks.at_ms > ${hourAgo}

@@ -68,7 +68,13 @@ async function briefOf(ctx: ServiceContext, brief: BriefRef, { now, gate }: { no
         intakePausedUntil: briefs.intakePausedUntil,
         intakePausedMessage: briefs.intakePausedMessage,
         verifiedLaneMinValid: briefs.verifiedLaneMinValid,
-        ...gateColumns(gate ?? { address: "", tag: "", pow: null, signature: null }, now),
+        ...gateColumns(
+          {
+            ...(gate ?? { address: "", tag: "", pow: null, signature: null }),
+            shortcode: gate && "shortcode" in brief ? brief.shortcode : null,
+          },
+          now,
+        ),
         organizationName: subquery<string>`(SELECT name FROM organizations WHERE organizations.id = ${briefs.organizationId})`,
         // The promises of the brief's policy (none: the defaults, and no disclosure timeline).
         responseTargets: subquery<string | null>`(SELECT response_targets FROM policies WHERE policies.id = ${briefs.policyId})`,
