@@ -217,6 +217,9 @@ describe("proof of work", () => {
     // Past the hour, the brief's last hour is quiet again, but the flood's hour has not passed.
     at(T0 + 80 * 60_000);
     expect(await gateOf()).toBe("unverified");
+    // The hour fell back to the rate when the flood's marks left it (T0 + 60 min): on for an hour more.
+    at(T0 + 110 * 60_000);
+    expect(await gateOf()).toBe("unverified");
     at(T0 + 160 * 60_000);
     expect(await gateOf()).toBe("not_required");
   });

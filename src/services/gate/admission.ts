@@ -184,9 +184,11 @@ export function markStatements(
     }),
   ];
   if (brief.proofOfWork === "auto") {
-    // Counted after the mark above: on for an hour from every submission that finds the hour over the rate.
-    const over = subquery`(SELECT count(*) FROM (SELECT 1 FROM gate_marks WHERE gate_marks.brief_id = ${brief.id}
-      AND gate_marks.at_ms > ${hourAgo} LIMIT ${brief.expectedHourly + 1})) > ${brief.expectedHourly}`;
+    // Counted after the mark above. While the last hour holds more than E, proof of work stays on until
+    // an hour after it falls back to E: the (E+1)-th newest mark leaves the hour an hour after it came,
+    // so on until two hours after it (never earlier than a later submission already said).
+    const newestPastRate = subquery<number | null>`(SELECT at_ms FROM gate_marks WHERE gate_marks.brief_id = ${brief.id}
+      AND gate_marks.at_ms > ${hourAgo} ORDER BY at_ms DESC LIMIT 1 OFFSET ${brief.expectedHourly})`;
     statements.push(
       ctx.db
         .insert(briefGateState)
@@ -194,13 +196,16 @@ export function markStatements(
           ctx.db
             .select({
               briefId: briefs.id,
-              powOnUntilMs: sql<number>`${nowMs + HOUR_MS}`.as("pow_on_until_ms"),
+              powOnUntilMs: sql<number>`${newestPastRate} + ${2 * HOUR_MS}`.as("pow_on_until_ms"),
               queueHeadAt: sql<null>`NULL`.as("queue_head_at"),
             })
             .from(briefs)
-            .where(sql`${briefs.id} = ${brief.id} AND ${over}`),
+            .where(sql`${briefs.id} = ${brief.id} AND ${newestPastRate} IS NOT NULL`),
         )
-        .onConflictDoUpdate({ target: briefGateState.briefId, set: { powOnUntilMs: sql`excluded.pow_on_until_ms` } }),
+        .onConflictDoUpdate({
+          target: briefGateState.briefId,
+          set: { powOnUntilMs: sql`max(coalesce(${briefGateState.powOnUntilMs}, 0), excluded.pow_on_until_ms)` },
+        }),
     );
   }
   return statements;
