@@ -19,7 +19,8 @@ export const REPORTER_JWS_TYPE = "vdp-report+jws";
 // RFC 8037 names the algorithm EdDSA; RFC 9864 adds the fully specified Ed25519. Either means the same here.
 const ALGORITHMS = new Set(["EdDSA", "Ed25519"]);
 const B64URL = /^[A-Za-z0-9_-]+$/;
-const THUMBPRINT = /^[A-Za-z0-9_-]{43}$/;
+/** A reporter key's RFC 7638 thumbprint: base64url of a SHA-256 (and the 32-byte key's x has the same length). */
+export const THUMBPRINT_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 // A conforming signature is about 300 characters (a Chromium key's extra members included); anything
 // far longer is refused before it is decoded.
 
@@ -64,7 +65,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "obj
  * act on; `signatureSha256` (hex) identifies the signature so a replay can be refused by a UNIQUE index.
  */
 export async function verifyReporterSignature(s: SignedSubmission): Promise<SignatureCheck> {
-  if (!THUMBPRINT.test(s.keyHeader)) return refuse("The reporter key must be its key's RFC 7638 thumbprint: 43 base64url characters.");
+  if (!THUMBPRINT_PATTERN.test(s.keyHeader))
+    return refuse("The reporter key must be its key's RFC 7638 thumbprint: 43 base64url characters.");
   if (s.signatureHeader.length > LIMITS.reporterSignatureLength)
     return refuse(`The reporter signature is over ${LIMITS.reporterSignatureLength} characters.`);
   const parts = s.signatureHeader.split(".");
@@ -91,7 +93,7 @@ export async function verifyReporterSignature(s: SignedSubmission): Promise<Sign
     return refuse('The reporter signature\'s "jwk" must be an Ed25519 public key ({"crv":"Ed25519","kty":"OKP","x":"…"}).');
   }
   if (jwk.d !== undefined) return refuse('The reporter signature\'s "jwk" holds a private key ("d"): send only the public key.');
-  if (typeof jwk.x !== "string" || !THUMBPRINT.test(jwk.x) || fromBase64(jwk.x)?.length !== 32) {
+  if (typeof jwk.x !== "string" || !THUMBPRINT_PATTERN.test(jwk.x) || fromBase64(jwk.x)?.length !== 32) {
     return refuse('The reporter signature\'s "jwk" needs "x": 32 bytes in base64url (43 characters).');
   }
   const key = { crv: "Ed25519", kty: "OKP", x: jwk.x };

@@ -193,6 +193,15 @@ describe("proof of work", () => {
     expect((await submit(shortcode, body(), { ip })).status).toBe(201);
   });
 
+  it("holds the budget under concurrent sends: of three at once from one address, two are stored and one is 429", async () => {
+    const { briefId, shortcode } = await gated({ proof_of_work: "on" });
+    const ip = nextIp();
+    const sent = await Promise.all([1, 2, 3].map(() => submit(shortcode, body(), { ip })));
+    expect(sent.map((r) => r.status).sort()).toEqual([201, 201, 429]);
+    expect(await vulnsOf(briefId)).toBe(2);
+    expect(await marksOf(briefId)).toBe(2);
+  });
+
   it("keeps each brief's budget apart: an address that spent one brief's may still report to another's", async () => {
     const first = await gated({ proof_of_work: "on" });
     const second = await gated({ proof_of_work: "on" });

@@ -2,11 +2,8 @@ import { Out } from "../../../http/openapi/documents";
 import { z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import {
-  AI_USE_LEVELS,
   type AiUse,
-  EVIDENCE_FIELDS,
   type Evidence,
-  type EvidenceField,
   GATES,
   ACTIVITY_SIDES,
   CLOSERS,
@@ -19,6 +16,8 @@ import {
   type TriageState as TriageStateName,
 } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
+import { THUMBPRINT_PATTERN } from "../../../lib/reporter-signature";
+import { AiUseSchema, EvidenceSchema, ReporterKeySchema, reporterKeyOf } from "./gate-schema";
 import { booleanQuery, listQuery, uuidQuery, SORTS } from "../../../http/openapi/queries";
 import { dataType, requestDocument, resourceSchema, Timestamp, toOneSchema, Uuid } from "../../../http/openapi/documents";
 import { normalizeHostname } from "../../../lib/asset-values";
@@ -51,37 +50,6 @@ const Domains = z.array(Domain).max(LIMITS.domainsPerVuln, `at most ${LIMITS.dom
 const Tags = z
   .array(SingleLine.trim().min(1, "must not be empty").max(LIMITS.tagLength, `must be at most ${LIMITS.tagLength} characters`))
   .max(LIMITS.tagsPerVuln, `at most ${LIMITS.tagsPerVuln} tags`);
-
-/** A reporter key's RFC 7638 thumbprint: base64url of a SHA-256. */
-const REPORTER_KEY_PATTERN = /^[A-Za-z0-9_-]{43}$/;
-const evidenceText = (max: number) => z.string().max(max, `must be at most ${max} characters`);
-export const EvidenceSchema = z
-  .strictObject(
-    Object.fromEntries(
-      EVIDENCE_FIELDS.map((f) => [
-        f,
-        evidenceText(f === "proof_of_concept" ? LIMITS.proofOfConceptLength : LIMITS.evidenceFieldLength).optional(),
-      ]),
-    ) as Record<EvidenceField, z.ZodOptional<z.ZodString>>,
-  )
-  .openapi("Evidence", {
-    description:
-      "The evidence the brief's submission_requirements ask for, by field. A field the brief requires must be present and not blank.",
-  });
-export const AiUseSchema = z
-  .strictObject({
-    level: z.enum(AI_USE_LEVELS).openapi({
-      description: "none; writing (AI helped write the report); discovery (AI helped find the issue); generated (AI wrote the finding).",
-    }),
-    tools: z
-      .string()
-      .trim()
-      .max(LIMITS.aiToolsLength, `must be at most ${LIMITS.aiToolsLength} characters`)
-      .default("")
-      .openapi({ description: "The models or tools used, in the reporter's words.", example: "Claude Opus 4.5, Burp Suite AI" }),
-    verified_by_reporter: z.boolean().default(false).openapi({ description: "The reporter reproduced the finding themselves." }),
-  })
-  .openapi("AiUse");
 
 /** What a researcher submits, through the API or a brief's public page. */
 export const SubmissionAttributes = z.strictObject({
@@ -356,7 +324,7 @@ export const ListVulnsQuery = listQuery({
   "q[reporter_key_eq]": z
     .string()
     .max(43, "must be a reporter key's thumbprint (43 base64url characters)")
-    .regex(REPORTER_KEY_PATTERN, "must be a reporter key's thumbprint (43 base64url characters)")
+    .regex(THUMBPRINT_PATTERN, "must be a reporter key's thumbprint (43 base64url characters)")
     .optional()
     .openapi({
       param: { name: "q[reporter_key_eq]", in: "query", description: "The vulns signed with this reporter key (its RFC 7638 thumbprint)." },
@@ -463,23 +431,7 @@ export const Vuln = resourceSchema(
       description: "Read-only: every evidence field the brief listed (required or optional) was filled when the report came in.",
     }),
     ai_use: AiUseSchema.nullable(),
-    reporter_key: z
-      .object({
-        thumbprint: z.string().max(43).regex(REPORTER_KEY_PATTERN),
-        record: z.object({
-          reports: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-          valid: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-          spam: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-          not_applicable: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-          duplicate: z.int().min(0).max(Number.MAX_SAFE_INTEGER),
-        }),
-      })
-      .nullable()
-      .openapi({
-        description:
-          "Read-only: the reporter key the submission was signed with (its RFC 7638 thumbprint) and its record with this organization: " +
-          "its reports and how they ended (valid: triaged, resolved or accepted_risk). Never who it is. null: not signed.",
-      }),
+    reporter_key: ReporterKeySchema,
     release_expected_on: z.iso.date().max(10).nullable().openapi({
       description: "Read-only: while inbox_state is queued (the brief's daily cap was reached), the UTC day it should be released.",
     }),
@@ -551,7 +503,7 @@ export function serializeVuln(row: VulnRecord) {
       evidence: row.evidence,
       evidence_complete: row.evidenceComplete,
       ai_use: row.aiUse,
-      reporter_key: row.reporterKey === null ? null : { thumbprint: row.reporterKey, record: row.keyRecord ?? NO_RECORD },
+      reporter_key: reporterKeyOf(row),
       release_expected_on: row.inboxState === "queued" ? row.releaseExpectedOn : null,
       possible_duplicate_score: row.possibleDuplicateScore,
       created_at: row.createdAt,
@@ -567,5 +519,3 @@ export function serializeVuln(row: VulnRecord) {
     },
   );
 }
-
-const NO_RECORD = { reports: 0, valid: 0, spam: 0, not_applicable: 0, duplicate: 0 };
