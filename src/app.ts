@@ -2,6 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./http/app-env";
 import { bearerAuth } from "./http/auth";
+import { routeByName, routeToOrganization } from "./http/shard-lookup";
 import { findActiveKey, noteKeyUse } from "./services/api-keys";
 import { serviceContext } from "./routes/v1/handler-helpers";
 import { handleError } from "./http/errors";
@@ -81,12 +82,22 @@ export function createApp() {
   app.use(
     "/v1/*",
     bearerAuth({
-      lookUp: (c, keyHash) => findActiveKey(c.var.database.db, keyHash),
+      // A sharded deployment first finds the key's shard in the catalog (edge-cached); the shard decides whether the key is live.
+      lookUp: async (c, keyHash) => {
+        const db = await routeByName(c, { kind: "api_key", name: keyHash });
+        return db ? findActiveKey(db, keyHash) : null;
+      },
       // A key used from a new address is audited, after the answer: the address came with the lookup.
       used: (c) => noteKeyUse(serviceContext(c)),
       session: sessionDoor,
     }),
   );
+  // An operator's request about one organization reads that organization's shard (a sharded deployment).
+  for (const path of ["/v1/organizations/:id", "/v1/organizations/:id/*"])
+    app.use(path, async (c, next) => {
+      await routeToOrganization(c, c.req.param("id")!);
+      await next();
+    });
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);

@@ -5,6 +5,10 @@ import { seedNeighbour } from "./helpers/world";
 
 // Setup files run outside per-file storage isolation and may run more than once;
 // applyD1Migrations skips migrations already applied, and the neighbour is seeded once.
-await applyD1Migrations(env.DB, env.TEST_MIGRATIONS);
+// A sharded world (the workers-sharded project) lays its catalog and tenant databases out by the same migrations.
+for (const name of ["DB", "CATALOG", "TENANT_1", "TENANT_2"]) {
+  const d1 = (env as unknown as Record<string, D1Database | undefined>)[name];
+  if (d1) await applyD1Migrations(d1, env.TEST_MIGRATIONS);
+}
 await seedNeighbour();
 quietDns();

@@ -13,6 +13,45 @@ export default defineConfig(async () => {
   const { WEBHOOK_SECRET_KEY, RECEIPT_SIGNING_KEY, EMAIL_LINK_KEY, POW_HMAC_KEY } = parseEnv(
     readFileSync(path.join(root, ".dev.vars.example"), "utf8"),
   );
+
+  // The API through HTTP, inside workerd, with storage isolated per file: once with one database, once sharded.
+  function workersProject(name: string, include: string[], d1Databases: Record<string, string>) {
+    return {
+      plugins: [
+        cloudflareTest({
+          wrangler: { configPath: path.join(root, "wrangler.toml") },
+          miniflare: {
+            // Beside the DB binding of wrangler.toml: the tests of a sharded world see both.
+            ...(Object.keys(d1Databases).length ? { d1Databases: { DB: "vdp-api", ...d1Databases } } : {}),
+            bindings: {
+              TEST_MIGRATIONS: migrations,
+              WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY!,
+              RECEIPT_SIGNING_KEY: RECEIPT_SIGNING_KEY!,
+              EMAIL_LINK_KEY: EMAIL_LINK_KEY!,
+              POW_HMAC_KEY: POW_HMAC_KEY!,
+              // The origin the tests' requests use: links and security.txt name it.
+              PUBLIC_ORIGIN: "https://api.vdp.test",
+              // Custom domains are checked against a resolver nobody listens on: a test that checks
+              // one answers it with a fake (helpers/dns.ts), and nothing else reaches the network.
+              DNS_OVER_HTTPS_URL: "http://127.0.0.1:9/dns-query",
+            },
+          },
+        }),
+      ],
+      test: {
+        name,
+        root,
+        include,
+        exclude: ["test/node/**", ...(Object.keys(d1Databases).length ? [] : ["test/shards/**"])],
+        setupFiles: ["test/setup.ts"],
+        // Bounds for a machine that is busy with other work, not targets: speed is measured by
+        // npm run bench. A test that waits for something waits on the condition (test/helpers/wait.ts).
+        testTimeout: 60_000,
+        hookTimeout: 120_000,
+      },
+    };
+  }
+
   return {
     root,
     test: {
@@ -20,39 +59,9 @@ export default defineConfig(async () => {
       // child process or a browser more than they compute, so two at a time roughly halves the run.
       maxWorkers: 2,
       projects: [
-        {
-          // The API through HTTP, inside workerd, with storage isolated per file.
-          plugins: [
-            cloudflareTest({
-              wrangler: { configPath: path.join(root, "wrangler.toml") },
-              miniflare: {
-                bindings: {
-                  TEST_MIGRATIONS: migrations,
-                  WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY!,
-                  RECEIPT_SIGNING_KEY: RECEIPT_SIGNING_KEY!,
-                  EMAIL_LINK_KEY: EMAIL_LINK_KEY!,
-                  POW_HMAC_KEY: POW_HMAC_KEY!,
-                  // The origin the tests' requests use: links and security.txt name it.
-                  PUBLIC_ORIGIN: "https://api.vdp.test",
-                  // Custom domains are checked against a resolver nobody listens on: a test that checks
-                  // one answers it with a fake (helpers/dns.ts), and nothing else reaches the network.
-                  DNS_OVER_HTTPS_URL: "http://127.0.0.1:9/dns-query",
-                },
-              },
-            }),
-          ],
-          test: {
-            name: "workers",
-            root,
-            include: ["test/**/*.test.ts"],
-            exclude: ["test/node/**"],
-            setupFiles: ["test/setup.ts"],
-            // Bounds for a machine that is busy with other work, not targets: speed is measured by
-            // npm run bench. A test that waits for something waits on the condition (test/helpers/wait.ts).
-            testTimeout: 60_000,
-            hookTimeout: 120_000,
-          },
-        },
+        workersProject("workers", ["test/**/*.test.ts"], {}),
+        // The same Worker sharded: a catalog and two tenant databases, organizations placed in both.
+        workersProject("workers-sharded", ["test/shards/**/*.test.ts"], { CATALOG: "catalog", TENANT_1: "tenant-1", TENANT_2: "tenant-2" }),
         {
           // The commands a user runs (npm run dev, operator-key), run as processes from Node.
           test: {

@@ -25,20 +25,49 @@ export type SessionStart = "first-primary" | "first-unconstrained" | string;
 /**
  * A request's database: a D1 session (read replication) opened on first use, so a request that never
  * queries (a cache hit) sets nothing up. Its bookmark lets a client read its own writes later from any
- * replica.
+ * replica. In a sharded deployment it starts unrouted: the request finds its organization's shard (by its
+ * key, its session or what its path carries) and routes here before it reads anything.
  */
 export class RequestDatabase {
   #session?: D1DatabaseSession;
   #db?: Db;
+  #d1?: D1Database;
+  #shard?: string;
+  #fallback?: { shard: string; d1: D1Database };
 
   constructor(
-    private readonly d1: D1Database,
     readonly start: SessionStart,
-  ) {}
+    route?: { shard: string; d1: D1Database },
+  ) {
+    if (route) this.route(route.shard, route.d1);
+  }
+
+  /** Points the request at a shard's database. Once it has read, it stays: a second shard is a bug. */
+  route(shard: string, d1: D1Database): void {
+    if (this.#shard === shard) return;
+    if (this.#db) throw new Error(`This request already reads ${this.#shard}; it cannot move to ${shard}.`);
+    this.#shard = shard;
+    this.#d1 = d1;
+  }
+
+  /**
+   * Where the request reads if nothing routes it before its first query: an operator's request, which
+   * belongs to no organization, reads the catalog unless its path names an organization.
+   */
+  fallBackTo(shard: string, d1: D1Database): void {
+    this.#fallback = { shard, d1 };
+  }
+
+  /** The binding name of the shard the request reads (`DB` for one database), once it is known. */
+  get shard(): string | undefined {
+    return this.#shard ?? this.#fallback?.shard;
+  }
 
   get db(): Db {
     if (!this.#db) {
-      this.#session = this.d1.withSession(this.start);
+      if (!this.#d1 && this.#fallback) this.route(this.#fallback.shard, this.#fallback.d1);
+      if (!this.#d1) throw new Error("This request reads the database before it has found its shard.");
+      this.#session = this.#d1.withSession(this.start);
       this.#db = createDb(this.#session);
     }
     return this.#db;

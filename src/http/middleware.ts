@@ -4,6 +4,7 @@ import { cors } from "hono/cors";
 import { PUBLIC_EXPOSED_HEADERS } from "./cache";
 import type { AppEnv } from "./app-env";
 import { RequestDatabase } from "../db";
+import { SINGLE_DATABASE, shardsOf } from "../db/shards";
 import { ApiError } from "./errors";
 import { announcedFacts, type RouteLookup, rawUpload } from "./route-facts";
 import { CLIENT_REQUEST_ID } from "./request-headers";
@@ -39,7 +40,8 @@ export function database(): MiddlewareHandler<AppEnv> {
     // request, which a replica that has not caught up would not know of.
     const cookieSession = !c.req.header("authorization") && carriesSession(c.req.header("cookie"));
     const start = READ_METHODS.has(c.req.method) && !cookieSession ? (bookmark ?? "first-unconstrained") : "first-primary";
-    const requestDb = new RequestDatabase(c.env.DB, start);
+    const shards = shardsOf(c.env);
+    const requestDb = new RequestDatabase(start, shards.sharded ? undefined : { shard: SINGLE_DATABASE, d1: c.env.DB });
     c.set("database", requestDb);
     await next();
     const latest = requestDb.bookmark();

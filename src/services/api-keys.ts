@@ -12,6 +12,7 @@ import { InsufficientScope, Invalid, NotFound, attribute, relationship } from ".
 import { mayChange } from "./access";
 import { auditStatement } from "./audit";
 import { loggable } from "../lib/log";
+import { withNames } from "./catalog";
 
 /**
  * The one query behind every authenticated request, by the key's SHA-256 (hex). A revoked key and an
@@ -103,7 +104,7 @@ async function insertKey(
     .add(ctx.db.insert(apiKeys).values(record))
     .audits({ action: "api_key.create", target: { type: "api_key", id: record.id }, changed: changedTerms(terms), organizationId });
   try {
-    await commit(ctx, p, ctx.respond);
+    await withNames(ctx, { organizationId, names: [{ kind: "api_key", name: record.keyHash }] }, () => commit(ctx, p, ctx.respond));
   } catch (err) {
     // The foreign key answers "does the organization exist" inside the insert: one round trip, not two.
     if (isForeignKeyViolation(err)) throw missing();
@@ -143,17 +144,20 @@ export async function revokeKey(ctx: ServiceContext, id: string): Promise<void> 
   mayChange(ctx, "members");
   const now = nowIso();
   const p = new Plan(null);
-  const revoked = p.track<{ id: string }[]>(
+  const revoked = p.track<{ id: string; keyHash: string }[]>(
     ctx.db
       .update(apiKeys)
       .set({ revokedAt: sql`coalesce(${apiKeys.revokedAt}, ${now})`, updatedAt: now })
       .where(where(eq(apiKeys.id, id), tenantFilter(ctx, apiKeys.organizationId)))
-      .returning({ id: apiKeys.id }),
+      .returning({ id: apiKeys.id, keyHash: apiKeys.keyHash }),
   );
   const organizationId = subquery<string | null>`(SELECT ${apiKeys.organizationId} FROM ${apiKeys} WHERE ${apiKeys.id} = ${id})`;
   p.audits({ action: "api_key.revoke", target: { type: "api_key", id }, changed: ["revoked_at"], organizationId }, { ifChanged: revoked });
   const { results } = await commit(ctx, p);
-  if (revoked.of(results).length === 0) throw keyNotFound();
+  const keyHash = revoked.of(results)[0]?.keyHash;
+  if (!keyHash) throw keyNotFound();
+  // The key's shard refuses it from now on; the catalog forgets it too, so its next use costs no shard read.
+  if (ctx.catalog && keyHash) await ctx.catalog.release([{ kind: "api_key", name: keyHash }]);
 }
 
 export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow> {

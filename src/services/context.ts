@@ -10,6 +10,7 @@ import { subquery } from "../db/queries";
 import type { Stale } from "../lib/stale";
 import type { Scope } from "../lib/caller";
 import { assertMayRead } from "./access";
+import type { Catalog } from "../db/catalog";
 
 export { PLATFORM_CALLER, PUBLIC_CALLER, type Caller } from "../lib/caller";
 
@@ -19,6 +20,8 @@ export interface ServiceContext {
   caller: Caller;
   /** Where committed events go (the queue whose consumer is this Worker). */
   queue: Queue<QueueMessage>;
+  /** Where organizations are found, in a sharded deployment only (one database keeps no catalog). */
+  catalog?: Catalog;
   /** Runs work after the response (ctx.waitUntil). */
   defer: (work: Promise<unknown>) => void;
   /** This request's Idempotency-Key, if it sent one. */

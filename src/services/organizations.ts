@@ -9,6 +9,7 @@ import { sentMembers } from "./audit";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { publishNotifications } from "../lib/queue";
+import { withNames } from "./catalog";
 import { firstOwner } from "./members";
 import { mayChange } from "./access";
 
@@ -44,8 +45,22 @@ export async function createOrganization(
 ): Promise<OrganizationRow> {
   mayChange(ctx, "settings");
   const now = nowIso();
+  const id = uuidv7();
+  // A sharded deployment claims the slug across shards, then writes the organization where there is most room.
+  return slugGuard(() =>
+    withNames(ctx, { organizationId: id, names: [{ kind: "organization_slug", name: input.slug }] }, async () =>
+      insertOrganization(ctx.catalog ? { ...ctx, db: await ctx.catalog.place(id) } : ctx, { ...input, id, now }),
+    ),
+  );
+}
+
+async function insertOrganization(
+  ctx: ServiceContext,
+  input: OrganizationInput & { id: string; now: string; name: string; slug: string; owner_email?: string },
+): Promise<OrganizationRow> {
+  const { id, now } = input;
   const row: OrganizationRow = {
-    id: uuidv7(),
+    id,
     name: input.name,
     slug: input.slug,
     websiteUrl: input.website_url ?? null,
@@ -102,9 +117,12 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
     directories: slugs.of(r).map((d) => d.slug),
     organizations: [...new Set([...rows.of(r), ...before.of(r)].map((o) => o.slug))],
   }));
-  const { results } = await slugGuard(() => commit(ctx, p));
+  const claimed = input.slug === undefined ? [] : [{ kind: "organization_slug" as const, name: input.slug }];
+  const { results } = await slugGuard(() => withNames(ctx, { organizationId: id, names: claimed }, () => commit(ctx, p)));
   const row = rows.of(results)[0];
   if (!row) throw new NotFound("organization", "No organization has that id.");
+  const old = before.of(results)[0]?.slug;
+  if (ctx.catalog && old && old !== row.slug) await ctx.catalog.release([{ kind: "organization_slug", name: old }]);
   return row;
 }
 

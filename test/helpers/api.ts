@@ -1,7 +1,7 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import { countingD1 } from "./d1-counter";
+import { countedDatabases, countingD1 } from "./d1-counter";
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -52,7 +52,13 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }),
-    { ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env, DB: counter.db },
+    {
+      ...env,
+      EVENTS: opts.realQueue ? env.EVENTS : discard,
+      ...opts.env,
+      DB: counter.db,
+      ...countedDatabases({ ...env, ...opts.env }, counter),
+    },
     ctx,
   );
   const text = await res.text();
@@ -115,7 +121,7 @@ export async function browse(method: string, path: string, init: { body?: BodyIn
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
-    { ...env, EVENTS: discard, DB: counter.db },
+    { ...env, EVENTS: discard, DB: counter.db, ...countedDatabases(env, counter) },
     ctx,
   );
   const text = await res.text();

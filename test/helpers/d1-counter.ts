@@ -4,7 +4,13 @@
  * It also adds up the rows D1 reports read (`meta.rows_read`, what D1 bills) of batches and of
  * statements run with all or run.
  */
-export function countingD1(inner: D1Database): { db: D1Database; count: () => number; rowsRead: () => number } {
+export function countingD1(inner: D1Database): {
+  db: D1Database;
+  /** Another binding counted with this one (the shards of a sharded world). */
+  wrap: (other: D1Database) => D1Database;
+  count: () => number;
+  rowsRead: () => number;
+} {
   let trips = 0;
   let rows = 0;
   const tally = (result: unknown) => {
@@ -55,5 +61,13 @@ export function countingD1(inner: D1Database): { db: D1Database; count: () => nu
       },
     });
   const db = wrapDb(inner);
-  return { db, count: () => trips, rowsRead: () => rows };
+  return { db, wrap: wrapDb, count: () => trips, rowsRead: () => rows };
+}
+
+/** The D1 bindings of an env, `DB` and the catalog and shards of a sharded world, each counted by `counter`. */
+export function countedDatabases(bindings: object, counter: ReturnType<typeof countingD1>): Record<string, D1Database> {
+  const counted: Record<string, D1Database> = {};
+  for (const [name, value] of Object.entries(bindings))
+    if (name === "CATALOG" || /^TENANT_\d+$/.test(name)) counted[name] = counter.wrap(value as D1Database);
+  return counted;
 }

@@ -4,6 +4,7 @@ import worker from "../../src/index";
 import { api } from "./api";
 import { fakeQueue } from "./events";
 import { operatorKey } from "./factories";
+import { sharded } from "./shards";
 
 // Every test file's database starts with a neighbour: an organization whose data looks like what the
 // tests make (a published policy changed several times, a brief, reports with the factories' titles,
@@ -24,7 +25,12 @@ export const NEIGHBOUR = {
 
 /** Seeds the neighbour once per database (setup files may run more than once for one file). */
 export async function seedNeighbour(): Promise<void> {
-  const seeded = await env.DB.prepare("SELECT 1 FROM organizations WHERE slug = ?").bind(NEIGHBOUR.slug).first();
+  const seeded = await (sharded()
+    ? env.CATALOG.prepare("SELECT 1 FROM catalog_names WHERE kind = 'organization_slug' AND name = ?")
+    : env.DB.prepare("SELECT 1 FROM organizations WHERE slug = ?")
+  )
+    .bind(NEIGHBOUR.slug)
+    .first();
   if (seeded) return;
   const operator = await operatorKey();
   const must = async (what: string, res: Promise<{ status: number; body: any; text: string }>) => {

@@ -20,3 +20,4 @@ export * from "./audit-events";
 export * from "./canned-responses";
 export * from "./gate";
 export * from "./similarity";
+export * from "./catalog";

@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { clientIp } from "../../http/rate-limit";
+import { routeByName } from "../../http/shard-lookup";
 import { carriesFormToken, clearSessionCookie, openSession, type SessionLookup, sessionSecret } from "../../http/session";
 import type { DoorSession } from "../../http/app-env";
 import { findSession, touchSession } from "../../services/sessions";
@@ -13,7 +14,10 @@ import { page } from "./shared";
 
 /** The session lookup: one D1 read (the session joined to its member), and the sparse refresh of its last sighting. */
 export const sessionDoor: SessionLookup = {
-  lookUp: (c, hash) => findSession(c.var.database.db, hash),
+  lookUp: async (c, hash) => {
+    const db = await routeByName(c, { kind: "session", name: hash });
+    return db ? findSession(db, hash) : null;
+  },
   touch: (c, session) => touchSession(c.var.database.db, session),
 };
 

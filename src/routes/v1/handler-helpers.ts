@@ -7,6 +7,7 @@ import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../lib/domain-errors";
 import type { Responder } from "../../services/unit-of-work";
 import { evictPublic, stalePaths } from "../../http/cache";
+import { requestCatalog } from "../../http/shard-lookup";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
 type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & {
@@ -21,6 +22,7 @@ export function serviceContext(c: RequestOf, respond?: Responder<never>): Servic
     db: c.var.database.db,
     caller: c.var.caller ?? PUBLIC_CALLER,
     queue: c.env.EVENTS as Queue<QueueMessage>,
+    catalog: requestCatalog(c.env),
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
     evict: (stale) => evictPublic(stalePaths(stale)),

@@ -1,0 +1,154 @@
+import { and, asc, count, eq, inArray, or } from "drizzle-orm";
+import { createDb, type Db } from "./index";
+import { catalogNames, shardRooms, tenants, type CatalogNameKind } from "./schema";
+import { CATALOG, type Shards } from "./shards";
+const nowIso = () => new Date().toISOString();
+
+// The catalog of a sharded deployment: which tenant database holds an organization, and the names that
+// lead to one (unique across every shard). A one-database deployment has no catalog to keep: its services
+// get no `catalog` (see ServiceContext) and its unique indexes do this work.
+
+export interface CatalogName {
+  kind: CatalogNameKind;
+  name: string;
+}
+
+/** Where a name leads: an organization and its shard (`CATALOG` for an operator's key), and whether it is moving. */
+export interface Found {
+  organizationId: string | null;
+  shard: string;
+  movingTo: string | null;
+}
+
+/** What a service asks of the catalog; the request gives it one in a sharded deployment only. */
+export interface Catalog {
+  /** Records a new organization in the shard with the most room, and answers that shard's database. */
+  place(organizationId: string): Promise<Db>;
+  /** The database of an organization's shard, or null for an organization the catalog does not know. */
+  tenantOf(organizationId: string): Promise<Db | null>;
+  /**
+   * Claims names for an organization before the write that uses them. A name another organization (or
+   * this one) holds fails as the tenant's own unique index would, so the services' guards answer alike.
+   */
+  claim(organizationId: string, names: readonly CatalogName[]): Promise<void>;
+  /** Gives names back (a write that failed after its claim, a revoked key), and forgets their cached lookups. */
+  release(names: readonly CatalogName[]): Promise<void>;
+}
+
+/** The tenant column each kind of name is unique in, for the error a taken name fails with. */
+const UNIQUE_IN: Record<CatalogNameKind, string> = {
+  organization_slug: "organizations.slug",
+  api_key: "api_keys.key_hash",
+  session: "sessions.token_hash",
+  brief: "briefs.shortcode",
+  policy: "policies.shortcode",
+  domain: "policies.custom_domain",
+  report_token: "vulns.reporter_token_hash",
+  advisory: "advisories.id",
+};
+
+/** The name's organization and shard: one read of the catalog (the request's edge cache answers most). */
+export async function findName(catalog: Db, { kind, name }: CatalogName): Promise<Found | null> {
+  const row = await catalog
+    .select({ organizationId: catalogNames.organizationId, shard: tenants.shard, movingTo: tenants.movingTo })
+    .from(catalogNames)
+    .leftJoin(tenants, eq(tenants.organizationId, catalogNames.organizationId))
+    .where(and(eq(catalogNames.kind, kind), eq(catalogNames.name, name)))
+    .get();
+  if (!row) return null;
+  // An operator's key belongs to no organization: it opens the catalog itself.
+  if (row.organizationId === "") return { organizationId: null, shard: CATALOG, movingTo: null };
+  return row.shard ? { organizationId: row.organizationId, shard: row.shard, movingTo: row.movingTo } : null;
+}
+
+/** An organization's shard, from the catalog. */
+export async function findTenant(catalog: Db, organizationId: string): Promise<Found | null> {
+  const row = await catalog
+    .select({ shard: tenants.shard, movingTo: tenants.movingTo })
+    .from(tenants)
+    .where(eq(tenants.organizationId, organizationId))
+    .get();
+  return row ? { organizationId, ...row } : null;
+}
+
+/**
+ * The shard a new organization goes to: the one with the most room, by the sizes D1 last reported
+ * (`shard_rooms`); one never measured counts as empty, and among equals the one with fewest
+ * organizations, then the first.
+ */
+export async function roomiest(catalog: Db, names: readonly string[]): Promise<string> {
+  const [sizes, counts] = await catalog.batch([
+    catalog.select({ shard: shardRooms.shard, size: shardRooms.sizeBytes }).from(shardRooms),
+    catalog.select({ shard: tenants.shard, n: count() }).from(tenants).groupBy(tenants.shard),
+  ]);
+  const size = new Map(sizes.map((r) => [r.shard, r.size]));
+  const held = new Map(counts.map((r) => [r.shard, r.n]));
+  return [...names].sort((a, b) => (size.get(a) ?? 0) - (size.get(b) ?? 0) || (held.get(a) ?? 0) - (held.get(b) ?? 0))[0]!;
+}
+
+/** Keeps a shard's size as D1 reported it, for placement and for the operators' watch. */
+export async function recordRoom(
+  catalog: Db,
+  { shard, sizeBytes, at = nowIso() }: { shard: string; sizeBytes: number; at?: string },
+): Promise<void> {
+  await catalog
+    .insert(shardRooms)
+    .values({ shard, sizeBytes, measuredAt: at })
+    .onConflictDoUpdate({ target: shardRooms.shard, set: { sizeBytes, measuredAt: at } });
+}
+
+/** The catalog a sharded request's services use; `forget` drops a name's cached lookup (the edge cache). */
+export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Promise<void>): Catalog {
+  const catalog = createDb(shards.catalog.withSession("first-primary"));
+  const tenantDb = (shard: string) => createDb(shards.binding(shard).withSession("first-primary"));
+  return {
+    async place(organizationId) {
+      const shard = await roomiest(catalog, shards.names);
+      const at = nowIso();
+      await catalog.insert(tenants).values({ organizationId, shard, createdAt: at, updatedAt: at });
+      return tenantDb(shard);
+    },
+    async tenantOf(organizationId) {
+      const found = await findTenant(catalog, organizationId);
+      return found ? tenantDb(found.shard) : null;
+    },
+    async claim(organizationId, names) {
+      if (!names.length) return;
+      const at = nowIso();
+      const same = or(...names.map((n) => and(eq(catalogNames.kind, n.kind), eq(catalogNames.name, n.name))));
+      const [claimed, owners] = await catalog.batch([
+        catalog
+          .insert(catalogNames)
+          .values(names.map((n) => ({ ...n, organizationId, createdAt: at })))
+          .onConflictDoNothing()
+          .returning({ kind: catalogNames.kind, name: catalogNames.name }),
+        catalog.select({ kind: catalogNames.kind, organizationId: catalogNames.organizationId }).from(catalogNames).where(same),
+      ]);
+      // A name this organization holds already (its own slug sent again) is no conflict.
+      const taken = owners.find((o) => o.organizationId !== organizationId);
+      if (!taken) return;
+      await this.release(claimed);
+      throw new Error(`UNIQUE constraint failed: ${UNIQUE_IN[taken.kind]}`);
+    },
+    async release(names) {
+      if (!names.length) return;
+      for (const kind of new Set(names.map((n) => n.kind))) {
+        const ofKind = names.filter((n) => n.kind === kind).map((n) => n.name);
+        await catalog.delete(catalogNames).where(and(eq(catalogNames.kind, kind), inArray(catalogNames.name, ofKind)));
+      }
+      await Promise.all(names.map(forget));
+    },
+  };
+}
+
+/** The names an organization holds, in a stable order (for a move, and for the operators' tools). */
+export function namesOf(catalog: Db, organizationId: string) {
+  return catalog
+    .select({ kind: catalogNames.kind, name: catalogNames.name })
+    .from(catalogNames)
+    .where(eq(catalogNames.organizationId, organizationId))
+    .orderBy(asc(catalogNames.kind), asc(catalogNames.name));
+}
+
+/** Marks names as an operator's (no organization): an operator key made by `npm run operator-key`. */
+export const OPERATOR = "";

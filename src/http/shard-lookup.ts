@@ -1,0 +1,94 @@
+import type { Context } from "hono";
+import { createDb, type Db } from "../db";
+import { CATALOG, shardsOf } from "../db/shards";
+import { Unavailable } from "../lib/domain-errors";
+import { type CatalogName, findName, findTenant, type Found, shardCatalog, type Catalog } from "../db/catalog";
+import type { AppEnv } from "./app-env";
+
+// How a request of a sharded deployment finds its shard before it reads anything: the name it carries (its
+// key's or session's SHA-256, a shortcode, a slug, a domain, a report token's SHA-256) is looked up in the
+// catalog once a minute per data center at most: the answer is kept in the edge cache (the Cache API) under
+// a host no request can name, so a warm lookup costs no D1 read. A name that leaves the catalog (a revoked
+// key, an ended session) or an organization that moves deletes its entries.
+
+const LOOKUP_SECONDS = 60;
+const lookupKey = ({ kind, name }: CatalogName) => `https://catalog.vdp.invalid/${kind}/${encodeURIComponent(name)}`;
+
+/** A name's organization and shard, from the edge cache or the catalog (null: the catalog knows no such name). */
+export async function lookUpName(env: Env, name: CatalogName): Promise<Found | null> {
+  const cache = caches.default;
+  const hit = await cache.match(lookupKey(name));
+  if (hit) return (await hit.json()) as Found;
+  const found = await findName(createDb(shardsOf(env).catalog.withSession("first-unconstrained")), name);
+  if (found)
+    await cache.put(lookupKey(name), new Response(JSON.stringify(found), { headers: { "Cache-Control": `max-age=${LOOKUP_SECONDS}` } }));
+  return found;
+}
+
+/** Drops a name's cached lookup, everywhere this Worker runs it is read again from the catalog within a minute. */
+export async function forgetName(name: CatalogName): Promise<void> {
+  await caches.default.delete(lookupKey(name));
+}
+
+/** The catalog a request's services use, in a sharded deployment; none for one database. */
+export function requestCatalog(env: Env): Catalog | undefined {
+  const shards = shardsOf(env);
+  return shards.sharded ? shardCatalog(shards, forgetName) : undefined;
+}
+
+const READS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/** Refuses a moving organization's writes (503 with `Retry-After`); its reads go on from the shard it leaves until the switch. */
+function refuseWritesWhileMoving(c: Context<AppEnv>, found: Found): void {
+  if (found.movingTo && !READS.has(c.req.method))
+    throw new Unavailable("This organization is moving to another database for a few minutes; retry after Retry-After seconds.", 30);
+}
+
+/**
+ * Routes the request to the shard a name leads to, and answers the database to read the name's own row
+ * in (null: no such name). An operator's key leads to the catalog, which its request reads unless its
+ * path names an organization (routeToOrganization). A one-database deployment is routed already.
+ */
+export async function routeByName(c: Context<AppEnv>, name: CatalogName): Promise<Db | null> {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded) return c.var.database.db;
+  const found = await lookUpName(c.env, name);
+  if (!found) return null;
+  if (found.shard === CATALOG) {
+    c.var.database.fallBackTo(CATALOG, shards.catalog);
+    return createDb(shards.catalog.withSession("first-primary"));
+  }
+  refuseWritesWhileMoving(c, found);
+  c.var.database.route(found.shard, shards.binding(found.shard));
+  return c.var.database.db;
+}
+
+const tenantKey = (organizationId: string) => `https://catalog.vdp.invalid/tenant/${encodeURIComponent(organizationId)}`;
+
+/**
+ * An operator's request whose path names an organization reads that organization's shard. An
+ * organization's own caller is routed already (to its own shard: another's id there is a 404).
+ */
+export async function routeToOrganization(c: Context<AppEnv>, organizationId: string): Promise<void> {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded || c.var.caller?.kind !== "operator") return;
+  const cache = caches.default;
+  const hit = await cache.match(tenantKey(organizationId));
+  let found = hit ? ((await hit.json()) as Found) : null;
+  if (!found) {
+    found = await findTenant(createDb(shards.catalog.withSession("first-unconstrained")), organizationId);
+    if (found)
+      await cache.put(
+        tenantKey(organizationId),
+        new Response(JSON.stringify(found), { headers: { "Cache-Control": `max-age=${LOOKUP_SECONDS}` } }),
+      );
+  }
+  if (!found) return;
+  refuseWritesWhileMoving(c, found);
+  c.var.database.route(found.shard, shards.binding(found.shard));
+}
+
+/** Drops an organization's cached shard (a move's switch). */
+export async function forgetTenant(organizationId: string): Promise<void> {
+  await caches.default.delete(tenantKey(organizationId));
+}
