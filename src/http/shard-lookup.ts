@@ -1,4 +1,4 @@
-import type { Context } from "hono";
+import type { Context, MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../db";
 import { CATALOG, shardsOf } from "../db/shards";
 import { Unavailable } from "../lib/domain-errors";
@@ -91,4 +91,22 @@ export async function routeToOrganization(c: Context<AppEnv>, organizationId: st
 /** Drops an organization's cached shard (a move's switch). */
 export async function forgetTenant(organizationId: string): Promise<void> {
   await caches.default.delete(tenantKey(organizationId));
+}
+
+/**
+ * A public route's shard, found by what its path carries (a shortcode, a slug, a token's hash). A name the
+ * catalog does not know reads the first shard, where it is not found either: the route answers its own 404.
+ *
+ * @example publicRouter.use("/briefs/:shortcode/*", routeBy((c) => ({ kind: "brief", name: c.req.param("shortcode")! })))
+ */
+export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null): MiddlewareHandler<AppEnv> {
+  return async function routeByMiddleware(c, next) {
+    const shards = shardsOf(c.env);
+    if (shards.sharded) {
+      const name = nameOf(c);
+      const found = name ? await routeByName(c, name) : null;
+      if (!found) c.var.database.route(shards.names[0]!, shards.binding(shards.names[0]!));
+    }
+    await next();
+  };
 }

@@ -34,6 +34,7 @@ import { type PolicyPublicKeys, policyPublicKeys, staleOfPolicies } from "./orga
 import { Conflict, Invalid, NotFound, Unprocessable, relationship } from "../lib/domain-errors";
 import { responsivenessFrom, responsivenessStatements, type Responsiveness } from "./metrics";
 import type { Stale } from "../lib/stale";
+import { withNames } from "./catalog";
 import { mayChange } from "./access";
 
 export interface BriefInput {
@@ -176,7 +177,7 @@ export async function createBrief(ctx: ServiceContext, input: BriefInput & { nam
   const policyPages = p.track<PolicyPublicKeys[]>(policiesOfBriefs(ctx, [row.policyId]));
   p.evicts((results) => staleOfPolicies(policyPages.of(results) ?? []));
   await whenRefused(
-    () => commit(ctx, p, ctx.respond),
+    () => withNames(ctx, { organizationId, names: [{ kind: "brief", name: row.shortcode }] }, () => commit(ctx, p, ctx.respond)),
     () =>
       refusedLinks(
         ctx,
@@ -285,7 +286,8 @@ export async function deleteBrief(ctx: ServiceContext, id: string) {
     p.add(s);
   p.evicts((r) => staleOfBrief(deleted.of(r)[0], policyPages.of(r), slugs.of(r)));
   const { results } = await commit(ctx, p);
-  if (deleted.of(results)[0]) return;
+  const gone = deleted.of(results)[0];
+  if (gone) return void (await ctx.catalog?.release([{ kind: "brief", name: gone.shortcode }]));
   const n = reports.of(results)[0]?.n ?? 0;
   throw new Unprocessable({
     detail: `${n} report(s) came through this brief, so it stays; unpublish it (published_at: null) to close it to new reports.`,

@@ -1,4 +1,5 @@
 import { createRouter } from "../../http/router";
+import { routeBy } from "../../http/shard-lookup";
 import { publicAdvisoriesRouter } from "./advisories";
 import { publicBriefsRouter } from "./briefs";
 import { publicChallengeRouter } from "./challenge";
@@ -9,6 +10,10 @@ import { publicVulnsRouter } from "./vulns";
 
 /** The routes under /v1/p: no key, CORS open to any origin (set by the app, before anything can refuse). */
 export const publicRouter = createRouter({ public: true });
+// In a sharded deployment a brief's routes read its organization's shard, found by the brief's shortcode.
+const byBrief = routeBy((c) => ({ kind: "brief", name: c.req.param("shortcode") ?? "" }));
+publicRouter.use("/briefs/:shortcode", byBrief);
+publicRouter.use("/briefs/:shortcode/*", byBrief);
 publicRouter.route("/", publicBriefsRouter);
 publicRouter.route("/", publicVulnsRouter);
 publicRouter.route("/", publicChallengeRouter);
