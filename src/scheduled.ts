@@ -17,6 +17,8 @@ import { dnsOverHttps } from "./lib/dns";
 import { purgeOldAuditEvents } from "./services/audit-events";
 import { purgeSignInRecords } from "./services/sign-in";
 import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
+import { advanceUnfinishedMoves, anyMoveUnderWay } from "./services/shard-moves";
+import { moveContext } from "./routes/v1/organizations/move-context";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
@@ -26,7 +28,8 @@ import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
  * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
- * of public submissions after two hours, and (sharded) measure each tenant database's room. Each step
+ * of public submissions after two hours, and (sharded) measure each tenant database's room and advance the
+ * organizations' moves between them. Each step
  * on its own, in each shard: a queue that is down must not stop the purges, nor one sweep the other,
  * nor one shard's trouble another's.
  */
@@ -38,14 +41,21 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     const queue = env.EVENTS as Queue<QueueMessage>;
     return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now }) };
   });
+  const moves = moveContext(env, now.getTime());
   const platformSteps: Record<string, () => Promise<unknown>> = {
-    // Attachment objects share one bucket: an object is an orphan only if no shard names it.
-    purgeOrphanAttachments: () =>
+    // Attachment objects share one bucket: an object is an orphan only if no shard names it. While an
+    // organization moves, its files' rows are between databases: the purge waits for the move to end.
+    purgeOrphanAttachments: async () =>
+      (await anyMoveUnderWay(moves)) ||
       purgeOrphanObjects(
         perShard.map((s) => s.db),
         { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX },
       ),
-    ...(shards.sharded && { measureShardRooms: () => measureShardRooms(shards, now) }),
+    ...(shards.sharded && {
+      measureShardRooms: () => measureShardRooms(shards, now),
+      // A move whose command stopped goes on, a step a minute.
+      advanceShardMoves: () => advanceUnfinishedMoves(moves),
+    }),
   };
   const runs = [
     ...perShard.flatMap(({ name, steps }) => Object.entries(steps).map(([step, run]) => ({ what: `${step} (${name})`, run }))),

@@ -46,6 +46,11 @@ import {
   webhookDeliveries,
   webhookSubscriptions,
   webhooks,
+  tenants,
+  catalogNames,
+  shardRooms,
+  shardMoves,
+  tenantFences,
 } from "../db/schema";
 import { actsForOrganization, type Caller, type Scope } from "../lib/caller";
 import { InsufficientScope } from "../lib/domain-errors";
@@ -125,6 +130,12 @@ const CHANGE_SCOPE: ReadonlyMap<string, Scope | null> = new Map(
       [sessions, null],
       [passkeys, null],
       [webauthnChallenges, null],
+      // The catalog's and the moves' own: no plan writes them (src/db/catalog.ts, services/shard-moves).
+      [tenants, null],
+      [catalogNames, null],
+      [shardRooms, null],
+      [shardMoves, null],
+      [tenantFences, null],
     ] as [Table, Scope | null][]
   ).map(([table, scope]) => [getTableName(table), scope]),
 );
