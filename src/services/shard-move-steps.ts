@@ -97,7 +97,7 @@ export async function runStep(ctx: MoveContext, move: ShardMoveRow, names: () =>
     settling: () => settling(ctx, move),
     copying: () => copying(ctx, move),
     verifying: () => verifying(ctx, move),
-    switching: () => switching(ctx, move),
+    switching: () => switching(ctx, move, names),
     switched: () => switched(ctx, move, names),
     draining: async () => waitOr(ctx, Date.parse(move.switchedAt!), { step: "deleting", ...firstTable(DELETION_ORDER, move.counts) }),
     deleting: () => deleting(ctx, move),
@@ -200,10 +200,15 @@ async function verifying(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome>
  * The new database is unfenced first (writes still find moving_to and answer 503, and the old database
  * stays fenced, so nothing acts twice), then the catalog points the organization's names at it.
  */
-async function switching(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> {
+async function switching(ctx: MoveContext, move: ShardMoveRow, names: () => Promise<CatalogName[]>): Promise<Outcome> {
   const target = session(ctx, move.toShard);
   await target.batch([unfence(target, move.organizationId)]);
-  return { changes: { step: "switched", switchedAt: iso(ctx.now), note: null }, catalog: "switch" };
+  return {
+    changes: { step: "switched", switchedAt: iso(ctx.now), note: null },
+    catalog: "switch",
+    // In this data center the organization writes again at once; elsewhere once its lookups expire.
+    after: async () => ctx.forget(move.organizationId, await names()),
+  };
 }
 
 /** After the switch: its deliveries and e-mails to the new database's queue, its cached lookups and public reads forgotten. */
