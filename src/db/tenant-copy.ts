@@ -26,27 +26,48 @@ export async function countRows(
   return Object.fromEntries(tables.map((t, i) => [t.name, (results[i]!.results[0] as { n: number }).n]));
 }
 
-/** A page of the organization's rows of a table after `after` (a rowid of the database read), in rowid order. */
+/**
+ * A page of the organization's rows of a table after `after` (a rowid of the database read), in rowid
+ * order: each row as SQLite's own JSON array of its columns (integers, reals, text and nulls as they are
+ * stored), beside its rowid.
+ */
 export function readPage(d1: D1, table: TenantTable, organizationId: string, { after, limit }: { after: number; limit: number }) {
+  return readColumns(d1, { table, columns: table.columns }, organizationId, { after, limit });
+}
+
+/** The columns RESTORED writes back, read from the database the organization leaves: the row's key first. */
+export function readRestored(d1: D1, organizationId: string, { after, limit }: { after: number; limit: number }) {
+  const table = TENANT_TABLES.find((t) => t.name === RESTORED.table)!;
+  return readColumns(d1, { table, columns: [...table.key, ...RESTORED.columns] }, organizationId, { after, limit });
+}
+
+function readColumns(
+  d1: D1,
+  { table, columns }: { table: TenantTable; columns: readonly string[] },
+  organizationId: string,
+  { after, limit }: { after: number; limit: number },
+) {
   return d1
     .prepare(
-      `SELECT rowid, ${table.columns.map(q).join(", ")} FROM ${q(table.name)} WHERE (${table.owned}) AND rowid > ?2 ORDER BY rowid LIMIT ?3`,
+      `SELECT rowid AS "r", json_array(${columns.map(q).join(", ")}) AS "j" FROM ${q(table.name)} ` +
+        `WHERE (${table.owned}) AND rowid > ?2 ORDER BY rowid LIMIT ?3`,
     )
     .bind(organizationId, after, limit);
 }
 
-/** The rows of a page (without their rowids), and the cursor after it; null once the table is read to its end. */
-export function pageRows(raw: unknown[][], limit: number): { rows: unknown[][]; next: number | null } {
-  const rows = raw.map((r) => r.slice(1));
-  return { rows, next: raw.length < limit ? null : (raw[raw.length - 1]![0] as number) };
+export type Page = { rows: string[]; next: number | null };
+
+/** A page's rows, and the cursor after it: null once the table is read to its end. */
+export function pageOf(result: D1Result, limit: number): Page {
+  const raw = result.results as { r: number; j: string }[];
+  return { rows: raw.map((row) => row.j), next: raw.length < limit ? null : raw[raw.length - 1]!.r };
 }
 
-function chunks(rows: unknown[][]): string[] {
+function chunks(rows: readonly string[]): string[] {
   const out: string[] = [];
   let current: string[] = [];
   let bytes = 0;
-  for (const row of rows) {
-    const json = JSON.stringify(row);
+  for (const json of rows) {
     if (current.length && bytes + json.length > JSON_CHUNK_BYTES) {
       out.push(`[${current.join(",")}]`);
       current = [];
@@ -64,7 +85,7 @@ function chunks(rows: unknown[][]): string[] {
  * (and fires no trigger: a BEFORE INSERT guard, a count, a search index), except in a derived table,
  * where the copied row replaces what the triggers made of the rows copied before it.
  */
-export function insertRows(d1: D1, table: TenantTable, rows: unknown[][]): D1PreparedStatement[] {
+export function insertRows(d1: D1, table: TenantTable, rows: readonly string[]): D1PreparedStatement[] {
   const columns = table.columns.map(q).join(", ");
   const values = table.columns.map((_, i) => at(i)).join(", ");
   const keyAt = table.key.map((k) => at(table.columns.indexOf(k))).join(", ");
@@ -86,17 +107,8 @@ export function clearDerived(d1: D1, table: TenantTable, organizationId: string)
   return d1.prepare(`DELETE FROM ${q(table.name)} WHERE ${table.owned}`).bind(organizationId);
 }
 
-/** The columns RESTORED writes back, read from the database the organization leaves: the row's key first. */
-export function readRestored(d1: D1, organizationId: string, { after, limit }: { after: number; limit: number }) {
-  const table = TENANT_TABLES.find((t) => t.name === RESTORED.table)!;
-  const columns = [...table.key, ...RESTORED.columns].map(q).join(", ");
-  return d1
-    .prepare(`SELECT rowid, ${columns} FROM ${q(table.name)} WHERE (${table.owned}) AND rowid > ?2 ORDER BY rowid LIMIT ?3`)
-    .bind(organizationId, after, limit);
-}
-
 /** Writes back the RESTORED columns where the copy's triggers changed them. */
-export function restoreRows(d1: D1, rows: unknown[][]): D1PreparedStatement[] {
+export function restoreRows(d1: D1, rows: readonly string[]): D1PreparedStatement[] {
   const table = TENANT_TABLES.find((t) => t.name === RESTORED.table)!;
   const keyCount = table.key.length;
   const set = RESTORED.columns.map((c, i) => `${q(c)} = ${at(keyCount + i)}`).join(", ");

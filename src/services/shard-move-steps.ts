@@ -8,7 +8,7 @@ import {
   fenced,
   fenceWhenSettled,
   insertRows,
-  pageRows,
+  pageOf,
   pendingWork,
   readPage,
   readRestored,
@@ -99,7 +99,7 @@ export async function runStep(ctx: MoveContext, move: ShardMoveRow, names: () =>
     verifying: () => verifying(ctx, move),
     switching: () => switching(ctx, move, names),
     switched: () => switched(ctx, move, names),
-    draining: async () => waitOr(ctx, Date.parse(move.switchedAt!), { step: "deleting", ...firstTable(DELETION_ORDER, move.counts) }),
+    draining: async () => waitOr(ctx, Date.parse(move.switchedAt!), { step: "deleting", tableName: DELETION_ORDER[0]!.name, cursor: null }),
     deleting: () => deleting(ctx, move),
     rolling_back: () => rollingBack(ctx, move, names),
     done: async () => ({ changes: {} }),
@@ -141,43 +141,65 @@ async function settling(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> 
   return { changes: { step: "copying", counts, note: null, ...nextPass(counts, -1) } };
 }
 
-/** The first table of `order` that has rows to work on (all, when nothing was counted). */
-function firstTable(order: readonly { name: string }[], counts: TableCounts | null, after = -1): Changes {
-  const next = order.findIndex((t, i) => i > after && (!counts || (counts[t.name]?.from ?? 1) > 0));
-  return next < 0 ? { tableName: null, cursor: null } : { tableName: order[next]!.name, cursor: 0 };
-}
-
 /** The copy's next pass after the pass at `after` that has rows to copy. */
 function nextPass(counts: TableCounts, after: number): Changes {
   const next = COPY_PASSES.findIndex((p, i) => i > after && (p === RESTORE_PASS ? counts[RESTORED.table]!.from > 0 : counts[p]!.from > 0));
   return next < 0 ? { tableName: null, cursor: null } : { tableName: COPY_PASSES[next]!, cursor: 0 };
 }
 
+/** The rows a pass copies: a table's, or (the restore) the reports'. */
+const passRows = (counts: TableCounts, pass: string) => counts[pass === RESTORE_PASS ? RESTORED.table : pass]!.from;
+
+/**
+ * The passes one page reads, from `pass` at `cursor`: that pass alone while it is under way, or with the
+ * passes after it while all their rows fit in one page (most of an organization's tables are small, and
+ * each read and write is a round trip).
+ */
+function pageGroup(counts: TableCounts, { pass, cursor, limit }: { pass: string; cursor: number; limit: number }): string[] {
+  const group = [pass];
+  if (cursor > 0) return group;
+  let room = limit - passRows(counts, pass);
+  for (let i = COPY_PASSES.indexOf(pass) + 1; i < COPY_PASSES.length; i++) {
+    const rows = passRows(counts, COPY_PASSES[i]!);
+    if (rows === 0) continue;
+    if (rows > room) break;
+    group.push(COPY_PASSES[i]!);
+    room -= rows;
+  }
+  return group;
+}
+
 async function copying(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> {
   const source = session(ctx, move.fromShard);
   const target = session(ctx, move.toShard);
   const org = move.organizationId;
+  const counts = move.counts!;
   const { rows: limit, perAdvance } = pagesOf(ctx);
   let pass = move.tableName;
   let cursor = move.cursor ?? 0;
   for (let page = 0; page < perAdvance && pass !== null; page++) {
-    const restore = pass === RESTORE_PASS;
-    const raw = (await (restore
-      ? readRestored(source, org, { after: cursor, limit })
-      : readPage(source, tenantTable(pass), org, { after: cursor, limit })
-    ).raw()) as unknown[][];
-    const { rows, next } = pageRows(raw, limit);
-    if (rows.length) {
-      const table = restore ? null : tenantTable(pass);
-      const writes = restore ? restoreRows(target, rows) : insertRows(target, table!, rows);
-      const first = table?.derived && cursor === 0 ? [clearDerived(target, table, org)] : [];
-      await target.batch(fenced(target, org, "open", [...first, ...writes], iso(ctx.now)));
+    const group = pageGroup(counts, { pass, cursor, limit });
+    const reads = await source.batch(
+      group.map((p, i) => {
+        const after = i === 0 ? cursor : 0;
+        return p === RESTORE_PASS ? readRestored(source, org, { after, limit }) : readPage(source, tenantTable(p), org, { after, limit });
+      }),
+    );
+    const writes: D1PreparedStatement[] = [];
+    let next: { pass: string | null; cursor: number } | null = null;
+    for (const [i, p] of group.entries()) {
+      const { rows, next: more } = pageOf(reads[i]!, limit);
+      const table = p === RESTORE_PASS ? null : tenantTable(p);
+      if (table?.derived && (i > 0 || cursor === 0)) writes.push(clearDerived(target, table, org));
+      if (rows.length) writes.push(...(table ? insertRows(target, table, rows) : restoreRows(target, rows)));
+      // A table with more rows than a page goes on from its last; one that fits ends the page's passes here.
+      if (more !== null) {
+        next = { pass: p, cursor: more };
+        break;
+      }
     }
-    if (next !== null) cursor = next;
-    else {
-      pass = nextPass(move.counts!, COPY_PASSES.indexOf(pass)).tableName ?? null;
-      cursor = 0;
-    }
+    if (writes.length) await target.batch(fenced(target, org, "open", writes, iso(ctx.now)));
+    ({ pass, cursor } = next ?? { pass: nextPass(counts, COPY_PASSES.indexOf(group.at(-1)!)).tableName ?? null, cursor: 0 });
   }
   return { changes: pass === null ? { step: "verifying", tableName: null, cursor: null } : { tableName: pass, cursor } };
 }
@@ -244,29 +266,44 @@ export async function handOver(ctx: MoveContext, shard: string, organizationId: 
   for (const [delay, ids] of byDelay(notices!)) await publishNotifications(queue, ids, delay || undefined);
 }
 
-/** Deletes the organization's rows from a database that gives them up, a table at a time (children first). */
-async function deletePages(ctx: MoveContext, move: ShardMoveRow, { shard, counts }: { shard: string; counts: TableCounts | null }) {
+/**
+ * Deletes the organization's rows from a database that gives them up, children first: the tables left
+ * are counted, and those whose rows fit in one page go in one batch (each deleted whole before its parent).
+ * Answers the first table with rows left, or null when none has.
+ */
+async function deletePages(ctx: MoveContext, move: ShardMoveRow, shard: string): Promise<string | null> {
   const d1 = session(ctx, shard);
+  const org = move.organizationId;
   const { deleteRows: limit, perAdvance } = pagesOf(ctx);
-  let table = move.tableName;
-  for (let page = 0; page < perAdvance && table !== null; page++) {
+  const left = await countRows(d1, org);
+  let at = DELETION_ORDER.findIndex((t) => left[t.name]! > 0);
+  for (let page = 0; page < perAdvance && at >= 0; page++) {
+    const group = [DELETION_ORDER[at]!];
+    let room = limit - left[group[0]!.name]!;
+    for (let i = at + 1; i < DELETION_ORDER.length && room > 0; i++) {
+      const rows = left[DELETION_ORDER[i]!.name]!;
+      if (rows === 0) continue;
+      if (rows > room) break;
+      group.push(DELETION_ORDER[i]!);
+      room -= rows;
+    }
     const results = await d1.batch(
-      fenced(d1, move.organizationId, "departing", [deleteRows(d1, tenantTable(table), move.organizationId, limit)], iso(ctx.now)),
+      fenced(
+        d1,
+        org,
+        "departing",
+        group.map((t) => deleteRows(d1, t, org, limit)),
+        iso(ctx.now),
+      ),
     );
-    if (results[2]!.meta.changes < limit)
-      table =
-        firstTable(
-          DELETION_ORDER,
-          counts,
-          DELETION_ORDER.findIndex((t) => t.name === table),
-        ).tableName ?? null;
+    for (const [i, t] of group.entries()) left[t.name]! -= results[i + 2]!.meta.changes;
+    at = DELETION_ORDER.findIndex((t) => left[t.name]! > 0);
   }
-  return table;
+  return at < 0 ? null : DELETION_ORDER[at]!.name;
 }
 
 async function deleting(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> {
-  // The old database was fenced since the copy: no table gained rows it did not count then.
-  const table = await deletePages(ctx, move, { shard: move.fromShard, counts: move.counts });
+  const table = await deletePages(ctx, move, move.fromShard);
   if (table !== null) return { changes: { tableName: table, cursor: null } };
   const source = session(ctx, move.fromShard);
   await source.batch([unfence(source, move.organizationId)]);
@@ -279,7 +316,7 @@ async function deleting(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> 
  * their messages), then the catalog clears moving_to.
  */
 async function rollingBack(ctx: MoveContext, move: ShardMoveRow, names: () => Promise<CatalogName[]>): Promise<Outcome> {
-  const table = await deletePages(ctx, move, { shard: move.toShard, counts: null });
+  const table = await deletePages(ctx, move, move.toShard);
   if (table !== null) return { changes: { tableName: table, cursor: null } };
   const target = session(ctx, move.toShard);
   const source = session(ctx, move.fromShard);

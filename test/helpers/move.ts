@@ -200,6 +200,41 @@ export async function processEvents(organizationId: string) {
   return runQueue(results.map((e) => ({ event_id: e.id, shard })));
 }
 
+/**
+ * A smaller organization for the tests that move it hundreds of times: what a move treats apart (a report,
+ * its search index and counts, a reporter-visible reply and a file setting its activity, the similarity
+ * rows, a webhook's deliveries waiting for their retry, an e-mail waiting), and little else.
+ */
+export async function lightOrganization(): Promise<{ org: TestOrganization; vulnIds: string[] }> {
+  const org = await organization();
+  const b = await brief(org, { published_at: PUBLISHED });
+  must(
+    await post("/v1/webhooks", org.key, {
+      data: {
+        type: "webhook",
+        attributes: { name: "Created", url: "https://hooks.example.com/vdp" },
+        relationships: { trigger_event_types: { data: [{ type: "trigger_event_type", id: EVENT_TYPES[0].id }] } },
+      },
+    }),
+    201,
+  );
+  must(await post("/v1/contacts", org.key, { data: { type: "contact", attributes: { name: "Ana", email: `ana-${org.slug}@acme.example`, role: "responder" } } }), 201);
+  const made = await post("/v1/vulns", org.key, {
+    data: { type: "vuln", attributes: { title: "Open redirect in login", description: "Open redirect in login: steps" }, relationships: { brief: { data: { type: "brief", id: b.id } } } },
+  });
+  const reported = await submitReport(org, { title: "Open redirect in logout", description: "Open redirect in logout: steps" }, { briefId: b.id, shortcode: b.attributes.shortcode });
+  const vulnIds = [reported.id, must(made, 201).body.data.id as string];
+  must(await post(`/v1/vulns/${vulnIds[0]}/comments`, org.key, { data: { type: "comment", attributes: { body: "On it", visibility: "reporter" } } }), 201);
+  must(await upload(org.key, vulnIds[1]!, '{"poc":true}', { filename: "poc.json", contentType: "application/json" }), 201);
+  const failing = receiver(() => new Response("down", { status: 503 }));
+  try {
+    await processEvents(org.id);
+  } finally {
+    failing.restore();
+  }
+  return { org, vulnIds };
+}
+
 function must(res: ApiResponse, status: number): ApiResponse {
   if (res.status !== status) throw new Error(`rich organization: expected ${status}, got ${res.status} ${res.text}`);
   return res;
@@ -251,4 +286,44 @@ export async function tenantRow(organizationId: string) {
   return env.CATALOG.prepare("SELECT shard, moving_to FROM tenants WHERE organization_id = ?")
     .bind(organizationId)
     .first<{ shard: string; moving_to: string | null }>();
+}
+
+type Inner = D1Database | D1DatabaseSession;
+
+/**
+ * The Worker dying at its n-th D1 call (a batch, or a statement's first, all, raw or run), counted across
+ * every binding it is given: that call fails before reaching D1 ("before": nothing written) or after
+ * ("after": written, the answer lost), and every call after it fails too, as a dead Worker makes none.
+ * `calls()` says how many were made, the failed ones included.
+ */
+export function dyingAt(n: number, when: "before" | "after") {
+  let calls = 0;
+  const dead = () => new Error(`the Worker died at D1 call ${n} (${when})`);
+  const call = async <T>(run: () => Promise<T>): Promise<T> => {
+    const mine = ++calls;
+    if (mine > n || (mine === n && when === "before")) throw dead();
+    const result = await run();
+    if (mine === n) throw dead();
+    return result;
+  };
+  const statement = (inner: D1PreparedStatement): D1PreparedStatement =>
+    new Proxy(inner, {
+      get(target, prop) {
+        const value = Reflect.get(target, prop, target);
+        if (prop === "bind") return (...args: unknown[]) => statement(target.bind(...args));
+        if (["first", "all", "raw", "run"].includes(String(prop))) return (...args: unknown[]) => call(() => value.apply(target, args));
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const wrap = <T extends Inner>(inner: T): T =>
+    new Proxy(inner, {
+      get(target, prop) {
+        if (prop === "prepare") return (sql: string) => statement(target.prepare(sql));
+        if (prop === "batch") return (statements: D1PreparedStatement[]) => call(() => target.batch(statements));
+        if (prop === "withSession") return (...args: unknown[]) => wrap((target as D1Database).withSession(...(args as [string])));
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  return { wrap, calls: () => calls };
 }
