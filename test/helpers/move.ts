@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { EVENT_TYPES } from "../../src/events/types";
 import { TENANT_TABLES } from "../../src/db/tenant-tables";
-import { api, type ApiResponse, get, post } from "./api";
+import { type ApiResponse, get, post } from "./api";
 import { fakeQueue } from "./events";
 import { brief, organization, policy, PUBLISHED, type TestOrganization, upload } from "./factories";
 import { runQueue } from "./queue";
@@ -218,13 +218,31 @@ export async function lightOrganization(): Promise<{ org: TestOrganization; vuln
     }),
     201,
   );
-  must(await post("/v1/contacts", org.key, { data: { type: "contact", attributes: { name: "Ana", email: `ana-${org.slug}@acme.example`, role: "responder" } } }), 201);
+  must(
+    await post("/v1/contacts", org.key, {
+      data: { type: "contact", attributes: { name: "Ana", email: `ana-${org.slug}@acme.example`, role: "responder" } },
+    }),
+    201,
+  );
   const made = await post("/v1/vulns", org.key, {
-    data: { type: "vuln", attributes: { title: "Open redirect in login", description: "Open redirect in login: steps" }, relationships: { brief: { data: { type: "brief", id: b.id } } } },
+    data: {
+      type: "vuln",
+      attributes: { title: "Open redirect in login", description: "Open redirect in login: steps" },
+      relationships: { brief: { data: { type: "brief", id: b.id } } },
+    },
   });
-  const reported = await submitReport(org, { title: "Open redirect in logout", description: "Open redirect in logout: steps" }, { briefId: b.id, shortcode: b.attributes.shortcode });
+  const reported = await submitReport(
+    org,
+    { title: "Open redirect in logout", description: "Open redirect in logout: steps" },
+    { briefId: b.id, shortcode: b.attributes.shortcode },
+  );
   const vulnIds = [reported.id, must(made, 201).body.data.id as string];
-  must(await post(`/v1/vulns/${vulnIds[0]}/comments`, org.key, { data: { type: "comment", attributes: { body: "On it", visibility: "reporter" } } }), 201);
+  must(
+    await post(`/v1/vulns/${vulnIds[0]}/comments`, org.key, {
+      data: { type: "comment", attributes: { body: "On it", visibility: "reporter" } },
+    }),
+    201,
+  );
   must(await upload(org.key, vulnIds[1]!, '{"poc":true}', { filename: "poc.json", contentType: "application/json" }), 201);
   const failing = receiver(() => new Response("down", { status: 503 }));
   try {

@@ -51,7 +51,9 @@ async function run(org: string, to: string, make: () => MoveContext): Promise<Sh
 
 /** Cancels the organization's move (if it is not rolling back already) and advances its rollback to its end, as `npm run shard -- cancel` does. */
 async function rollBackMove(org: string, make: () => MoveContext): Promise<ShardMoveRow | null> {
-  const open = await env.CATALOG.prepare("SELECT id, step FROM shard_moves WHERE organization_id = ? AND step NOT IN ('done', 'rolled_back')")
+  const open = await env.CATALOG.prepare(
+    "SELECT id, step FROM shard_moves WHERE organization_id = ? AND step NOT IN ('done', 'rolled_back')",
+  )
     .bind(org)
     .first<{ id: string; step: string }>();
   if (!open) return null;
@@ -92,7 +94,8 @@ describe("a move killed at any step", () => {
       for (let n = 1; n < 1000; n++) {
         const to = otherShard(home);
         const dying = dyingAt(n, when);
-        const faulty = () => context({ CATALOG: dying.wrap(env.CATALOG), TENANT_1: dying.wrap(env.TENANT_1), TENANT_2: dying.wrap(env.TENANT_2) }, clock);
+        const faulty = () =>
+          context({ CATALOG: dying.wrap(env.CATALOG), TENANT_1: dying.wrap(env.TENANT_1), TENANT_2: dying.wrap(env.TENANT_2) }, clock);
         const ended = await run(org, to, faulty).then(
           (move) => move,
           (err: Error) => {
@@ -109,7 +112,9 @@ describe("a move killed at any step", () => {
         }
         kills++;
         // Run again (the command, or the cron). Killed after its last write, the move had ended already.
-        const open = await env.CATALOG.prepare("SELECT count(*) AS n FROM shard_moves WHERE organization_id = ? AND step NOT IN ('done', 'rolled_back')")
+        const open = await env.CATALOG.prepare(
+          "SELECT count(*) AS n FROM shard_moves WHERE organization_id = ? AND step NOT IN ('done', 'rolled_back')",
+        )
           .bind(org)
           .first("n");
         if (open || (await tenantRow(org))!.shard !== to) expect([n, (await run(org, to, healthy)).step]).toEqual([n, "done"]);
@@ -135,7 +140,9 @@ describe("a move killed at any step", () => {
       await d1.batch([
         d1.prepare("UPDATE tenant_fences SET state = 'open' WHERE organization_id = ?").bind(org),
         d1
-          .prepare("INSERT INTO canned_responses (id, organization_id, name, body, visibility, created_at, updated_at) VALUES (?, ?, 'Stray', 'x', 'internal', 'x', 'x')")
+          .prepare(
+            "INSERT INTO canned_responses (id, organization_id, name, body, visibility, created_at, updated_at) VALUES (?, ?, 'Stray', 'x', 'internal', 'x', 'x')",
+          )
           .bind(crypto.randomUUID(), org),
         d1.prepare("UPDATE tenant_fences SET state = 'closed' WHERE organization_id = ?").bind(org),
       ]);
@@ -157,7 +164,8 @@ describe("a move killed at any step", () => {
       move = await advanceMove(healthy(), move.id);
       expect(move.step).toBe("copying");
       const dying = dyingAt(n, n % 2 ? "before" : "after");
-      const faulty = () => context({ CATALOG: dying.wrap(env.CATALOG), TENANT_1: dying.wrap(env.TENANT_1), TENANT_2: dying.wrap(env.TENANT_2) }, clock);
+      const faulty = () =>
+        context({ CATALOG: dying.wrap(env.CATALOG), TENANT_1: dying.wrap(env.TENANT_1), TENANT_2: dying.wrap(env.TENANT_2) }, clock);
       const ended = await rollBackMove(org, faulty).catch((err: Error) => {
         expect(died(err)).toBe(true);
         return null;

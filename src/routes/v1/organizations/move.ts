@@ -60,7 +60,11 @@ export const organizationMoveRouter = createRouter()
       request: { params: MoveParam },
       responses: {
         200: { description: "The move", content: jsonApiContent(MoveDocument) },
-        ...errorResponses("read", { access: "operator", notFound: "No such organization, or it never moved" }),
+        ...errorResponses("read", {
+          access: "operator",
+          notFound: "No such organization, or it never moved",
+          conflict: "a deployment of one database",
+        }),
       },
     }),
     async (c) => {
