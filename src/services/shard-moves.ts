@@ -4,7 +4,7 @@ import { findName, findTenant, namesOf } from "../db/catalog";
 import { shardMoves, type ShardMoveRow, type ShardMoveStep, tenants } from "../db/schema";
 import { countRows } from "../db/tenant-copy";
 import { batchOf, subquery } from "../db/queries";
-import { attribute, Conflict, Invalid, NotFound, Unavailable } from "../lib/domain-errors";
+import { attribute, Conflict, Invalid, NotFound, resource, Unavailable } from "../lib/domain-errors";
 import { uuidv7 } from "../lib/ids";
 import { loggable } from "../lib/log";
 import { type MoveContext, MOVE_TIMING, type Outcome, rollBack, runStep } from "./shard-move-steps";
@@ -69,11 +69,22 @@ export async function findMove(ctx: MoveContext, organization: string): Promise<
  */
 export async function startOrAdvanceMove(
   ctx: MoveContext,
-  { organization, to, startedBy }: { organization: string; to: string; startedBy: string | null },
+  { organization, to, moveId, startedBy }: { organization: string; to: string; moveId?: string; startedBy: string | null },
 ) {
   assertSharded(ctx);
   const catalog = catalogOf(ctx);
   const tenant = await resolve(catalog, organization);
+  if (moveId) {
+    // Advancing a move named by its id: never a new one.
+    const named = await catalog
+      .select()
+      .from(shardMoves)
+      .where(and(eq(shardMoves.id, moveId), eq(shardMoves.organizationId, tenant.id)))
+      .get();
+    if (!named) throw new NotFound("organization_move", `The organization has no move ${moveId}.`, { member: resource({ id: true }) });
+    if (named.toShard !== to) throw Invalid.at(attribute("to"), `Move ${moveId} goes to ${named.toShard}.`);
+    return { move: FINISHED.includes(named.step) ? named : await advanceMove(ctx, named.id), started: false };
+  }
   if (!ctx.shards.names.includes(to))
     throw Invalid.at(attribute("to"), `must be one of this deployment's tenant databases: ${ctx.shards.names.join(", ")}.`);
   const current = await unfinished(catalog, tenant.id);

@@ -61,6 +61,15 @@ describe("POST /v1/organizations/{id}/move", () => {
     expect((await get(`/v1/organizations/${org.id}/move`, org.operatorKey)).body.data.attributes.step).toBe("done");
     // Moved once, it is found where it is now: a move back starts from there.
     expect((await move(org, org.operatorKey, to(there))).status).toBe(422);
+    // Named by its id (as the command resumes it), the finished move is answered as it ended: no second move.
+    const named = (id: string, shard = there) =>
+      move(org, org.operatorKey, { data: { type: "organization_move", id, attributes: { to: shard } } });
+    const again = await named(started.body.data.id);
+    expect([again.status, again.body.data.attributes.step]).toEqual([200, "done"]);
+    expect((await named("01900000-0000-7000-8000-00000000dead")).status).toBe(404);
+    const elsewhere = await named(started.body.data.id, otherShard(there));
+    expect([elsewhere.status, elsewhere.body.errors[0].source.pointer]).toEqual([422, "/data/attributes/to"]);
+    expect(await tenantRow(org.id)).toEqual({ shard: there, moving_to: null });
   });
 
   it("answers 404 for an organization that never moved", async () => {

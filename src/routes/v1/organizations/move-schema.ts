@@ -1,7 +1,7 @@
 import { z } from "@hono/zod-openapi";
 import { type ShardMoveRow, SHARD_MOVE_STEPS } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
-import { requestDocument, resourceSchema, Timestamp, toOneSchema } from "../../../http/openapi/documents";
+import { resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi/documents";
 import { MOVE_TIMING } from "../../../services/shard-moves";
 
 const ShardName = z
@@ -51,7 +51,9 @@ export const OrganizationMove = resourceSchema(
   z.object({ organization: toOneSchema("organization") }),
 );
 
-export const MoveOrganizationInput = requestDocument(
+// With `data.id` (the move the first call answered) the call only advances that move, and answers it as it
+// ended if it has: a command that resumes never starts a second move by mistake.
+export const MoveOrganizationInput = updateDocument(
   "organization_move",
   z.strictObject({ to: ShardName.openapi({ description: "The tenant database to move the organization to." }) }),
   z.strictObject({}).optional(),

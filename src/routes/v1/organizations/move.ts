@@ -43,6 +43,7 @@ export const organizationMoveRouter = createRouter()
       const { move, started } = await startOrAdvanceMove(moveContext(c.env, Date.now()), {
         organization: c.req.valid("param").id,
         to: data.attributes.to,
+        moveId: data.id,
         startedBy: c.var.caller.keyId,
       });
       if (started) c.header("Location", `/v1/organizations/${move.organizationId}/move`);
