@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, or } from "drizzle-orm";
 import { createDb, type Db } from "./index";
-import { catalogNames, shardRooms, tenants, type CatalogNameKind } from "./schema";
+import { catalogNames, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
 import { CATALOG, type Shards } from "./shards";
 const nowIso = () => new Date().toISOString();
 
@@ -22,8 +22,13 @@ export interface Found {
 
 /** What a service asks of the catalog; the request gives it one in a sharded deployment only. */
 export interface Catalog {
-  /** Records a new organization in the shard with the most room, and answers that shard and its database. */
-  place(organizationId: string): Promise<{ shard: string; db: Db }>;
+  /**
+   * Records a new organization in the shard with the most room, with the catalog's copy of its row (which
+   * operators' lists and directories read), and answers that shard and its database.
+   */
+  place(organization: OrganizationRow): Promise<{ shard: string; db: Db }>;
+  /** Keeps the catalog's copy of an organization's row as its shard now has it. */
+  copy(organization: OrganizationRow): Promise<void>;
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
   tenantOf(organizationId: string): Promise<Db | null>;
   /**
@@ -104,11 +109,18 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
   const catalog = () => (opened ??= createDb(shards.catalog.withSession("first-primary")));
   const tenantDb = (shard: string) => createDb(shards.binding(shard).withSession("first-primary"));
   return {
-    async place(organizationId) {
+    async place(organization) {
       const shard = await roomiest(catalog(), shards.names);
       const at = nowIso();
-      await catalog().insert(tenants).values({ organizationId, shard, createdAt: at, updatedAt: at });
+      await catalog().batch([
+        catalog().insert(tenants).values({ organizationId: organization.id, shard, createdAt: at, updatedAt: at }),
+        catalog().insert(organizations).values(organization),
+      ]);
       return { shard, db: tenantDb(shard) };
+    },
+    async copy(organization) {
+      const { id, ...rest } = organization;
+      await catalog().insert(organizations).values(organization).onConflictDoUpdate({ target: organizations.id, set: rest });
     },
     async tenantOf(organizationId) {
       const found = await findTenant(catalog(), organizationId);
