@@ -1,5 +1,5 @@
 import { type Db, primaryDb } from "./db";
-import { sweepOutbox } from "./events/outbox";
+import { emptyEventBodies, sweepOutbox } from "./events/outbox";
 import type { QueueMessage } from "./lib/queue";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
@@ -24,7 +24,8 @@ import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
  * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
- * of public submissions after two hours. Each step
+ * of public submissions after two hours, and empty the bodies of events processed before bodies were
+ * emptied at processing. Each step
  * on its own: a queue that is down must not stop the purges, nor one sweep the other.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
@@ -47,6 +48,7 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     purgeOrphanAttachments: () => purgeOrphanObjects(db, { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX }),
     purgeSignInRecords: () => purgeSignInRecords(db, now.getTime()),
     purgeGateMarks: () => purgeGateMarks(db, now),
+    emptyEventBodies: () => emptyEventBodies(db),
   };
   const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
   await sent();

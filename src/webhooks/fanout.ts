@@ -1,6 +1,9 @@
 import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import {
+  BODY_KEPT_TYPE,
+  BODY_LEFT_TO_EMPTY,
+  EMPTIED_BODY,
   events,
   webhookDeliveries,
   webhooks,
@@ -79,11 +82,30 @@ export function targetsOf(rows: (WebhookRow & { subscribedTo: string })[]): Targ
   return targets;
 }
 
+/**
+ * An event marked processed once it is fanned out, and its body emptied in the same write (see
+ * EMPTIED_BODY): its deliveries carry their own copies, written from the event as read, before this.
+ */
 export function markProcessed(db: Db, eventId: string, nowIso: string): Statement {
   return db
     .update(events)
-    .set({ processedAt: nowIso })
+    .set({
+      processedAt: nowIso,
+      payload: sql`CASE WHEN ${events.type} = ${BODY_KEPT_TYPE} THEN ${events.payload} ELSE ${EMPTIED_BODY} END`,
+    })
     .where(and(eq(events.id, eventId), isNull(events.processedAt)));
+}
+
+/**
+ * The bodies of events written processed in this batch (the intake's), emptied: for the end of the
+ * batch, once every statement before it has copied them into their deliveries (fanOutWritten reads
+ * the event's row) or read them otherwise. An event the batch did not write is not touched.
+ */
+export function emptyWrittenBodies(db: Db, eventIds: readonly string[]): Statement {
+  return db
+    .update(events)
+    .set({ payload: EMPTIED_BODY })
+    .where(and(inList(events.id, eventIds), BODY_LEFT_TO_EMPTY));
 }
 
 /**
@@ -111,7 +133,8 @@ export function fanOut(db: Db, event: EventRow, targets: Targets, now: number, o
 /**
  * fanOut for an event written, already processed, earlier in the same batch (its payload built by
  * SQLite): each delivery is copied from the event's row, so nothing is written if the event was not.
- * Its id is new, so no earlier fan-out of it can exist.
+ * Its id is new, so no earlier fan-out of it can exist. The event keeps its body until
+ * emptyWrittenBodies, later in the batch.
  */
 export function fanOutWritten(db: Db, event: { id: string; type: string }, organizationId: string, targets: Targets, now: number): Part {
   const nowIso = new Date(now).toISOString();
