@@ -44,7 +44,7 @@ function planned(db: Db, type: EventType, now: string): PlannedEvent {
  * changes()), which lets a conditional UPDATE decide inside the transaction whether its event exists.
  * With `requirePreviousChanged`, a statement before it that changed nothing refuses the whole batch.
  * With `processedAt`, it is written processed: its fan-out is in the same batch (the consumer's), which
- * copies its body into the deliveries and then empties it (emptyWrittenBodies in src/webhooks/fanout.ts).
+ * copies its body into the deliveries and then empties it (emptyWrittenBodies in src/webhooks/processed.ts).
  */
 export function vulnEvent(
   db: Db,

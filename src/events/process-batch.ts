@@ -5,16 +5,8 @@ import { releaseReceipt } from "../notifications/rows";
 import { receiveStatements, storeStatements } from "../intake/intake";
 import { type Candidate, type IntakeSignature, intakeSignature, similarityStatements, storeAndLookup } from "../intake/similarity";
 import { batchOf, inList, subquery } from "../db/queries";
-import {
-  emptyWrittenBodies,
-  fanOut,
-  fanOutWritten,
-  markProcessed,
-  subscribedWebhooks,
-  targetsOf,
-  type LeasedDelivery,
-  type Part,
-} from "../webhooks/fanout";
+import { fanOut, fanOutWritten, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
+import { emptyWrittenBodies, markProcessed } from "../webhooks/processed";
 
 // The events of one message batch processed together, in three D1 round trips whatever their
 // number, where one at a time cost about eleven each (read the event, two intake batches, three
