@@ -305,7 +305,7 @@ function render(
   out.push(`- One writer's budget = ${BUDGET.writesPerSecond} rows written a second. Source: ${BUDGET.source}.`);
   out.push(`- What D1 and R2 charge and allow: ${BUDGET.pricing}.`);
   out.push(
-    "- Retention applied daily, as the cron does: webhook deliveries (and their attempts) after 30 days, idempotency keys at expiry (a day). Events, e-mails, comments and advisories are kept.",
+    "- Retention applied daily, as the cron does: webhook deliveries (and their attempts) after 30 days, idempotency keys at expiry (a day). Events, e-mails, comments and advisories are kept; an event's body is emptied once it is fanned out (a triage move keeps its), except before bodies were emptied.",
     `- Projection to month ${HORIZON_MONTHS}: each month past the simulated ones grows by the mean of the last three measured, times (1 + growth) a year.`,
   );
   return out.join("\n");
