@@ -61,7 +61,8 @@ function mergedAggregate(sql: string, rows: Row[]): Row {
   for (const key of Object.keys(rows[0] ?? {})) {
     const values = rows.map((r) => r[key]);
     const numbers = values.filter((v): v is number => typeof v === "number");
-    if (numbers.length !== values.filter((v) => v !== null).length || numbers.length === 0) merged[key] = values.find((v) => v !== null) ?? null;
+    if (numbers.length !== values.filter((v) => v !== null).length || numbers.length === 0)
+      merged[key] = values.find((v) => v !== null) ?? null;
     else if (/\bmax\s*\(/i.test(sql) && !/\b(count|sum|total)\s*\(/i.test(sql)) merged[key] = Math.max(...numbers);
     else if (/\bmin\s*\(/i.test(sql) && !/\b(count|sum|total)\s*\(/i.test(sql)) merged[key] = Math.min(...numbers);
     else merged[key] = numbers.reduce((a, b) => a + b, 0);
@@ -73,7 +74,14 @@ function mergedAggregate(sql: string, rows: Row[]): Row {
 function mergedResults(sql: string, results: D1Result<Row>[]): D1Result<Row> {
   const lists = results.map((r) => r.results ?? []);
   const aggregate = !WRITE.test(sql) && AGGREGATE.test(sql) && !/GROUP BY/i.test(sql) && lists.every((l) => l.length === 1);
-  const rows = aggregate ? [mergedAggregate(sql, lists.map((l) => l[0]!))] : lists.flat();
+  const rows = aggregate
+    ? [
+        mergedAggregate(
+          sql,
+          lists.map((l) => l[0]!),
+        ),
+      ]
+    : lists.flat();
   const meta = { ...results[0]!.meta };
   meta.changes = results.reduce((n, r) => n + (r.meta?.changes ?? 0), 0);
   meta.rows_read = results.reduce((n, r) => n + (r.meta?.rows_read ?? 0), 0);
@@ -101,7 +109,13 @@ class UnionStatement {
     );
   }
   async all<T = Row>() {
-    return mergedResults(this.sql, await settled(this.sql, this.parts.map((p) => p.all<Row>()))) as unknown as D1Result<T>;
+    return mergedResults(
+      this.sql,
+      await settled(
+        this.sql,
+        this.parts.map((p) => p.all<Row>()),
+      ),
+    ) as unknown as D1Result<T>;
   }
   run<T = Row>() {
     return this.all<T>();
@@ -123,14 +137,23 @@ class UnionStatement {
  */
 export function platformDatabase(dbs: D1Database[]): D1Database {
   const union = {
-    prepare: (sql: string) => new UnionStatement(sql, dbs.map((d) => d.prepare(sql))),
+    prepare: (sql: string) =>
+      new UnionStatement(
+        sql,
+        dbs.map((d) => d.prepare(sql)),
+      ),
     async batch(statements: UnionStatement[]) {
       const sql = statements.map((s) => s.sql).join(";");
       const perDb = await settled(
         WRITE.test(statements.find((s) => WRITE.test(s.sql))?.sql ?? "") ? "INSERT" : sql,
         dbs.map((d, i) => d.batch(statements.map((s) => s.parts[i]!))),
       );
-      return statements.map((s, k) => mergedResults(s.sql, perDb.map((results) => results[k] as D1Result<Row>)));
+      return statements.map((s, k) =>
+        mergedResults(
+          s.sql,
+          perDb.map((results) => results[k] as D1Result<Row>),
+        ),
+      );
     },
     async exec(sql: string) {
       const results = await Promise.all(dbs.map((d) => d.exec(sql)));
