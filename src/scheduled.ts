@@ -2,7 +2,7 @@ import { type Db, primaryDb } from "./db";
 import { emptyEventBodies, sweepOutbox } from "./events/outbox";
 import { type QueueMessage, shardQueue } from "./lib/queue";
 import { type Shards, shardsOf } from "./db/shards";
-import { recordRoom } from "./db/catalog";
+import { recordRoom, replicateDirectories } from "./db/catalog";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./lib/idempotency-key";
@@ -45,7 +45,10 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
         perShard.map((s) => s.db),
         { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX },
       ),
-    ...(shards.sharded && { measureShardRooms: () => measureShardRooms(shards, now) }),
+    ...(shards.sharded && {
+      measureShardRooms: () => measureShardRooms(shards, now),
+      replicateDirectories: () => replicateDirectories(shards),
+    }),
   };
   const runs = [
     ...perShard.flatMap(({ name, steps }) => Object.entries(steps).map(([step, run]) => ({ what: `${step} (${name})`, run }))),

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, or } from "drizzle-orm";
 import { createDb, type Db } from "./index";
-import { catalogNames, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
+import { catalogNames, directories, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
 import { CATALOG, type Shards } from "./shards";
 const nowIso = () => new Date().toISOString();
 
@@ -27,6 +27,8 @@ export interface Catalog {
    * operators' lists and directories read), and answers that shard and its database.
    */
   place(organization: OrganizationRow): Promise<{ shard: string; db: Db }>;
+  /** Writes in every tenant database (the directories operators curate are kept in each, beside the listings that name them). */
+  inEveryShard(write: (db: Db) => Promise<unknown>): Promise<void>;
   /** Keeps the catalog's copy of an organization's row as its shard now has it. */
   copy(organization: OrganizationRow): Promise<void>;
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
@@ -118,6 +120,9 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       ]);
       return { shard, db: tenantDb(shard) };
     },
+    async inEveryShard(write) {
+      await Promise.all(shards.names.map((shard) => write(tenantDb(shard))));
+    },
     async copy(organization) {
       const { id, ...rest } = organization;
       await catalog().insert(organizations).values(organization).onConflictDoUpdate({ target: organizations.id, set: rest });
@@ -168,3 +173,25 @@ export function namesOf(catalog: Db, organizationId: string) {
 
 /** Marks names as an operator's (no organization): an operator key made by `npm run operator-key`. */
 export const OPERATOR = "";
+
+/**
+ * The directories, as the catalog has them, written again in every tenant database: a write that missed a
+ * shard (a failure after the catalog's commit) is repaired within a minute. Directories are few.
+ */
+export async function replicateDirectories(shards: Shards): Promise<number> {
+  const catalog = createDb(shards.catalog.withSession("first-primary"));
+  const rows = await catalog.select().from(directories);
+  if (!rows.length) return 0;
+  await Promise.all(
+    shards.names.map((shard) => {
+      const db = createDb(shards.binding(shard).withSession("first-primary"));
+      return db.batch(
+        rows.map((row) => {
+          const { id, ...rest } = row;
+          return db.insert(directories).values(row).onConflictDoUpdate({ target: directories.id, set: rest });
+        }) as [never, ...never[]],
+      );
+    }),
+  );
+  return rows.length;
+}

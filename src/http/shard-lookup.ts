@@ -167,3 +167,10 @@ export function routeOperators(): MiddlewareHandler<AppEnv> {
     await next();
   };
 }
+
+/** Every database a read across organizations asks: the request's own (one database), or each shard's. */
+export function everyShard(c: Context<AppEnv>): Db[] {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded) return [c.var.database.db];
+  return shards.names.map((name) => createDb(shards.binding(name).withSession("first-unconstrained")));
+}

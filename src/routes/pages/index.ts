@@ -14,7 +14,7 @@ import { normalizeUuid, nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
 import { BRIEF_CSP, ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
-import { findPublicDirectory } from "../../services/public-directories";
+import { findPublicDirectoryIn } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
 import { reportPageRouter } from "./report-page";
 import { emailLinksRouter } from "./email-links";
@@ -22,6 +22,7 @@ import { consoleRouter } from "./console";
 import { CONSOLE_JS, CONSOLE_JS_PATH } from "../../templates/console-script";
 import { GATE_JS, GATE_JS_PATH } from "../../templates/gate-script";
 import { POW_WORKER_JS, POW_WORKER_JS_PATH } from "../../templates/pow-worker-script";
+import { everyShard } from "../../http/shard-lookup";
 import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from "./shared";
 
 /**
@@ -73,7 +74,7 @@ pagesRouter.get("/d/:slug", database(), async (c) => {
   const slug = c.req.param("slug").toLowerCase();
   const response = await cachedPublicBody(c, publicPagePath(publicDirectoryPath(slug))!, HTML, async () => {
     const now = nowIso();
-    const found = await findPublicDirectory(c.var.database.db, slug, now);
+    const found = await findPublicDirectoryIn(everyShard(c), slug, now);
     return found && directoryPage(found.directory, found.entries, now);
   });
   return response ?? page(c, notFoundPage("directory"), 404);
