@@ -27,10 +27,12 @@ export interface Catalog {
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
   tenantOf(organizationId: string): Promise<Db | null>;
   /**
-   * Claims names for an organization before the write that uses them. A name another organization (or
-   * this one) holds fails as the tenant's own unique index would, so the services' guards answer alike.
+   * Claims names for an organization before the write that uses them. A name another organization
+   * holds fails as the tenant's own unique index would, so the services' guards answer alike. Answers
+   * the names this call claimed: not those the organization held already, which a failed write must
+   * not give back (its other policy's custom domain, its own slug sent again).
    */
-  claim(organizationId: string, names: readonly CatalogName[]): Promise<void>;
+  claim(organizationId: string, names: readonly CatalogName[]): Promise<CatalogName[]>;
   /** Gives names back (a write that failed after its claim, a revoked key), and forgets their cached lookups. */
   release(names: readonly CatalogName[]): Promise<void>;
 }
@@ -42,7 +44,8 @@ const UNIQUE_IN: Record<CatalogNameKind, string> = {
   session: "sessions.token_hash",
   brief: "briefs.shortcode",
   policy: "policies.shortcode",
-  domain: "policies.custom_domain",
+  // An index on an expression (lower(custom_domain)): SQLite names the index itself.
+  domain: "index 'policies_custom_domain_unique_idx'",
   report_token: "vulns.reporter_token_hash",
   advisory: "advisories.id",
 };
@@ -113,7 +116,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       return found ? tenantDb(found.shard) : null;
     },
     async claim(organizationId, names) {
-      if (!names.length) return;
+      if (!names.length) return [];
       const at = nowIso();
       const same = or(...names.map((n) => and(eq(catalogNames.kind, n.kind), eq(catalogNames.name, n.name))));
       const [claimed, owners] = await catalog.batch([
@@ -126,7 +129,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       ]);
       // A name this organization holds already (its own slug sent again) is no conflict.
       const taken = owners.find((o) => o.organizationId !== organizationId);
-      if (!taken) return;
+      if (!taken) return claimed;
       await this.release(claimed);
       throw new Error(`UNIQUE constraint failed: ${UNIQUE_IN[taken.kind]}`);
     },

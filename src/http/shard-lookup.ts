@@ -2,6 +2,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../db";
 import { CATALOG, shardsOf } from "../db/shards";
 import { Unavailable } from "../lib/domain-errors";
+import { normalizeShortcode, normalizeUuid } from "../lib/ids";
+import type { CatalogNameKind } from "../db/schema";
 import { type CatalogName, findName, findTenant, type Found, shardCatalog, type Catalog } from "../db/catalog";
 import type { AppEnv } from "./app-env";
 
@@ -108,5 +110,36 @@ export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null): Mid
       if (!found) c.var.database.route(shards.names[0]!, shards.binding(shards.names[0]!));
     }
     await next();
+  };
+}
+
+/** A brief's or a policy's catalog name as a path carries its shortcode (any case, read as heard), or null when it cannot be one. */
+export function shortcodeName(kind: "brief" | "policy", text: string | undefined): CatalogName | null {
+  const shortcode = normalizeShortcode(text ?? "");
+  return shortcode ? { kind, name: shortcode } : null;
+}
+
+/** An advisory's catalog name as a path carries its id (any case), or null when it cannot be one. */
+export function advisoryName(text: string | undefined): CatalogName | null {
+  const id = normalizeUuid(text ?? "");
+  return id ? { kind: "advisory", name: id } : null;
+}
+
+/** An organization's slug as a path carries it (slugs are lower case). */
+export const slugName = (text: string | undefined): CatalogName => ({ kind: "organization_slug", name: (text ?? "").toLowerCase() });
+
+/** A custom domain as a request's Host names it (domains are claimed in lower case). */
+export const domainName = (url: string): CatalogName => ({ kind: "domain", name: new URL(url).hostname.toLowerCase() });
+
+/**
+ * A lookup by a secret's SHA-256 (a report's follow-up token) that first routes the request to the
+ * shard the catalog names for it; a hash the catalog does not know finds nothing, and no shard is read.
+ *
+ * @example reporterAuth({ lookUp: routedLookUp("report_token", findReport), caller: reporterCaller })
+ */
+export function routedLookUp<T>(kind: CatalogNameKind, find: (db: Db, hash: string) => Promise<T | null>) {
+  return async function routedLookUpOf(c: Context, hash: string): Promise<T | null> {
+    const db = await routeByName(c as Context<AppEnv>, { kind, name: hash });
+    return db ? find(db, hash) : null;
   };
 }

@@ -12,11 +12,12 @@ export async function withNames<T>(
   write: () => Promise<T>,
 ): Promise<T> {
   if (!ctx.catalog) return write();
-  await ctx.catalog.claim(organizationId, names);
+  const claimed = await ctx.catalog.claim(organizationId, names);
   try {
     return await write();
   } catch (err) {
-    await ctx.catalog.release(names).catch(() => {});
+    // Only what this write claimed: a name the organization held before stays its own.
+    await ctx.catalog.release(claimed).catch(() => {});
     throw err;
   }
 }
