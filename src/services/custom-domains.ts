@@ -148,7 +148,7 @@ export async function checkCustomDomainClaims(ctx: ServiceContext, resolve: TxtR
     p.evicts((r) => staleOfVerified(rows.flatMap((h) => h.of(r)))),
   );
   // A released claim gives its domain back to the catalog of a sharded deployment, for any organization to name.
-  const released = due.filter((claim, i) => "customDomain" in outcomes[i]! && rows[i]!.of(results).length > 0);
+  const released = due.filter((_, i) => "customDomain" in outcomes[i]! && rows[i]!.of(results).length > 0);
   await ctx.catalog?.release(released.flatMap((claim) => domainNames(claim.customDomain)));
 }
 
