@@ -22,6 +22,10 @@ export interface Found {
 
 /** What a service asks of the catalog; the request gives it one in a sharded deployment only. */
 export interface Catalog {
+  /** The catalog database itself, which keeps what is no organization's: the sign-in budget, passkey sign-in challenges. */
+  readonly db: Db;
+  /** Every tenant database, for what spans organizations (a person signing in by address). */
+  tenants(): { shard: string; db: Db }[];
   /** Records a new organization in the shard with the most room, and answers that shard's database. */
   place(organizationId: string): Promise<Db>;
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
@@ -48,6 +52,10 @@ const UNIQUE_IN: Record<CatalogNameKind, string> = {
   domain: "index 'policies_custom_domain_unique_idx'",
   report_token: "vulns.reporter_token_hash",
   advisory: "advisories.id",
+  member: "members.id",
+  contact: "contacts.id",
+  sign_in_link: "sign_in_links.token_hash",
+  passkey: "passkeys.id",
 };
 
 /** The name's organization and shard: one read of the catalog (the request's edge cache answers most). */
@@ -105,6 +113,8 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
   const catalog = createDb(shards.catalog.withSession("first-primary"));
   const tenantDb = (shard: string) => createDb(shards.binding(shard).withSession("first-primary"));
   return {
+    db: catalog,
+    tenants: () => shards.names.map((shard) => ({ shard, db: tenantDb(shard) })),
     async place(organizationId) {
       const shard = await roomiest(catalog, shards.names);
       const at = nowIso();

@@ -101,11 +101,11 @@ export async function forgetTenant(organizationId: string): Promise<void> {
  *
  * @example publicRouter.use("/briefs/:shortcode/*", routeBy((c) => ({ kind: "brief", name: c.req.param("shortcode")! })))
  */
-export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null): MiddlewareHandler<AppEnv> {
+export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null | Promise<CatalogName | null>): MiddlewareHandler<AppEnv> {
   return async function routeByMiddleware(c, next) {
     const shards = shardsOf(c.env);
     if (shards.sharded) {
-      const name = nameOf(c);
+      const name = await nameOf(c);
       const found = name ? await routeByName(c, name) : null;
       if (!found) c.var.database.route(shards.names[0]!, shards.binding(shards.names[0]!));
     }
@@ -143,3 +143,31 @@ export function routedLookUp<T>(kind: CatalogNameKind, find: (db: Db, hash: stri
     return db ? find(db, hash) : null;
   };
 }
+
+/**
+ * What spans organizations or names a row no catalog name leads to (an unsubscribe link's report, checked
+ * by its MAC before anything is read): looked for in every shard at once, and the request routed to the
+ * one that has it. Null, unrouted, when none has it. A one-database deployment reads its one database.
+ */
+export async function routeByScatter<T>(c: Context<AppEnv>, find: (db: Db) => Promise<T | null>): Promise<T | null> {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded) return find(c.var.database.db);
+  const found = await Promise.all(
+    // At each primary: a bookmark the client sent is one database's, and a scatter is rare enough.
+    shards.names.map(async (shard) => ({ shard, value: await find(createDb(shards.binding(shard).withSession("first-primary"))) })),
+  );
+  const hit = found.find((f) => f.value !== null);
+  if (!hit) return null;
+  c.var.database.route(hit.shard, shards.binding(hit.shard));
+  return hit.value;
+}
+
+/**
+ * A request that spans organizations (a person asking for sign-in links, a passkey's challenge) reads
+ * the catalog unless something routes it to a shard first: it keeps what is no organization's.
+ */
+export const onCatalog: MiddlewareHandler<AppEnv> = async function onCatalogMiddleware(c, next) {
+  const shards = shardsOf(c.env);
+  if (shards.sharded) c.var.database.fallBackTo(CATALOG, shards.catalog);
+  await next();
+};

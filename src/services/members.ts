@@ -3,6 +3,7 @@ import {
   members,
   notifications,
   organizations,
+  passkeys,
   sessions,
   vulns,
   type MemberRole,
@@ -21,6 +22,10 @@ import { listPage, type ListQuery } from "./list-pages";
 import { mayChange } from "./access";
 import { commit, consequence, Plan, readBatch } from "./unit-of-work";
 import { vulnEvent } from "../events/outbox";
+import type { CatalogName } from "../db/catalog";
+import { withNames } from "./catalog";
+import { forgetSessions } from "./sessions";
+import { passkeyName } from "./passkeys";
 
 // The organization's people who sign in. A new member is invited: one invitation e-mail (the outbox,
 // in the batch that adds them) whose page's button sets joined_at. The organization's own key (or an
@@ -108,12 +113,16 @@ function invitationFor(member: MemberRow, organization: string | null, now: stri
 const organizationName = (ctx: ServiceContext, organizationId: string) =>
   ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId));
 
-/** Ends every live session of a member: for the batch of the change that takes their access away. */
+/**
+ * Ends every live session of a member: for the batch of the change that takes their access away. Their
+ * hashes come back, to leave the catalog of a sharded deployment once the batch commits (forgetSessions).
+ */
 const revokeSessions = (ctx: ServiceContext, memberId: string, now: string) =>
   ctx.db
     .update(sessions)
     .set({ revokedAt: now })
-    .where(and(eq(sessions.memberId, memberId), isNull(sessions.revokedAt)));
+    .where(and(eq(sessions.memberId, memberId), isNull(sessions.revokedAt)))
+    .returning({ tokenHash: sessions.tokenHash });
 
 /**
  * Whether the row being written leaves its organization an owner: it is no owner, or another member
@@ -160,8 +169,12 @@ export function firstOwner(ctx: ServiceContext, organization: { id: string; name
     invitation,
     statements: [ctx.db.insert(members).values(row), ctx.db.insert(notifications).values(invitation)] as const,
     audit: created(row),
+    names: [memberName(row.id)],
   };
 }
+
+/** A member's name in the catalog of a sharded deployment: its invitation's link names its id. */
+const memberName = (id: string): CatalogName => ({ kind: "member", name: id });
 
 /**
  * Adds a member, invited, with its invitation e-mail in the same batch. The limit is counted again
@@ -197,7 +210,7 @@ export async function createMember(
   const p = new Plan(row).add(insert).add(ctx.db.insert(notifications).values(invitation)).audits(created(row));
   await uniqueGuard(() =>
     whenRefused(
-      () => commit(ctx, p, ctx.respond),
+      () => withNames(ctx, { organizationId, names: [memberName(row.id)] }, () => commit(ctx, p, ctx.respond)),
       async () => {
         const [n] = await readBatch(ctx, [ctx.db.select({ n: count() }).from(members).where(eq(members.organizationId, organizationId))]);
         if ((n[0]?.n ?? 0) >= LIMITS.membersPerOrganization) throw full();
@@ -264,7 +277,7 @@ export async function updateMember(ctx: ServiceContext, id: string, input: Membe
       .where(and(eq(members.id, id), eq(members.organizationId, existing.organizationId)))
       .returning(),
   );
-  if (readdressed || next.role !== existing.role) p.add(revokeSessions(ctx, id, now));
+  const ended = readdressed || next.role !== existing.role ? p.track<{ tokenHash: string }[]>(revokeSessions(ctx, id, now)) : null;
   const invitation = readdressed ? invitationFor(next, org[0]?.name ?? null, now) : null;
   if (invitation) p.add(ctx.db.insert(notifications).values(invitation));
   p.audits({ action: "member.update", target: { type: "member", id }, changed, organizationId: existing.organizationId });
@@ -275,6 +288,7 @@ export async function updateMember(ctx: ServiceContext, id: string, input: Membe
     ),
   );
   if (update.of(results).length === 0) throw notFound();
+  if (ended) await forgetSessions(ctx, ended.of(results));
   if (invitation) ctx.defer(publishNotifications(ctx.queue, [invitation.id]));
   return next;
 }
@@ -290,21 +304,30 @@ export async function deleteMember(ctx: ServiceContext, id: string): Promise<voi
   if (!existing) throw notFound();
   const now = nowIso();
   const mine = and(eq(members.id, id), eq(members.organizationId, existing.organizationId));
-  const p = new Plan(null)
-    .add(
-      ctx.db
-        .update(members)
-        .set({ role: sql`CASE WHEN ${leavesAnOwner} THEN ${members.role} END`, updatedAt: now })
-        .where(mine),
-    )
-    .add(revokeSessions(ctx, id, now))
-    .add(ctx.db.delete(members).where(mine))
-    .audits({ action: "member.delete", target: { type: "member", id }, organizationId: existing.organizationId });
+  const p = new Plan(null).add(
+    ctx.db
+      .update(members)
+      .set({ role: sql`CASE WHEN ${leavesAnOwner} THEN ${members.role} END`, updatedAt: now })
+      .where(mine),
+  );
+  p.add(revokeSessions(ctx, id, now));
+  // Every session of theirs (live or ended), and their passkeys, go with them (cascade): their names leave a sharded deployment's catalog.
+  const gone = p.track<{ tokenHash: string }[]>(
+    ctx.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.memberId, id)),
+  );
+  const keys = p.track<{ id: string }[]>(ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.memberId, id)));
+  p.add(ctx.db.delete(members).where(mine)).audits({
+    action: "member.delete",
+    target: { type: "member", id },
+    organizationId: existing.organizationId,
+  });
   unassign(ctx, p, { member: existing, vulnIds: assigned.map((v) => v.id), now });
-  await whenRefused(
+  const { results } = await whenRefused(
     () => commit(ctx, p),
     () => refusal(ctx, existing),
   );
+  await forgetSessions(ctx, gone.of(results));
+  await ctx.catalog?.release([memberName(id), ...keys.of(results).map((k) => passkeyName(k.id))]);
 }
 
 /** The reports assigned to a member (on vulns_organization_assignee_idx). */
@@ -386,8 +409,9 @@ export async function revokeMemberSessions(ctx: ServiceContext, id: string): Pro
   const [found] = await readBatch(ctx, [selectMember(ctx, id)]);
   const existing = found[0];
   if (!existing) throw notFound();
-  const p = new Plan(null)
-    .add(revokeSessions(ctx, id, nowIso()))
-    .audits({ action: "member.sessions_revoke", target: { type: "member", id }, organizationId: existing.organizationId });
-  await commit(ctx, p);
+  const p = new Plan(null);
+  const ended = p.track<{ tokenHash: string }[]>(revokeSessions(ctx, id, nowIso()));
+  p.audits({ action: "member.sessions_revoke", target: { type: "member", id }, organizationId: existing.organizationId });
+  const { results } = await commit(ctx, p);
+  await forgetSessions(ctx, ended.of(results));
 }

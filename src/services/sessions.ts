@@ -11,6 +11,8 @@ import type { ServiceContext } from "./context";
 import { auditActor } from "./audit";
 import { findSignInLink, organizationName, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
+import { withNames } from "./catalog";
+import type { CatalogName } from "../db/catalog";
 
 // A signed-in browser: its cookie holds 256 random bits, the database their SHA-256. It ends after
 // LIMITS.sessionIdleHours unused, LIMITS.sessionDays after it began, or when revoked (sign-out, an
@@ -84,10 +86,12 @@ export async function touchSession(db: Db, session: Pick<OpenSession, "id" | "la
     .where(and(eq(sessions.id, session.id), isNull(sessions.revokedAt), lt(sessions.lastSeenAt, at)));
 }
 
-/** A new session's secret (for the cookie only) and its id. */
+/** A new session's secret (for the cookie only), its id, and its SHA-256 (what the door looks it up by). */
 export interface StartedSession {
   secret: string;
   id: string;
+  tokenHash: string;
+  organizationId: string;
 }
 
 /**
@@ -107,11 +111,12 @@ export async function sessionPlan(
   const id = uuidv7();
   const now = Date.now();
   const at = new Date(now).toISOString();
+  const tokenHash = await sha256Hex(secret);
   plan
     .add(
       ctx.db.insert(sessions).values({
         id,
-        tokenHash: await sha256Hex(secret),
+        tokenHash,
         memberId: sql`CASE WHEN ${how.guard} THEN ${member.id} END`,
         organizationId: member.organizationId,
         method: how.method,
@@ -141,8 +146,19 @@ export async function sessionPlan(
   plan.audits({ action: "session.create", target: { type: "session", id }, ...actor });
   if (member.joinedAt === null)
     plan.audits({ action: "member.join", target: { type: "member", id: member.id }, changed: ["joined_at"], ...actor });
-  return { secret, id };
+  return { secret, id, tokenHash, organizationId: member.organizationId };
 }
+
+/**
+ * Commits the plan that starts `session`. In a sharded deployment its SHA-256 is claimed in the catalog
+ * first, where the door finds its shard; the claim goes back if the plan is refused.
+ */
+export function commitSession(ctx: ServiceContext, plan: Plan<null>, session: StartedSession) {
+  return withNames(ctx, { organizationId: session.organizationId, names: [sessionName(session.tokenHash)] }, () => commit(ctx, plan));
+}
+
+/** A session's name in the catalog of a sharded deployment. */
+export const sessionName = (tokenHash: string): CatalogName => ({ kind: "session", name: tokenHash });
 
 export type LinkSignIn =
   | { ok: true; session: StartedSession }
@@ -181,7 +197,7 @@ export async function signInWithLink(
   const session = await sessionPlan(ctx, plan, { member: found.member, method: "email_link", guard: sql`changes() > 0` });
   return whenRefused<LinkSignIn>(
     async () => {
-      await commit(ctx, plan);
+      await commitSession(ctx, plan, session);
       return { ok: true, session };
     },
     // Another request used the link first.
@@ -194,18 +210,22 @@ export async function signInWithLink(
   );
 }
 
-/** Signs the caller's browser out: its session ends now, for every later request. */
+/** Signs the caller's browser out: its session ends now, for every later request (and leaves the catalog). */
 export async function endSession(ctx: ServiceContext): Promise<void> {
   const at = nowIso();
-  await commit(
-    ctx,
-    new Plan(null)
-      .add(
-        ctx.db
-          .update(sessions)
-          .set({ revokedAt: at })
-          .where(and(eq(sessions.id, ctx.caller.keyId), isNull(sessions.revokedAt))),
-      )
-      .audits({ action: "session.revoke", target: { type: "session", id: ctx.caller.keyId } }),
+  const p = new Plan(null);
+  const ended = p.track<{ tokenHash: string }[]>(
+    ctx.db
+      .update(sessions)
+      .set({ revokedAt: at })
+      .where(and(eq(sessions.id, ctx.caller.keyId), isNull(sessions.revokedAt)))
+      .returning({ tokenHash: sessions.tokenHash }),
   );
+  const { results } = await commit(ctx, p.audits({ action: "session.revoke", target: { type: "session", id: ctx.caller.keyId } }));
+  await forgetSessions(ctx, ended.of(results));
+}
+
+/** Gives ended sessions' names back to the catalog of a sharded deployment (the shard refuses them already). */
+export async function forgetSessions(ctx: ServiceContext, ended: readonly { tokenHash: string }[]): Promise<void> {
+  await ctx.catalog?.release(ended.map((s) => sessionName(s.tokenHash)));
 }
