@@ -85,10 +85,12 @@ export function createApp() {
       // A sharded deployment first finds the key's shard in the catalog (edge-cached); the shard decides whether the key is live.
       lookUp: async (c, keyHash) => {
         const db = await routeByName(c, { kind: "api_key", name: keyHash });
+        if (db) c.set("keyDatabase", db);
         return db ? findActiveKey(db, keyHash) : null;
       },
       // A key used from a new address is audited, after the answer: the address came with the lookup.
-      used: (c) => noteKeyUse(serviceContext(c)),
+      // (In the database the key was found in: an operator's is the catalog's.)
+      used: (c) => noteKeyUse(serviceContext(c, undefined, c.var.keyDatabase)),
       session: sessionDoor,
     }),
   );

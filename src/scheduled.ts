@@ -1,6 +1,8 @@
 import { type Db, primaryDb } from "./db";
 import { sweepOutbox } from "./events/outbox";
-import type { QueueMessage } from "./lib/queue";
+import { type QueueMessage, shardQueue } from "./lib/queue";
+import { type Shards, shardsOf } from "./db/shards";
+import { recordRoom } from "./db/catalog";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./lib/idempotency-key";
@@ -24,12 +26,41 @@ import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
  * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
- * of public submissions after two hours. Each step
- * on its own: a queue that is down must not stop the purges, nor one sweep the other.
+ * of public submissions after two hours, and (sharded) measure each tenant database's room. Each step
+ * on its own, in each shard: a queue that is down must not stop the purges, nor one sweep the other,
+ * nor one shard's trouble another's.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
-  const db = primaryDb(env.DB);
-  const queue = env.EVENTS as Queue<QueueMessage>;
+  const shards = shardsOf(env);
+  // Each shard's steps run on their own: one shard's trouble stops no other's.
+  const perShard = shards.names.map((name) => {
+    const db = primaryDb(shards.binding(name));
+    const queue = env.EVENTS as Queue<QueueMessage>;
+    return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now }) };
+  });
+  const platformSteps: Record<string, () => Promise<unknown>> = {
+    // Attachment objects share one bucket: an object is an orphan only if no shard names it.
+    purgeOrphanAttachments: () =>
+      purgeOrphanObjects(
+        perShard.map((s) => s.db),
+        { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX },
+      ),
+    ...(shards.sharded && { measureShardRooms: () => measureShardRooms(shards, now) }),
+  };
+  const runs = [
+    ...perShard.flatMap(({ name, steps }) => Object.entries(steps).map(([step, run]) => ({ what: `${step} (${name})`, run }))),
+    ...Object.entries(platformSteps).map(([step, run]) => ({ what: step, run })),
+  ];
+  const results = await Promise.allSettled(runs.map(({ run }) => run()));
+  await Promise.all(perShard.map((s) => s.sent()));
+  results.forEach((r, i) => {
+    if (r.status === "rejected")
+      console.error(JSON.stringify({ level: "error", message: `scheduled ${runs[i]!.what} failed`, error: String(r.reason) }));
+  });
+}
+
+/** One shard's steps, in its own database; the events they write are sent with the shard's name. */
+function shardSteps(env: Env, { db, queue, now }: { db: Db; queue: Queue<QueueMessage>; now: Date }) {
   const { platform, sent } = platformContext(db, queue);
   const steps = {
     closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
@@ -44,16 +75,21 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     purgeDeliveries: () => purgeDeliveries(db),
     purgeOldAuditEvents: () => purgeOldAuditEvents(db, now),
     resealWebhookSecrets: () => resealWebhookSecrets(db),
-    purgeOrphanAttachments: () => purgeOrphanObjects(db, { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX }),
     purgeSignInRecords: () => purgeSignInRecords(db, now.getTime()),
     purgeGateMarks: () => purgeGateMarks(db, now),
   };
-  const results = await Promise.allSettled(Object.values(steps).map((step) => step()));
-  await sent();
-  results.forEach((r, i) => {
-    if (r.status === "rejected")
-      console.error(JSON.stringify({ level: "error", message: `scheduled ${Object.keys(steps)[i]} failed`, error: String(r.reason) }));
-  });
+  return { steps, sent };
+}
+
+/** Each tenant database's size as D1 reports it, kept in the catalog: new organizations go where there is most room. */
+async function measureShardRooms(shards: Shards, now: Date): Promise<void> {
+  const catalog = primaryDb(shards.catalog);
+  await Promise.all(
+    shards.names.map(async (shard) => {
+      const { meta } = await shards.binding(shard).prepare("SELECT 1").run();
+      await recordRoom(catalog, { shard, sizeBytes: meta.size_after, at: now.toISOString() });
+    }),
+  );
 }
 
 /**

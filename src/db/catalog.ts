@@ -26,8 +26,8 @@ export interface Catalog {
   readonly db: Db;
   /** Every tenant database, for what spans organizations (a person signing in by address). */
   tenants(): { shard: string; db: Db }[];
-  /** Records a new organization in the shard with the most room, and answers that shard's database. */
-  place(organizationId: string): Promise<Db>;
+  /** Records a new organization in the shard with the most room, and answers that shard and its database. */
+  place(organizationId: string): Promise<{ shard: string; db: Db }>;
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
   tenantOf(organizationId: string): Promise<Db | null>;
   /**
@@ -110,32 +110,36 @@ export async function recordRoom(
 
 /** The catalog a sharded request's services use; `forget` drops a name's cached lookup (the edge cache). */
 export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Promise<void>): Catalog {
-  const catalog = createDb(shards.catalog.withSession("first-primary"));
+  let opened: Db | undefined;
+  // Opened on first use: most requests never ask the catalog anything.
+  const catalog = () => (opened ??= createDb(shards.catalog.withSession("first-primary")));
   const tenantDb = (shard: string) => createDb(shards.binding(shard).withSession("first-primary"));
   return {
-    db: catalog,
+    get db() {
+      return catalog();
+    },
     tenants: () => shards.names.map((shard) => ({ shard, db: tenantDb(shard) })),
     async place(organizationId) {
-      const shard = await roomiest(catalog, shards.names);
+      const shard = await roomiest(catalog(), shards.names);
       const at = nowIso();
-      await catalog.insert(tenants).values({ organizationId, shard, createdAt: at, updatedAt: at });
-      return tenantDb(shard);
+      await catalog().insert(tenants).values({ organizationId, shard, createdAt: at, updatedAt: at });
+      return { shard, db: tenantDb(shard) };
     },
     async tenantOf(organizationId) {
-      const found = await findTenant(catalog, organizationId);
+      const found = await findTenant(catalog(), organizationId);
       return found ? tenantDb(found.shard) : null;
     },
     async claim(organizationId, names) {
       if (!names.length) return [];
       const at = nowIso();
       const same = or(...names.map((n) => and(eq(catalogNames.kind, n.kind), eq(catalogNames.name, n.name))));
-      const [claimed, owners] = await catalog.batch([
-        catalog
+      const [claimed, owners] = await catalog().batch([
+        catalog()
           .insert(catalogNames)
           .values(names.map((n) => ({ ...n, organizationId, createdAt: at })))
           .onConflictDoNothing()
           .returning({ kind: catalogNames.kind, name: catalogNames.name }),
-        catalog.select({ kind: catalogNames.kind, organizationId: catalogNames.organizationId }).from(catalogNames).where(same),
+        catalog().select({ kind: catalogNames.kind, organizationId: catalogNames.organizationId }).from(catalogNames).where(same),
       ]);
       // A name this organization holds already (its own slug sent again) is no conflict.
       const taken = owners.find((o) => o.organizationId !== organizationId);
@@ -147,7 +151,9 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       if (!names.length) return;
       for (const kind of new Set(names.map((n) => n.kind))) {
         const ofKind = names.filter((n) => n.kind === kind).map((n) => n.name);
-        await catalog.delete(catalogNames).where(and(eq(catalogNames.kind, kind), inArray(catalogNames.name, ofKind)));
+        await catalog()
+          .delete(catalogNames)
+          .where(and(eq(catalogNames.kind, kind), inArray(catalogNames.name, ofKind)));
       }
       await Promise.all(names.map(forget));
     },

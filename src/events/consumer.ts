@@ -1,9 +1,10 @@
-import { primaryDb } from "../db";
+import { type Db, primaryDb } from "../db";
+import { SINGLE_DATABASE, shardsOf } from "../db/shards";
 import { loggable } from "../lib/log";
 import { attemptDelivery, attemptLeased, groupCommit, type DeliveryContext } from "../webhooks/deliver";
 import type { LeasedDelivery } from "../webhooks/fanout";
 import { MAX_QUEUE_DELAY_SECONDS } from "../lib/retry-schedule";
-import { publishDeliveries, type QueueMessage } from "../lib/queue";
+import { publishDeliveries, shardQueue, type QueueMessage } from "../lib/queue";
 import { processEventBatch, type Written } from "./process-batch";
 import { publishNotices } from "../notifications/outbox";
 import { attemptNotification, type EmailContext } from "../notifications/send";
@@ -92,8 +93,35 @@ async function deliverLeased(ctx: DeliveryContext, queue: Queue<QueueMessage>, {
  * flight per invocation.
  */
 export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Promise<void> {
-  const db = primaryDb(env.DB);
-  const queue = env.EVENTS as Queue<QueueMessage>;
+  // A sharded deployment's messages name their shard; each shard's are consumed together, in its own database.
+  const shards = shardsOf(env);
+  const byShard = new Map<string, Message<unknown>[]>();
+  for (const message of batch.messages) {
+    const named = (message.body as { shard?: unknown } | null)?.shard;
+    // A message sent before the deployment was sharded names none: its rows are in the first shard.
+    const shard = shards.sharded ? (typeof named === "string" ? named : shards.names[0]!) : SINGLE_DATABASE;
+    byShard.set(shard, [...(byShard.get(shard) ?? []), message]);
+  }
+  const sending = limiter(MAX_CONCURRENT_DELIVERIES);
+  await Promise.all(
+    [...byShard].map(async ([shard, messages]) => {
+      let d1: D1Database;
+      try {
+        d1 = shards.binding(shard);
+      } catch (err) {
+        for (const message of messages) fail(message, err, { shard });
+        return;
+      }
+      const queue = env.EVENTS as Queue<QueueMessage>;
+      await consumeShard({ messages, env, sending }, { db: primaryDb(d1), queue: shards.sharded ? shardQueue(queue, () => shard) : queue });
+    }),
+  );
+}
+
+async function consumeShard(
+  { messages, env, sending }: { messages: Message<unknown>[]; env: Env; sending: ReturnType<typeof limiter> },
+  { db, queue }: { db: Db; queue: Queue<QueueMessage> },
+): Promise<void> {
   const deliveryCtx: DeliveryContext = {
     db,
     serviceName: env.SERVICE_NAME,
@@ -101,7 +129,6 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
     record: groupCommit(db),
   };
   const emailCtx: EmailContext = { db, email: env.EMAIL, from: env.EMAIL_FROM, publicOrigin: env.PUBLIC_ORIGIN };
-  const sending = limiter(MAX_CONCURRENT_DELIVERIES);
   const sends: Promise<void>[] = [];
   // The e-mails a step wrote go to the queue, each a message of its own (retried on its own schedule).
   const send = ({ deliveries, notifications }: Written) => {
@@ -110,7 +137,7 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
   };
   const eventIdOf = (m: Message<unknown>) => (m.body as { event_id?: unknown } | null)?.event_id;
 
-  const eventMessages = batch.messages.filter((m) => typeof eventIdOf(m) === "string");
+  const eventMessages = messages.filter((m) => typeof eventIdOf(m) === "string");
   let together = false;
   if (eventMessages.length > 0) {
     try {
@@ -136,7 +163,7 @@ export async function consume(batch: MessageBatch<QueueMessage>, env: Env): Prom
 
   const alone = limiter(MAX_EVENTS_ALONE);
   await Promise.all(
-    batch.messages
+    messages
       .filter((m) => !handled.has(m))
       .map(async (message) => {
         const body = message.body as Partial<{ event_id: string; delivery_id: string; notification_id: string }> | null;

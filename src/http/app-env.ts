@@ -1,4 +1,4 @@
-import type { RequestDatabase } from "../db";
+import type { Db, RequestDatabase } from "../db";
 import type { Caller } from "../lib/caller";
 import type { IdempotencyUnit } from "../lib/idempotency-key";
 
@@ -18,6 +18,8 @@ export type AppEnv = {
     /** This request's D1 session, opened on first use: `c.var.database.db`. */
     database: RequestDatabase;
     caller: Caller;
+    /** The database the request's key was found in (an operator's: the catalog of a sharded deployment). */
+    keyDatabase?: Db;
     idempotency?: IdempotencyUnit;
     /** The console session the request came with, when its caller is a signed-in member (src/http/session.ts). */
     session?: DoorSession;

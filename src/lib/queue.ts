@@ -12,7 +12,28 @@ export interface DeliveryMessage {
 export interface NotificationMessage {
   notification_id: string;
 }
-export type QueueMessage = EventMessage | DeliveryMessage | NotificationMessage;
+/** In a sharded deployment every message names the tenant database its row is in (`TENANT_2`); one database's carry none. */
+export type QueueMessage = (EventMessage | DeliveryMessage | NotificationMessage) & { shard?: string };
+
+/**
+ * The queue as a shard's work sends to it: each message gains the shard (read when it is sent, so a
+ * request routed after its context was made still names its own).
+ */
+export function shardQueue(queue: Queue<QueueMessage>, shard: () => string | undefined): Queue<QueueMessage> {
+  const tag = (body: QueueMessage): QueueMessage => {
+    const name = shard();
+    // The innermost tag wins: work retargeted to another shard (a new organization's) names its own.
+    return name && !body.shard ? { ...body, shard: name } : body;
+  };
+  return {
+    send: (body, options) => queue.send(tag(body), options),
+    sendBatch: (messages, options) =>
+      queue.sendBatch(
+        [...messages].map((m) => ({ ...m, body: tag(m.body) })),
+        options,
+      ),
+  } as Queue<QueueMessage>;
+}
 
 /** A sendBatch takes at most 100 messages. */
 export const QUEUE_BATCH_LIMIT = 100;

@@ -68,7 +68,7 @@ const CURSOR_KEY = "maintenance/orphan-sweep-cursor";
  * run reads at most ten pages of the listing (10,000 objects) and one D1 query per page.
  */
 export async function purgeOrphanObjects(
-  db: Db,
+  db: Db | readonly Db[],
   { bucket, prefix }: { bucket: R2Bucket; prefix: string },
   now = Date.now(),
 ): Promise<{ checked: number; deleted: number }> {
@@ -88,8 +88,11 @@ export async function purgeOrphanObjects(
     const old = listing.objects.filter((o) => o.uploaded.getTime() < now - ORPHAN_GRACE_MS).map((o) => o.key);
     checked += listing.objects.length;
     if (old.length) {
-      const rows = await db.select({ key: attachments.objectKey }).from(attachments).where(inList(attachments.objectKey, old));
-      const named = new Set(rows.map((r) => r.key));
+      // A sharded deployment's files are named by rows in any shard: an object is an orphan only if none names it.
+      const found = await Promise.all(
+        [db].flat().map((one) => one.select({ key: attachments.objectKey }).from(attachments).where(inList(attachments.objectKey, old))),
+      );
+      const named = new Set(found.flat().map((r) => r.key));
       const orphans = old.filter((key) => !named.has(key));
       if (orphans.length) await bucket.delete(orphans);
       deleted += orphans.length;

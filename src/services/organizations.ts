@@ -1,3 +1,4 @@
+import type { Db } from "../db";
 import { eq } from "drizzle-orm";
 import { briefs, organizations, type OrganizationRow } from "../db/schema";
 import { nowIso, uuidv7 } from "../lib/ids";
@@ -8,7 +9,7 @@ import { commit, NEW_RECORD, Plan } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import { directorySlugsOf } from "./public-directories";
 import { Invalid, NotFound, attribute } from "../lib/domain-errors";
-import { publishNotifications } from "../lib/queue";
+import { publishNotifications, shardQueue } from "../lib/queue";
 import { withNames } from "./catalog";
 import { firstOwner } from "./members";
 import { mayChange } from "./access";
@@ -49,7 +50,7 @@ export async function createOrganization(
   // A sharded deployment claims the slug across shards, then writes the organization where there is most room.
   return slugGuard(() =>
     withNames(ctx, { organizationId: id, names: [{ kind: "organization_slug", name: input.slug }] }, async () =>
-      insertOrganization(ctx.catalog ? { ...ctx, db: await ctx.catalog.place(id) } : ctx, { ...input, id, now }),
+      insertOrganization(ctx.catalog ? onShard(ctx, await ctx.catalog.place(id)) : ctx, { ...input, id, now }),
     ),
   );
 }
@@ -134,4 +135,9 @@ async function slugGuard<T>(write: () => Promise<T>): Promise<T> {
     if (isUniqueViolation(err, "organizations.slug")) throw Invalid.at(attribute("slug"), "slug is already taken by another organization.");
     throw err;
   }
+}
+
+/** The context of work on a new organization's shard: its writes and the messages they send go there. */
+function onShard(ctx: ServiceContext, { shard, db }: { shard: string; db: Db }): ServiceContext {
+  return { ...ctx, db, queue: shardQueue(ctx.queue, () => shard) };
 }

@@ -4,7 +4,7 @@ import { members, notifications, organizations, signInLinks, type NotificationRo
 import { isNotNullViolation } from "../db/queries";
 import { randomSecret, sha256Hex } from "../lib/crypto";
 import { LIMITS } from "../lib/limits";
-import { publishNotifications } from "../lib/queue";
+import { publishNotifications, shardQueue } from "../lib/queue";
 import { sealLink } from "../notifications/links";
 import { newNotification } from "../notifications/rows";
 import type { NotificationParams } from "../notifications/templates";
@@ -224,7 +224,8 @@ async function requestLinksAcrossShards(
     first,
     others.flatMap((o) => (o.status === "fulfilled" ? o.value.links : [])),
   );
-  ctx.defer(publishNotifications(ctx.queue, [email!.id]));
+  // The e-mail is the first organization's shard's row: its message names that shard.
+  ctx.defer(publishNotifications(shardQueue(ctx.queue, () => first.shard), [email!.id]));
   return { status: "answered" };
 }
 

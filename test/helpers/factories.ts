@@ -1,6 +1,8 @@
 import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db";
-import { apiKeys } from "../../src/db/schema";
+import { apiKeys, catalogNames } from "../../src/db/schema";
+import { OPERATOR } from "../../src/db/catalog";
+import { sharded } from "./shards";
 import { newKeyRecord } from "../../src/services/api-keys";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
@@ -15,7 +17,14 @@ const unique = () => `${Date.now().toString(36)}${(sequence++).toString(36)}${Ma
  */
 export async function operatorKey(): Promise<string> {
   const { key, record } = await newKeyRecord("operator", null, { name: "test operator" });
-  await createDb(env.DB).insert(apiKeys).values(record);
+  // A sharded world keeps operators' keys in the catalog, named there as no organization's.
+  await createDb(sharded() ? env.CATALOG : env.DB)
+    .insert(apiKeys)
+    .values(record);
+  if (sharded())
+    await createDb(env.CATALOG)
+      .insert(catalogNames)
+      .values({ kind: "api_key", name: record.keyHash, organizationId: OPERATOR, createdAt: record.createdAt });
   return key;
 }
 

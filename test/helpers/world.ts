@@ -4,7 +4,7 @@ import worker from "../../src/index";
 import { api } from "./api";
 import { fakeQueue } from "./events";
 import { operatorKey } from "./factories";
-import { sharded } from "./shards";
+import { sharded, tenantBindings } from "./shards";
 
 // Every test file's database starts with a neighbour: an organization whose data looks like what the
 // tests make (a published policy changed several times, a brief, reports with the factories' titles,
@@ -130,12 +130,21 @@ export async function seedNeighbour(): Promise<void> {
 
 /** Runs the queue consumer over every unprocessed event, as the Queue would: the reports reach `stored`. */
 async function processOutbox(): Promise<void> {
+  for (const [shard, d1] of Object.entries(tenantBindings())) await processShardOutbox(shard, d1);
+}
+
+async function processShardOutbox(shard: string, d1: D1Database): Promise<void> {
   for (let round = 0; round < 3; round++) {
-    const { results } = await env.DB.prepare("SELECT id FROM events WHERE processed_at IS NULL ORDER BY rowid").all<{ id: string }>();
+    const { results } = await d1.prepare("SELECT id FROM events WHERE processed_at IS NULL ORDER BY rowid").all<{ id: string }>();
     if (results.length === 0) return;
     const batch = createMessageBatch(
       "vdp-events",
-      results.map((r, i) => ({ id: `neighbour-${round}-${i}`, timestamp: new Date(), attempts: 1, body: { event_id: r.id } })),
+      results.map((r, i) => ({
+        id: `neighbour-${shard}-${round}-${i}`,
+        timestamp: new Date(),
+        attempts: 1,
+        body: { event_id: r.id, ...(sharded() && { shard }) },
+      })),
     );
     const ctx = createExecutionContext();
     await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: fakeQueue().queue }, ctx);

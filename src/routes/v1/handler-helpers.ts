@@ -7,6 +7,9 @@ import { PUBLIC_CALLER, type ServiceContext } from "../../services/context";
 import type { StoredResponse } from "../../lib/domain-errors";
 import type { Responder } from "../../services/unit-of-work";
 import { evictPublic, stalePaths } from "../../http/cache";
+import { shardsOf } from "../../db/shards";
+import type { Db } from "../../db";
+import { shardQueue } from "../../lib/queue";
 import { requestCatalog } from "../../http/shard-lookup";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
@@ -15,13 +18,16 @@ type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & {
   req?: { header(name: string): string | undefined };
 };
 
-/** The service context of a request; `respond` makes a create's answer, kept with its Idempotency-Key (see creation). */
-export function serviceContext(c: RequestOf, respond?: Responder<never>): ServiceContext {
+/**
+ * The service context of a request; `respond` makes a create's answer, kept with its Idempotency-Key (see
+ * creation); `db`, another database than the request's (where its key was found).
+ */
+export function serviceContext(c: RequestOf, respond?: Responder<never>, db?: Db): ServiceContext {
   return {
     ...(respond && { respond }),
-    db: c.var.database.db,
+    db: db ?? c.var.database.db,
     caller: c.var.caller ?? PUBLIC_CALLER,
-    queue: c.env.EVENTS as Queue<QueueMessage>,
+    queue: requestQueue(c),
     catalog: requestCatalog(c.env),
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
@@ -68,4 +74,10 @@ export function created<T extends { data: { links: { self: string } } }>(c: Cont
 /** 204 with an empty body. */
 export function noContent(c: Context): Response {
   return c.body(null, 204);
+}
+
+/** The queue a request's work sends to: in a sharded deployment each message names the request's shard. */
+function requestQueue(c: RequestOf): Queue<QueueMessage> {
+  const queue = c.env.EVENTS as Queue<QueueMessage>;
+  return shardsOf(c.env).sharded ? shardQueue(queue, () => c.var.database?.shard) : queue;
 }
