@@ -225,7 +225,12 @@ async function requestLinksAcrossShards(
     others.flatMap((o) => (o.status === "fulfilled" ? o.value.links : [])),
   );
   // The e-mail is the first organization's shard's row: its message names that shard.
-  ctx.defer(publishNotifications(shardQueue(ctx.queue, () => first.shard), [email!.id]));
+  ctx.defer(
+    publishNotifications(
+      shardQueue(ctx.queue, () => first.shard),
+      [email!.id],
+    ),
+  );
   return { status: "answered" };
 }
 
