@@ -1,5 +1,5 @@
 import { type Db, primaryDb } from "./db";
-import { sweepOutbox } from "./events/outbox";
+import { emptyEventBodies, sweepOutbox } from "./events/outbox";
 import { type QueueMessage, shardQueue } from "./lib/queue";
 import { type Shards, shardsOf } from "./db/shards";
 import { recordRoom } from "./db/catalog";
@@ -26,9 +26,9 @@ import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
  * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
- * of public submissions after two hours, and (sharded) measure each tenant database's room. Each step
- * on its own, in each shard: a queue that is down must not stop the purges, nor one sweep the other,
- * nor one shard's trouble another's.
+ * of public submissions after two hours, empty the bodies of events processed before bodies were emptied
+ * at processing, and (sharded) measure each tenant database's room. Each step on its own, in each shard:
+ * a queue that is down must not stop the purges, nor one sweep the other, nor one shard's trouble another's.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const shards = shardsOf(env);
@@ -77,6 +77,7 @@ function shardSteps(env: Env, { db, queue, now }: { db: Db; queue: Queue<QueueMe
     resealWebhookSecrets: () => resealWebhookSecrets(db),
     purgeSignInRecords: () => purgeSignInRecords(db, now.getTime()),
     purgeGateMarks: () => purgeGateMarks(db, now),
+    emptyEventBodies: () => emptyEventBodies(db),
   };
   return { steps, sent };
 }

@@ -1,6 +1,6 @@
 import { and, asc, count, eq, inArray, or } from "drizzle-orm";
 import { createDb, type Db } from "./index";
-import { catalogNames, shardRooms, tenants, type CatalogNameKind } from "./schema";
+import { catalogNames, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
 import { CATALOG, type Shards } from "./shards";
 const nowIso = () => new Date().toISOString();
 
@@ -26,8 +26,13 @@ export interface Catalog {
   readonly db: Db;
   /** Every tenant database, for what spans organizations (a person signing in by address). */
   tenants(): { shard: string; db: Db }[];
-  /** Records a new organization in the shard with the most room, and answers that shard and its database. */
-  place(organizationId: string): Promise<{ shard: string; db: Db }>;
+  /**
+   * Records a new organization in the shard with the most room, with the catalog's copy of its row (which
+   * operators' lists and directories read), and answers that shard and its database.
+   */
+  place(organization: OrganizationRow): Promise<{ shard: string; db: Db }>;
+  /** Keeps the catalog's copy of an organization's row as its shard now has it. */
+  copy(organization: OrganizationRow): Promise<void>;
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
   tenantOf(organizationId: string): Promise<Db | null>;
   /**
@@ -119,11 +124,18 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       return catalog();
     },
     tenants: () => shards.names.map((shard) => ({ shard, db: tenantDb(shard) })),
-    async place(organizationId) {
+    async place(organization) {
       const shard = await roomiest(catalog(), shards.names);
       const at = nowIso();
-      await catalog().insert(tenants).values({ organizationId, shard, createdAt: at, updatedAt: at });
+      await catalog().batch([
+        catalog().insert(tenants).values({ organizationId: organization.id, shard, createdAt: at, updatedAt: at }),
+        catalog().insert(organizations).values(organization),
+      ]);
       return { shard, db: tenantDb(shard) };
+    },
+    async copy(organization) {
+      const { id, ...rest } = organization;
+      await catalog().insert(organizations).values(organization).onConflictDoUpdate({ target: organizations.id, set: rest });
     },
     async tenantOf(organizationId) {
       const found = await findTenant(catalog(), organizationId);

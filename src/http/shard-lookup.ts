@@ -171,3 +171,60 @@ export const onCatalog: MiddlewareHandler<AppEnv> = async function onCatalogMidd
   if (shards.sharded) c.var.database.fallBackTo(CATALOG, shards.catalog);
   await next();
 };
+
+/** The table each collection's ids are in: an operator's request about one record reads the shard that holds it. */
+const RECORDS: Record<string, string> = {
+  policies: "policies",
+  assets: "assets",
+  briefs: "briefs",
+  vulns: "vulns",
+  webhooks: "webhooks",
+  contacts: "contacts",
+  members: "members",
+  canned_responses: "canned_responses",
+  advisories: "advisories",
+  notifications: "notifications",
+  audit_events: "audit_events",
+  api_keys: "api_keys",
+  directory_listings: "directory_listings",
+};
+
+/** The organization an operator's write names in its body (`relationships.organization`), if any. */
+async function organizationInBody(c: Context<AppEnv>): Promise<string | null> {
+  if (READS.has(c.req.method) || !c.req.header("content-type")?.includes("json")) return null;
+  try {
+    const body = (await c.req.raw.clone().json()) as { data?: { relationships?: { organization?: { data?: { id?: unknown } } } } };
+    const id = body?.data?.relationships?.organization?.data?.id;
+    return typeof id === "string" ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An operator's request belongs to no organization: in a sharded deployment it reads the shard of the
+ * record its path names (looked for in every shard at once: operators' requests are few), or of the
+ * organization its body or filter names, and otherwise the catalog (directories, organizations' copies,
+ * operators' keys).
+ */
+export function routeOperators(): MiddlewareHandler<AppEnv> {
+  return async function routeOperatorsMiddleware(c, next) {
+    const shards = shardsOf(c.env);
+    if (!shards.sharded || c.var.caller?.kind !== "operator" || c.var.database.routed) return next();
+    const [collection, id] = new URL(c.req.url).pathname.split("/").slice(2, 4);
+    const table = collection ? RECORDS[collection] : undefined;
+    if (table && id) {
+      const found = await Promise.all(
+        shards.names.map(async (shard) =>
+          (await shards.binding(shard).prepare(`SELECT 1 FROM ${table} WHERE id = ?`).bind(id).first()) ? shard : null,
+        ),
+      );
+      const shard = found.find((s) => s !== null);
+      if (shard) c.var.database.route(shard, shards.binding(shard));
+      return next();
+    }
+    const organizationId = (await organizationInBody(c)) ?? c.req.query("q[organization_id_eq]") ?? null;
+    if (organizationId) await routeToOrganization(c, organizationId);
+    await next();
+  };
+}

@@ -25,8 +25,9 @@ describe("a sharded deployment", () => {
       expect(await own.prepare("SELECT count(*) AS n FROM organizations WHERE id = ?").bind(org.id).first("n")).toBe(1);
       expect(await other.prepare("SELECT count(*) AS n FROM organizations WHERE id = ?").bind(org.id).first("n")).toBe(0);
       expect((await names(org.id)).results.map((r) => r.kind)).toEqual(["api_key", "organization_slug"]);
-      // The catalog holds no tenant rows.
-      expect(await env.CATALOG.prepare("SELECT count(*) AS n FROM organizations").first("n")).toBe(0);
+      // The catalog keeps a copy of the organization's row (operators' lists and directories read it), and nothing else of it.
+      expect(await env.CATALOG.prepare("SELECT count(*) AS n FROM organizations WHERE id = ?").bind(org.id).first("n")).toBe(1);
+      expect(await env.CATALOG.prepare("SELECT count(*) AS n FROM policies").first("n")).toBe(0);
     }
   });
 
