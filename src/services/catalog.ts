@@ -27,3 +27,12 @@ export async function withNames<T>(ctx: { catalog?: Catalog }, claims: Claim | r
     throw err;
   }
 }
+
+/** The names the services claim for the console and the e-mails' links, by what they name (ids, SHA-256s as stored). */
+export const named = {
+  member: (id: string): CatalogName => ({ kind: "member", name: id }),
+  contact: (id: string): CatalogName => ({ kind: "contact", name: id }),
+  session: (tokenHash: string): CatalogName => ({ kind: "session", name: tokenHash }),
+  signInLink: (tokenHash: string): CatalogName => ({ kind: "sign_in_link", name: tokenHash }),
+  passkey: (id: string): CatalogName => ({ kind: "passkey", name: id }),
+};

@@ -3,7 +3,6 @@ import {
   members,
   notifications,
   organizations,
-  passkeys,
   sessions,
   vulns,
   type MemberRole,
@@ -22,10 +21,8 @@ import { listPage, type ListQuery } from "./list-pages";
 import { mayChange } from "./access";
 import { commit, consequence, Plan, readBatch } from "./unit-of-work";
 import { vulnEvent } from "../events/outbox";
-import type { CatalogName } from "../db/catalog";
-import { withNames } from "./catalog";
-import { forgetSessions } from "./sessions";
-import { passkeyName } from "./passkeys";
+import { named, withNames } from "./catalog";
+import { forgetSessions, memberNames } from "./sessions";
 
 // The organization's people who sign in. A new member is invited: one invitation e-mail (the outbox,
 // in the batch that adds them) whose page's button sets joined_at. The organization's own key (or an
@@ -113,10 +110,7 @@ function invitationFor(member: MemberRow, organization: string | null, now: stri
 const organizationName = (ctx: ServiceContext, organizationId: string) =>
   ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId));
 
-/**
- * Ends every live session of a member: for the batch of the change that takes their access away. Their
- * hashes come back, to leave the catalog of a sharded deployment once the batch commits (forgetSessions).
- */
+/** Ends every live session of a member, in the batch that takes their access away (their hashes: forgetSessions). */
 const revokeSessions = (ctx: ServiceContext, memberId: string, now: string) =>
   ctx.db
     .update(sessions)
@@ -169,12 +163,9 @@ export function firstOwner(ctx: ServiceContext, organization: { id: string; name
     invitation,
     statements: [ctx.db.insert(members).values(row), ctx.db.insert(notifications).values(invitation)] as const,
     audit: created(row),
-    names: [memberName(row.id)],
+    names: [named.member(row.id)],
   };
 }
-
-/** A member's name in the catalog of a sharded deployment: its invitation's link names its id. */
-const memberName = (id: string): CatalogName => ({ kind: "member", name: id });
 
 /**
  * Adds a member, invited, with its invitation e-mail in the same batch. The limit is counted again
@@ -210,7 +201,7 @@ export async function createMember(
   const p = new Plan(row).add(insert).add(ctx.db.insert(notifications).values(invitation)).audits(created(row));
   await uniqueGuard(() =>
     whenRefused(
-      () => withNames(ctx, { organizationId, names: [memberName(row.id)] }, () => commit(ctx, p, ctx.respond)),
+      () => withNames(ctx, { organizationId, names: [named.member(row.id)] }, () => commit(ctx, p, ctx.respond)),
       async () => {
         const [n] = await readBatch(ctx, [ctx.db.select({ n: count() }).from(members).where(eq(members.organizationId, organizationId))]);
         if ((n[0]?.n ?? 0) >= LIMITS.membersPerOrganization) throw full();
@@ -304,18 +295,16 @@ export async function deleteMember(ctx: ServiceContext, id: string): Promise<voi
   if (!existing) throw notFound();
   const now = nowIso();
   const mine = and(eq(members.id, id), eq(members.organizationId, existing.organizationId));
-  const p = new Plan(null).add(
-    ctx.db
-      .update(members)
-      .set({ role: sql`CASE WHEN ${leavesAnOwner} THEN ${members.role} END`, updatedAt: now })
-      .where(mine),
-  );
-  p.add(revokeSessions(ctx, id, now));
-  // Every session of theirs (live or ended), and their passkeys, go with them (cascade): their names leave a sharded deployment's catalog.
-  const gone = p.track<{ tokenHash: string }[]>(
-    ctx.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.memberId, id)),
-  );
-  const keys = p.track<{ id: string }[]>(ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.memberId, id)));
+  const p = new Plan(null)
+    .add(
+      ctx.db
+        .update(members)
+        .set({ role: sql`CASE WHEN ${leavesAnOwner} THEN ${members.role} END`, updatedAt: now })
+        .where(mine),
+    )
+    .add(revokeSessions(ctx, id, now));
+  // Read before the delete takes them with it.
+  const names = memberNames(ctx, p, id);
   p.add(ctx.db.delete(members).where(mine)).audits({
     action: "member.delete",
     target: { type: "member", id },
@@ -326,8 +315,7 @@ export async function deleteMember(ctx: ServiceContext, id: string): Promise<voi
     () => commit(ctx, p),
     () => refusal(ctx, existing),
   );
-  await forgetSessions(ctx, gone.of(results));
-  await ctx.catalog?.release([memberName(id), ...keys.of(results).map((k) => passkeyName(k.id))]);
+  await names.forget(results);
 }
 
 /** The reports assigned to a member (on vulns_organization_assignee_idx). */

@@ -10,8 +10,7 @@ import type { ServiceContext } from "./context";
 import { commitSession, sessionPlan, type StartedSession } from "./sessions";
 import { platformDb, recordSignInFailure, signingMember, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
-import { withNames } from "./catalog";
-import type { CatalogName } from "../db/catalog";
+import { named, withNames } from "./catalog";
 
 // A member's passkeys (WebAuthn credentials, through @simplewebauthn/server, loaded on first use: most
 // requests never need it). A challenge is used once, within LIMITS.webauthnChallengeMinutes, by the
@@ -105,9 +104,6 @@ export async function registrationOptions(ctx: ServiceContext, rp: RelyingParty,
   return options;
 }
 
-/** A passkey's name in the catalog of a sharded deployment: signing in with it finds its member's shard by its id. */
-export const passkeyName = (id: string): CatalogName => ({ kind: "passkey", name: id });
-
 /** Verifies the browser's new credential against its challenge and keeps it as the member's passkey. */
 export async function addPasskey(
   ctx: ServiceContext,
@@ -149,7 +145,7 @@ export async function addPasskey(
   );
   const plan = new Plan(null).add(insert).audits({ action: "passkey.create", target: { type: "passkey", id: credential.id } });
   await whenRefused(
-    () => withNames(ctx, { organizationId: me.organizationId, names: [passkeyName(credential.id)] }, () => commit(ctx, plan)),
+    () => withNames(ctx, { organizationId: me.organizationId, names: [named.passkey(credential.id)] }, () => commit(ctx, plan)),
     () => {
       throw Invalid.at(attribute("name"), `You have ${LIMITS.passkeysPerMember} passkeys, as many as a member may; remove one first.`);
     },
@@ -167,7 +163,7 @@ export async function removePasskey(ctx: ServiceContext, id: string): Promise<vo
       .audits({ action: "passkey.delete", target: { type: "passkey", id } }),
   );
   if (changedRows(results[0]) === 0) throw new NotFound("passkey", "You have no passkey with that id.");
-  await ctx.catalog?.release([passkeyName(id)]);
+  await ctx.catalog?.release([named.passkey(id)]);
 }
 
 /** The options for the browser to sign in with any passkey of this site (discoverable: no address asked). */

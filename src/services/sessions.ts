@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
-import { members, organizations, sessions, signInLinks, type MemberRole } from "../db/schema";
+import { members, organizations, passkeys, sessions, signInLinks, type MemberRole } from "../db/schema";
 import { whenRefused } from "../db/queries";
 import { ROLE_SCOPES, type Caller } from "../lib/caller";
 import { randomSecret, sha256Hex } from "../lib/crypto";
@@ -11,8 +11,7 @@ import type { ServiceContext } from "./context";
 import { auditActor } from "./audit";
 import { findSignInLink, organizationName, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
-import { withNames } from "./catalog";
-import type { CatalogName } from "../db/catalog";
+import { named, withNames } from "./catalog";
 
 // A signed-in browser: its cookie holds 256 random bits, the database their SHA-256. It ends after
 // LIMITS.sessionIdleHours unused, LIMITS.sessionDays after it began, or when revoked (sign-out, an
@@ -154,11 +153,8 @@ export async function sessionPlan(
  * first, where the door finds its shard; the claim goes back if the plan is refused.
  */
 export function commitSession(ctx: ServiceContext, plan: Plan<null>, session: StartedSession) {
-  return withNames(ctx, { organizationId: session.organizationId, names: [sessionName(session.tokenHash)] }, () => commit(ctx, plan));
+  return withNames(ctx, { organizationId: session.organizationId, names: [named.session(session.tokenHash)] }, () => commit(ctx, plan));
 }
-
-/** A session's name in the catalog of a sharded deployment. */
-export const sessionName = (tokenHash: string): CatalogName => ({ kind: "session", name: tokenHash });
 
 export type LinkSignIn =
   | { ok: true; session: StartedSession }
@@ -227,5 +223,27 @@ export async function endSession(ctx: ServiceContext): Promise<void> {
 
 /** Gives ended sessions' names back to the catalog of a sharded deployment (the shard refuses them already). */
 export async function forgetSessions(ctx: ServiceContext, ended: readonly { tokenHash: string }[]): Promise<void> {
-  await ctx.catalog?.release(ended.map((s) => sessionName(s.tokenHash)));
+  await ctx.catalog?.release(ended.map((s) => named.session(s.tokenHash)));
+}
+
+/**
+ * What a member's removal takes from a sharded deployment's catalog: the member, and its sessions (live or
+ * ended) and passkeys, which go with it (cascade), read in the removal's batch before its delete (nothing
+ * in a one-database deployment). `forget` once the batch has committed.
+ */
+export function memberNames(ctx: ServiceContext, plan: Plan<null>, memberId: string) {
+  const catalog = ctx.catalog;
+  if (!catalog) return { forget: async (_: unknown[]) => {} };
+  const ended = plan.track<{ tokenHash: string }[]>(
+    ctx.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.memberId, memberId)),
+  );
+  const keys = plan.track<{ id: string }[]>(ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.memberId, memberId)));
+  return {
+    forget: (results: unknown[]) =>
+      catalog.release([
+        named.member(memberId),
+        ...ended.of(results).map((s) => named.session(s.tokenHash)),
+        ...keys.of(results).map((k) => named.passkey(k.id)),
+      ]),
+  };
 }

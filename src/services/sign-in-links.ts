@@ -22,8 +22,8 @@ import {
   type SigningMember,
 } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
-import { withNames } from "./catalog";
-import type { Catalog, CatalogName } from "../db/catalog";
+import { named, withNames } from "./catalog";
+import type { Catalog } from "../db/catalog";
 
 // A request for sign-in links: one e-mail to the address, with a link for each organization it is a
 // member of (none for an address of nobody's), counted against the sign-in budget either way.
@@ -212,7 +212,7 @@ async function requestLinksAcrossShards(
           )
         : null;
     if (email) plan.add(shard.db.insert(notifications).values(email));
-    const claims = links.map((l) => ({ organizationId: l.member.organizationId, names: [signInLinkName(l.tokenHash)] }));
+    const claims = links.map((l) => ({ organizationId: l.member.organizationId, names: [named.signInLink(l.tokenHash)] }));
     await withNames(ctx, claims, () => commit(shardCtx, plan));
     return { links, email };
   };
@@ -233,6 +233,3 @@ async function requestLinksAcrossShards(
   );
   return { status: "answered" };
 }
-
-/** A sign-in link's name in the catalog of a sharded deployment: its page finds the member's shard by it. */
-export const signInLinkName = (tokenHash: string): CatalogName => ({ kind: "sign_in_link", name: tokenHash });

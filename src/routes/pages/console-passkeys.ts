@@ -5,15 +5,9 @@ import { browserMark, markBrowser, setSessionCookie } from "../../http/session";
 import { DomainError } from "../../lib/domain-errors";
 import { sha256Hex } from "../../lib/crypto";
 import { LIMITS } from "../../lib/limits";
-import {
-  addPasskey,
-  authenticationOptions,
-  passkeyName,
-  registrationOptions,
-  removePasskey,
-  signInWithPasskey,
-} from "../../services/passkeys";
+import { addPasskey, authenticationOptions, registrationOptions, removePasskey, signInWithPasskey } from "../../services/passkeys";
 import { onCatalog, routeByName } from "../../http/shard-lookup";
+import { named } from "../../services/catalog";
 import { serviceContext } from "../v1/handler-helpers";
 import { ipOf, relyingParty, sessionOf, signedIn, withRetryAfter } from "./console-door";
 import { limitAddress, limitFormBody } from "./shared";
@@ -83,7 +77,7 @@ consolePasskeysRouter.post("/console/sign-in/passkey", jsonBody, onCatalog, asyn
   const input = await body(c);
   // A sharded deployment reads the passkey's member's shard, found by its id; an unknown one reads the catalog, which holds none.
   const id = (input.response as { id?: unknown } | undefined)?.id;
-  if (typeof id === "string") await routeByName(c, passkeyName(id));
+  if (typeof id === "string") await routeByName(c, named.passkey(id));
   const outcome = await signInWithPasskey(serviceContext(c), relyingParty(c), {
     browserHash: await browserMark(c),
     ip: ipOf(c),

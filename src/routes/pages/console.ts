@@ -7,7 +7,8 @@ import { onCatalog, routeBy } from "../../http/shard-lookup";
 import { LIMITS } from "../../lib/limits";
 import { endSession, signInWithLink } from "../../services/sessions";
 import { findSignInLink } from "../../services/sign-in";
-import { requestSignInLinks, signInLinkName } from "../../services/sign-in-links";
+import { requestSignInLinks } from "../../services/sign-in-links";
+import { named } from "../../services/catalog";
 import { listPasskeys } from "../../services/passkeys";
 import { accountPage, linkPage, linkSentPage, noLinkPage, signInPage, tooManySignInsPage } from "../../templates/console";
 import { serviceContext } from "../v1/handler-helpers";
@@ -93,7 +94,7 @@ const LINK_STATUS = { valid: 200, used: 410, expired: 410, other_browser: 403 } 
 // In a sharded deployment a link's page reads its member's shard, found by the link's SHA-256.
 const byLink = routeBy(async (c) => {
   const token = c.req.param("token") ?? "";
-  return SECRET_PATTERN.test(token) ? signInLinkName(await sha256Hex(token)) : null;
+  return SECRET_PATTERN.test(token) ? named.signInLink(await sha256Hex(token)) : null;
 });
 
 // The link's page shows whether it would sign this browser in, and its button; only the POST does.
