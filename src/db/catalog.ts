@@ -22,6 +22,10 @@ export interface Found {
 
 /** What a service asks of the catalog; the request gives it one in a sharded deployment only. */
 export interface Catalog {
+  /** The catalog database itself, which keeps what is no organization's: the sign-in budget, passkey sign-in challenges. */
+  readonly db: Db;
+  /** Every tenant database, for what spans organizations (a person signing in by address). */
+  tenants(): { shard: string; db: Db }[];
   /**
    * Records a new organization in the shard with the most room, with the catalog's copy of its row (which
    * operators' lists and directories read), and answers that shard and its database.
@@ -34,10 +38,12 @@ export interface Catalog {
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
   tenantOf(organizationId: string): Promise<Db | null>;
   /**
-   * Claims names for an organization before the write that uses them. A name another organization (or
-   * this one) holds fails as the tenant's own unique index would, so the services' guards answer alike.
+   * Claims names for an organization before the write that uses them. A name another organization
+   * holds fails as the tenant's own unique index would, so the services' guards answer alike. Answers
+   * the names this call claimed: not those the organization held already, which a failed write must
+   * not give back (its other policy's custom domain, its own slug sent again).
    */
-  claim(organizationId: string, names: readonly CatalogName[]): Promise<void>;
+  claim(organizationId: string, names: readonly CatalogName[]): Promise<CatalogName[]>;
   /** Gives names back (a write that failed after its claim, a revoked key), and forgets their cached lookups. */
   release(names: readonly CatalogName[]): Promise<void>;
 }
@@ -49,9 +55,14 @@ const UNIQUE_IN: Record<CatalogNameKind, string> = {
   session: "sessions.token_hash",
   brief: "briefs.shortcode",
   policy: "policies.shortcode",
-  domain: "policies.custom_domain",
+  // An index on an expression (lower(custom_domain)): SQLite names the index itself.
+  domain: "index 'policies_custom_domain_unique_idx'",
   report_token: "vulns.reporter_token_hash",
   advisory: "advisories.id",
+  member: "members.id",
+  contact: "contacts.id",
+  sign_in_link: "sign_in_links.token_hash",
+  passkey: "passkeys.id",
 };
 
 /** The name's organization and shard: one read of the catalog (the request's edge cache answers most). */
@@ -111,6 +122,10 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
   const catalog = () => (opened ??= createDb(shards.catalog.withSession("first-primary")));
   const tenantDb = (shard: string) => createDb(shards.binding(shard).withSession("first-primary"));
   return {
+    get db() {
+      return catalog();
+    },
+    tenants: () => shards.names.map((shard) => ({ shard, db: tenantDb(shard) })),
     async place(organization) {
       const shard = await roomiest(catalog(), shards.names);
       const at = nowIso();
@@ -132,7 +147,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       return found ? tenantDb(found.shard) : null;
     },
     async claim(organizationId, names) {
-      if (!names.length) return;
+      if (!names.length) return [];
       const at = nowIso();
       const same = or(...names.map((n) => and(eq(catalogNames.kind, n.kind), eq(catalogNames.name, n.name))));
       const [claimed, owners] = await catalog().batch([
@@ -145,7 +160,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       ]);
       // A name this organization holds already (its own slug sent again) is no conflict.
       const taken = owners.find((o) => o.organizationId !== organizationId);
-      if (!taken) return;
+      if (!taken) return claimed;
       await this.release(claimed);
       throw new Error(`UNIQUE constraint failed: ${UNIQUE_IN[taken.kind]}`);
     },

@@ -2,6 +2,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../db";
 import { CATALOG, shardsOf } from "../db/shards";
 import { Unavailable } from "../lib/domain-errors";
+import { normalizeShortcode, normalizeUuid } from "../lib/ids";
+import type { CatalogNameKind } from "../db/schema";
 import { type CatalogName, findName, findTenant, type Found, shardCatalog, type Catalog } from "../db/catalog";
 import type { AppEnv } from "./app-env";
 
@@ -99,17 +101,76 @@ export async function forgetTenant(organizationId: string): Promise<void> {
  *
  * @example publicRouter.use("/briefs/:shortcode/*", routeBy((c) => ({ kind: "brief", name: c.req.param("shortcode")! })))
  */
-export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null): MiddlewareHandler<AppEnv> {
+export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null | Promise<CatalogName | null>): MiddlewareHandler<AppEnv> {
   return async function routeByMiddleware(c, next) {
     const shards = shardsOf(c.env);
     if (shards.sharded) {
-      const name = nameOf(c);
+      const name = await nameOf(c);
       const found = name ? await routeByName(c, name) : null;
       if (!found) c.var.database.route(shards.names[0]!, shards.binding(shards.names[0]!));
     }
     await next();
   };
 }
+
+/** A brief's or a policy's catalog name as a path carries its shortcode (any case, read as heard), or null when it cannot be one. */
+export function shortcodeName(kind: "brief" | "policy", text: string | undefined): CatalogName | null {
+  const shortcode = normalizeShortcode(text ?? "");
+  return shortcode ? { kind, name: shortcode } : null;
+}
+
+/** An advisory's catalog name as a path carries its id (any case), or null when it cannot be one. */
+export function advisoryName(text: string | undefined): CatalogName | null {
+  const id = normalizeUuid(text ?? "");
+  return id ? { kind: "advisory", name: id } : null;
+}
+
+/** An organization's slug as a path carries it (slugs are lower case). */
+export const slugName = (text: string | undefined): CatalogName => ({ kind: "organization_slug", name: (text ?? "").toLowerCase() });
+
+/** A custom domain as a request's Host names it (domains are claimed in lower case). */
+export const domainName = (url: string): CatalogName => ({ kind: "domain", name: new URL(url).hostname.toLowerCase() });
+
+/**
+ * A lookup by a secret's SHA-256 (a report's follow-up token) that first routes the request to the
+ * shard the catalog names for it; a hash the catalog does not know finds nothing, and no shard is read.
+ *
+ * @example reporterAuth({ lookUp: routedLookUp("report_token", findReport), caller: reporterCaller })
+ */
+export function routedLookUp<T>(kind: CatalogNameKind, find: (db: Db, hash: string) => Promise<T | null>) {
+  return async function routedLookUpOf(c: Context, hash: string): Promise<T | null> {
+    const db = await routeByName(c as Context<AppEnv>, { kind, name: hash });
+    return db ? find(db, hash) : null;
+  };
+}
+
+/**
+ * What spans organizations or names a row no catalog name leads to (an unsubscribe link's report, checked
+ * by its MAC before anything is read): looked for in every shard at once, and the request routed to the
+ * one that has it. Null, unrouted, when none has it. A one-database deployment reads its one database.
+ */
+export async function routeByScatter<T>(c: Context<AppEnv>, find: (db: Db) => Promise<T | null>): Promise<T | null> {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded) return find(c.var.database.db);
+  const found = await Promise.all(
+    // At each primary: a bookmark the client sent is one database's, and a scatter is rare enough.
+    shards.names.map(async (shard) => ({ shard, value: await find(createDb(shards.binding(shard).withSession("first-primary"))) })),
+  );
+  const hit = found.find((f) => f.value !== null);
+  if (!hit) return null;
+  c.var.database.route(hit.shard, shards.binding(hit.shard));
+  return hit.value;
+}
+
+/**
+ * A request that spans organizations (a person asking for sign-in links, a passkey's challenge) reads
+ * the catalog unless something routes it to a shard first: it keeps what is no organization's.
+ */
+export const onCatalog: MiddlewareHandler<AppEnv> = async function onCatalogMiddleware(c, next) {
+  const shards = shardsOf(c.env);
+  if (shards.sharded) c.var.database.fallBackTo(CATALOG, shards.catalog);
+  await next();
+};
 
 /** The table each collection's ids are in: an operator's request about one record reads the shard that holds it. */
 const RECORDS: Record<string, string> = {

@@ -72,7 +72,8 @@ async function insertOrganization(ctx: ServiceContext, row: OrganizationRow, own
   const owner = ownerEmail === undefined ? null : firstOwner(ctx, row, ownerEmail);
   if (owner) for (const statement of owner.statements) p.add(statement);
   if (owner) p.audits(owner.audit);
-  await slugGuard(() => commit(ctx, p, ctx.respond));
+  // Its first owner's invitation link names the member: a sharded deployment's catalog finds its shard by it.
+  await slugGuard(() => withNames(ctx, { organizationId: row.id, names: owner?.names ?? [] }, () => commit(ctx, p, ctx.respond)));
   if (owner) ctx.defer(publishNotifications(ctx.queue, [owner.invitation.id]));
   return row;
 }

@@ -10,6 +10,7 @@ import { normalizeShortcode } from "../../lib/ids";
 import { findPublishedPolicy } from "../../services/policy-versions";
 import { policyPage } from "../../templates/policy";
 import { database } from "../../http/middleware";
+import { advisoryName, routeBy, shortcodeName } from "../../http/shard-lookup";
 import { normalizeUuid, nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
 import { BRIEF_CSP, ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
@@ -79,25 +80,32 @@ pagesRouter.get("/d/:slug", database(), async (c) => {
   });
   return response ?? page(c, notFoundPage("directory"), 404);
 });
-pagesRouter.get("/a/:id", database(), async (c) => {
-  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
-  const id = normalizeUuid(c.req.param("id"));
-  const response =
-    id &&
-    (await cachedPublicBody(c, publicPagePath(publicAdvisoryPath(id))!, HTML, async () => {
-      const doc = await findPublicAdvisory(c.var.database.db, id);
-      return doc && advisoryPage(doc);
-    }));
-  return response || page(c, notFoundPage("advisory"), 404);
-});
+// In a sharded deployment a page reads its organization's shard, found by what its path names.
+const byPolicy = routeBy((c) => shortcodeName("policy", c.req.param("shortcode")));
+pagesRouter.get(
+  "/a/:id",
+  database(),
+  routeBy((c) => advisoryName(c.req.param("id"))),
+  async (c) => {
+    await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+    const id = normalizeUuid(c.req.param("id"));
+    const response =
+      id &&
+      (await cachedPublicBody(c, publicPagePath(publicAdvisoryPath(id))!, HTML, async () => {
+        const doc = await findPublicAdvisory(c.var.database.db, id);
+        return doc && advisoryPage(doc);
+      }));
+    return response || page(c, notFoundPage("advisory"), 404);
+  },
+);
 // The hall of fame is read afresh each time (a reporter's consent changes it at once), never cached.
-pagesRouter.get("/h/:shortcode", database(), async (c) => {
+pagesRouter.get("/h/:shortcode", database(), byPolicy, async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const shortcode = normalizeShortcode(c.req.param("shortcode"));
   const hall = shortcode && (await findHallOfFame(c.var.database.db, shortcode, nowIso()));
   return hall ? page(c, hallOfFamePage(hall)) : page(c, notFoundPage("hall of fame"), 404);
 });
-pagesRouter.get("/p/:shortcode", database(), async (c) => {
+pagesRouter.get("/p/:shortcode", database(), byPolicy, async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const shortcode = normalizeShortcode(c.req.param("shortcode"));
   const response =
