@@ -2,7 +2,8 @@ import { type Db, primaryDb } from "./db";
 import { emptyEventBodies, sweepOutbox } from "./events/outbox";
 import { type QueueMessage, shardQueue } from "./lib/queue";
 import { type Shards, shardsOf } from "./db/shards";
-import { recordRoom, replicateDirectories } from "./db/catalog";
+import { type Catalog, recordRoom, replicateDirectories, shardCatalog } from "./db/catalog";
+import { forgetName } from "./http/shard-lookup";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./lib/idempotency-key";
@@ -33,10 +34,12 @@ import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const shards = shardsOf(env);
   // Each shard's steps run on their own: one shard's trouble stops no other's.
+  // The catalog, for the steps that give names back (a custom domain's claim never proven).
+  const catalog = shards.sharded ? shardCatalog(shards, forgetName) : undefined;
   const perShard = shards.names.map((name) => {
     const db = primaryDb(shards.binding(name));
     const queue = env.EVENTS as Queue<QueueMessage>;
-    return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now }) };
+    return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now, catalog }) };
   });
   const platformSteps: Record<string, () => Promise<unknown>> = {
     // Attachment objects share one bucket: an object is an orphan only if no shard names it.
@@ -48,6 +51,8 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     ...(shards.sharded && {
       measureShardRooms: () => measureShardRooms(shards, now),
       replicateDirectories: () => replicateDirectories(shards),
+      // Signing in keeps its counted attempts and challenges in the catalog, and names its links there.
+      purgeCatalogSignInRecords: () => purgeSignInRecords(primaryDb(shards.catalog), now.getTime()),
     }),
   };
   const runs = [
@@ -63,8 +68,9 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
 }
 
 /** One shard's steps, in its own database; the events they write are sent with the shard's name. */
-function shardSteps(env: Env, { db, queue, now }: { db: Db; queue: Queue<QueueMessage>; now: Date }) {
-  const { platform, sent } = platformContext(db, queue);
+function shardSteps(env: Env, { db, queue, now, catalog }: { db: Db; queue: Queue<QueueMessage>; now: Date; catalog?: Catalog }) {
+  const { platform: own, sent } = platformContext(db, queue);
+  const platform = { ...own, catalog };
   const steps = {
     closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
     sweepDeadlineAlerts: () => sweepDeadlineAlerts(platform, now),
