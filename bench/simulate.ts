@@ -1,7 +1,7 @@
 // npm run simulate [-- --organizations 2000 --reports 200000 ...]: a platform-year replayed into SQLite
-// databases laid out by the project's migrations, in four layouts (today's; event, delivery and e-mail
-// bodies in R2; event bodies dropped once fanned out; organizations sharded over K databases and a
-// catalog), each measured monthly with SQLite's dbstat. Prints a summary, then per layout a table of
+// databases laid out by the project's migrations, in four layouts (today's, event bodies emptied once
+// fanned out; before they were, every body kept; today's with the bodies in R2; organizations sharded
+// over K databases and a catalog, on today's), each measured monthly with SQLite's dbstat. Prints a summary, then per layout a table of
 // bytes per table and one of its databases, then the rates and where they come from. docs/scale.md
 // reads the result.
 import { mkdirSync } from "node:fs";
@@ -35,7 +35,7 @@ import {
 const FILL = 0.8;
 
 interface Job {
-  layout: "today" | "r2" | "dropped" | "shards";
+  layout: "today" | "before" | "r2" | "shards";
   options: SimulationOptions;
   /** Where the SQLite files go (kept for a look), or null: in memory. */
   directory: string | null;
@@ -45,15 +45,15 @@ interface Job {
 
 /** The layout a job names, over its database files. */
 function layoutOf(job: Job): Layout {
-  if (job.layout !== "shards")
-    return { name: job.layout, databases: ["database"], shardOf: () => "database", bodies: job.layout === "today" ? "kept" : job.layout };
+  const bodies = ({ today: "emptied", before: "kept", r2: "r2", shards: "emptied" } as const)[job.layout];
+  if (job.layout !== "shards") return { name: job.layout, databases: ["database"], shardOf: () => "database", bodies };
   const shardOf = job.shardOf!;
   const k = Math.max(...shardOf) + 1;
   return {
     name: "shards",
     databases: ["catalog", ...Array.from({ length: k }, (_, i) => `shard-${i + 1}`)],
     shardOf: (o) => `shard-${shardOf[o]! + 1}`,
-    bodies: "kept",
+    bodies,
   };
 }
 
@@ -163,19 +163,19 @@ export interface Simulation {
 }
 
 /**
- * The whole simulation, two layouts at a time (one a core): today's and the R2 layout; then, with K
- * chosen from today's, the shards beside the layout that drops event bodies.
+ * The whole simulation, two layouts at a time (one a core): today's and the one before event bodies were
+ * emptied; then, with K chosen from today's, the shards beside the R2 layout.
  */
 export async function simulate(options: SimulationOptions, directory: string | null, threads = true): Promise<Simulation> {
   const run = threads ? inWorker : runJob;
-  const [today, r2] = await Promise.all([run({ layout: "today", options, directory }), run({ layout: "r2", options, directory })]);
+  const [today, before] = await Promise.all([run({ layout: "today", options, directory }), run({ layout: "before", options, directory })]);
   const { perOrganization, reports } = planYear(options);
   const placed = placeShards(projectedByOrganization(today!, perOrganization, options), SOFT_LIMIT * FILL);
-  const [dropped, shards] = await Promise.all([
-    run({ layout: "dropped", options, directory }),
+  const [r2, shards] = await Promise.all([
+    run({ layout: "r2", options, directory }),
     run({ layout: "shards", options, directory, shardOf: placed.shardOf }),
   ]);
-  const results = [today!, r2!, dropped!, shards!];
+  const results = [today!, before!, r2!, shards!];
   const figures = results.map((r) => figuresOf(r, reports, options, placed.shardOf));
   return {
     options,
@@ -231,7 +231,12 @@ function render(
   out.push(
     `# A platform-year, simulated: ${options.organizations.toLocaleString("en-US")} organizations, ${options.reports.toLocaleString("en-US")} reports in ${options.months} months (Zipf s=${options.zipf}), ${options.webhooks} webhooks and ${options.contacts} contacts each; growth past month ${options.months}: ${Math.round(options.growth * 100)}% a year; seed ${options.seed}. ${options.sample < 1 ? `One report in ${Math.round(1 / options.sample)} replayed into SQLite, what grows with reports scaled by ${Math.round(1 / options.sample)}; writes counted for every report of the year.` : "Every report replayed: the bytes are SQLite's own."}`,
   );
-  const short: Record<string, string> = { today: "today's", r2: "bodies in R2", dropped: "event bodies dropped", shards: "shards" };
+  const short: Record<string, string> = {
+    today: "today's",
+    before: "before bodies were emptied",
+    r2: "bodies in R2",
+    shards: "shards",
+  };
   const today = results[0]!;
   const first = firstToOutgrow(today, options);
   out.push(
@@ -246,9 +251,10 @@ function render(
     `First to outgrow one database: ${first.table}, ${formatBytes(first.bytes)} at month ${options.months} today; alone it passes 5 GB ${when(first.passes5)} and 10 GB ${when(first.passes10)}.`,
   );
   const titles: Record<string, string> = {
-    today: "Today's layout: one D1 database",
-    r2: "Event, delivery and e-mail bodies in R2 (content-addressed; rows keep sha256:<hex>)",
-    dropped: "Event bodies dropped once fanned out (deliveries keep theirs 30 days; triage moves keep theirs for the timeline)",
+    today:
+      "Today's layout: one D1 database, event bodies emptied once fanned out (deliveries keep theirs 30 days; triage moves keep theirs for the timeline)",
+    before: "Before event bodies were emptied: one D1 database, every event's body kept",
+    r2: "Today's layout with the bodies in R2: delivery, e-mail and event bodies (content-addressed; rows keep sha256:<hex>)",
     shards: `${placed.shards.length} shards by organization plus a catalog (organizations placed largest first so that each shard holds at most ${FILL * 100}% of 5 GB by month ${HORIZON_MONTHS}, by today's projection${placed.oversized.length ? `; ${placed.oversized.length === 1 ? "the largest organization needs more than that alone: it has a shard of its own" : `${placed.oversized.length} organizations need more than that alone: each has a shard of its own`}` : ""})`,
   };
   results.forEach((r, i) => {
@@ -299,7 +305,7 @@ function render(
   out.push(`- One writer's budget = ${BUDGET.writesPerSecond} rows written a second. Source: ${BUDGET.source}.`);
   out.push(`- What D1 and R2 charge and allow: ${BUDGET.pricing}.`);
   out.push(
-    "- Retention applied daily, as the cron does: webhook deliveries (and their attempts) after 30 days, idempotency keys at expiry (a day). Events, e-mails, comments and advisories are kept.",
+    "- Retention applied daily, as the cron does: webhook deliveries (and their attempts) after 30 days, idempotency keys at expiry (a day). Events, e-mails, comments and advisories are kept; an event's body is emptied once it is fanned out (a triage move keeps its), except before bodies were emptied.",
     `- Projection to month ${HORIZON_MONTHS}: each month past the simulated ones grows by the mean of the last three measured, times (1 + growth) a year.`,
   );
   return out.join("\n");

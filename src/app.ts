@@ -2,7 +2,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { secureHeaders } from "hono/secure-headers";
 import type { AppEnv } from "./http/app-env";
 import { bearerAuth } from "./http/auth";
-import { routeByName, routeToOrganization } from "./http/shard-lookup";
+import { routeByName, routeOperators, routeToOrganization } from "./http/shard-lookup";
 import { findActiveKey, noteKeyUse } from "./services/api-keys";
 import { serviceContext } from "./routes/v1/handler-helpers";
 import { handleError } from "./http/errors";
@@ -101,6 +101,7 @@ export function createApp() {
       if (!routeFacts(c).spansShards) await routeToOrganization(c, c.req.param("id")!);
       await next();
     });
+  app.use("/v1/*", routeOperators());
   app.use("/v1/*", idempotency());
 
   app.route("/", homeRouter);

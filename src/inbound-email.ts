@@ -1,11 +1,12 @@
 import PostalMime, { type Email } from "postal-mime";
 import { eq } from "drizzle-orm";
-import { primaryDb } from "./db";
+import { type Db, primaryDb } from "./db";
 import { attachments, inboundEmails, vulns } from "./db/schema";
 import { isUniqueViolation, subquery } from "./db/queries";
 import { LIMITS, mib } from "./lib/limits";
 import { nowIso } from "./lib/ids";
-import type { QueueMessage } from "./lib/queue";
+import { type QueueMessage, shardQueue } from "./lib/queue";
+import { shardsOf } from "./db/shards";
 import { cleanFilename } from "./lib/filenames";
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { addReporterFile, replyAsReporter } from "./services/reporter";
@@ -63,28 +64,47 @@ async function addressedReply(message: InboundMessage, env: Env) {
     if (message.rawSize > LIMITS.inboundEmailBytes) throw new Refused(`Message too large: at most ${mib(LIMITS.inboundEmailBytes)}.`);
     const address = parseReplyAddress(message.to, env.INBOUND_EMAIL_DOMAIN);
     if (!address) throw new Refused("No such recipient.");
-    const db = primaryDb(env.DB);
-    const vuln = await db
-      .select({
-        id: vulns.id,
-        organizationId: vulns.organizationId,
-        contactEmail: vulns.contactEmail,
-        // What the report holds already, so files that would not fit refuse the message before it writes anything.
-        // (The outer row's id qualified: unqualified, it would name the attachment's own.)
-        files: subquery<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
-        bytes: subquery<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
-      })
-      .from(vulns)
-      .where(eq(vulns.shortcode, address.shortcode))
-      .get();
-    if (!vuln || !(await replyMatches(vuln.id, address.given))) throw new Refused("No such recipient.");
+    // A sharded deployment asks every shard for the report at once: the address's MAC says which one made it.
+    const shards = shardsOf(env);
+    const found = await Promise.all(shards.names.map((shard) => reportAddressed(primaryDb(shards.binding(shard)), address.shortcode)));
+    let at: (NonNullable<Awaited<ReturnType<typeof reportAddressed>>> & { shard: string }) | null = null;
+    for (const [i, candidate] of found.entries())
+      if (candidate && (await replyMatches(candidate.vuln.id, address.given))) at = { ...candidate, shard: shards.names[i]! };
+    if (!at) throw new Refused("No such recipient.");
+    const { db, vuln } = at;
     const reporter = vuln.contactEmail?.toLowerCase();
     if (!reporter || addressOf(message.from) !== reporter) throw new Refused(NOT_THE_REPORTER);
-    return { db, vuln, reporter };
+    return { db, vuln, reporter, shard: shards.sharded ? at.shard : undefined };
   } catch (err) {
     await message.raw.cancel().catch(() => {});
     throw err;
   }
+}
+
+interface AddressedReport {
+  id: string;
+  organizationId: string;
+  contactEmail: string | null;
+  files: number;
+  bytes: number;
+}
+
+/** The report a reply address names by its shortcode, in one database. */
+async function reportAddressed(db: Db, shortcode: string): Promise<{ db: Db; vuln: AddressedReport } | null> {
+  const vuln = await db
+    .select({
+      id: vulns.id,
+      organizationId: vulns.organizationId,
+      contactEmail: vulns.contactEmail,
+      // What the report holds already, so files that would not fit refuse the message before it writes anything.
+      // (The outer row's id qualified: unqualified, it would name the attachment's own.)
+      files: subquery<number>`(SELECT count(*) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
+      bytes: subquery<number>`(SELECT coalesce(sum(a.byte_size), 0) FROM ${attachments} a WHERE a.vuln_id = ${vulns.id})`,
+    })
+    .from(vulns)
+    .where(eq(vulns.shortcode, shortcode))
+    .get();
+  return vuln ? { db, vuln } : null;
 }
 
 /** What the email handler does with one message; throws Refused with the reason to give the sender. */
@@ -93,7 +113,7 @@ export async function receiveReply(
   env: Env,
   defer: (work: Promise<unknown>) => void,
 ): Promise<{ commentId: string } | { duplicate: true }> {
-  const { db, vuln, reporter } = await addressedReply(message, env);
+  const { db, vuln, reporter, shard } = await addressedReply(message, env);
   let email: Email;
   try {
     email = await PostalMime.parse(message.raw);
@@ -128,7 +148,8 @@ export async function receiveReply(
         `Send fewer, or only the text.`,
     );
 
-  const ctx: ServiceContext = { db, caller: PLATFORM_CALLER, queue: env.EVENTS as Queue<QueueMessage>, defer };
+  const queue = env.EVENTS as Queue<QueueMessage>;
+  const ctx: ServiceContext = { db, caller: PLATFORM_CALLER, queue: shard ? shardQueue(queue, () => shard) : queue, defer };
   const report = { id: vuln.id, organizationId: vuln.organizationId };
   let commentId: string;
   try {

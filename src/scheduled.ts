@@ -1,8 +1,9 @@
 import { type Db, primaryDb } from "./db";
-import { sweepOutbox } from "./events/outbox";
+import { emptyEventBodies, sweepOutbox } from "./events/outbox";
 import { type QueueMessage, shardQueue } from "./lib/queue";
 import { type Shards, shardsOf } from "./db/shards";
-import { recordRoom } from "./db/catalog";
+import { type Catalog, recordRoom, replicateDirectories, shardCatalog } from "./db/catalog";
+import { forgetName } from "./http/shard-lookup";
 import { purgeOrphanObjects } from "./services/attachment-objects";
 import { OBJECT_PREFIX } from "./services/attachments";
 import { purgeExpiredIdempotencyKeys } from "./lib/idempotency-key";
@@ -28,18 +29,20 @@ import { moveContext } from "./routes/v1/organizations/move-context";
  * re-send events, deliveries and e-mails whose messages were lost, forget what expired (audit rows
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
  * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
- * of public submissions after two hours, and (sharded) measure each tenant database's room and advance the
- * organizations' moves between them. Each step
- * on its own, in each shard: a queue that is down must not stop the purges, nor one sweep the other,
- * nor one shard's trouble another's.
+ * of public submissions after two hours, empty the bodies of events processed before bodies were emptied
+ * at processing, and (sharded) measure each tenant database's room and advance the organizations' moves
+ * between them. Each step on its own, in each shard: a queue that is down must not stop the purges, nor
+ * one sweep the other, nor one shard's trouble another's.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const shards = shardsOf(env);
   // Each shard's steps run on their own: one shard's trouble stops no other's.
+  // The catalog, for the steps that give names back (a custom domain's claim never proven).
+  const catalog = shards.sharded ? shardCatalog(shards, forgetName) : undefined;
   const perShard = shards.names.map((name) => {
     const db = primaryDb(shards.binding(name));
     const queue = env.EVENTS as Queue<QueueMessage>;
-    return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now }) };
+    return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now, catalog }) };
   });
   const moves = moveContext(env, now.getTime());
   const platformSteps: Record<string, () => Promise<unknown>> = {
@@ -53,6 +56,9 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
       ),
     ...(shards.sharded && {
       measureShardRooms: () => measureShardRooms(shards, now),
+      replicateDirectories: () => replicateDirectories(shards),
+      // Signing in keeps its counted attempts and challenges in the catalog, and names its links there.
+      purgeCatalogSignInRecords: () => purgeSignInRecords(primaryDb(shards.catalog), now.getTime()),
       // A move whose command stopped goes on, a step a minute.
       advanceShardMoves: () => advanceUnfinishedMoves(moves),
     }),
@@ -70,8 +76,9 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
 }
 
 /** One shard's steps, in its own database; the events they write are sent with the shard's name. */
-function shardSteps(env: Env, { db, queue, now }: { db: Db; queue: Queue<QueueMessage>; now: Date }) {
-  const { platform, sent } = platformContext(db, queue);
+function shardSteps(env: Env, { db, queue, now, catalog }: { db: Db; queue: Queue<QueueMessage>; now: Date; catalog?: Catalog }) {
+  const { platform: own, sent } = platformContext(db, queue);
+  const platform = { ...own, catalog };
   const steps = {
     closeUnansweredInfoRequests: () => closeUnansweredInfoRequests(platform, now),
     sweepDeadlineAlerts: () => sweepDeadlineAlerts(platform, now),
@@ -87,6 +94,7 @@ function shardSteps(env: Env, { db, queue, now }: { db: Db; queue: Queue<QueueMe
     resealWebhookSecrets: () => resealWebhookSecrets(db),
     purgeSignInRecords: () => purgeSignInRecords(db, now.getTime()),
     purgeGateMarks: () => purgeGateMarks(db, now),
+    emptyEventBodies: () => emptyEventBodies(db),
   };
   return { steps, sent };
 }

@@ -61,7 +61,7 @@ export default defineConfig(async () => {
       projects: [
         workersProject("workers", ["test/**/*.test.ts"], {}),
         // The same Worker sharded: a catalog and two tenant databases, organizations placed in both.
-        workersProject("workers-sharded", ["test/shards/**/*.test.ts"], { CATALOG: "catalog", TENANT_1: "tenant-1", TENANT_2: "tenant-2" }),
+        workersProject("workers-sharded", ["test/**/*.test.ts"], { CATALOG: "catalog", TENANT_1: "tenant-1", TENANT_2: "tenant-2" }),
         {
           // The commands a user runs (npm run dev, operator-key), run as processes from Node.
           test: {

@@ -106,8 +106,12 @@ export class SimulatedDatabase {
       this.db.exec(readFileSync(path.join(MIGRATIONS, f), "utf8"));
     this.rows = new RowWriter(this.db, "bench/simulate/writes.ts");
     this.totalChanges = this.db.prepare("SELECT total_changes() AS n");
+    // A partial index is left out: it holds few of its table's rows (events_body_to_empty_idx: the
+    // intake's two events of a report, in and out within their batch), so the figure stays a floor.
     for (const { tbl_name, n } of this.db
-      .prepare("SELECT tbl_name, count(*) AS n FROM sqlite_master WHERE type = 'index' GROUP BY tbl_name")
+      .prepare(
+        "SELECT tbl_name, count(*) AS n FROM sqlite_master WHERE type = 'index' AND coalesce(sql, '') NOT LIKE '% WHERE %' GROUP BY tbl_name",
+      )
       .all() as { tbl_name: string; n: number }[])
       this.indexes.set(tbl_name, n);
   }
@@ -147,19 +151,6 @@ export class SimulatedDatabase {
 
   /** Changes the simulation makes that the Worker would not (moving a body to R2 after its insert). */
   uncounted = 0;
-
-  /** Drop an event's body once it is fanned out (see Layout.bodies). */
-  dropEventBodies = false;
-  private dropBody?: StatementSync;
-
-  /**
-   * The event's body emptied, unless the report's timeline reads it (a triage move). The Worker would
-   * do it in the statement that marks the event processed, so it is not a row written of its own.
-   */
-  dropEventBody(eventId: string): void {
-    this.dropBody ??= this.db.prepare("UPDATE events SET payload = '{}' WHERE id = ? AND type <> 'Vuln::Triage::Changed'");
-    this.uncounted += Number(this.dropBody.run(eventId).changes);
-  }
 
   end(): void {
     const written =

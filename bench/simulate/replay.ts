@@ -25,11 +25,12 @@ export interface Layout {
   /** The database of an organization's tenant rows. */
   shardOf: (organization: number) => string;
   /**
-   * Where bodies go: kept in their rows (today); event, delivery and e-mail bodies moved to R2 (rows keep
-   * `sha256:<hex>`); or event bodies dropped once fanned out (deliveries keep theirs 30 days, and triage
-   * moves keep theirs for the report's timeline, the one reader of an old event's body).
+   * Where bodies go: in their rows, an event's emptied once it is fanned out, as the Worker does now
+   * (deliveries keep theirs 30 days, and triage moves keep theirs for the report's timeline, the one
+   * reader of an old event's body); every event's kept, as before; or as now, with every body written
+   * moved to R2 (rows keep `sha256:<hex>`).
    */
-  bodies: "kept" | "r2" | "dropped";
+  bodies: "emptied" | "kept" | "r2";
 }
 
 export interface DatabaseResult {
@@ -72,8 +73,7 @@ export async function replay(
         { table: "webhook_deliveries", column: "request_body" },
         { table: "notifications", column: "params" },
       ]);
-    if (name !== "catalog") statementsOf.set(name, await prepareStatements(sim.db));
-    if (layout.bodies === "dropped") sim.dropEventBodies = true;
+    if (name !== "catalog") statementsOf.set(name, await prepareStatements(sim.db, layout.bodies === "kept" ? "kept" : "emptied"));
   }
   // One database holds everything, or the catalog holds what is not a tenant's.
   const catalog = databases.get("catalog") ?? databases.get("database")!;

@@ -1,14 +1,16 @@
 // The Worker's own statements for the writes that carry bodies, built once by the same builders the
-// Worker calls (src/events/outbox.ts, src/intake/intake.ts) over the same Drizzle schema, with
-// placeholders where a report's values go. The SQL is what D1 would run, bodies made by SQLite from
-// the rows as the Worker's are; only the values differ.
-import { and, eq, sql } from "drizzle-orm";
+// Worker calls (src/events/outbox.ts, src/intake/intake.ts, and src/webhooks/fanout.ts for the marks
+// that empty an event's body once fanned out) over the same Drizzle schema, with placeholders where a
+// report's values go. The SQL is what D1 would run, bodies made by SQLite from the rows as the Worker's
+// are; only the values differ.
+import { and, eq, isNull, sql } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/sqlite-proxy";
 import type { DatabaseSync } from "node:sqlite";
 import { advisories, events, notifications, vulns, webhookDeliveries } from "../../src/db/schema/index.ts";
 import { advisoryEvent, commentEvent, deadlineEvent, triageEvent, vulnEvent } from "../../src/events/outbox.ts";
 import type { EventType } from "../../src/events/types.ts";
 import { receiveStatements, storeStatements } from "../../src/intake/intake.ts";
+import { emptyWrittenBodies, markProcessed } from "../../src/webhooks/processed.ts";
 import { type Built, slot, Template } from "./database.ts";
 
 // A Drizzle client that only builds: nothing is sent through it.
@@ -37,7 +39,10 @@ export interface Statements {
   advisory: Template;
   /** A webhook delivery of an event, its body copied from the event's row as the fan-out does. */
   delivery: Template;
+  /** The consumer's mark that an event is processed: it empties the body (a triage move's kept), or, before bodies were emptied, it only marks. */
   markProcessed: Template;
+  /** The intake's events written processed, their bodies emptied at the end of their batch; none before bodies were emptied. */
+  emptyWritten: Template | null;
   releaseReceipt: Template;
   readVuln: Template;
   moveTriage: Template;
@@ -48,7 +53,11 @@ export interface Statements {
   revise: Template;
 }
 
-export async function prepareStatements(db: DatabaseSync): Promise<Statements> {
+/**
+ * The statements, with an event's body emptied once it is fanned out as the Worker does now
+ * ("emptied"), or kept, as before it did ("kept"), for the comparison.
+ */
+export async function prepareStatements(db: DatabaseSync, bodies: "emptied" | "kept"): Promise<Statements> {
   const t = (built: Built) => new Template(db, built);
   const vulnEvents = Object.fromEntries(
     VULN_EVENTS.map((type) => {
@@ -131,12 +140,15 @@ export async function prepareStatements(db: DatabaseSync): Promise<Statements> {
     advisory: t(withEventSlot(advisory.statement, advisory.event.id)),
     delivery: t(delivery.toSQL()),
     markProcessed: t(
-      builder
-        .update(events)
-        .set({ processedAt: slot("now") })
-        .where(eq(events.id, slot("eventId")))
-        .toSQL(),
+      bodies === "emptied"
+        ? (markProcessed(builder, slot("eventId"), slot("now")) as unknown as Buildable).toSQL()
+        : builder
+            .update(events)
+            .set({ processedAt: slot("now") })
+            .where(and(eq(events.id, slot("eventId")), isNull(events.processedAt)))
+            .toSQL(),
     ),
+    emptyWritten: bodies === "emptied" ? t((emptyWrittenBodies(builder, [slot("eventId")]) as unknown as Buildable).toSQL()) : null,
     releaseReceipt: t(
       builder
         .update(notifications)

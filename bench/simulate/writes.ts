@@ -378,7 +378,18 @@ function fanOut({ g, tenant, at, now }: Step, eventId: string): void {
     // Leased, then delivered (or failed and scheduled again, then delivered): one update an attempt.
     tenant.db.counted(attempts);
   }
-  if (tenant.db.dropEventBodies) tenant.db.dropEventBody(eventId);
+}
+
+/** An event fanned out, then marked processed by the consumer, which empties its body (a triage move keeps its). */
+function processed(step: Step, eventId: string): void {
+  fanOut(step, eventId);
+  step.tenant.db.run(step.tenant.statements.markProcessed, { eventId, now: step.now });
+}
+
+/** The bodies of the intake's events written processed, emptied by the last statement of their batch (none before bodies were). */
+function emptyWritten(step: Step, eventId: string): void {
+  const template = step.tenant.statements.emptyWritten;
+  if (template && step.tenant.db.run(template, { eventId }) !== 1) throw new Error(`the body of ${eventId} was not emptied`);
 }
 
 /** An event's insert, which must write its row (a conditional one chained on a change that did not happen writes none). */
@@ -391,8 +402,7 @@ function vulnEvent(step: Step, template: Template, values: Values = {}): string 
   const { tenant, report, now } = step;
   const eventId = step.g.idAt(step.at);
   writeEvent(tenant.db, template, { eventId, vulnId: report.id, now, ...values });
-  fanOut(step, eventId);
-  tenant.db.run(tenant.statements.markProcessed, { eventId, now });
+  processed(step, eventId);
   return eventId;
 }
 
@@ -428,6 +438,7 @@ function intake(step: Step): void {
   sim.run(s.receive[0]!, { vulnId: report.id, now });
   writeEvent(sim, s.receive[1]!, { eventId: receivedId, vulnId: report.id, now });
   fanOut(step, receivedId);
+  emptyWritten(step, receivedId);
   sim.end();
   sim.begin();
   const storedId = g.idAt(step.at);
@@ -447,6 +458,7 @@ function intake(step: Step): void {
   emailContacts(step, tenant.responders, { kind: "report_received", eventId: storedId });
   sim.run(s.markProcessed, { eventId: createdId, now });
   if (step.toReporter) sim.run(s.releaseReceipt, { vulnId: report.id, now, messageId: `<${g.idAt(step.at)}@mail.vdp.example>` });
+  emptyWritten(step, storedId);
   report.submission = undefined;
   report.createdEventId = undefined;
 }
@@ -488,7 +500,7 @@ function move(step: Step, previous: string, state: string): void {
   if (closing) vulnEvent(step, tenant.statements.vulnEvent["Vuln::Processing::Closed"]);
   const eventId = g.idAt(step.at);
   writeEvent(tenant.db, tenant.statements.triage, { eventId, vulnId: report.id, previous, now });
-  fanOut(step, eventId);
+  processed(step, eventId);
   if (step.toReporter)
     email(step, {
       kind: "triage_changed",
@@ -524,7 +536,7 @@ function comment(step: Step): void {
     });
   const eventId = g.idAt(step.at);
   writeEvent(tenant.db, tenant.statements.comment, { eventId, commentId, now });
-  fanOut(step, eventId);
+  processed(step, eventId);
   // The reporter's answer returns a report that waited on them to where it was.
   if (author === "reporter" && report.triage === "needs_more_info") move(step, "needs_more_info", report.infoRequestedFrom ?? "new");
   if (author === "reporter") emailContacts(step, tenant.responders, { kind: "reporter_commented", eventId });
@@ -624,7 +636,7 @@ function publish(step: Step): void {
     vulnId: report.id,
     now,
   });
-  fanOut(step, eventId);
+  processed(step, eventId);
 }
 
 const WRITES: Record<ActionKind, (step: Step) => void> = {

@@ -1,6 +1,6 @@
-import { and, asc, count, eq, inArray, or } from "drizzle-orm";
+import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "./index";
-import { catalogNames, shardRooms, tenants, type CatalogNameKind } from "./schema";
+import { catalogNames, directories, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
 import { CATALOG, type Shards } from "./shards";
 const nowIso = () => new Date().toISOString();
 
@@ -22,15 +22,34 @@ export interface Found {
 
 /** What a service asks of the catalog; the request gives it one in a sharded deployment only. */
 export interface Catalog {
-  /** Records a new organization in the shard with the most room, and answers that shard and its database. */
-  place(organizationId: string): Promise<{ shard: string; db: Db }>;
+  /** The catalog database itself, which keeps what is no organization's: the sign-in budget, passkey sign-in challenges. */
+  readonly db: Db;
+  /** Every tenant database, for what spans organizations (a person signing in by address). */
+  tenants(): { shard: string; db: Db }[];
+  /**
+   * Records a new organization in the shard with the most room, with the catalog's copy of its row (which
+   * operators' lists and directories read), and answers that shard and its database.
+   */
+  place(organization: OrganizationRow): Promise<{ shard: string; db: Db }>;
+  /** Writes in every tenant database (the directories operators curate are kept in each, beside the listings that name them). */
+  inEveryShard(write: (db: Db) => Promise<unknown>): Promise<void>;
+  /** Keeps the catalog's copy of an organization's row as its shard now has it. */
+  copy(organization: OrganizationRow): Promise<void>;
   /** The database of an organization's shard, or null for an organization the catalog does not know. */
   tenantOf(organizationId: string): Promise<Db | null>;
   /**
-   * Claims names for an organization before the write that uses them. A name another organization (or
-   * this one) holds fails as the tenant's own unique index would, so the services' guards answer alike.
+   * Claims names for an organization before the write that uses them. A name another organization
+   * holds fails as the tenant's own unique index would, so the services' guards answer alike. Answers
+   * the names this call claimed: not those the organization held already, which a failed write must
+   * not give back (its other policy's custom domain, its own slug sent again).
    */
-  claim(organizationId: string, names: readonly CatalogName[]): Promise<void>;
+  claim(organizationId: string, names: readonly CatalogName[]): Promise<CatalogName[]>;
+  /**
+   * Claims a directory's place for an organization, unless the directory already has `limit` across every
+   * shard ("full"): one conditional insert, so two claims racing for the last place cannot both win. "held":
+   * the organization had its place already.
+   */
+  claimListing(organizationId: string, directoryId: string, limit: number): Promise<"placed" | "held" | "full">;
   /** Gives names back (a write that failed after its claim, a revoked key), and forgets their cached lookups. */
   release(names: readonly CatalogName[]): Promise<void>;
 }
@@ -42,9 +61,15 @@ const UNIQUE_IN: Record<CatalogNameKind, string> = {
   session: "sessions.token_hash",
   brief: "briefs.shortcode",
   policy: "policies.shortcode",
-  domain: "policies.custom_domain",
+  // An index on an expression (lower(custom_domain)): SQLite names the index itself.
+  domain: "index 'policies_custom_domain_unique_idx'",
   report_token: "vulns.reporter_token_hash",
   advisory: "advisories.id",
+  member: "members.id",
+  contact: "contacts.id",
+  sign_in_link: "sign_in_links.token_hash",
+  passkey: "passkeys.id",
+  directory_listing: "directory_listings.directory_id, directory_listings.organization_id",
 };
 
 /** The name's organization and shard: one read of the catalog (the request's edge cache answers most). */
@@ -104,18 +129,32 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
   const catalog = () => (opened ??= createDb(shards.catalog.withSession("first-primary")));
   const tenantDb = (shard: string) => createDb(shards.binding(shard).withSession("first-primary"));
   return {
-    async place(organizationId) {
+    get db() {
+      return catalog();
+    },
+    tenants: () => shards.names.map((shard) => ({ shard, db: tenantDb(shard) })),
+    async place(organization) {
       const shard = await roomiest(catalog(), shards.names);
       const at = nowIso();
-      await catalog().insert(tenants).values({ organizationId, shard, createdAt: at, updatedAt: at });
+      await catalog().batch([
+        catalog().insert(tenants).values({ organizationId: organization.id, shard, createdAt: at, updatedAt: at }),
+        catalog().insert(organizations).values(organization),
+      ]);
       return { shard, db: tenantDb(shard) };
+    },
+    async inEveryShard(write) {
+      await Promise.all(shards.names.map((shard) => write(tenantDb(shard))));
+    },
+    async copy(organization) {
+      const { id, ...rest } = organization;
+      await catalog().insert(organizations).values(organization).onConflictDoUpdate({ target: organizations.id, set: rest });
     },
     async tenantOf(organizationId) {
       const found = await findTenant(catalog(), organizationId);
       return found ? tenantDb(found.shard) : null;
     },
     async claim(organizationId, names) {
-      if (!names.length) return;
+      if (!names.length) return [];
       const at = nowIso();
       const same = or(...names.map((n) => and(eq(catalogNames.kind, n.kind), eq(catalogNames.name, n.name))));
       const [claimed, owners] = await catalog().batch([
@@ -128,9 +167,24 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       ]);
       // A name this organization holds already (its own slug sent again) is no conflict.
       const taken = owners.find((o) => o.organizationId !== organizationId);
-      if (!taken) return;
+      if (!taken) return claimed;
       await this.release(claimed);
       throw new Error(`UNIQUE constraint failed: ${UNIQUE_IN[taken.kind]}`);
+    },
+    async claimListing(organizationId, directoryId, limit) {
+      const name = `${directoryId}/${organizationId}`;
+      const placed = await catalog().run(sql`INSERT INTO ${catalogNames} (kind, name, organization_id, created_at)
+        SELECT 'directory_listing', ${name}, ${organizationId}, ${nowIso()}
+        WHERE (SELECT count(*) FROM ${catalogNames} WHERE kind = 'directory_listing' AND name >= ${`${directoryId}/`} AND name < ${`${directoryId}0`}) < ${limit}
+        ON CONFLICT DO NOTHING`);
+      if ((placed as unknown as D1Result).meta.changes > 0) return "placed";
+      // Already placed (a retry of its own listing) is no refusal: the shard's unique index answers that.
+      const own = await catalog()
+        .select({ name: catalogNames.name })
+        .from(catalogNames)
+        .where(and(eq(catalogNames.kind, "directory_listing"), eq(catalogNames.name, name)))
+        .get();
+      return own ? "held" : "full";
     },
     async release(names) {
       if (!names.length) return;
@@ -156,3 +210,25 @@ export function namesOf(catalog: Db, organizationId: string) {
 
 /** Marks names as an operator's (no organization): an operator key made by `npm run operator-key`. */
 export const OPERATOR = "";
+
+/**
+ * The directories, as the catalog has them, written again in every tenant database: a write that missed a
+ * shard (a failure after the catalog's commit) is repaired within a minute. Directories are few.
+ */
+export async function replicateDirectories(shards: Shards): Promise<number> {
+  const catalog = createDb(shards.catalog.withSession("first-primary"));
+  const rows = await catalog.select().from(directories);
+  if (!rows.length) return 0;
+  await Promise.all(
+    shards.names.map((shard) => {
+      const db = createDb(shards.binding(shard).withSession("first-primary"));
+      return db.batch(
+        rows.map((row) => {
+          const { id, ...rest } = row;
+          return db.insert(directories).values(row).onConflictDoUpdate({ target: directories.id, set: rest });
+        }) as [never, ...never[]],
+      );
+    }),
+  );
+  return rows.length;
+}

@@ -58,6 +58,11 @@ export class RequestDatabase {
     this.#fallback = { shard, d1 };
   }
 
+  /** Whether something routed the request already (a fallback is not a route). */
+  get routed(): boolean {
+    return this.#d1 !== undefined;
+  }
+
   /** The binding name of the shard the request reads (`DB` for one database), once it is known. */
   get shard(): string | undefined {
     return this.#shard ?? this.#fallback?.shard;

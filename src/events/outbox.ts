@@ -1,8 +1,9 @@
-import { and, asc, eq, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
+import { and, asc, eq, inArray, isNull, lt, lte, or, type SQL, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
-import { comments, events, vulns } from "../db/schema";
+import { BODY_LEFT_TO_EMPTY, comments, EMPTIED_BODY, events, vulns } from "../db/schema";
 import { uuidv7 } from "../lib/ids";
 import { inList } from "../db/queries";
+import { LIMITS } from "../lib/limits";
 import { QUEUE_BATCH_LIMIT, type QueueMessage } from "../lib/queue";
 import { emailsOfEvent } from "../notifications/outbox";
 import type { EventType } from "./types";
@@ -42,7 +43,8 @@ function planned(db: Db, type: EventType, now: string): PlannedEvent {
  * `ifPreviousChanged`, it inserts only if the statement just before it changed a row (SQLite's
  * changes()), which lets a conditional UPDATE decide inside the transaction whether its event exists.
  * With `requirePreviousChanged`, a statement before it that changed nothing refuses the whole batch.
- * With `processedAt`, it is written processed: its fan-out is in the same batch (the consumer's).
+ * With `processedAt`, it is written processed: its fan-out is in the same batch (the consumer's), which
+ * copies its body into the deliveries and then empties it (emptyWrittenBodies in src/webhooks/processed.ts).
  */
 export function vulnEvent(
   db: Db,
@@ -231,4 +233,24 @@ async function sweepPage(db: Db, queue: Queue<QueueMessage>, now: number): Promi
       ),
     );
   return due.length;
+}
+
+/**
+ * The cron step that empties the bodies of events processed before their bodies were emptied at
+ * processing (EMPTIED_BODY), a page a run, oldest first; a triage move keeps its body, and an event not
+ * yet processed is not touched. Its page is read from a partial index of those events alone, so once
+ * they are done a run reads nothing, however many events there are. Returns the bodies emptied.
+ */
+export async function emptyEventBodies(db: Db): Promise<number> {
+  const page = db
+    .select({ id: events.id })
+    .from(events)
+    .where(BODY_LEFT_TO_EMPTY)
+    .orderBy(asc(events.createdAt))
+    .limit(LIMITS.eventBodiesEmptiedPerRun);
+  const result = await db
+    .update(events)
+    .set({ payload: EMPTIED_BODY })
+    .where(and(inArray(events.id, page), BODY_LEFT_TO_EMPTY));
+  return result.meta.changes;
 }

@@ -5,7 +5,8 @@ import { releaseReceipt } from "../notifications/rows";
 import { receiveStatements, storeStatements } from "../intake/intake";
 import { type Candidate, type IntakeSignature, intakeSignature, similarityStatements, storeAndLookup } from "../intake/similarity";
 import { batchOf, inList, subquery } from "../db/queries";
-import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
+import { fanOut, fanOutWritten, subscribedWebhooks, targetsOf, type LeasedDelivery, type Part } from "../webhooks/fanout";
+import { emptyWrittenBodies, markProcessed } from "../webhooks/processed";
 
 // The events of one message batch processed together, in three D1 round trips whatever their
 // number, where one at a time cost about eleven each (read the event, two intake batches, three
@@ -21,6 +22,9 @@ import { fanOut, fanOutWritten, markProcessed, subscribedWebhooks, targetsOf, ty
 //      scored (similar reports, the possible duplicate), and Vuln::Created marked processed: until then, a
 //      retry redoes the intake.
 // Every other e-mail was written with the change that wrote its event: processing an event writes none.
+// An event's body is emptied once it is fanned out (a triage move's is kept: EMPTIED_BODY): in the
+// write that marks it processed, or, for the intake's events written processed, by the last statement
+// of their batch, after their deliveries have copied them.
 // Each step is one D1 batch, so one transaction: every statement keeps the guard it has when run
 // alone (conditional updates and inserts, events chained on changes(), the fan-out's unique index,
 // processed_at set only if unset), so a redelivered message changes nothing. Deliveries are written
@@ -55,6 +59,11 @@ function emailPart(statements: Statement[]): Part {
 /** A part that writes no delivery. */
 function plain(statements: Statement[]): Part {
   return { statements, written: () => [] };
+}
+
+/** The step's parts, then the bodies of the events it wrote processed emptied, after everything that reads them. */
+function emptiedAfter(db: Db, parts: Part[], writtenProcessed: readonly string[]): Part[] {
+  return writtenProcessed.length ? [...parts, plain([emptyWrittenBodies(db, writtenProcessed)])] : parts;
 }
 
 /** The similarity signature's store and lookup, whose candidates the intake keeps for the next step. */
@@ -104,6 +113,7 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
     similar?: { signature: IntakeSignature; candidates: Candidate[] };
   }[] = [];
   const first: Part[] = [];
+  const received: string[] = [];
   for (const event of rows.filter((e) => e.processedAt === null)) {
     const created = event.type === "Vuln::Created" && event.vulnId !== null;
     if (created) {
@@ -111,14 +121,16 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
       intakes.push(intake);
       const receive = receiveStatements(db, event.vulnId!, nowIso);
       first.push(plain(receive.statements), fanOutWritten(db, receive.event, event.organizationId, targets, now));
+      received.push(receive.event.id);
       const submission = submissionOf.get(event.vulnId!);
       if (submission) first.push(lookupPart(db, intake, await intakeSignature(event.vulnId!, event.organizationId, submission)));
     }
     first.push(fanOut(db, event, targets, now, { markProcessed: !created }));
   }
-  send(await runParts(db, first));
+  send(await runParts(db, emptiedAfter(db, first, received)));
 
   const second: Part[] = [];
+  const stored: string[] = [];
   for (const intake of intakes) {
     const submission = submissionOf.get(intake.vulnId);
     if (submission) {
@@ -128,9 +140,10 @@ export async function processEventBatch(db: Db, ids: readonly string[], send: (w
         fanOutWritten(db, store.event, intake.organizationId, targets, now),
         emailPart([...store.event.emails, releaseReceipt(db, intake.vulnId, nowIso)]),
       );
+      stored.push(store.event.id);
     }
     if (intake.similar) second.push(plain(similarityStatements(db, intake.similar.signature, intake.similar.candidates, nowIso)));
     second.push(plain([markProcessed(db, intake.eventId, nowIso)]));
   }
-  send(await runParts(db, second));
+  send(await runParts(db, emptiedAfter(db, second, stored)));
 }

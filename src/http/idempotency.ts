@@ -35,7 +35,7 @@ export function idempotency<E extends AppEnv = AppEnv>(): MiddlewareHandler<E> {
     const requestHash = upload
       ? await uploadRequestHash(c, upload.maxBytes)
       : await idempotencyRequestHash(c.req.method, c.req.path, await c.req.text());
-    const unit = new IdempotencyUnit(c.var.database.db, scope, key, requestHash);
+    const unit = new IdempotencyUnit(() => c.var.database.db, scope, key, requestHash);
     c.set("idempotency", unit);
     await next();
     if (unit.sealed) return;

@@ -2,6 +2,8 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../db";
 import { CATALOG, shardsOf } from "../db/shards";
 import { Unavailable } from "../lib/domain-errors";
+import { normalizeShortcode, normalizeUuid } from "../lib/ids";
+import type { CatalogNameKind } from "../db/schema";
 import { type CatalogName, findName, findTenant, type Found, shardCatalog, type Catalog } from "../db/catalog";
 import type { AppEnv } from "./app-env";
 
@@ -99,14 +101,138 @@ export async function forgetTenant(organizationId: string): Promise<void> {
  *
  * @example publicRouter.use("/briefs/:shortcode/*", routeBy((c) => ({ kind: "brief", name: c.req.param("shortcode")! })))
  */
-export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null): MiddlewareHandler<AppEnv> {
+export function routeBy(nameOf: (c: Context<AppEnv>) => CatalogName | null | Promise<CatalogName | null>): MiddlewareHandler<AppEnv> {
   return async function routeByMiddleware(c, next) {
     const shards = shardsOf(c.env);
     if (shards.sharded) {
-      const name = nameOf(c);
+      const name = await nameOf(c);
       const found = name ? await routeByName(c, name) : null;
       if (!found) c.var.database.route(shards.names[0]!, shards.binding(shards.names[0]!));
     }
     await next();
   };
+}
+
+/** A brief's or a policy's catalog name as a path carries its shortcode (any case, read as heard), or null when it cannot be one. */
+export function shortcodeName(kind: "brief" | "policy", text: string | undefined): CatalogName | null {
+  const shortcode = normalizeShortcode(text ?? "");
+  return shortcode ? { kind, name: shortcode } : null;
+}
+
+/** An advisory's catalog name as a path carries its id (any case), or null when it cannot be one. */
+export function advisoryName(text: string | undefined): CatalogName | null {
+  const id = normalizeUuid(text ?? "");
+  return id ? { kind: "advisory", name: id } : null;
+}
+
+/** An organization's slug as a path carries it (slugs are lower case). */
+export const slugName = (text: string | undefined): CatalogName => ({ kind: "organization_slug", name: (text ?? "").toLowerCase() });
+
+/** A custom domain as a request's Host names it (domains are claimed in lower case). */
+export const domainName = (url: string): CatalogName => ({ kind: "domain", name: new URL(url).hostname.toLowerCase() });
+
+/**
+ * A lookup by a secret's SHA-256 (a report's follow-up token) that first routes the request to the
+ * shard the catalog names for it; a hash the catalog does not know finds nothing, and no shard is read.
+ *
+ * @example reporterAuth({ lookUp: routedLookUp("report_token", findReport), caller: reporterCaller })
+ */
+export function routedLookUp<T>(kind: CatalogNameKind, find: (db: Db, hash: string) => Promise<T | null>) {
+  return async function routedLookUpOf(c: Context, hash: string): Promise<T | null> {
+    const db = await routeByName(c as Context<AppEnv>, { kind, name: hash });
+    return db ? find(db, hash) : null;
+  };
+}
+
+/**
+ * What spans organizations or names a row no catalog name leads to (an unsubscribe link's report, checked
+ * by its MAC before anything is read): looked for in every shard at once, and the request routed to the
+ * one that has it. Null, unrouted, when none has it. A one-database deployment reads its one database.
+ */
+export async function routeByScatter<T>(c: Context<AppEnv>, find: (db: Db) => Promise<T | null>): Promise<T | null> {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded) return find(c.var.database.db);
+  const found = await Promise.all(
+    // At each primary: a bookmark the client sent is one database's, and a scatter is rare enough.
+    shards.names.map(async (shard) => ({ shard, value: await find(createDb(shards.binding(shard).withSession("first-primary"))) })),
+  );
+  const hit = found.find((f) => f.value !== null);
+  if (!hit) return null;
+  c.var.database.route(hit.shard, shards.binding(hit.shard));
+  return hit.value;
+}
+
+/**
+ * A request that spans organizations (a person asking for sign-in links, a passkey's challenge) reads
+ * the catalog unless something routes it to a shard first: it keeps what is no organization's.
+ */
+export const onCatalog: MiddlewareHandler<AppEnv> = async function onCatalogMiddleware(c, next) {
+  const shards = shardsOf(c.env);
+  if (shards.sharded) c.var.database.fallBackTo(CATALOG, shards.catalog);
+  await next();
+};
+
+/** The table each collection's ids are in: an operator's request about one record reads the shard that holds it. */
+const RECORDS: Record<string, string> = {
+  policies: "policies",
+  assets: "assets",
+  briefs: "briefs",
+  vulns: "vulns",
+  webhooks: "webhooks",
+  contacts: "contacts",
+  members: "members",
+  canned_responses: "canned_responses",
+  advisories: "advisories",
+  notifications: "notifications",
+  audit_events: "audit_events",
+  api_keys: "api_keys",
+  directory_listings: "directory_listings",
+};
+
+/** The organization an operator's write names in its body (`relationships.organization`), if any. */
+async function organizationInBody(c: Context<AppEnv>): Promise<string | null> {
+  if (READS.has(c.req.method) || !c.req.header("content-type")?.includes("json")) return null;
+  try {
+    // Hono keeps the parsed body: the route's validator reads the same one.
+    const body = (await c.req.json()) as { data?: { relationships?: { organization?: { data?: { id?: unknown } } } } };
+    const id = body?.data?.relationships?.organization?.data?.id;
+    return typeof id === "string" ? id : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * An operator's request belongs to no organization: in a sharded deployment it reads the shard of the
+ * record its path names (looked for in every shard at once: operators' requests are few), or of the
+ * organization its body or filter names, and otherwise the catalog (directories, organizations' copies,
+ * operators' keys).
+ */
+export function routeOperators(): MiddlewareHandler<AppEnv> {
+  return async function routeOperatorsMiddleware(c, next) {
+    const shards = shardsOf(c.env);
+    if (!shards.sharded || c.var.caller?.kind !== "operator" || c.var.database.routed) return next();
+    const [collection, id] = new URL(c.req.url).pathname.split("/").slice(2, 4);
+    const table = collection ? RECORDS[collection] : undefined;
+    if (table && id) {
+      const found = await Promise.all(
+        shards.names.map(async (shard) =>
+          (await shards.binding(shard).prepare(`SELECT 1 FROM ${table} WHERE id = ?`).bind(id).first()) ? shard : null,
+        ),
+      );
+      const shard = found.find((s) => s !== null);
+      if (shard) c.var.database.route(shard, shards.binding(shard));
+      return next();
+    }
+    const organizationId = (await organizationInBody(c)) ?? c.req.query("q[organization_id_eq]") ?? null;
+    if (organizationId) await routeToOrganization(c, organizationId);
+    await next();
+  };
+}
+
+/** Every database a read across organizations asks: the request's own (one database), or each shard's. */
+export function everyShard(c: Context<AppEnv>): Db[] {
+  const shards = shardsOf(c.env);
+  if (!shards.sharded) return [c.var.database.db];
+  return shards.names.map((name) => createDb(shards.binding(name).withSession("first-unconstrained")));
 }

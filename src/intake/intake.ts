@@ -24,7 +24,8 @@ export function canonicalSubmission(s: Submission): string {
   });
 }
 
-// The consumer fans the intake's events out in the batch that writes them, so they are written processed.
+// The consumer fans the intake's events out in the batch that writes them, so they are written processed,
+// with their bodies, which the batch empties once their deliveries have copied them.
 
 /** dispatching -> received, and Vuln::Inbox::Received if it moved. */
 export function receiveStatements(db: Db, vulnId: string, nowIso: string) {

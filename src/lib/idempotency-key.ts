@@ -18,12 +18,24 @@ export class IdempotencyUnit {
   reserved = false;
   sealed = false;
 
+  readonly #db: () => Db;
+
+  /**
+   * `db` may be given as a function: a request of a sharded deployment prepares its key before its route
+   * has found the shard, and reads it (through its services) only after.
+   */
   constructor(
-    private readonly db: Db,
+    db: Db | (() => Db),
     readonly scope: string,
     readonly key: string,
     readonly requestHash: string,
-  ) {}
+  ) {
+    this.#db = typeof db === "function" ? db : () => db;
+  }
+
+  private get db(): Db {
+    return this.#db();
+  }
 
   private where() {
     return and(eq(idempotencyKeys.scope, this.scope), eq(idempotencyKeys.key, this.key), eq(idempotencyKeys.token, this.token));

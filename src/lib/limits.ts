@@ -179,6 +179,8 @@ export const LIMITS = {
   reporterSignatureSkewSeconds: 600,
   /** Queued reports the cron releases per brief per run, and an owner's release per call. */
   queueReleaseBatch: 100,
+  /** Bodies of old processed events the cron empties a run (a backlog takes as many runs as it needs). */
+  eventBodiesEmptiedPerRun: 1_000,
 } as const;
 
 /** A size in bytes as people read it: "10 MiB". */

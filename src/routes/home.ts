@@ -8,6 +8,7 @@ import { publicRateLimit } from "../http/rate-limit";
 import { database } from "../http/middleware";
 import { listPublicDirectories } from "../services/public-directories";
 import { homePage } from "../templates/home";
+import { routeBy } from "../http/shard-lookup";
 import { PAGE_CSP } from "../templates/layout";
 
 export const API_NAME = "Vulnerability Disclosure Platform API";
@@ -58,7 +59,8 @@ const indexRoute = (path: "/" | "/v1", operationId: string) =>
     tags: ["Index"],
     summary: path === "/" ? "The index: name, version and where to go next" : "The index of version 1 (the same as /)",
     security: [],
-    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER"), database()],
+    // The directories it names are in every shard (a sharded deployment reads the first).
+    middleware: [declare({ public: true }), publicRateLimit("PUBLIC_READ_RATE_LIMITER"), database(), routeBy(() => null)],
     responses: {
       200: {
         description: "The API's name and version, and links to the reference, the OpenAPI document and the public routes",

@@ -6,6 +6,7 @@ import { findPublicAdvisory } from "../services/advisories";
 import type { AppEnv } from "../http/app-env";
 import { cachedPublicBody, customDomainFilePath, type OrganizationFile, organizationFilePath, publicAdvisoryPath } from "../http/cache";
 import { database } from "../http/middleware";
+import { domainName, routeBy, slugName } from "../http/shard-lookup";
 import { declare } from "../http/route-facts";
 import { NotFound } from "../lib/domain-errors";
 import { normalizeUuid } from "../lib/ids";
@@ -15,8 +16,10 @@ import { SECURITY_TXT_TYPE, securityTxt } from "../templates/security-txt";
 import { limitAddress } from "./pages/shared";
 
 const JSON_TYPE = "application/json";
-// Files for any tool, no key: any web page may read them too (CORS).
-const file = [declare({ public: true }), database()] as const;
+// Files for any tool, no key: any web page may read them too (CORS). In a sharded deployment each reads
+// its organization's shard, found by the slug its path names, or by the custom domain it is asked on.
+const file = [declare({ public: true }), database(), routeBy((c) => slugName(c.req.param("slug")))] as const;
+const onDomain = [declare({ public: true }), database(), routeBy((c) => domainName(c.req.url))] as const;
 const notOnThisHost = () => new NotFound("policy", "No published policy has this host as its verified custom domain.");
 const TEXT_TYPE = "text/plain; charset=utf-8";
 
@@ -84,7 +87,7 @@ export const organizationFilesRouter = new Hono<AppEnv>()
     );
     return response!;
   })
-  .get("/.well-known/security.txt", ...file, async (c) => {
+  .get("/.well-known/security.txt", ...onDomain, async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
     const host = new URL(c.req.url).hostname.toLowerCase();
     // The platform's own hosts speak for no organization, whatever a policy names.

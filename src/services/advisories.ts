@@ -33,6 +33,7 @@ import { sentMembers } from "./audit";
 import { commit, consequence, Plan, readBatch } from "./unit-of-work";
 import type { Stale } from "../lib/stale";
 import { mayChange } from "./access";
+import { withNames } from "./catalog";
 
 // Advisories: what an organization tells the world about vulnerabilities it fixed. A draft changes
 // freely and is the organization's alone. Publishing freezes revision 1; every later change of a
@@ -312,7 +313,8 @@ export async function createAdvisory(
       now,
     });
   p.evicts(publishing ? staleOfPublication(row.id, orgs[0]!.slug, pages) : DRAFT);
-  await cveGuard(() => commit(ctx, p, ctx.respond));
+  // A sharded deployment finds the advisory's public reads by its id, claimed across shards first.
+  await cveGuard(() => withNames(ctx, { organizationId, names: [{ kind: "advisory", name: row.id }] }, () => commit(ctx, p, ctx.respond)));
   return record;
 }
 
@@ -501,7 +503,8 @@ export async function deleteAdvisory(ctx: ServiceContext, id: string): Promise<v
       .where(where(eq(advisories.id, id), tenantFilter(ctx, advisories.organizationId))),
   );
   const { results } = await commit(ctx, p);
-  if (deleted.of(results).length) return;
+  const gone = deleted.of(results)[0];
+  if (gone) return void (await ctx.catalog?.release([{ kind: "advisory", name: gone.id }]));
   if (!seen.of(results)[0]) throw notFound();
   throw new Unprocessable({
     detail: "A published advisory is not deleted: what was published stays readable. Withdraw it (state: withdrawn) instead.",

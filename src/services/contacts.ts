@@ -13,6 +13,7 @@ import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
 import { mayChange } from "./access";
+import { named, withNames } from "./catalog";
 
 // The organization's people the platform e-mails (src/notifications). A new address, and every
 // changed one, gets one confirmation e-mail; only a confirmed contact hears of anything else. The
@@ -130,9 +131,10 @@ export async function createContact(
     .add(insert)
     .add(ctx.db.insert(notifications).values(confirmation))
     .audits({ action: "contact.create", target: { type: "contact", id: row.id }, organizationId });
+  // Its confirmation link names the contact: a sharded deployment's catalog finds its shard by it.
   await uniqueGuard(() =>
     whenRefused(
-      () => commit(ctx, p, ctx.respond),
+      () => withNames(ctx, { organizationId, names: [named.contact(row.id)] }, () => commit(ctx, p, ctx.respond)),
       async () => {
         const [n] = await readBatch(ctx, [ctx.db.select({ n: count() }).from(contacts).where(eq(contacts.organizationId, organizationId))]);
         if ((n[0]?.n ?? 0) >= LIMITS.contactsPerOrganization) throw full();
@@ -202,7 +204,9 @@ export async function deleteContact(ctx: ServiceContext, id: string): Promise<vo
       .returning({ id: contacts.id }),
   );
   const { results } = await commit(ctx, p.audits({ action: "contact.delete", target: { type: "contact", id } }, { ifChanged: deleted }));
-  if (!deleted.of(results)[0]) throw notFound();
+  const gone = deleted.of(results)[0];
+  if (!gone) throw notFound();
+  await ctx.catalog?.release([named.contact(gone.id)]);
 }
 
 /** A contact a confirmation link names, if its MAC holds for the contact's address as it is now. */

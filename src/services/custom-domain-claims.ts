@@ -1,5 +1,6 @@
 import { env } from "cloudflare:workers";
 import type { PolicyRow } from "../db/schema";
+import type { CatalogName } from "../db/catalog";
 import { isUniqueViolation } from "../db/queries";
 import { toHex } from "../lib/crypto";
 import { Invalid, attribute } from "../lib/domain-errors";
@@ -84,6 +85,11 @@ export function claimColumns(
     customDomainToken: toHex(crypto.getRandomValues(new Uint8Array(16))),
     customDomainClaimedAt: now,
   };
+}
+
+/** A custom domain's name in the catalog of a sharded deployment: lower case, as the unique index compares it. */
+export function domainNames(domain: string | null | undefined): CatalogName[] {
+  return domain ? [{ kind: "domain", name: domain.toLowerCase() }] : [];
 }
 
 /** A write that names a custom domain another policy holds: the unique index refuses it inside the write. */

@@ -4,7 +4,7 @@ import type { TxtResolver } from "../lib/dns";
 import { Conflict, NotFound, Unprocessable } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { assertOperatorMayChange, type ServiceContext } from "./context";
-import { challengeName, type ClaimColumns, customDomainProblem, expiredBefore, NO_CLAIM } from "./custom-domain-claims";
+import { challengeName, type ClaimColumns, customDomainProblem, domainNames, expiredBefore, NO_CLAIM } from "./custom-domain-claims";
 import { getPolicy, type PolicyRecord, readForWrite } from "./policies";
 import { commit, Plan } from "./unit-of-work";
 import { sentMembers } from "./audit";
@@ -143,10 +143,13 @@ export async function checkCustomDomainClaims(ctx: ServiceContext, resolve: TxtR
     );
     return row;
   });
-  await commit(
+  const { results } = await commit(
     ctx,
     p.evicts((r) => staleOfVerified(rows.flatMap((h) => h.of(r)))),
   );
+  // A released claim gives its domain back to the catalog of a sharded deployment, for any organization to name.
+  const released = due.filter((_, i) => "customDomain" in outcomes[i]! && rows[i]!.of(results).length > 0);
+  await ctx.catalog?.release(released.flatMap((claim) => domainNames(claim.customDomain)));
 }
 
 /** A domain just proven: its security.txt now answers there (nothing of an unproven domain was ever cached). */

@@ -54,6 +54,7 @@ export async function createDirectory(ctx: ServiceContext, input: DirectoryInput
     .evicts(NEW_RECORD)
     .audits({ action: "directory.create", target: { type: "directory", id: row.id }, organizationId: null });
   await slugGuard(() => commit(ctx, p, ctx.respond));
+  await ctx.catalog?.inEveryShard((db) => db.insert(directories).values(row).onConflictDoNothing());
   return row;
 }
 
@@ -71,5 +72,7 @@ export async function updateDirectory(ctx: ServiceContext, id: string, input: Di
     .add(ctx.db.update(directories).set(changes).where(eq(directories.id, id)))
     .audits({ action: "directory.update", target: { type: "directory", id }, changed: sentMembers(input), organizationId: null });
   await slugGuard(() => commit(ctx, p.evicts({ directories: [...new Set([existing.slug, row.slug])] })));
+  // A sharded deployment keeps a copy in every shard, beside the listings that name it (the cron repairs a missed one).
+  await ctx.catalog?.inEveryShard((db) => db.update(directories).set(changes).where(eq(directories.id, id)));
   return row;
 }

@@ -21,6 +21,8 @@ import { listPage, type ListQuery } from "./list-pages";
 import { mayChange } from "./access";
 import { commit, consequence, Plan, readBatch } from "./unit-of-work";
 import { vulnEvent } from "../events/outbox";
+import { named, withNames } from "./catalog";
+import { forgetSessions, memberNames } from "./sessions";
 
 // The organization's people who sign in. A new member is invited: one invitation e-mail (the outbox,
 // in the batch that adds them) whose page's button sets joined_at. The organization's own key (or an
@@ -108,12 +110,13 @@ function invitationFor(member: MemberRow, organization: string | null, now: stri
 const organizationName = (ctx: ServiceContext, organizationId: string) =>
   ctx.db.select({ name: organizations.name }).from(organizations).where(eq(organizations.id, organizationId));
 
-/** Ends every live session of a member: for the batch of the change that takes their access away. */
+/** Ends every live session of a member, in the batch that takes their access away (their hashes: forgetSessions). */
 const revokeSessions = (ctx: ServiceContext, memberId: string, now: string) =>
   ctx.db
     .update(sessions)
     .set({ revokedAt: now })
-    .where(and(eq(sessions.memberId, memberId), isNull(sessions.revokedAt)));
+    .where(and(eq(sessions.memberId, memberId), isNull(sessions.revokedAt)))
+    .returning({ tokenHash: sessions.tokenHash });
 
 /**
  * Whether the row being written leaves its organization an owner: it is no owner, or another member
@@ -160,6 +163,7 @@ export function firstOwner(ctx: ServiceContext, organization: { id: string; name
     invitation,
     statements: [ctx.db.insert(members).values(row), ctx.db.insert(notifications).values(invitation)] as const,
     audit: created(row),
+    names: [named.member(row.id)],
   };
 }
 
@@ -197,7 +201,7 @@ export async function createMember(
   const p = new Plan(row).add(insert).add(ctx.db.insert(notifications).values(invitation)).audits(created(row));
   await uniqueGuard(() =>
     whenRefused(
-      () => commit(ctx, p, ctx.respond),
+      () => withNames(ctx, { organizationId, names: [named.member(row.id)] }, () => commit(ctx, p, ctx.respond)),
       async () => {
         const [n] = await readBatch(ctx, [ctx.db.select({ n: count() }).from(members).where(eq(members.organizationId, organizationId))]);
         if ((n[0]?.n ?? 0) >= LIMITS.membersPerOrganization) throw full();
@@ -264,7 +268,7 @@ export async function updateMember(ctx: ServiceContext, id: string, input: Membe
       .where(and(eq(members.id, id), eq(members.organizationId, existing.organizationId)))
       .returning(),
   );
-  if (readdressed || next.role !== existing.role) p.add(revokeSessions(ctx, id, now));
+  const ended = readdressed || next.role !== existing.role ? p.track<{ tokenHash: string }[]>(revokeSessions(ctx, id, now)) : null;
   const invitation = readdressed ? invitationFor(next, org[0]?.name ?? null, now) : null;
   if (invitation) p.add(ctx.db.insert(notifications).values(invitation));
   p.audits({ action: "member.update", target: { type: "member", id }, changed, organizationId: existing.organizationId });
@@ -275,6 +279,7 @@ export async function updateMember(ctx: ServiceContext, id: string, input: Membe
     ),
   );
   if (update.of(results).length === 0) throw notFound();
+  if (ended) await forgetSessions(ctx, ended.of(results));
   if (invitation) ctx.defer(publishNotifications(ctx.queue, [invitation.id]));
   return next;
 }
@@ -297,14 +302,20 @@ export async function deleteMember(ctx: ServiceContext, id: string): Promise<voi
         .set({ role: sql`CASE WHEN ${leavesAnOwner} THEN ${members.role} END`, updatedAt: now })
         .where(mine),
     )
-    .add(revokeSessions(ctx, id, now))
-    .add(ctx.db.delete(members).where(mine))
-    .audits({ action: "member.delete", target: { type: "member", id }, organizationId: existing.organizationId });
+    .add(revokeSessions(ctx, id, now));
+  // Read before the delete takes them with it.
+  const names = memberNames(ctx, p, id);
+  p.add(ctx.db.delete(members).where(mine)).audits({
+    action: "member.delete",
+    target: { type: "member", id },
+    organizationId: existing.organizationId,
+  });
   unassign(ctx, p, { member: existing, vulnIds: assigned.map((v) => v.id), now });
-  await whenRefused(
+  const { results } = await whenRefused(
     () => commit(ctx, p),
     () => refusal(ctx, existing),
   );
+  await names.forget(results);
 }
 
 /** The reports assigned to a member (on vulns_organization_assignee_idx). */
@@ -386,8 +397,9 @@ export async function revokeMemberSessions(ctx: ServiceContext, id: string): Pro
   const [found] = await readBatch(ctx, [selectMember(ctx, id)]);
   const existing = found[0];
   if (!existing) throw notFound();
-  const p = new Plan(null)
-    .add(revokeSessions(ctx, id, nowIso()))
-    .audits({ action: "member.sessions_revoke", target: { type: "member", id }, organizationId: existing.organizationId });
-  await commit(ctx, p);
+  const p = new Plan(null);
+  const ended = p.track<{ tokenHash: string }[]>(revokeSessions(ctx, id, nowIso()));
+  p.audits({ action: "member.sessions_revoke", target: { type: "member", id }, organizationId: existing.organizationId });
+  const { results } = await commit(ctx, p);
+  await forgetSessions(ctx, ended.of(results));
 }

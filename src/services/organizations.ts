@@ -47,19 +47,6 @@ export async function createOrganization(
   mayChange(ctx, "settings");
   const now = nowIso();
   const id = uuidv7();
-  // A sharded deployment claims the slug across shards, then writes the organization where there is most room.
-  return slugGuard(() =>
-    withNames(ctx, { organizationId: id, names: [{ kind: "organization_slug", name: input.slug }] }, async () =>
-      insertOrganization(ctx.catalog ? onShard(ctx, await ctx.catalog.place(id)) : ctx, { ...input, id, now }),
-    ),
-  );
-}
-
-async function insertOrganization(
-  ctx: ServiceContext,
-  input: OrganizationInput & { id: string; now: string; name: string; slug: string; owner_email?: string },
-): Promise<OrganizationRow> {
-  const { id, now } = input;
   const row: OrganizationRow = {
     id,
     name: input.name,
@@ -69,14 +56,24 @@ async function insertOrganization(
     createdAt: now,
     updatedAt: now,
   };
+  // A sharded deployment claims the slug across shards, then writes the organization where there is most room.
+  return slugGuard(() =>
+    withNames(ctx, { organizationId: id, names: [{ kind: "organization_slug", name: input.slug }] }, async () =>
+      insertOrganization(ctx.catalog ? onShard(ctx, await ctx.catalog.place(row)) : ctx, row, input.owner_email),
+    ),
+  );
+}
+
+async function insertOrganization(ctx: ServiceContext, row: OrganizationRow, ownerEmail: string | undefined): Promise<OrganizationRow> {
   const p = new Plan(row)
     .add(ctx.db.insert(organizations).values(row))
     .evicts(NEW_RECORD)
     .audits({ action: "organization.create", target: { type: "organization", id: row.id }, organizationId: row.id });
-  const owner = input.owner_email === undefined ? null : firstOwner(ctx, row, input.owner_email);
+  const owner = ownerEmail === undefined ? null : firstOwner(ctx, row, ownerEmail);
   if (owner) for (const statement of owner.statements) p.add(statement);
   if (owner) p.audits(owner.audit);
-  await slugGuard(() => commit(ctx, p, ctx.respond));
+  // Its first owner's invitation link names the member: a sharded deployment's catalog finds its shard by it.
+  await slugGuard(() => withNames(ctx, { organizationId: row.id, names: owner?.names ?? [] }, () => commit(ctx, p, ctx.respond)));
   if (owner) ctx.defer(publishNotifications(ctx.queue, [owner.invitation.id]));
   return row;
 }
@@ -124,6 +121,7 @@ export async function updateOrganization(ctx: ServiceContext, id: string, input:
   if (!row) throw new NotFound("organization", "No organization has that id.");
   const old = before.of(results)[0]?.slug;
   if (ctx.catalog && old && old !== row.slug) await ctx.catalog.release([{ kind: "organization_slug", name: old }]);
+  await ctx.catalog?.copy(row);
   return row;
 }
 

@@ -7,9 +7,10 @@ import { Forbidden, Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import type { ServiceContext } from "./context";
-import { sessionPlan, type StartedSession } from "./sessions";
-import { recordSignInFailure, signingMember, type SigningMember } from "./sign-in";
+import { commitSession, sessionPlan, type StartedSession } from "./sessions";
+import { platformDb, recordSignInFailure, signingMember, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
+import { named, withNames } from "./catalog";
 
 // A member's passkeys (WebAuthn credentials, through @simplewebauthn/server, loaded on first use: most
 // requests never need it). A challenge is used once, within LIMITS.webauthnChallengeMinutes, by the
@@ -48,7 +49,7 @@ function answeredChallenge(response: { response?: { clientDataJSON?: unknown } }
 
 /** Takes a challenge, once: deleted in the write that finds it, so a second use finds nothing. */
 function spend(
-  ctx: ServiceContext,
+  ctx: Pick<ServiceContext, "db">,
   { challenge, browserHash, purpose }: { challenge: string; browserHash: string; purpose: "registration" | "authentication" },
 ) {
   return ctx.db
@@ -142,8 +143,9 @@ export async function addPasskey(
       .from(passkeys)
       .where(eq(passkeys.memberId, me.id)),
   );
+  const plan = new Plan(null).add(insert).audits({ action: "passkey.create", target: { type: "passkey", id: credential.id } });
   await whenRefused(
-    () => commit(ctx, new Plan(null).add(insert).audits({ action: "passkey.create", target: { type: "passkey", id: credential.id } })),
+    () => withNames(ctx, { organizationId: me.organizationId, names: [named.passkey(credential.id)] }, () => commit(ctx, plan)),
     () => {
       throw Invalid.at(attribute("name"), `You have ${LIMITS.passkeysPerMember} passkeys, as many as a member may; remove one first.`);
     },
@@ -161,13 +163,15 @@ export async function removePasskey(ctx: ServiceContext, id: string): Promise<vo
       .audits({ action: "passkey.delete", target: { type: "passkey", id } }),
   );
   if (changedRows(results[0]) === 0) throw new NotFound("passkey", "You have no passkey with that id.");
+  await ctx.catalog?.release([named.passkey(id)]);
 }
 
 /** The options for the browser to sign in with any passkey of this site (discoverable: no address asked). */
 export async function authenticationOptions(ctx: ServiceContext, rp: RelyingParty, browserHash: string) {
   const { generateAuthenticationOptions } = await webauthn();
   const options = await generateAuthenticationOptions({ rpID: rp.id, userVerification: "preferred", allowCredentials: [] });
-  await ctx.db
+  // Nobody's yet (the passkey will say whose): a sharded deployment keeps it in its catalog.
+  await platformDb(ctx)
     .insert(webauthnChallenges)
     .values({ challenge: options.challenge, purpose: "authentication", memberId: null, browserHash, expiresAt: challengeExpiry() });
   return options;
@@ -188,24 +192,27 @@ export async function signInWithPasskey(
 ): Promise<PasskeySignIn> {
   const challenge = answeredChallenge(attempt.response);
   const id = typeof attempt.response?.id === "string" ? attempt.response.id : "";
-  const [spent, found] = await ctx.db.batch([
-    spend(ctx, { challenge: challenge ?? "", browserHash: attempt.browserHash ?? "", purpose: "authentication" }),
-    ctx.db
-      .select({
-        // Aliased: a batch's rows are keyed by column name, and the member has an `id` too.
-        passkey: {
-          id: sql<string>`${passkeys.id}`.as("passkey_id"),
-          publicKey: passkeys.publicKey,
-          counter: passkeys.counter,
-          transports: passkeys.transports,
-        },
-        member: signingMember,
-      })
-      .from(passkeys)
-      .innerJoin(members, eq(members.id, passkeys.memberId))
-      .innerJoin(organizations, eq(organizations.id, members.organizationId))
-      .where(eq(passkeys.id, id)),
-  ]);
+  const spending = spend(
+    { db: platformDb(ctx) },
+    { challenge: challenge ?? "", browserHash: attempt.browserHash ?? "", purpose: "authentication" },
+  );
+  const finding = ctx.db
+    .select({
+      // Aliased: a batch's rows are keyed by column name, and the member has an `id` too.
+      passkey: {
+        id: sql<string>`${passkeys.id}`.as("passkey_id"),
+        publicKey: passkeys.publicKey,
+        counter: passkeys.counter,
+        transports: passkeys.transports,
+      },
+      member: signingMember,
+    })
+    .from(passkeys)
+    .innerJoin(members, eq(members.id, passkeys.memberId))
+    .innerJoin(organizations, eq(organizations.id, members.organizationId))
+    .where(eq(passkeys.id, id));
+  // One round trip either way: a sharded deployment spends the challenge in its catalog while the passkey's shard is read.
+  const [spent, found] = ctx.catalog ? await Promise.all([spending, finding]) : await ctx.db.batch([spending, finding]);
   const row = found[0];
   const member: SigningMember | undefined = row?.member;
   const failed = async (): Promise<PasskeySignIn> => ({
@@ -233,7 +240,7 @@ export async function signInWithPasskey(
   );
   const session = await sessionPlan(ctx, plan, { member: row.member, method: "passkey", guard: sql`changes() > 0` });
   return whenRefused<PasskeySignIn>(async () => {
-    await commit(ctx, plan);
+    await commitSession(ctx, plan, session);
     return { ok: true, session };
   }, failed);
 }

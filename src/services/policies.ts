@@ -22,7 +22,8 @@ import { sentMembers } from "./audit";
 import { directorySlugsOf, unlistStatements } from "./public-directories";
 import { nextVersionStatement } from "./policy-versions";
 import { Conflict, Invalid, NotFound, relationship } from "../lib/domain-errors";
-import { claimColumns, claimGuard, NO_CLAIM } from "./custom-domain-claims";
+import { claimColumns, claimGuard, domainNames, NO_CLAIM } from "./custom-domain-claims";
+import { withNames } from "./catalog";
 import { mayChange } from "./access";
 
 export interface PolicyInput {
@@ -237,10 +238,14 @@ export async function createPolicy(ctx: ServiceContext, input: PolicyInput, link
   // A published policy may become what its organization's security.txt speaks for.
   const keys = p.track<PolicyPublicKeys[]>(policyPublicKeys(ctx.db, eq(policies.id, row.id)));
   p.evicts((r) => ({ ...staleOfPolicies(keys.of(r)), directories: listedIn.of(r).map((s) => s.slug) }));
+  // A sharded deployment claims the shortcode and the custom domain across shards first.
+  const names = [{ kind: "policy" as const, name: row.shortcode }, ...domainNames(row.customDomain)];
   await claimGuard(() =>
-    whenRefused(
-      () => commit(ctx, p, ctx.respond),
-      () => refusedLinks(ctx, { organizationId: actsForOrganization(ctx.caller) ? undefined : organizationId, assetIds }, organizationId),
+    withNames(ctx, { organizationId, names }, () =>
+      whenRefused(
+        () => commit(ctx, p, ctx.respond),
+        () => refusedLinks(ctx, { organizationId: actsForOrganization(ctx.caller) ? undefined : organizationId, assetIds }, organizationId),
+      ),
     ),
   );
   return record;
@@ -298,10 +303,14 @@ export async function updatePolicy(ctx: ServiceContext, id: string, { input, lin
     briefs: shortcodes.of(r).map((s) => s.shortcode),
     directories: slugs.of(r).map((s) => s.slug),
   }));
+  // A new custom domain is claimed across shards first (a sharded deployment); the one it replaces goes back once this commits.
+  const named = changes.customDomain !== undefined && changes.customDomainToken !== undefined;
   const { results } = await claimGuard(() =>
-    whenRefused(
-      () => commit(ctx, p),
-      () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
+    withNames(ctx, { organizationId: existing.organizationId, names: named ? domainNames(changes.customDomain) : [] }, () =>
+      whenRefused(
+        () => commit(ctx, p),
+        () => refusedLinks(ctx, { assetIds: links.assetIds ?? [] }, existing.organizationId),
+      ),
     ),
   );
   const row = updated.of(results)[0];
@@ -310,13 +319,19 @@ export async function updatePolicy(ctx: ServiceContext, id: string, { input, lin
     if (still) throw new Conflict("The policy changed while this request ran; read it again and retry.");
     throw notFound();
   }
+  if (named && ctx.catalog) await ctx.catalog.release(domainNames(existing.customDomain));
   return { ...row, briefIds: existing.briefIds, assetIds: [...new Set(links.assetIds ?? existing.assetIds)].sort() } satisfies PolicyRecord;
 }
 
 export async function deletePolicy(ctx: ServiceContext, id: string): Promise<void> {
   mayChange(ctx, "settings");
   const existing = await ctx.db
-    .select({ organizationId: policies.organizationId, shortcode: policies.shortcode, claimed: ownerClaimed(policies.organizationId) })
+    .select({
+      organizationId: policies.organizationId,
+      shortcode: policies.shortcode,
+      customDomain: policies.customDomain,
+      claimed: ownerClaimed(policies.organizationId),
+    })
     .from(policies)
     .where(where(eq(policies.id, id), tenantFilter(ctx, policies.organizationId)))
     .get();
@@ -343,4 +358,5 @@ export async function deletePolicy(ctx: ServiceContext, id: string): Promise<voi
   }));
   const { results } = await commit(ctx, p);
   if (deleted.of(results).length === 0) throw notFound();
+  await ctx.catalog?.release([{ kind: "policy", name: existing.shortcode }, ...domainNames(existing.customDomain)]);
 }

@@ -97,9 +97,25 @@ export async function findPublicDirectory(
       });
     entries.push({ organization, rating, items: shown });
   }
-  entries.sort((a, b) => b.rating - a.rating || a.organization.name.localeCompare(b.organization.name));
+  entries.sort(byRank);
   return { directory, entries };
 }
+
+/**
+ * A public directory read in every database that may hold its listings (a sharded deployment's shards, each
+ * with its copy of the directory), in parallel: entries joined and ranked as one.
+ */
+export async function findPublicDirectoryIn(dbs: readonly Db[], slug: string, now: string) {
+  if (dbs.length === 1) return findPublicDirectory(dbs[0]!, slug, now);
+  const found = (await Promise.all(dbs.map((db) => findPublicDirectory(db, slug, now)))).filter((f) => f !== null);
+  if (!found.length) return null;
+  const entries = found.flatMap((f) => f.entries);
+  entries.sort(byRank);
+  return { directory: found[0]!.directory, entries };
+}
+
+const byRank = (a: PublicDirectoryEntry, b: PublicDirectoryEntry) =>
+  b.rating - a.rating || a.organization.name.localeCompare(b.organization.name);
 
 /** The slugs of the directories that list an organization: their public pages show its data. */
 export function directorySlugsOf(db: Db, organizationId: string) {

@@ -1,6 +1,6 @@
 import { and, eq, gt, inArray, isNull, lt, sql, type SQL } from "drizzle-orm";
 import type { Db } from "../db";
-import { members, organizations, sessions, signInLinks, type MemberRole } from "../db/schema";
+import { members, organizations, passkeys, sessions, signInLinks, type MemberRole } from "../db/schema";
 import { whenRefused } from "../db/queries";
 import { ROLE_SCOPES, type Caller } from "../lib/caller";
 import { randomSecret, sha256Hex } from "../lib/crypto";
@@ -11,6 +11,7 @@ import type { ServiceContext } from "./context";
 import { auditActor } from "./audit";
 import { findSignInLink, organizationName, recordSignInFailure, type LinkState, type SigningMember } from "./sign-in";
 import { commit, Plan } from "./unit-of-work";
+import { named, withNames } from "./catalog";
 
 // A signed-in browser: its cookie holds 256 random bits, the database their SHA-256. It ends after
 // LIMITS.sessionIdleHours unused, LIMITS.sessionDays after it began, or when revoked (sign-out, an
@@ -84,10 +85,12 @@ export async function touchSession(db: Db, session: Pick<OpenSession, "id" | "la
     .where(and(eq(sessions.id, session.id), isNull(sessions.revokedAt), lt(sessions.lastSeenAt, at)));
 }
 
-/** A new session's secret (for the cookie only) and its id. */
+/** A new session's secret (for the cookie only), its id, and its SHA-256 (what the door looks it up by). */
 export interface StartedSession {
   secret: string;
   id: string;
+  tokenHash: string;
+  organizationId: string;
 }
 
 /**
@@ -107,11 +110,12 @@ export async function sessionPlan(
   const id = uuidv7();
   const now = Date.now();
   const at = new Date(now).toISOString();
+  const tokenHash = await sha256Hex(secret);
   plan
     .add(
       ctx.db.insert(sessions).values({
         id,
-        tokenHash: await sha256Hex(secret),
+        tokenHash,
         memberId: sql`CASE WHEN ${how.guard} THEN ${member.id} END`,
         organizationId: member.organizationId,
         method: how.method,
@@ -141,7 +145,15 @@ export async function sessionPlan(
   plan.audits({ action: "session.create", target: { type: "session", id }, ...actor });
   if (member.joinedAt === null)
     plan.audits({ action: "member.join", target: { type: "member", id: member.id }, changed: ["joined_at"], ...actor });
-  return { secret, id };
+  return { secret, id, tokenHash, organizationId: member.organizationId };
+}
+
+/**
+ * Commits the plan that starts `session`. In a sharded deployment its SHA-256 is claimed in the catalog
+ * first, where the door finds its shard; the claim goes back if the plan is refused.
+ */
+export function commitSession(ctx: ServiceContext, plan: Plan<null>, session: StartedSession) {
+  return withNames(ctx, { organizationId: session.organizationId, names: [named.session(session.tokenHash)] }, () => commit(ctx, plan));
 }
 
 export type LinkSignIn =
@@ -181,7 +193,7 @@ export async function signInWithLink(
   const session = await sessionPlan(ctx, plan, { member: found.member, method: "email_link", guard: sql`changes() > 0` });
   return whenRefused<LinkSignIn>(
     async () => {
-      await commit(ctx, plan);
+      await commitSession(ctx, plan, session);
       return { ok: true, session };
     },
     // Another request used the link first.
@@ -194,18 +206,44 @@ export async function signInWithLink(
   );
 }
 
-/** Signs the caller's browser out: its session ends now, for every later request. */
+/** Signs the caller's browser out: its session ends now, for every later request (and leaves the catalog). */
 export async function endSession(ctx: ServiceContext): Promise<void> {
   const at = nowIso();
-  await commit(
-    ctx,
-    new Plan(null)
-      .add(
-        ctx.db
-          .update(sessions)
-          .set({ revokedAt: at })
-          .where(and(eq(sessions.id, ctx.caller.keyId), isNull(sessions.revokedAt))),
-      )
-      .audits({ action: "session.revoke", target: { type: "session", id: ctx.caller.keyId } }),
+  const p = new Plan(null);
+  const ended = p.track<{ tokenHash: string }[]>(
+    ctx.db
+      .update(sessions)
+      .set({ revokedAt: at })
+      .where(and(eq(sessions.id, ctx.caller.keyId), isNull(sessions.revokedAt)))
+      .returning({ tokenHash: sessions.tokenHash }),
   );
+  const { results } = await commit(ctx, p.audits({ action: "session.revoke", target: { type: "session", id: ctx.caller.keyId } }));
+  await forgetSessions(ctx, ended.of(results));
+}
+
+/** Gives ended sessions' names back to the catalog of a sharded deployment (the shard refuses them already). */
+export async function forgetSessions(ctx: ServiceContext, ended: readonly { tokenHash: string }[]): Promise<void> {
+  await ctx.catalog?.release(ended.map((s) => named.session(s.tokenHash)));
+}
+
+/**
+ * What a member's removal takes from a sharded deployment's catalog: the member, and its sessions (live or
+ * ended) and passkeys, which go with it (cascade), read in the removal's batch before its delete (nothing
+ * in a one-database deployment). `forget` once the batch has committed.
+ */
+export function memberNames(ctx: ServiceContext, plan: Plan<null>, memberId: string) {
+  const catalog = ctx.catalog;
+  if (!catalog) return { forget: async (_: unknown[]) => {} };
+  const ended = plan.track<{ tokenHash: string }[]>(
+    ctx.db.select({ tokenHash: sessions.tokenHash }).from(sessions).where(eq(sessions.memberId, memberId)),
+  );
+  const keys = plan.track<{ id: string }[]>(ctx.db.select({ id: passkeys.id }).from(passkeys).where(eq(passkeys.memberId, memberId)));
+  return {
+    forget: (results: unknown[]) =>
+      catalog.release([
+        named.member(memberId),
+        ...ended.of(results).map((s) => named.session(s.tokenHash)),
+        ...keys.of(results).map((k) => named.passkey(k.id)),
+      ]),
+  };
 }

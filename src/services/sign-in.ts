@@ -1,16 +1,12 @@
-import { and, asc, desc, eq, gt, lt, sql } from "drizzle-orm";
+import { and, desc, eq, gt, lt, sql } from "drizzle-orm";
 import type { Db } from "../db";
-import { members, notifications, organizations, signInFailures, signInLinks, webauthnChallenges, type MemberRole } from "../db/schema";
-import { batchOf, isNotNullViolation, subquery } from "../db/queries";
-import { randomSecret, sha256Hex } from "../lib/crypto";
+import { catalogNames, members, organizations, signInFailures, signInLinks, webauthnChallenges, type MemberRole } from "../db/schema";
+import { batchOf, subquery } from "../db/queries";
+import { sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
-import { publishNotifications } from "../lib/queue";
 import type { AuditActor } from "./audit";
 import { ANY_BROWSER } from "../lib/seed-links";
-import { sealLink } from "../notifications/links";
-import { newNotification } from "../notifications/rows";
-import type { NotificationParams } from "../notifications/templates";
 import type { ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
 
@@ -20,8 +16,7 @@ import { commit, Plan } from "./unit-of-work";
 // them apart. A link works once, for 15 minutes, in the browser that asked for it (the SHA-256 of that
 // browser's short-lived cookie is kept with it).
 
-const HOUR_MS = 3_600_000;
-const MINUTE_MS = 60_000;
+export const HOUR_MS = 3_600_000;
 
 /** What the budget is counted by: the lower-cased address and the client IP, each as its SHA-256. */
 export const addressSubject = (email: string) => sha256Hex(email.trim().toLowerCase());
@@ -64,7 +59,7 @@ export const signingMember = {
  * Per subject, the time of its LIMITS.signInRequestsPerHour-th newest request of the last hour: null
  * while under the budget; otherwise the budget frees an hour after it.
  */
-function budgetOf(db: Db, subject: string, since: string) {
+export function budgetOf(db: Db, subject: string, since: string) {
   return db
     .select({ at: signInFailures.at })
     .from(signInFailures)
@@ -75,7 +70,7 @@ function budgetOf(db: Db, subject: string, since: string) {
 }
 
 /** Seconds until every subject is under the budget again; 0 if they are. */
-function retryAfter(fullAt: readonly ({ at: string }[] | undefined)[], now: number): number {
+export function retryAfter(fullAt: readonly ({ at: string }[] | undefined)[], now: number): number {
   const frees = fullAt.flatMap((rows) => (rows?.[0] ? [Date.parse(rows[0].at) + HOUR_MS] : []));
   return frees.length ? Math.max(1, Math.ceil((Math.max(...frees) - now) / 1000)) : 0;
 }
@@ -93,7 +88,10 @@ export async function budgetWait(db: Db, subjects: readonly string[], now = Date
  * NULL (refused, and the whole batch with it) unless every subject is under the budget as the batch
  * runs, so concurrent requests cannot pass it together.
  */
-function counted(db: Db, { subject, at, guard }: { subject: string; at: string; guard?: { subjects: readonly string[]; since: string } }) {
+export function counted(
+  db: Db,
+  { subject, at, guard }: { subject: string; at: string; guard?: { subjects: readonly string[]; since: string } },
+) {
   if (!guard) return db.insert(signInFailures).values({ id: uuidv7(), subject, at });
   const under = guard.subjects.map(
     (s) =>
@@ -102,101 +100,6 @@ function counted(db: Db, { subject, at, guard }: { subject: string; at: string; 
   return db
     .insert(signInFailures)
     .values({ id: uuidv7(), subject: subquery<string>`(SELECT CASE WHEN ${sql.join(under, sql` AND `)} THEN ${subject} END)`, at });
-}
-
-export type LinkRequestOutcome = { status: "answered" } | { status: "limited"; retryAfter: number };
-
-/**
- * A request for sign-in links to `email`, from a browser (the SHA-256 of its sign-in cookie) at an IP.
- * A member (of one organization or several) gets one e-mail with a link per organization; anyone else
- * nothing. Both are counted, and both are answered "answered" (or "limited", past the budget), so the
- * answer never says whether the address is a member's.
- */
-export async function requestSignInLinks(
-  ctx: ServiceContext,
-  request: { email: string; ip: string; browserHash: string },
-): Promise<LinkRequestOutcome> {
-  const now = Date.now();
-  const at = new Date(now).toISOString();
-  const since = new Date(now - HOUR_MS).toISOString();
-  const address = request.email.trim().toLowerCase();
-  const subjects = [await addressSubject(address), await ipSubject(request.ip)] as const;
-  const [found, ...budgets] = await ctx.db.batch([
-    // Members' addresses are stored lower-cased (src/services/members.ts), so the index finds them.
-    ctx.db
-      .select(signingMember)
-      .from(members)
-      .innerJoin(organizations, eq(organizations.id, members.organizationId))
-      .where(eq(members.email, address))
-      .orderBy(asc(organizations.name), asc(members.id)),
-    budgetOf(ctx.db, subjects[0], since),
-    budgetOf(ctx.db, subjects[1], since),
-  ]);
-  const wait = retryAfter(budgets, now);
-  if (wait > 0) return { status: "limited", retryAfter: wait };
-  const guard = { subjects, since };
-  const countRows = [counted(ctx.db, { subject: subjects[0], at, guard }), counted(ctx.db, { subject: subjects[1], at })] as const;
-  try {
-    if (found.length === 0) await ctx.db.batch(countRows);
-    else {
-      const { plan, emailId } = await linksPlan(ctx, found, { ...request, at, now, countRows });
-      await commit(ctx, plan);
-      ctx.defer(publishNotifications(ctx.queue, [emailId]));
-    }
-  } catch (err) {
-    // Another request took the budget's last place while this one ran.
-    if (!isNotNullViolation(err)) throw err;
-    return { status: "limited", retryAfter: Math.max(1, await budgetWait(ctx.db, subjects, now)) };
-  }
-  return { status: "answered" };
-}
-
-/** The links (one per membership), their e-mail (the tokens sealed in it) and the count, as one plan. */
-async function linksPlan(
-  ctx: ServiceContext,
-  found: SigningMember[],
-  request: { browserHash: string; at: string; now: number; countRows: readonly [ReturnType<typeof counted>, ReturnType<typeof counted>] },
-) {
-  const expiresAt = new Date(request.now + LIMITS.signInLinkMinutes * MINUTE_MS).toISOString();
-  const plan = new Plan(null).add(request.countRows[0]).add(request.countRows[1]);
-  const tokens: string[] = [];
-  for (const member of found) {
-    const token = randomSecret();
-    tokens.push(token);
-    plan
-      .add(
-        ctx.db.insert(signInLinks).values({
-          tokenHash: await sha256Hex(token),
-          memberId: member.id,
-          browserHash: request.browserHash,
-          expiresAt,
-          usedAt: null,
-          createdAt: request.at,
-        }),
-      )
-      .audits({
-        action: "sign_in_link.create",
-        target: { type: "member", id: member.id },
-        organizationId: member.organizationId,
-        actor: claimant(member),
-      });
-  }
-  const params: NotificationParams = { kind: "sign_in_link", organizations: found.map((m) => m.organization), expires_at: expiresAt };
-  const email = newNotification(
-    // In the first organization's e-mail log; its subject names none of them.
-    {
-      organizationId: found[0]!.organizationId,
-      vulnId: null,
-      contactId: null,
-      eventId: null,
-      recipient: "member",
-      to: found[0]!.email,
-      params,
-    },
-    request.at,
-  );
-  email.sealedLink = await sealLink(email.id, JSON.stringify(tokens));
-  return { plan: plan.add(ctx.db.insert(notifications).values(email)), emailId: email.id };
 }
 
 /** Where a sign-in link stands for the browser that opened it. */
@@ -244,17 +147,27 @@ export async function recordSignInFailure(ctx: ServiceContext, failure: { ip: st
   const since = new Date(now - HOUR_MS).toISOString();
   const subjects = [await ipSubject(failure.ip), ...(failure.member ? [await addressSubject(failure.member.email)] : [])];
   // The budget read in the same batch, before the rows it counts.
-  const statements = [...subjects.map((s) => budgetOf(ctx.db, s, since)), ...subjects.map((subject) => counted(ctx.db, { subject, at }))];
+  const statementsOn = (db: Db) => [
+    ...subjects.map((s) => budgetOf(db, s, since)),
+    ...subjects.map((subject) => counted(db, { subject, at })),
+  ];
+  const audit = failure.member && {
+    action: "session.create_failed",
+    target: { type: "member", id: failure.member.id },
+    organizationId: failure.member.organizationId,
+    actor: claimant(failure.member),
+  };
   let results: unknown[];
-  if (!failure.member) results = await batchOf(ctx.db, statements);
+  if (ctx.catalog) {
+    // A sharded deployment keeps the budget in its catalog, and the audit row in the member's shard.
+    [results] = await Promise.all([
+      batchOf(ctx.catalog.db, statementsOn(ctx.catalog.db)),
+      audit && commit(ctx, new Plan(null).audits(audit)),
+    ]);
+  } else if (!audit) results = await batchOf(ctx.db, statementsOn(ctx.db));
   else {
-    const plan = new Plan(null).audits({
-      action: "session.create_failed",
-      target: { type: "member", id: failure.member.id },
-      organizationId: failure.member.organizationId,
-      actor: claimant(failure.member),
-    });
-    for (const statement of statements) plan.add(statement);
+    const plan = new Plan(null).audits(audit);
+    for (const statement of statementsOn(ctx.db)) plan.add(statement);
     results = (await commit(ctx, plan)).results;
   }
   return retryAfter(results.slice(0, subjects.length) as { at: string }[][], now);
@@ -263,13 +176,20 @@ export async function recordSignInFailure(ctx: ServiceContext, failure: { ip: st
 /**
  * The cron's purge of what signing in leaves behind: counted requests older than a day (the budget
  * reads an hour), links a day past their expiry, challenges past theirs. Sessions stay, for the
- * owner's list and the audit log's references.
+ * owner's list and the audit log's references. Run on a sharded deployment's catalog too, which keeps
+ * the budget, passkey sign-in challenges and the links' names (made with their links, so a day past
+ * the link's lifetime they name nothing).
  */
 export async function purgeSignInRecords(db: Db, now = Date.now()): Promise<void> {
   const dayAgo = new Date(now - 24 * HOUR_MS).toISOString();
+  const namesBefore = new Date(now - 24 * HOUR_MS - LIMITS.signInLinkMinutes * 60_000).toISOString();
   await db.batch([
     db.delete(signInFailures).where(lt(signInFailures.at, dayAgo)),
     db.delete(signInLinks).where(lt(signInLinks.expiresAt, dayAgo)),
     db.delete(webauthnChallenges).where(lt(webauthnChallenges.expiresAt, new Date(now).toISOString())),
+    db.delete(catalogNames).where(and(eq(catalogNames.kind, "sign_in_link"), lt(catalogNames.createdAt, namesBefore))),
   ]);
 }
+
+/** Where what signing in keeps that is no organization's lives: a sharded deployment's catalog, else the one database. */
+export const platformDb = (ctx: ServiceContext): Db => ctx.catalog?.db ?? ctx.db;

@@ -1,4 +1,4 @@
-import { and, eq, getTableColumns, isNull, sql } from "drizzle-orm";
+import { and, eq, getTableColumns, sql } from "drizzle-orm";
 import type { Db, Statement } from "../db";
 import {
   events,
@@ -12,6 +12,7 @@ import {
 import { uuidv7 } from "../lib/ids";
 import { inList, subquery } from "../db/queries";
 import { leasedUntil } from "./deliver";
+import { markProcessed } from "./processed";
 import type { WrittenNotice } from "../notifications/outbox";
 
 export function newDelivery(
@@ -79,13 +80,6 @@ export function targetsOf(rows: (WebhookRow & { subscribedTo: string })[]): Targ
   return targets;
 }
 
-export function markProcessed(db: Db, eventId: string, nowIso: string): Statement {
-  return db
-    .update(events)
-    .set({ processedAt: nowIso })
-    .where(and(eq(events.id, eventId), isNull(events.processedAt)));
-}
-
 /**
  * An event read from the outbox, fanned out: one delivery per enabled webhook of its organization
  * that subscribes to its type, written leased to the consumer (which sends it next), and the event
@@ -111,7 +105,8 @@ export function fanOut(db: Db, event: EventRow, targets: Targets, now: number, o
 /**
  * fanOut for an event written, already processed, earlier in the same batch (its payload built by
  * SQLite): each delivery is copied from the event's row, so nothing is written if the event was not.
- * Its id is new, so no earlier fan-out of it can exist.
+ * Its id is new, so no earlier fan-out of it can exist. The event keeps its body until
+ * emptyWrittenBodies, later in the batch.
  */
 export function fanOutWritten(db: Db, event: { id: string; type: string }, organizationId: string, targets: Targets, now: number): Part {
   const nowIso = new Date(now).toISOString();

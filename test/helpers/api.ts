@@ -1,7 +1,8 @@
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
-import { countedDatabases, countingD1 } from "./d1-counter";
+import { countingD1 } from "./d1-counter";
+import { withDatabases } from "./shards";
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -52,13 +53,7 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }),
-    {
-      ...env,
-      EVENTS: opts.realQueue ? env.EVENTS : discard,
-      ...opts.env,
-      DB: counter.db,
-      ...countedDatabases({ ...env, ...opts.env }, counter),
-    },
+    withDatabases({ ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env }, counter.db, opts.env?.DB) as unknown as Env,
     ctx,
   );
   const text = await res.text();
@@ -121,7 +116,7 @@ export async function browse(method: string, path: string, init: { body?: BodyIn
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
-    { ...env, EVENTS: discard, DB: counter.db, ...countedDatabases(env, counter) },
+    withDatabases({ ...env, EVENTS: discard }, counter.db) as unknown as Env,
     ctx,
   );
   const text = await res.text();

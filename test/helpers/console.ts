@@ -5,6 +5,7 @@ import worker from "../../src/index";
 import { BASE } from "./api";
 import { countingD1 } from "./d1-counter";
 import type { TestOrganization } from "./factories";
+import { withDatabases } from "./shards";
 import { mailbox, runMail, type Mailbox } from "./mail";
 
 // The console as a browser uses it: cookies kept between requests, forms sent from the console's own
@@ -85,7 +86,7 @@ export class Browser {
     const discard = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue;
     const res = await worker.fetch(
       new Request(`${this.base}${path}`, { method, headers, body, redirect: "manual" }),
-      { ...env, EVENTS: discard, ...init.env, DB: counter.db },
+      withDatabases({ ...env, EVENTS: discard, ...init.env }, counter.db, init.env?.DB) as unknown as Env,
       ctx,
     );
     const text = await res.text();

@@ -1,3 +1,5 @@
+import { REWRAP } from "./shards";
+
 /**
  * Wraps a D1 binding so a test can count round trips: every statement execution (all, run, first,
  * raw) and every batch or exec is one trip to the database, which at the edge is one network hop.
@@ -56,18 +58,11 @@ export function countingD1(inner: D1Database): {
           };
         }
         if (prop === "withSession" && "withSession" in t) return (start?: string) => wrapDb(t.withSession(start));
+        if (prop === REWRAP) return wrapDb;
         const value = Reflect.get(t, prop, t);
         return typeof value === "function" ? value.bind(t) : value;
       },
     });
   const db = wrapDb(inner);
   return { db, wrap: wrapDb, count: () => trips, rowsRead: () => rows };
-}
-
-/** The D1 bindings of an env, `DB` and the catalog and shards of a sharded world, each counted by `counter`. */
-export function countedDatabases(bindings: object, counter: ReturnType<typeof countingD1>): Record<string, D1Database> {
-  const counted: Record<string, D1Database> = {};
-  for (const [name, value] of Object.entries(bindings))
-    if (name === "CATALOG" || /^TENANT_\d+$/.test(name)) counted[name] = counter.wrap(value as D1Database);
-  return counted;
 }

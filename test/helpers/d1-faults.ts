@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { REWRAP } from "./shards";
 
 type Inner = D1Database | D1DatabaseSession;
 type Override = Partial<Record<"batch" | "prepare", (inner: Inner) => unknown>>;
@@ -12,6 +13,7 @@ type Override = Partial<Record<"batch" | "prepare", (inner: Inner) => unknown>>;
 function wrap<T extends Inner>(inner: T, override: Override): T {
   return new Proxy(inner, {
     get(target, prop) {
+      if (prop === REWRAP) return (other: D1Database) => wrap(other, override);
       if (prop in override) return override[prop as "batch" | "prepare"]!(target);
       if (prop === "withSession") return (...args: unknown[]) => wrap((target as D1Database).withSession(...(args as [string])), override);
       const value = Reflect.get(target, prop, target);

@@ -3,6 +3,7 @@ import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import worker from "../../src/index";
 import { fakeQueue } from "./events";
+import { withDatabases, withShard } from "./shards";
 
 /**
  * Hands messages to the Worker's queue handler, as the Queue would, and says what it acked and
@@ -11,20 +12,23 @@ import { fakeQueue } from "./events";
  */
 export async function runQueue(bodies: (object | string)[], opts: { env?: Partial<Env>; attempts?: number } = {}) {
   const produced = fakeQueue();
+  const messages = await Promise.all(bodies.map((body) => withShard(typeof body === "string" ? { event_id: body } : body)));
   const batch = createMessageBatch(
     "vdp-events",
-    bodies.map((body, i) => ({
+    messages.map((body, i) => ({
       id: `m${i}-${crypto.randomUUID()}`,
       timestamp: new Date(),
       attempts: opts.attempts ?? 1,
-      body: typeof body === "string" ? { event_id: body } : body,
+      body,
     })),
   );
   const retries = batch.messages.map((m) => vi.spyOn(m, "retry"));
   const ctx = createExecutionContext();
-  await (worker as ExportedHandler<Env>).queue!(batch, { ...env, EVENTS: produced.queue, ...opts.env }, ctx);
+  const bindings = { ...env, EVENTS: produced.queue, ...opts.env };
+  await (worker as ExportedHandler<Env>).queue!(batch, withDatabases(bindings, opts.env?.DB ?? env.DB) as unknown as Env, ctx);
   const result = await getQueueResult(batch, ctx);
-  const sent = produced.sent as { event_id?: string; delivery_id?: string }[];
+  // What the consumer sent on, as a one-database world sees it (a sharded one's messages also name their shard).
+  const sent = (produced.sent as { event_id?: string; delivery_id?: string; shard?: string }[]).map(({ shard: _, ...body }) => body);
   return {
     ...result,
     messageIds: batch.messages.map((m) => m.id),

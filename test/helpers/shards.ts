@@ -25,3 +25,159 @@ export async function shardOf(organizationId: string): Promise<string> {
 export async function databaseOf(organizationId: string): Promise<D1Database> {
   return tenantBindings()[await shardOf(organizationId)]!;
 }
+
+/**
+ * Wrappers of a D1 binding made for the one database of a test (counting, faults) carry how to wrap another
+ * binding alike, sharing their state: a sharded world wraps its catalog and every shard with them.
+ */
+export const REWRAP = Symbol("rewrap");
+export type Rewrappable = D1Database & { [REWRAP]?: (other: D1Database) => D1Database };
+
+/**
+ * The env a request of the tests sees: `db` as DB, and in a sharded world its wrapping (and that of
+ * `inner`, a test's own wrapper of DB: a fault, a counter) applied to the catalog and every shard too.
+ */
+export function withDatabases(base: Record<string, unknown>, db: D1Database, inner?: D1Database): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base, DB: db };
+  if (!sharded()) return out;
+  const outer = (db as Rewrappable)[REWRAP];
+  const own = inner ? (inner as Rewrappable)[REWRAP] : undefined;
+  for (const name of ["CATALOG", "TENANT_1", "TENANT_2"]) {
+    let binding = base[name] as D1Database;
+    if (own) binding = own(binding);
+    if (outer) binding = outer(binding);
+    out[name] = binding;
+  }
+  return out;
+}
+
+type Row = Record<string, unknown>;
+const AGGREGATE = /\b(count|sum|total|max|min)\s*\(/i;
+const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE|CREATE|DROP)\b/i;
+
+/** One row of each database's answer to an aggregate, made one: counts and sums added, max and min kept. */
+function mergedAggregate(sql: string, rows: Row[]): Row {
+  const merged: Row = {};
+  for (const key of Object.keys(rows[0] ?? {})) {
+    const values = rows.map((r) => r[key]);
+    const numbers = values.filter((v): v is number => typeof v === "number");
+    if (numbers.length !== values.filter((v) => v !== null).length || numbers.length === 0)
+      merged[key] = values.find((v) => v !== null) ?? null;
+    else if (/\bmax\s*\(/i.test(sql) && !/\b(count|sum|total)\s*\(/i.test(sql)) merged[key] = Math.max(...numbers);
+    else if (/\bmin\s*\(/i.test(sql) && !/\b(count|sum|total)\s*\(/i.test(sql)) merged[key] = Math.min(...numbers);
+    else merged[key] = numbers.reduce((a, b) => a + b, 0);
+  }
+  return merged;
+}
+
+/** Each database's result of one statement, as one: rows joined (an aggregate's added up), changes summed. */
+function mergedResults(sql: string, results: D1Result<Row>[]): D1Result<Row> {
+  const lists = results.map((r) => r.results ?? []);
+  const aggregate = !WRITE.test(sql) && AGGREGATE.test(sql) && !/GROUP BY/i.test(sql) && lists.every((l) => l.length === 1);
+  const rows = aggregate
+    ? [
+        mergedAggregate(
+          sql,
+          lists.map((l) => l[0]!),
+        ),
+      ]
+    : lists.flat();
+  const meta = { ...results[0]!.meta };
+  meta.changes = results.reduce((n, r) => n + (r.meta?.changes ?? 0), 0);
+  meta.rows_read = results.reduce((n, r) => n + (r.meta?.rows_read ?? 0), 0);
+  return { ...results[0]!, results: rows, meta };
+}
+
+/** A write another database refuses for want of its parent row (the organization lives elsewhere) is no error. */
+async function settled<T>(sql: string, runs: Promise<T>[]): Promise<T[]> {
+  const outcomes = await Promise.allSettled(runs);
+  const done = outcomes.filter((o): o is PromiseFulfilledResult<Awaited<T>> => o.status === "fulfilled").map((o) => o.value);
+  const failed = outcomes.filter((o): o is PromiseRejectedResult => o.status === "rejected");
+  if (failed.length && (!WRITE.test(sql) || done.length === 0)) throw failed[0]!.reason;
+  return done;
+}
+
+class UnionStatement {
+  constructor(
+    readonly sql: string,
+    readonly parts: D1PreparedStatement[],
+  ) {}
+  bind(...values: unknown[]) {
+    return new UnionStatement(
+      this.sql,
+      this.parts.map((p) => p.bind(...values)),
+    );
+  }
+  async all<T = Row>() {
+    return mergedResults(
+      this.sql,
+      await settled(
+        this.sql,
+        this.parts.map((p) => p.all<Row>()),
+      ),
+    ) as unknown as D1Result<T>;
+  }
+  run<T = Row>() {
+    return this.all<T>();
+  }
+  async first<T = Row>(column?: string): Promise<T | null> {
+    const row = (await this.all<Row>()).results[0];
+    if (!row) return null;
+    return (column === undefined ? row : row[column]) as T;
+  }
+  async raw<T = unknown[]>(): Promise<T[]> {
+    return (await this.all<Row>()).results.map((r) => Object.values(r)) as T[];
+  }
+}
+
+/**
+ * The sharded world's databases seen as one, for the tests that look inside (as `env.DB`): a read runs in
+ * the catalog and every shard, its rows joined and an aggregate's one row added up; a write runs in each,
+ * and one refused where its parent row is not (its organization lives in another shard) is no error.
+ */
+export function platformDatabase(dbs: D1Database[]): D1Database {
+  const union = {
+    prepare: (sql: string) =>
+      new UnionStatement(
+        sql,
+        dbs.map((d) => d.prepare(sql)),
+      ),
+    async batch(statements: UnionStatement[]) {
+      const sql = statements.map((s) => s.sql).join(";");
+      const perDb = await settled(
+        WRITE.test(statements.find((s) => WRITE.test(s.sql))?.sql ?? "") ? "INSERT" : sql,
+        dbs.map((d, i) => d.batch(statements.map((s) => s.parts[i]!))),
+      );
+      return statements.map((s, k) =>
+        mergedResults(
+          s.sql,
+          perDb.map((results) => results[k] as D1Result<Row>),
+        ),
+      );
+    },
+    async exec(sql: string) {
+      const results = await Promise.all(dbs.map((d) => d.exec(sql)));
+      return results[0];
+    },
+    withSession: () => union,
+    dump: () => Promise.reject(new Error("no dump of several databases")),
+  };
+  return union as unknown as D1Database;
+}
+
+const MESSAGE_TABLES = { event_id: "events", delivery_id: "webhook_deliveries", notification_id: "notifications" } as const;
+
+/**
+ * A queue message as the Worker sends it: in a sharded world it names the shard its row is in (found by
+ * looking in each). A message that already names one, or whose row is nowhere, is left as it is.
+ */
+export async function withShard<T extends object>(body: T): Promise<T> {
+  if (!sharded() || "shard" in body) return body;
+  for (const [field, table] of Object.entries(MESSAGE_TABLES)) {
+    const id = (body as Record<string, unknown>)[field];
+    if (typeof id !== "string") continue;
+    for (const [shard, d1] of Object.entries(tenantBindings()))
+      if (await d1.prepare(`SELECT 1 FROM ${table} WHERE id = ?`).bind(id).first()) return { ...body, shard };
+  }
+  return body;
+}

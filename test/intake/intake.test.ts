@@ -50,9 +50,9 @@ describe("the intake pipeline on the queue", () => {
     expect(result.retryMessages).toEqual([]);
     expect((await get(`/v1/vulns/${vuln.id}`, org.operatorKey)).body.data.attributes.inbox_state).toBe("stored");
     expect(await eventTypes(vuln.id)).toEqual(["Vuln::Created", "Vuln::Inbox::Received", "Vuln::Inbox::Stored"]);
-    const [, received, stored] = await eventsOf(vuln.id);
-    expect(JSON.parse(received!.payload).vuln.inbox_state).toBe("received");
-    expect(JSON.parse(stored!.payload).vuln.inbox_state).toBe("stored");
+    // Fanned out, every event's body is emptied: what they said went to their deliveries
+    // (test/webhooks/event-bodies.test.ts).
+    expect((await eventsOf(vuln.id)).map((e) => e.payload)).toEqual(["{}", "{}", "{}"]);
     // The new events are processed in the same run (no queue hop), and so marked processed.
     expect(result.publishedEvents).toEqual([]);
     const unprocessed = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE vuln_id = ? AND processed_at IS NULL")

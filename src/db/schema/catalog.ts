@@ -28,13 +28,23 @@ export const CATALOG_NAME_KINDS = [
   "domain",
   "report_token",
   "advisory",
+  // What the console's sign-in and the e-mails' links name: a member (an invitation), a contact (a
+  // confirmation), a sign-in link's SHA-256, a passkey's credential id.
+  "member",
+  "contact",
+  "sign_in_link",
+  "passkey",
+  // A directory's listing of an organization (`<directory id>/<organization id>`): the catalog counts a
+  // directory's listings across shards, where its limit holds.
+  "directory_listing",
 ] as const;
 export type CatalogNameKind = (typeof CATALOG_NAME_KINDS)[number];
 
 /**
  * A name that leads to one organization: its slug, a key's or a session's SHA-256, a brief's or a
- * policy's shortcode, a custom domain, a report token's SHA-256, an advisory's id. The primary key
- * keeps each unique across every shard.
+ * policy's shortcode, a custom domain, a report token's SHA-256, an advisory's id, a member's or a
+ * contact's id, a sign-in link's SHA-256, a passkey's id. The primary key keeps each unique across
+ * every shard.
  */
 export const catalogNames = sqliteTable(
   "catalog_names",

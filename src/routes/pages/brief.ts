@@ -3,6 +3,7 @@ import { assertOpen } from "../../lib/gate";
 import type { AppEnv } from "../../http/app-env";
 import { cachedPublicBody, publicBriefPath, publicPagePath } from "../../http/cache";
 import { database } from "../../http/middleware";
+import { routeBy, shortcodeName } from "../../http/shard-lookup";
 import { clientIp } from "../../http/rate-limit";
 import { normalizeShortcode, nowIso } from "../../lib/ids";
 import { alreadyReceivedPage, briefPage, EMPTY_FORM, type FormField, type FormState } from "../../templates/brief";
@@ -54,6 +55,9 @@ function refusedPage(c: Context<AppEnv>, found: PublishedBrief, state: FormState
   return page(c, briefPage(found, nowIso(), { values: state.values, errors: refused.errors }), refused.status);
 }
 
+/** In a sharded deployment the page and its form read the brief's organization's shard, found by its shortcode. */
+const byBrief = routeBy((c) => shortcodeName("brief", c.req.param("shortcode")));
+
 /** GET and POST /b/{shortcode}: the brief's page and its report form. */
 export const briefPageRouter = new Hono<AppEnv>()
   // The program finder (on the start page and every 404 page): a code as typed, to its page.
@@ -61,7 +65,7 @@ export const briefPageRouter = new Hono<AppEnv>()
     const shortcode = normalizeShortcode(c.req.query("code")?.trim() ?? "");
     return shortcode ? c.redirect(`/b/${shortcode}`, 303) : page(c, notFoundPage("disclosure program with that code"), 404);
   })
-  .get("/b/:shortcode", database(), async (c) => {
+  .get("/b/:shortcode", database(), byBrief, async (c) => {
     await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
     const shortcode = normalizeShortcode(c.req.param("shortcode"));
     const response =
@@ -73,7 +77,7 @@ export const briefPageRouter = new Hono<AppEnv>()
       }));
     return response || page(c, notFoundPage("disclosure program"), 404);
   })
-  .post("/b/:shortcode", limitFormBody(MAX_FORM_BYTES), database(), async (c) => {
+  .post("/b/:shortcode", limitFormBody(MAX_FORM_BYTES), database(), byBrief, async (c) => {
     const shortcode = normalizeShortcode(c.req.param("shortcode"));
     const db = c.var.database.db;
     const now = nowIso();

@@ -6,6 +6,8 @@ import { DomainError } from "../../lib/domain-errors";
 import { sha256Hex } from "../../lib/crypto";
 import { LIMITS } from "../../lib/limits";
 import { addPasskey, authenticationOptions, registrationOptions, removePasskey, signInWithPasskey } from "../../services/passkeys";
+import { onCatalog, routeByName } from "../../http/shard-lookup";
+import { named } from "../../services/catalog";
 import { serviceContext } from "../v1/handler-helpers";
 import { ipOf, relyingParty, sessionOf, signedIn, withRetryAfter } from "./console-door";
 import { limitAddress, limitFormBody } from "./shared";
@@ -65,13 +67,17 @@ consolePasskeysRouter.post("/console/passkeys/:id/delete", signedIn("page"), asy
   return c.redirect("/console/account", 303);
 });
 
-consolePasskeysRouter.post("/console/sign-in/passkey/options", async (c) => {
+// Signing in with a passkey starts as nobody's (a sharded deployment's catalog keeps the challenge).
+consolePasskeysRouter.post("/console/sign-in/passkey/options", onCatalog, async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   return c.json(await authenticationOptions(serviceContext(c), relyingParty(c), await markBrowser(c)));
 });
 
-consolePasskeysRouter.post("/console/sign-in/passkey", jsonBody, async (c) => {
+consolePasskeysRouter.post("/console/sign-in/passkey", jsonBody, onCatalog, async (c) => {
   const input = await body(c);
+  // A sharded deployment reads the passkey's member's shard, found by its id; an unknown one reads the catalog, which holds none.
+  const id = (input.response as { id?: unknown } | undefined)?.id;
+  if (typeof id === "string") await routeByName(c, named.passkey(id));
   const outcome = await signInWithPasskey(serviceContext(c), relyingParty(c), {
     browserHash: await browserMark(c),
     ip: ipOf(c),

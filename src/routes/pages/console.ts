@@ -2,10 +2,13 @@ import { Hono, type Context } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { database } from "../../http/middleware";
 import { browserMark, clearSessionCookie, markBrowser, openSession, setSessionCookie } from "../../http/session";
-import { SECRET_PATTERN } from "../../lib/crypto";
+import { SECRET_PATTERN, sha256Hex } from "../../lib/crypto";
+import { onCatalog, routeBy } from "../../http/shard-lookup";
 import { LIMITS } from "../../lib/limits";
 import { endSession, signInWithLink } from "../../services/sessions";
-import { findSignInLink, requestSignInLinks } from "../../services/sign-in";
+import { findSignInLink } from "../../services/sign-in";
+import { requestSignInLinks } from "../../services/sign-in-links";
+import { named } from "../../services/catalog";
 import { listPasskeys } from "../../services/passkeys";
 import { accountPage, linkPage, linkSentPage, noLinkPage, signInPage, tooManySignInsPage } from "../../templates/console";
 import { serviceContext } from "../v1/handler-helpers";
@@ -72,7 +75,8 @@ consoleRouter.get("/console/sign-in", async (c) => {
   return page(c, signInPage());
 });
 
-consoleRouter.post("/console/sign-in", limitFormBody(LIMITS.emailLength * 4 + 1024), async (c) => {
+// Asking for links spans organizations (a sharded deployment asks every shard; the budget is the catalog's).
+consoleRouter.post("/console/sign-in", limitFormBody(LIMITS.emailLength * 4 + 1024), onCatalog, async (c) => {
   const form = await c.req.parseBody();
   const email = typeof form.email === "string" ? form.email.trim() : "";
   if (!/^[^\s@]+@[^\s@]+$/.test(email) || email.length > LIMITS.emailLength)
@@ -87,8 +91,14 @@ consoleRouter.get("/console/sign-in/sent", (c) => page(c, linkSentPage()));
 /** A link's page: its button; gone once used or expired; refused in a browser that did not ask for it. */
 const LINK_STATUS = { valid: 200, used: 410, expired: 410, other_browser: 403 } as const;
 
+// In a sharded deployment a link's page reads its member's shard, found by the link's SHA-256.
+const byLink = routeBy(async (c) => {
+  const token = c.req.param("token") ?? "";
+  return SECRET_PATTERN.test(token) ? named.signInLink(await sha256Hex(token)) : null;
+});
+
 // The link's page shows whether it would sign this browser in, and its button; only the POST does.
-consoleRouter.get("/console/sign-in/:token", async (c) => {
+consoleRouter.get("/console/sign-in/:token", byLink, async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const token = c.req.param("token");
   const found = SECRET_PATTERN.test(token)
@@ -98,7 +108,7 @@ consoleRouter.get("/console/sign-in/:token", async (c) => {
   return page(c, linkPage({ state: found.state, member: found.member }, c.req.path), LINK_STATUS[found.state]);
 });
 
-consoleRouter.post("/console/sign-in/:token", async (c) => {
+consoleRouter.post("/console/sign-in/:token", byLink, async (c) => {
   const token = c.req.param("token");
   const outcome = await signInWithLink(serviceContext(c), {
     token: SECRET_PATTERN.test(token) ? token : "",

@@ -1,6 +1,8 @@
 import { Hono } from "hono";
 import type { AppEnv } from "../../http/app-env";
 import { database } from "../../http/middleware";
+import { routeBy, routeByScatter } from "../../http/shard-lookup";
+import { recordOfToken } from "../../notifications/links";
 import { confirmContact, findConfirmation } from "../../services/contacts";
 import { findInvitation, joinMember } from "../../services/member-invitations";
 import { serviceContext } from "../v1/handler-helpers";
@@ -22,7 +24,14 @@ emailLinksRouter.use("/c/*", pageHeaders, privatePage, sameSiteForms);
 emailLinksRouter.use("/i/*", pageHeaders, privatePage, sameSiteForms);
 emailLinksRouter.use("/u/*", pageHeaders, privatePage);
 
-emailLinksRouter.on(["GET", "POST"], "/c/:token", database(), async (c) => {
+// In a sharded deployment a link's page reads its organization's shard, found by the record its token names.
+const byRecord = (kind: "contact" | "member") =>
+  routeBy((c) => {
+    const named = recordOfToken(c.req.param("token") ?? "");
+    return named && { kind, name: named.id };
+  });
+
+emailLinksRouter.on(["GET", "POST"], "/c/:token", database(), byRecord("contact"), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const target = await findConfirmation(c.var.database.db, c.req.param("token"));
   if (!target) return page(c, notFoundPage("confirmation link"), 404);
@@ -32,7 +41,7 @@ emailLinksRouter.on(["GET", "POST"], "/c/:token", database(), async (c) => {
   return page(c, confirmPage(view, c.req.path, true));
 });
 
-emailLinksRouter.on(["GET", "POST"], "/i/:token", database(), async (c) => {
+emailLinksRouter.on(["GET", "POST"], "/i/:token", database(), byRecord("member"), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const target = await findInvitation(c.var.database.db, c.req.param("token"));
   if (!target) return page(c, notFoundPage("invitation"), 404);
@@ -44,7 +53,8 @@ emailLinksRouter.on(["GET", "POST"], "/i/:token", database(), async (c) => {
 
 emailLinksRouter.on(["GET", "POST"], "/u/:token", database(), async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
-  const found = await findUnsubscribe(c.var.database.db, c.req.param("token"));
+  // A report's id is no name in the catalog: its MAC is checked first, then every shard is asked for it.
+  const found = await routeByScatter(c, (db) => findUnsubscribe(db, c.req.param("token")));
   if (!found) return page(c, notFoundPage("unsubscribe link"), 404);
   if (c.req.method !== "POST") return page(c, unsubscribePage(found, c.req.path));
   await unsubscribeReporter(serviceContext(c), found.id);

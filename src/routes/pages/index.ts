@@ -10,11 +10,12 @@ import { normalizeShortcode } from "../../lib/ids";
 import { findPublishedPolicy } from "../../services/policy-versions";
 import { policyPage } from "../../templates/policy";
 import { database } from "../../http/middleware";
+import { advisoryName, routeBy, shortcodeName } from "../../http/shard-lookup";
 import { normalizeUuid, nowIso } from "../../lib/ids";
 import { directoryPage } from "../../templates/directory";
 import { BRIEF_CSP, ICON_PATH, ICON_SVG, notFoundPage } from "../../templates/layout";
 import { PAGES_CSS, PAGES_CSS_PATH } from "../../templates/styles";
-import { findPublicDirectory } from "../../services/public-directories";
+import { findPublicDirectoryIn } from "../../services/public-directories";
 import { briefPageRouter } from "./brief";
 import { reportPageRouter } from "./report-page";
 import { emailLinksRouter } from "./email-links";
@@ -22,6 +23,7 @@ import { consoleRouter } from "./console";
 import { CONSOLE_JS, CONSOLE_JS_PATH } from "../../templates/console-script";
 import { GATE_JS, GATE_JS_PATH } from "../../templates/gate-script";
 import { POW_WORKER_JS, POW_WORKER_JS_PATH } from "../../templates/pow-worker-script";
+import { everyShard } from "../../http/shard-lookup";
 import { HTML, limitAddress, page, pageError, pageHeaders, sameSiteForms } from "./shared";
 
 /**
@@ -73,30 +75,37 @@ pagesRouter.get("/d/:slug", database(), async (c) => {
   const slug = c.req.param("slug").toLowerCase();
   const response = await cachedPublicBody(c, publicPagePath(publicDirectoryPath(slug))!, HTML, async () => {
     const now = nowIso();
-    const found = await findPublicDirectory(c.var.database.db, slug, now);
+    const found = await findPublicDirectoryIn(everyShard(c), slug, now);
     return found && directoryPage(found.directory, found.entries, now);
   });
   return response ?? page(c, notFoundPage("directory"), 404);
 });
-pagesRouter.get("/a/:id", database(), async (c) => {
-  await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
-  const id = normalizeUuid(c.req.param("id"));
-  const response =
-    id &&
-    (await cachedPublicBody(c, publicPagePath(publicAdvisoryPath(id))!, HTML, async () => {
-      const doc = await findPublicAdvisory(c.var.database.db, id);
-      return doc && advisoryPage(doc);
-    }));
-  return response || page(c, notFoundPage("advisory"), 404);
-});
+// In a sharded deployment a page reads its organization's shard, found by what its path names.
+const byPolicy = routeBy((c) => shortcodeName("policy", c.req.param("shortcode")));
+pagesRouter.get(
+  "/a/:id",
+  database(),
+  routeBy((c) => advisoryName(c.req.param("id"))),
+  async (c) => {
+    await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
+    const id = normalizeUuid(c.req.param("id"));
+    const response =
+      id &&
+      (await cachedPublicBody(c, publicPagePath(publicAdvisoryPath(id))!, HTML, async () => {
+        const doc = await findPublicAdvisory(c.var.database.db, id);
+        return doc && advisoryPage(doc);
+      }));
+    return response || page(c, notFoundPage("advisory"), 404);
+  },
+);
 // The hall of fame is read afresh each time (a reporter's consent changes it at once), never cached.
-pagesRouter.get("/h/:shortcode", database(), async (c) => {
+pagesRouter.get("/h/:shortcode", database(), byPolicy, async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const shortcode = normalizeShortcode(c.req.param("shortcode"));
   const hall = shortcode && (await findHallOfFame(c.var.database.db, shortcode, nowIso()));
   return hall ? page(c, hallOfFamePage(hall)) : page(c, notFoundPage("hall of fame"), 404);
 });
-pagesRouter.get("/p/:shortcode", database(), async (c) => {
+pagesRouter.get("/p/:shortcode", database(), byPolicy, async (c) => {
   await limitAddress(c, "PUBLIC_READ_RATE_LIMITER");
   const shortcode = normalizeShortcode(c.req.param("shortcode"));
   const response =

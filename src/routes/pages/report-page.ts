@@ -6,6 +6,7 @@ import { Invalid, TooLarge } from "../../lib/domain-errors";
 import { database } from "../../http/middleware";
 import { JOSE_MEDIA_TYPE, JSON_MEDIA_TYPE } from "../../http/media-type";
 import { countUnknownToken, openReportToken } from "../../http/reporter-auth";
+import { routedLookUp } from "../../http/shard-lookup";
 import { contentDisposition, downloadHeaders } from "../../lib/filenames";
 import { notFoundPage } from "../../templates/layout";
 import { reportPage, type ReportView } from "../../templates/report";
@@ -37,7 +38,7 @@ const SHOWN = { number: 1, size: 100 };
  */
 async function openReport(c: Context<AppEnv>): Promise<{ report: Report; token: string } | null> {
   const token = c.req.param("token") ?? "";
-  const report = await openReportToken(c, token, { lookUp: (_, hash) => findReport(c.var.database.db, hash) });
+  const report = await openReportToken(c, token, { lookUp: routedLookUp("report_token", findReport) });
   if (report === "gone") await countUnknownToken(c);
   return report && report !== "gone" ? { report, token } : null;
 }

@@ -10,10 +10,11 @@ import { NoQuery } from "../../http/openapi/queries";
 import { createRouter } from "../../http/router";
 import { nowIso, SLUG_PATTERN } from "../../lib/ids";
 import { LIMITS } from "../../lib/limits";
-import { findPublicDirectory, type PublicDirectoryEntry } from "../../services/public-directories";
+import { findPublicDirectoryIn, type PublicDirectoryEntry } from "../../services/public-directories";
 import { PublicBriefAttributes, publicBriefAttributes } from "../v1/briefs/schema";
 import { publicPolicy, PublicPolicy } from "./briefs";
 import { publicRateLimit } from "../../http/rate-limit";
+import { everyShard } from "../../http/shard-lookup";
 import { declare } from "../../http/route-facts";
 
 const PublicDirectory = resourceSchema(
@@ -114,7 +115,7 @@ export const publicDirectoriesRouter = createRouter().openapi(
     const slug = c.req.valid("param").slug.toLowerCase();
     const response = await cachedPublicDocument(c, publicDirectoryPath(slug), JSONAPI_MEDIA_TYPE, async () => {
       const now = nowIso();
-      const found = await findPublicDirectory(c.var.database.db, slug, now);
+      const found = await findPublicDirectoryIn(everyShard(c), slug, now);
       if (!found) return null;
       const { directory, entries } = found;
       const self = publicDirectoryPath(directory.slug);

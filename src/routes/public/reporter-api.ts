@@ -23,6 +23,7 @@ import {
 import { errorResponse, errorResponses, jsonApiBody, jsonApiContent } from "../../http/openapi/responses";
 import { pageQuery } from "../../http/openapi/queries";
 import { Name } from "../v1/fields";
+import { routedLookUp } from "../../http/shard-lookup";
 import { REPORTER_PER_MINUTE, reporterAuth, type ReporterEnv as OpenedEnv } from "../../http/reporter-auth";
 import { downloadHeaders } from "../../lib/filenames";
 import { MAX_BYTES_PER_VULN, MAX_FILE_BYTES, MAX_FILES_PER_VULN, type AttachmentRecord } from "../../services/attachments";
@@ -57,7 +58,8 @@ type ReporterEnv = OpenedEnv<Report>;
 const auth = [
   declare({ cors: true }),
   noStore(),
-  reporterAuth<Report>({ lookUp: (c, hash) => findReport(c.var.database.db, hash), caller: reporterCaller }),
+  // In a sharded deployment the token's hash finds its report's shard in the catalog first.
+  reporterAuth<Report>({ lookUp: routedLookUp("report_token", findReport), caller: reporterCaller }),
 ];
 const security = [{ reporterToken: [] }];
 const notFound = "Not found: the report has no such comment or attachment";

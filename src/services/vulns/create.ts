@@ -38,6 +38,7 @@ import { domainStatements } from "./domains";
 import { exploitationOf, NOTHING_MET, triageOf, unique } from "./members";
 import { UNGATED, type VulnInput, type VulnRecord } from "./types";
 import { mayChange } from "../access";
+import { withNames } from "../catalog";
 
 /** Where a brief is named: by id for an organization's own entry; by shortcode through the public brief (published only). */
 type BriefRef = { id: string } | { shortcode: string };
@@ -337,7 +338,9 @@ async function commitVuln(
     : null;
   // The brief was read in the first batch; if it is deleted before this one, its foreign key
   // refuses the vuln, and with it the events and the Idempotency-Key's response.
-  const { results } = await commit(ctx, p, ctx.respond);
+  // A sharded deployment finds the reporter's report by its token's hash: claimed across shards first.
+  const names = followUpTokenHash ? [{ kind: "report_token" as const, name: followUpTokenHash }] : [];
+  const { results } = await withNames(ctx, { organizationId: vuln.organizationId, names }, () => commit(ctx, p, ctx.respond));
   // A queued report's receipt is due now (a stored report's waits for the intake to release it).
   if (receipt && vuln.inboxState === "queued") ctx.defer(publishNotices(ctx.queue, receipt.of(results)));
   return record;

@@ -1,0 +1,1 @@
+CREATE INDEX `events_body_to_empty_idx` ON `events` (`created_at`) WHERE "events"."processed_at" IS NOT NULL AND "events"."payload" <> '{}' AND "events"."type" <> 'Vuln::Triage::Changed';
