@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { vi } from "vitest";
 import { EVENT_TYPES } from "../../src/events/types";
 import { TENANT_TABLES } from "../../src/db/tenant-tables";
-import { type ApiResponse, get, post } from "./api";
+import { api, type ApiResponse, get, post } from "./api";
 import { fakeQueue } from "./events";
 import { brief, organization, policy, PUBLISHED, type TestOrganization, upload } from "./factories";
 import { runQueue } from "./queue";
@@ -92,17 +92,18 @@ export async function richOrganization(): Promise<RichOrganization> {
   );
   const vulnIds: string[] = [];
   for (const title of ["Open redirect", "Stored XSS"]) {
+    // Sent with an Idempotency-Key, whose record the move carries too; the report's domain becomes an asset.
     const made = await post(
       "/v1/vulns",
       org.key,
       {
         data: {
           type: "vuln",
-          attributes: { title, description: `${title}: steps` },
+          attributes: { title, description: `${title}: steps`, domains: [`shop.${org.slug}.example`] },
           relationships: { brief: { data: { type: "brief", id: b.id } } },
         },
       },
-      withQueue,
+      { ...withQueue, headers: { "Idempotency-Key": `create-${title.replaceAll(" ", "-")}` } },
     );
     vulnIds.push(must(made, 201).body.data.id);
   }
@@ -124,6 +125,14 @@ export async function richOrganization(): Promise<RichOrganization> {
       { data: { type: "comment", attributes: { body: "Thanks, looking", visibility: "reporter" } } },
       withQueue,
     ),
+    201,
+  );
+  must(
+    await api("POST", "/v1/p/report/comments", {
+      key: report.token,
+      body: { data: { type: "comment", attributes: { body: "More detail" } } },
+      ...withQueue,
+    }),
     201,
   );
   must(await upload(org.key, first!, '{"poc":true}', { filename: "poc.json", contentType: "application/json" }), 201);
