@@ -486,15 +486,19 @@ describe("what a directory holds, bounded", () => {
     // (In a sharded world, in one of its shards.)
     const filled = sharded() ? env.TENANT_1 : env.DB;
     await filled.batch([
-      filled.prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+      filled
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
          INSERT INTO organizations (id, name, slug, claimed, created_at, updated_at)
          SELECT ?2 || '-' || i, 'Filler ' || i, ?2 || '-' || i, 1, ?3, ?3 FROM n`,
-      ).bind(LIMITS.listingsPerDirectory - 1, `fill-${d.id}`, now),
-      filled.prepare(
-        `INSERT INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
+        )
+        .bind(LIMITS.listingsPerDirectory - 1, `fill-${d.id}`, now),
+      filled
+        .prepare(
+          `INSERT INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
          SELECT 'l-' || id, ?1, id, 0, 0, ?3, ?3 FROM organizations WHERE slug LIKE ?2 || '-%'`,
-      ).bind(d.id, `fill-${d.id}`, now),
+        )
+        .bind(d.id, `fill-${d.id}`, now),
     ]);
     // A sharded world counts a directory's places in the catalog, across its shards: the fillers take theirs there.
     if (sharded())
