@@ -14,6 +14,8 @@ export interface ApiResponse<T = any> {
   roundTrips: number;
   /** Of those, the round trips to a sharded world's catalog (0 with one database). */
   catalogTrips: number;
+  /** The others: to the organization's own database (all of them with one database). */
+  shardTrips: number;
   /** Rows D1 read for this request (batches and all/run statements). */
   rowsRead: number;
 }
@@ -68,6 +70,7 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
     text,
     roundTrips: counter.count(),
     catalogTrips: catalog?.count() ?? 0,
+    shardTrips: counter.count() - (catalog?.count() ?? 0),
     rowsRead: counter.rowsRead(),
   };
 }
@@ -116,15 +119,26 @@ export const del = <T = any>(path: string, key: string | null, opts: RequestOpti
 /** A request as a browser sends it, through the Worker's fetch handler, counting D1 round trips. */
 export async function browse(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
   const counter = countingD1(env.DB);
+  const bindings = withDatabases({ ...env, EVENTS: discard }, counter.db);
+  const catalog = sharded() ? countingD1(bindings.CATALOG as D1Database) : null;
+  if (catalog) bindings.CATALOG = catalog.db;
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
-    withDatabases({ ...env, EVENTS: discard }, counter.db) as unknown as Env,
+    bindings as unknown as Env,
     ctx,
   );
   const text = await res.text();
   await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
+  const catalogTrips = catalog?.count() ?? 0;
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    roundTrips: counter.count(),
+    catalogTrips,
+    shardTrips: counter.count() - catalogTrips,
+  };
 }
 
 function parsedOrNull(text: string): any {
