@@ -46,6 +46,9 @@ import {
   webhookDeliveries,
   webhookSubscriptions,
   webhooks,
+  tenants,
+  catalogNames,
+  shardRooms,
 } from "../db/schema";
 import { actsForOrganization, type Caller, type Scope } from "../lib/caller";
 import { InsufficientScope } from "../lib/domain-errors";
@@ -125,6 +128,10 @@ const CHANGE_SCOPE: ReadonlyMap<string, Scope | null> = new Map(
       [sessions, null],
       [passkeys, null],
       [webauthnChallenges, null],
+      // The catalog of a sharded deployment: written by the platform as organizations, names and shards change.
+      [tenants, null],
+      [catalogNames, null],
+      [shardRooms, null],
     ] as [Table, Scope | null][]
   ).map(([table, scope]) => [getTableName(table), scope]),
 );
