@@ -130,10 +130,11 @@ const CHANGE_SCOPE: ReadonlyMap<string, Scope | null> = new Map(
       [sessions, null],
       [passkeys, null],
       [webauthnChallenges, null],
-      // The catalog's and the moves' own: no plan writes them (src/db/catalog.ts, services/shard-moves).
+      // The catalog of a sharded deployment: written by the platform as organizations, names and shards change.
       [tenants, null],
       [catalogNames, null],
       [shardRooms, null],
+      // An organization's moves between shards, and their fences in the tenant databases (services/shard-moves).
       [shardMoves, null],
       [tenantFences, null],
     ] as [Table, Scope | null][]

@@ -32,7 +32,7 @@ async function deliver(to: string, raw: string): Promise<{ rejected: string | nu
   } as unknown as ForwardableEmailMessage;
   const ctx = createExecutionContext();
   const quiet = { send: async () => {}, sendBatch: async () => {} } as unknown as Queue;
-  const failed = await (worker as ExportedHandler<Env>).email!(message, { ...env, EVENTS: quiet }, ctx).then(
+  const failed = await Promise.resolve((worker as ExportedHandler<Env>).email!(message, { ...env, EVENTS: quiet }, ctx)).then(
     () => false,
     () => true,
   );
