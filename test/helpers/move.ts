@@ -40,9 +40,10 @@ export async function rowsIn(organizationId: string): Promise<Record<string, Rec
 /** The other tenant database of the sharded test world. */
 export const otherShard = (shard: string) => (shard === "TENANT_1" ? "TENANT_2" : "TENANT_1");
 
-/** What the queue was handed, by kind of message, and for which database. */
-export function queueMessages(sent: unknown[]) {
-  const of = (key: string) => (sent as Record<string, string>[]).filter((m) => m[key]).map((m) => ({ id: m[key]!, shard: m.shard }));
+/** What a fake queue was handed, by kind of message, each with the database it names. */
+export function queueMessages(q: { sent: unknown[]; shards: (string | undefined)[] }) {
+  const of = (key: string) =>
+    (q.sent as Record<string, string>[]).flatMap((m, i) => (m[key] ? [{ id: m[key]!, shard: q.shards[i] }] : []));
   return { events: of("event_id"), deliveries: of("delivery_id"), notifications: of("notification_id") };
 }
 
