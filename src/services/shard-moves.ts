@@ -1,7 +1,7 @@
 import { and, desc, eq, inArray, isNull, lte, notInArray, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "../db";
 import { findName, findTenant, namesOf } from "../db/catalog";
-import { shardMoves, type ShardMoveRow, type ShardMoveStep, tenants } from "../db/schema";
+import { organizations, shardMoves, type ShardMoveRow, type ShardMoveStep, tenants } from "../db/schema";
 import { countRows } from "../db/tenant-copy";
 import { batchOf, subquery } from "../db/queries";
 import { attribute, Conflict, Invalid, NotFound, resource, Unavailable } from "../lib/domain-errors";
@@ -24,17 +24,29 @@ const BEFORE_SWITCH: ShardMoveStep[] = ["fencing", "settling", "copying", "verif
 const iso = (ms: number) => new Date(ms).toISOString();
 const catalogOf = (ctx: MoveContext): Db => createDb(ctx.shards.catalog.withSession("first-primary"));
 
-/** The organization an operator names by its id or its slug. */
-async function resolve(catalog: Db, organization: string): Promise<{ id: string; shard: string; movingTo: string | null }> {
+/**
+ * The organization an operator names by its id or its slug, where the catalog places it. One database has
+ * no catalog of its own, nor another database to move one to: a known organization is a 409 there, an
+ * unknown one a 404 as anywhere.
+ */
+async function resolve(
+  ctx: MoveContext,
+  catalog: Db,
+  organization: string,
+): Promise<{ id: string; shard: string; movingTo: string | null }> {
+  if (!ctx.shards.sharded) {
+    const known = await catalog
+      .select({ id: organizations.id })
+      .from(organizations)
+      .where(or(eq(organizations.id, organization), eq(organizations.slug, organization)))
+      .get();
+    if (!known) throw new NotFound("organization", `No organization has the id or slug ${organization}.`);
+    throw new Conflict("This deployment keeps every organization in one database (DB): there is no other database to move one to.");
+  }
   const byId = await findTenant(catalog, organization);
   const found = byId ?? (await findName(catalog, { kind: "organization_slug", name: organization }));
   if (!found?.organizationId) throw new NotFound("organization", `No organization has the id or slug ${organization}.`);
   return { id: found.organizationId, shard: found.shard, movingTo: found.movingTo };
-}
-
-function assertSharded(ctx: MoveContext): void {
-  if (!ctx.shards.sharded)
-    throw new Conflict("This deployment keeps every organization in one database (DB): there is no other database to move one to.");
 }
 
 /** The organization's unfinished move, if any. */
@@ -48,9 +60,8 @@ function unfinished(catalog: Db, organizationId: string) {
 
 /** The organization's latest move, finished or not. */
 export async function findMove(ctx: MoveContext, organization: string): Promise<ShardMoveRow> {
-  assertSharded(ctx);
   const catalog = catalogOf(ctx);
-  const { id } = await resolve(catalog, organization);
+  const { id } = await resolve(ctx, catalog, organization);
   const move = await catalog
     .select()
     .from(shardMoves)
@@ -71,9 +82,8 @@ export async function startOrAdvanceMove(
   ctx: MoveContext,
   { organization, to, moveId, startedBy }: { organization: string; to: string; moveId?: string; startedBy: string | null },
 ) {
-  assertSharded(ctx);
   const catalog = catalogOf(ctx);
-  const tenant = await resolve(catalog, organization);
+  const tenant = await resolve(ctx, catalog, organization);
   if (moveId) {
     // Advancing a move named by its id: never a new one.
     const named = await catalog
@@ -211,9 +221,8 @@ export async function advanceMove(ctx: MoveContext, id: string): Promise<ShardMo
 
 /** Rolls back an organization's move that has not switched yet; after the switch it can only finish. */
 export async function cancelMove(ctx: MoveContext, organization: string): Promise<ShardMoveRow> {
-  assertSharded(ctx);
   const catalog = catalogOf(ctx);
-  const { id } = await resolve(catalog, organization);
+  const { id } = await resolve(ctx, catalog, organization);
   const move = await unfinished(catalog, id);
   if (!move) throw new NotFound("organization_move", "The organization has no move under way.");
   if (move.step === "rolling_back") return advanceMove(ctx, move.id);
