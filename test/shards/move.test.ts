@@ -207,6 +207,12 @@ describe("moving an organization to another tenant database", () => {
     // The public brief was answered from the edge cache all along, forgotten once switched (read again from
     // the new database), and is the same document.
     expect(briefCache.filter((b) => b.endsWith("MISS"))).toEqual(["draining MISS"]);
+    // The reporter's token reads the report from the new database, its conversation whole.
+    const asReporter = await api("GET", "/v1/p/report/comments", { key: rich.report.token });
+    expect(asReporter.status).toBe(200);
+    expect(asReporter.body.data.map((c: { attributes: { body: string } }) => c.attributes.body)).toEqual(
+      expect.arrayContaining(["Thanks, looking", "More detail"]),
+    );
     expect((await get(brief, null)).body.data).toEqual(cachedBrief.data);
   });
 });
