@@ -65,7 +65,7 @@ describe("GET /v1/p/report", () => {
     expect(res.status).toBe(200);
     expect(res.headers.get("Content-Type")).toBe("application/vnd.api+json");
     expect(res.headers.get("Cache-Control")).toBe("no-store");
-    expect(res.roundTrips).toBe(1);
+    expect(res.shardTrips).toBe(1);
     const b = await get(`/v1/briefs/${r.briefId}`, r.org.key);
     expect(res.body.data).toEqual({
       type: "report",

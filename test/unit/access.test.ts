@@ -10,6 +10,7 @@ import { createAsset, listAssets } from "../../src/services/assets";
 import { createComment } from "../../src/services/comments";
 import type { ServiceContext } from "../../src/services/context";
 import { get } from "../helpers/api";
+import { databaseOf } from "../helpers/shards";
 import { organizationWithVuln } from "../helpers/factories";
 
 // Scopes are the services' rule, so a member's role is refused exactly as a key with its scopes is,
@@ -35,7 +36,13 @@ describe("a member's role, enforced by the services", () => {
       name: role,
       member: { id: `member-${role}`, role },
     };
-    return { db: createDb(env.DB), caller, queue: env.EVENTS, defer: () => {} };
+    return { db: createDb(databases.get(org.id) ?? env.DB), caller, queue: env.EVENTS, defer: () => {} };
+  };
+  // A sharded world's services run in the organization's own database (placed by the catalog).
+  const databases = new Map<string, D1Database>();
+  const placed = async <T extends { org: { id: string } }>(made: T): Promise<T> => {
+    databases.set(made.org.id, await databaseOf(made.org.id));
+    return made;
   };
   const refusal = (promise: Promise<unknown>) =>
     promise.then(
@@ -45,7 +52,7 @@ describe("a member's role, enforced by the services", () => {
   const asset = { kind: "domain" as const, value: `${crypto.randomUUID()}.example.com` };
 
   it("a viewer reads, and changes nothing", async () => {
-    const { org, vulnId } = await organizationWithVuln();
+    const { org, vulnId } = await placed(await organizationWithVuln());
     const viewer = as(org, "viewer");
     expect((await listAssets(viewer, { page: { number: 1, size: 25 } })).rows).toEqual([]);
     expect(await refusal(createAsset(viewer, asset, undefined))).toBe("settings");
@@ -56,7 +63,7 @@ describe("a member's role, enforced by the services", () => {
   });
 
   it("a triager changes reports but not settings; an owner changes both", async () => {
-    const { org, vulnId } = await organizationWithVuln();
+    const { org, vulnId } = await placed(await organizationWithVuln());
     expect(
       await refusal(createComment(as(org, "triager"), { author: "organization", vulnId }, { body: "Triaged", visibility: "internal" })),
     ).toBe("allowed");
