@@ -16,7 +16,7 @@ interface Move {
   table: string | null;
   note: string | null;
   waiting_until: string | null;
-  counts: Record<string, { from: number; to: number }> | null;
+  counts: { table: string; from: number; to: number }[] | null;
 }
 
 const FINISHED = new Set(["done", "rolled_back"]);
@@ -74,7 +74,7 @@ async function call(method: "GET" | "POST" | "DELETE", moveId?: string, allow404
 }
 
 function say(move: Move): void {
-  const copied = move.counts ? Object.values(move.counts).reduce((n, c) => n + c.from, 0) : null;
+  const copied = move.counts ? move.counts.reduce((n, c) => n + c.from, 0) : null;
   const parts = [
     new Date().toISOString(),
     `${move.from} -> ${move.to}`,
@@ -101,9 +101,9 @@ while (!FINISHED.has(move.step)) {
   say(move);
 }
 if (move.step === "done" && move.counts) {
-  const tables = Object.entries(move.counts).filter(([, c]) => c.from > 0);
+  const tables = move.counts.filter((c) => c.from > 0);
   console.log(
-    `Moved ${tables.reduce((n, [, c]) => n + c.from, 0)} rows in ${tables.length} tables to ${move.to}; counts equal before the switch.`,
+    `Moved ${tables.reduce((n, c) => n + c.from, 0)} rows in ${tables.length} tables to ${move.to}; counts equal before the switch.`,
   );
 }
 process.exit(move.step === (command === "move" ? "done" : "rolled_back") ? 0 : 1);

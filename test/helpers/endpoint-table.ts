@@ -51,7 +51,7 @@ export interface Endpoint {
   /**
    * Only a sharded deployment does it (an organization's move between tenant databases); one database answers
    * 409. The tests that run each write in one database (operator powers, the audit trail) leave it to
-   * test/shards/, where it is tested.
+   * test/shards/, where it is tested; the answers' test records its 409.
    */
   shardedOnly?: true;
 }
@@ -97,7 +97,13 @@ export const ENDPOINTS: Endpoint[] = [
     operator: "any",
     shardedOnly: true,
   },
-  { operationId: "showOrganizationMove", method: "GET", path: (f) => `/v1/organizations/${f.org.id}/move`, operatorOnly: true },
+  {
+    operationId: "showOrganizationMove",
+    method: "GET",
+    path: (f) => `/v1/organizations/${f.org.id}/move`,
+    operatorOnly: true,
+    shardedOnly: true,
+  },
   {
     operationId: "cancelOrganizationMove",
     method: "DELETE",

@@ -42,8 +42,7 @@ export const otherShard = (shard: string) => (shard === "TENANT_1" ? "TENANT_2" 
 
 /** What a fake queue was handed, by kind of message, each with the database it names. */
 export function queueMessages(q: { sent: unknown[]; shards: (string | undefined)[] }) {
-  const of = (key: string) =>
-    (q.sent as Record<string, string>[]).flatMap((m, i) => (m[key] ? [{ id: m[key]!, shard: q.shards[i] }] : []));
+  const of = (key: string) => (q.sent as Record<string, string>[]).flatMap((m, i) => (m[key] ? [{ id: m[key]!, shard: q.shards[i] }] : []));
   return { events: of("event_id"), deliveries: of("delivery_id"), notifications: of("notification_id") };
 }
 
@@ -303,7 +302,7 @@ export interface MoveState {
   to: string;
   step: string;
   table: string | null;
-  counts: Record<string, { from: number; to: number }> | null;
+  counts: { table: string; from: number; to: number }[] | null;
   note: string | null;
   waiting_until: string | null;
   switched_at: string | null;

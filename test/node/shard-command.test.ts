@@ -46,7 +46,14 @@ async function standIn(answers: Answer[]) {
       table: null,
       note: a.note ?? null,
       waiting_until: a.waitMs ? new Date(Date.now() + a.waitMs).toISOString() : null,
-      counts: a.step === "done" ? { vulns: { from: 3, to: 3 }, comments: { from: 2, to: 2 }, assets: { from: 0, to: 0 } } : null,
+      counts:
+        a.step === "done"
+          ? [
+              { table: "vulns", from: 3, to: 3 },
+              { table: "comments", from: 2, to: 2 },
+              { table: "assets", from: 0, to: 0 },
+            ]
+          : null,
     };
     res.writeHead(a.status, { "Content-Type": "application/vnd.api+json", ...a.headers });
     res.end(

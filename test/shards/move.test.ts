@@ -38,8 +38,8 @@ describe("moving an organization to another tenant database", () => {
     expect((await rowsIn(rich.org.id))[from]).toEqual({});
     // The counts compared before the switch are those of every table, equal.
     const counts = states.at(-1)!.counts!;
-    expect(Object.entries(counts).filter(([, c]) => c.from !== c.to)).toEqual([]);
-    expect(counts.vulns).toEqual({ from: 3, to: 3 });
+    expect(counts.filter((c) => c.from !== c.to)).toEqual([]);
+    expect(counts.find((c) => c.table === "vulns")).toEqual({ table: "vulns", from: 3, to: 3 });
   });
 
   it("moves while a client keeps writing: 503 with Retry-After until the switch, then every write accepted once; work under way goes on in the new database, once", async () => {

@@ -1,4 +1,5 @@
 import { z } from "@hono/zod-openapi";
+import { SINGLE_LINE_PATTERN } from "../../../lib/text";
 import { type ShardMoveRow, SHARD_MOVE_STEPS } from "../../../db/schema";
 import { resource, toOne } from "../../../http/jsonapi";
 import { resourceSchema, Timestamp, toOneSchema, updateDocument } from "../../../http/openapi/documents";
@@ -15,12 +16,27 @@ export const MoveParam = z.object({
   id: z
     .string()
     .max(64)
+    .regex(/^[0-9A-Za-z-]+$/)
     .openapi({ param: { name: "id", in: "path" }, description: "The organization's id, or its slug.", example: "acme-security" }),
 });
 
+const TableName = z
+  .string()
+  .max(64)
+  .regex(/^[a-z_]+(:restore)?$/)
+  .openapi({
+    description:
+      "A table of the organization's rows (`vulns:restore`: the reports' activity, written back after their comments and files).",
+  });
+const RowCount = z.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
 const Counts = z
-  .record(z.string().max(64), z.object({ from: z.number().int().min(0), to: z.number().int().min(0) }))
-  .openapi({ description: "The organization's rows in each table, in the database it leaves and the one it goes to, as last counted." });
+  .array(z.object({ table: TableName, from: RowCount, to: RowCount }))
+  .max(100)
+  .openapi({
+    description:
+      "The organization's rows in each table, in the database it leaves (`from`) and the one it goes to (`to`), as last counted.",
+  });
 
 const OrganizationMoveAttributes = z.object({
   from: ShardName,
@@ -31,9 +47,14 @@ const OrganizationMoveAttributes = z.object({
       "finishes, then its rows are fenced in the old database), copying, verifying (counts compared), switching, switched, draining " +
       "(the lookups that still lead to the old database expire), deleting (the old rows), done; or rolling_back, rolled_back.",
   }),
-  table: z.string().max(64).nullable().openapi({ description: "The table the step works on (copying, deleting, rolling back)." }),
+  table: TableName.nullable().openapi({ description: "The table the step works on (copying, deleting, rolling back)." }),
   counts: Counts.nullable(),
-  note: z.string().max(2000).nullable().openapi({ description: "What the move waits for, or why it rolled back." }),
+  note: z
+    .string()
+    .max(4000)
+    .regex(SINGLE_LINE_PATTERN)
+    .nullable()
+    .openapi({ description: "What the move waits for, or why it rolled back." }),
   waiting_until: Timestamp.nullable().openapi({
     description: "When a step that waits out cached lookups may go on; advancing earlier changes nothing.",
   }),
@@ -73,7 +94,7 @@ export function serializeMove(move: ShardMoveRow) {
       to: move.toShard,
       step: move.step,
       table: move.tableName,
-      counts: move.counts,
+      counts: move.counts ? Object.entries(move.counts).map(([table, c]) => ({ table, ...c })) : null,
       note: move.note,
       waiting_until: waitingUntil(move),
       started_at: move.startedAt,
