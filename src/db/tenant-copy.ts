@@ -80,73 +80,119 @@ function chunks(rows: readonly string[]): string[] {
   return out;
 }
 
+/** A move's fence in one database: the organization's, and the move's own (a fence of another move, or one ended, lets it do nothing). */
+export interface Fence {
+  organizationId: string;
+  moveId: string;
+}
+
+export type FenceState = "open" | "departing";
+
+/**
+ * The condition every write of the move's holds to: the organization's fence in this database is open for
+ * this move (the batch's first statement opens it). A caller of the move that lost its hold (it stalled past
+ * it, and another went on) finds the fence ended, or another move's, and writes nothing. Statements bind
+ * the organization as ?1 and the move as ?2.
+ */
+function whileFence(state: FenceState): string {
+  return `EXISTS (SELECT 1 FROM "tenant_fences" WHERE "organization_id" = ?1 AND "move_id" = ?2 AND "state" = '${state}')`;
+}
+
 /**
  * Statements writing rows read by readPage into another database. A row already there is left as it is
  * (and fires no trigger: a BEFORE INSERT guard, a count, a search index), except in a derived table,
  * where the copied row replaces what the triggers made of the rows copied before it.
  */
-export function insertRows(d1: D1, table: TenantTable, rows: readonly string[]): D1PreparedStatement[] {
+export function insertRows(d1: D1, table: TenantTable, { fence, rows }: { fence: Fence; rows: readonly string[] }): D1PreparedStatement[] {
   const columns = table.columns.map(q).join(", ");
   const values = table.columns.map((_, i) => at(i)).join(", ");
   const keyAt = table.key.map((k) => at(table.columns.indexOf(k))).join(", ");
   const keys = table.key.map(q).join(", ");
   const tail = table.derived
-    ? `WHERE true ON CONFLICT (${keys}) DO UPDATE SET ${table.columns
+    ? `WHERE ${whileFence("open")} ON CONFLICT (${keys}) DO UPDATE SET ${table.columns
         .filter((c) => !table.key.includes(c))
         .map((c) => `${q(c)} = excluded.${q(c)}`)
         .join(", ")}`
-    : `WHERE NOT EXISTS (SELECT 1 FROM ${q(table.name)} WHERE (${keys}) = (${keyAt})) ON CONFLICT DO NOTHING`;
+    : `WHERE ${whileFence("open")} AND NOT EXISTS (SELECT 1 FROM ${q(table.name)} WHERE (${keys}) = (${keyAt})) ON CONFLICT DO NOTHING`;
   return chunks(rows).map((json) =>
-    d1.prepare(`INSERT INTO ${q(table.name)} (${columns}) SELECT ${values} FROM json_each(?1) AS j ${tail}`).bind(json),
+    d1
+      .prepare(`INSERT INTO ${q(table.name)} (${columns}) SELECT ${values} FROM json_each(?3) AS j ${tail}`)
+      .bind(fence.organizationId, fence.moveId, json),
   );
 }
 
 /** Before a derived table's first page: what the triggers made of the copied rows goes, the old database's rows replace it. */
-export function clearDerived(d1: D1, table: TenantTable, organizationId: string): D1PreparedStatement {
+export function clearDerived(d1: D1, table: TenantTable, fence: Fence): D1PreparedStatement {
   if (!table.derived) throw new Error(`${table.name} is not derived`);
-  return d1.prepare(`DELETE FROM ${q(table.name)} WHERE ${table.owned}`).bind(organizationId);
+  return d1
+    .prepare(`DELETE FROM ${q(table.name)} WHERE (${table.owned}) AND ${whileFence("open")}`)
+    .bind(fence.organizationId, fence.moveId);
 }
 
 /** Writes back the RESTORED columns where the copy's triggers changed them. */
-export function restoreRows(d1: D1, rows: readonly string[]): D1PreparedStatement[] {
+export function restoreRows(d1: D1, { fence, rows }: { fence: Fence; rows: readonly string[] }): D1PreparedStatement[] {
   const table = TENANT_TABLES.find((t) => t.name === RESTORED.table)!;
   const keyCount = table.key.length;
   const set = RESTORED.columns.map((c, i) => `${q(c)} = ${at(keyCount + i)}`).join(", ");
   const differs = RESTORED.columns.map((c, i) => `${q(table.name)}.${q(c)} IS NOT ${at(keyCount + i)}`).join(" OR ");
   const key = table.key.map((k, i) => `${q(table.name)}.${q(k)} = ${at(i)}`).join(" AND ");
   return chunks(rows).map((json) =>
-    d1.prepare(`UPDATE ${q(table.name)} SET ${set} FROM json_each(?1) AS j WHERE ${key} AND (${differs})`).bind(json),
+    d1
+      .prepare(`UPDATE ${q(table.name)} SET ${set} FROM json_each(?3) AS j WHERE ${key} AND (${differs}) AND ${whileFence("open")}`)
+      .bind(fence.organizationId, fence.moveId, json),
   );
 }
 
 /** Deletes a page of the organization's rows of a table; fewer changes than `limit` means none are left. */
-export function deleteRows(d1: D1, table: TenantTable, organizationId: string, limit: number): D1PreparedStatement {
+export function deleteRows(d1: D1, table: TenantTable, { fence, limit }: { fence: Fence; limit: number }): D1PreparedStatement {
   return d1
-    .prepare(`DELETE FROM ${q(table.name)} WHERE rowid IN (SELECT rowid FROM ${q(table.name)} WHERE ${table.owned} LIMIT ?2)`)
-    .bind(organizationId, limit);
+    .prepare(
+      `DELETE FROM ${q(table.name)} WHERE rowid IN (SELECT rowid FROM ${q(table.name)} WHERE ${table.owned} LIMIT ?3) ` +
+        `AND ${whileFence("departing")}`,
+    )
+    .bind(fence.organizationId, fence.moveId, limit);
 }
 
-export type FenceState = "open" | "departing";
-
 /**
- * A batch of the move's own in a fenced database: the fence opened for its statements (made first if the
- * database has none yet) and closed again after them, all in one transaction, so no other writer ever
- * finds it open.
+ * A batch of the move's own in a fenced database: the fence opened for its statements and closed again
+ * after them, all in one transaction, so no other writer ever finds it open.
  */
-export function fenced(d1: D1, organizationId: string, state: FenceState, statements: D1PreparedStatement[], now: string) {
+export function fenced(d1: D1, fence: Fence, { state, statements }: { state: FenceState; statements: D1PreparedStatement[] }) {
+  const ours = `"organization_id" = ?1 AND "move_id" = ?2`;
   return [
     d1
-      .prepare(`INSERT INTO "tenant_fences" ("organization_id", "state", "since") VALUES (?1, 'closed', ?2) ON CONFLICT DO NOTHING`)
-      .bind(organizationId, now),
-    d1.prepare(`UPDATE "tenant_fences" SET "state" = ?2 WHERE "organization_id" = ?1`).bind(organizationId, state),
+      .prepare(`UPDATE "tenant_fences" SET "state" = ?3 WHERE ${ours} AND "state" = 'closed'`)
+      .bind(fence.organizationId, fence.moveId, state),
     ...statements,
-    d1.prepare(`UPDATE "tenant_fences" SET "state" = 'closed' WHERE "organization_id" = ?1`).bind(organizationId),
+    d1
+      .prepare(`UPDATE "tenant_fences" SET "state" = 'closed' WHERE ${ours} AND "state" = ?3`)
+      .bind(fence.organizationId, fence.moveId, state),
   ];
 }
 
-/** Lifts the fence: the organization's rows in this database are anyone's to write again. */
-export function unfence(d1: D1, organizationId: string): D1PreparedStatement {
-  return d1.prepare(`DELETE FROM "tenant_fences" WHERE "organization_id" = ?1`).bind(organizationId);
+/**
+ * Puts the move's fence up (`when`: only if that holds), unless the organization has one already: this
+ * move's (put up before), another move's, or this move's ended (a stalled caller of a move that went on
+ * and ended puts up nothing). Statements bind the organization as ?1, the move as ?2, the time as ?3.
+ */
+function putUp(when = "true"): string {
+  return (
+    `INSERT INTO "tenant_fences" ("organization_id", "state", "since", "move_id") SELECT ?1, 'closed', ?3, ?2 WHERE ${when} ` +
+    `ON CONFLICT ("organization_id") DO UPDATE SET "state" = 'closed', "since" = excluded."since", "move_id" = excluded."move_id" ` +
+    `WHERE "tenant_fences"."state" = 'ended' AND "tenant_fences"."move_id" <> excluded."move_id"`
+  );
+}
+
+/** Fences the organization in the database it goes to, before anything is copied there. */
+export function fence(d1: D1, fence: Fence, now: string): D1PreparedStatement {
+  return d1.prepare(putUp()).bind(fence.organizationId, fence.moveId, now);
+}
+
+/** Ends the move's fence: the organization's rows in this database are anyone's to write again (the row stays, ended, for the guard above). */
+export function unfence(d1: D1, fence: Fence): D1PreparedStatement {
+  return d1
+    .prepare(`UPDATE "tenant_fences" SET "state" = 'ended' WHERE "organization_id" = ?1 AND "move_id" = ?2`)
+    .bind(fence.organizationId, fence.moveId);
 }
 
 /**
@@ -155,36 +201,34 @@ export function unfence(d1: D1, organizationId: string): D1PreparedStatement {
  * e-mails a consumer holds the lease of (its request is out; its record is still to come).
  */
 const UNDER_WAY = {
-  events: `FROM "events", "p" WHERE "organization_id" = "p"."org" AND "processed_at" IS NULL AND "send_count" < "p"."sends"`,
-  deliveries: `FROM "webhook_deliveries", "p" WHERE "organization_id" = "p"."org" AND "status" = 'pending' AND "lease_until" > "p"."now"`,
-  notifications: `FROM "notifications", "p" WHERE "organization_id" = "p"."org" AND "status" IN ('pending', 'delayed') AND "lease_until" > "p"."now"`,
+  events: `FROM "events" WHERE "organization_id" = ?1 AND "processed_at" IS NULL AND "send_count" < ?4`,
+  deliveries: `FROM "webhook_deliveries" WHERE "organization_id" = ?1 AND "status" = 'pending' AND "lease_until" > ?3`,
+  notifications: `FROM "notifications" WHERE "organization_id" = ?1 AND "status" IN ('pending', 'delayed') AND "lease_until" > ?3`,
 };
 export type UnderWay = Record<keyof typeof UNDER_WAY, number>;
-const PARAMETERS = `WITH "p" AS (SELECT ?1 AS "org", ?2 AS "now", ?3 AS "sends")`;
 
 /**
  * Fences the organization in the database it leaves once its queue work has settled: one conditional
  * write, so no consumer can take a lease or leave an event unprocessed between the look and the fence.
  * Then says what is still under way, and whether the fence stands.
  */
-export async function fenceWhenSettled(d1: D1, organizationId: string, { now, maxSends }: { now: string; maxSends: number }) {
+export async function fenceWhenSettled(d1: D1, fence: Fence, { now, maxSends }: { now: string; maxSends: number }) {
   const none = Object.values(UNDER_WAY)
     .map((from) => `NOT EXISTS (SELECT 1 ${from})`)
     .join(" AND ");
+  // (Each statement is given the values its highest ?n asks for, as D1 wants.)
   const statements = [
+    d1.prepare(putUp(none)).bind(fence.organizationId, fence.moveId, now, maxSends),
+    d1.prepare(`SELECT count(*) AS n ${UNDER_WAY.events}`).bind(fence.organizationId, null, null, maxSends),
+    d1.prepare(`SELECT count(*) AS n ${UNDER_WAY.deliveries}`).bind(fence.organizationId, null, now),
+    d1.prepare(`SELECT count(*) AS n ${UNDER_WAY.notifications}`).bind(fence.organizationId, null, now),
     d1
-      .prepare(
-        `${PARAMETERS} INSERT INTO "tenant_fences" ("organization_id", "state", "since") SELECT "org", 'closed', "now" FROM "p" WHERE ${none} ` +
-          "ON CONFLICT DO NOTHING",
-      )
-      .bind(organizationId, now, maxSends),
-    ...Object.values(UNDER_WAY).map((from) => d1.prepare(`${PARAMETERS} SELECT count(*) AS n ${from}`).bind(organizationId, now, maxSends)),
-    d1.prepare(`SELECT count(*) AS n FROM "tenant_fences" WHERE "organization_id" = ?1`).bind(organizationId),
+      .prepare(`SELECT count(*) AS n FROM "tenant_fences" WHERE "organization_id" = ?1 AND "move_id" = ?2 AND "state" <> 'ended'`)
+      .bind(fence.organizationId, fence.moveId),
   ];
   const results = await d1.batch(statements);
   const n = (i: number) => (results[i]!.results[0] as { n: number }).n;
-  const underWay = Object.fromEntries(Object.keys(UNDER_WAY).map((k, i) => [k, n(i + 1)])) as UnderWay;
-  return { fenced: n(statements.length - 1) > 0, underWay };
+  return { fenced: n(4) > 0, underWay: { events: n(1), deliveries: n(2), notifications: n(3) } satisfies UnderWay };
 }
 
 /** The organization's deliveries and e-mails still to send, for the queue of the database they are in. */

@@ -4,7 +4,9 @@ import type { Shards } from "../db/shards";
 import {
   clearDerived,
   countRows,
+  type Fence,
   deleteRows,
+  fence,
   fenced,
   fenceWhenSettled,
   insertRows,
@@ -75,6 +77,7 @@ const COPY_PASSES: readonly string[] = [
 ];
 
 const iso = (ms: number) => new Date(ms).toISOString();
+const fenceOf = (move: ShardMoveRow): Fence => ({ organizationId: move.organizationId, moveId: move.id });
 const pagesOf = (ctx: MoveContext) => ({ ...MOVE_PAGES, ...ctx.pages });
 const session = (ctx: MoveContext, shard: string) => ctx.shards.binding(shard).withSession("first-primary");
 
@@ -128,15 +131,18 @@ export function rollBack(reason: string): Changes {
 
 async function settling(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> {
   const source = session(ctx, move.fromShard);
-  const { fenced: done, underWay } = await fenceWhenSettled(source, move.organizationId, { now: iso(ctx.now), maxSends: MAX_SWEEP_SENDS });
+  const { fenced: done, underWay } = await fenceWhenSettled(source, fenceOf(move), { now: iso(ctx.now), maxSends: MAX_SWEEP_SENDS });
   if (!done) {
     const waiting = `${underWay.events} events to process, ${underWay.deliveries} deliveries and ${underWay.notifications} e-mails being sent`;
     if (ctx.now > Date.parse(move.fencedAt!) + MOVE_TIMING.lookupsExpireMs + MOVE_TIMING.settleMs)
       return { changes: rollBack(`the organization's queue work did not settle (${waiting})`) };
     return { changes: { note: `waiting for ${waiting}` } };
   }
-  // Fenced: nothing changes its rows here any more, so what is counted now is what the copy must bring.
+  // Fenced: nothing changes its rows here any more, so what is counted now is what the copy must bring;
+  // and fenced where they go, before anything is copied there.
   const from = await countRows(source, move.organizationId);
+  const target = session(ctx, move.toShard);
+  await target.batch([fence(target, fenceOf(move), iso(ctx.now))]);
   const counts: TableCounts = Object.fromEntries(Object.entries(from).map(([t, n]) => [t, { from: n, to: 0 }]));
   return { changes: { step: "copying", counts, note: null, ...nextPass(counts, -1) } };
 }
@@ -190,15 +196,18 @@ async function copying(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> {
     for (const [i, p] of group.entries()) {
       const { rows, next: more } = pageOf(reads[i]!, limit);
       const table = p === RESTORE_PASS ? null : tenantTable(p);
-      if (table?.derived && (i > 0 || cursor === 0)) writes.push(clearDerived(target, table, org));
-      if (rows.length) writes.push(...(table ? insertRows(target, table, rows) : restoreRows(target, rows)));
+      if (table?.derived && (i > 0 || cursor === 0)) writes.push(clearDerived(target, table, fenceOf(move)));
+      if (rows.length)
+        writes.push(
+          ...(table ? insertRows(target, table, { fence: fenceOf(move), rows }) : restoreRows(target, { fence: fenceOf(move), rows })),
+        );
       // A table with more rows than a page goes on from its last; one that fits ends the page's passes here.
       if (more !== null) {
         next = { pass: p, cursor: more };
         break;
       }
     }
-    if (writes.length) await target.batch(fenced(target, org, "open", writes, iso(ctx.now)));
+    if (writes.length) await target.batch(fenced(target, fenceOf(move), { state: "open", statements: writes }));
     ({ pass, cursor } = next ?? { pass: nextPass(counts, COPY_PASSES.indexOf(group.at(-1)!)).tableName ?? null, cursor: 0 });
   }
   return { changes: pass === null ? { step: "verifying", tableName: null, cursor: null } : { tableName: pass, cursor } };
@@ -224,7 +233,7 @@ async function verifying(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome>
  */
 async function switching(ctx: MoveContext, move: ShardMoveRow, names: () => Promise<CatalogName[]>): Promise<Outcome> {
   const target = session(ctx, move.toShard);
-  await target.batch([unfence(target, move.organizationId)]);
+  await target.batch([unfence(target, fenceOf(move))]);
   return {
     changes: { step: "switched", switchedAt: iso(ctx.now), note: null },
     catalog: "switch",
@@ -288,15 +297,13 @@ async function deletePages(ctx: MoveContext, move: ShardMoveRow, shard: string):
       room -= rows;
     }
     const results = await d1.batch(
-      fenced(
-        d1,
-        org,
-        "departing",
-        group.map((t) => deleteRows(d1, t, org, limit)),
-        iso(ctx.now),
-      ),
+      fenced(d1, fenceOf(move), { state: "departing", statements: group.map((t) => deleteRows(d1, t, { fence: fenceOf(move), limit })) }),
     );
-    for (const [i, t] of group.entries()) left[t.name]! -= results[i + 2]!.meta.changes;
+    const deleted = group.map((_, i) => results[i + 1]!.meta.changes);
+    // Nothing deleted though rows are left: the fence is not there to open (never so for a move's own databases).
+    if (deleted.every((n) => n === 0))
+      throw new Error(`the rows of organization ${org} in ${shard} cannot be deleted: it is not fenced there`);
+    for (const [i, t] of group.entries()) left[t.name]! -= deleted[i]!;
     at = DELETION_ORDER.findIndex((t) => left[t.name]! > 0);
   }
   if (at >= 0) return DELETION_ORDER[at]!.name;
@@ -309,7 +316,7 @@ async function deleting(ctx: MoveContext, move: ShardMoveRow): Promise<Outcome> 
   const table = await deletePages(ctx, move, move.fromShard);
   if (table !== null) return { changes: { tableName: table, cursor: null } };
   const source = session(ctx, move.fromShard);
-  await source.batch([unfence(source, move.organizationId)]);
+  await source.batch([unfence(source, fenceOf(move))]);
   return { changes: { step: "done", tableName: null, finishedAt: iso(ctx.now), note: null } };
 }
 
@@ -323,8 +330,8 @@ async function rollingBack(ctx: MoveContext, move: ShardMoveRow, names: () => Pr
   if (table !== null) return { changes: { tableName: table, cursor: null } };
   const target = session(ctx, move.toShard);
   const source = session(ctx, move.fromShard);
-  await target.batch([unfence(target, move.organizationId)]);
-  await source.batch([unfence(source, move.organizationId)]);
+  await target.batch([unfence(target, fenceOf(move))]);
+  await source.batch([unfence(source, fenceOf(move))]);
   await handOver(ctx, move.fromShard, move.organizationId);
   return {
     changes: { step: "rolled_back", tableName: null, finishedAt: iso(ctx.now) },

@@ -1,10 +1,12 @@
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { shardsOf } from "../../src/db/shards";
+import { forgetName, forgetTenant } from "../../src/http/shard-lookup";
 import { type MoveContext, advanceMove, cancelMove, startOrAdvanceMove } from "../../src/services/shard-moves";
 import type { ShardMoveRow } from "../../src/db/schema";
 import { testClock } from "../helpers/clock";
 import { fakeQueue } from "../helpers/events";
+import { brief, PUBLISHED, vuln } from "../helpers/factories";
 import { dyingAt, lightOrganization, otherShard, rowsIn, snapshot, tenantRow } from "../helpers/move";
 import { shardOf, tenantBindings } from "../helpers/shards";
 
@@ -28,7 +30,10 @@ function context(
     shards: shardsOf({ ...env, ...bindings } as Env),
     queue: fakeQueue().queue as Queue,
     now: (clock.now += STEP_MS),
-    forget: async () => {},
+    // The edge cache of this isolate: a request after the switch finds the organization where it is.
+    forget: async (organizationId, names) => {
+      await Promise.all([forgetTenant(organizationId), ...names.map(forgetName)]);
+    },
     evict: async () => {},
     pages: clock.pages ?? PAGES,
   };
@@ -68,7 +73,7 @@ async function expectWhole(org: string, home: string, before: Record<string, unk
   expect(await snapshot(tenantBindings()[home]!, org)).toEqual(before);
   expect((await rowsIn(org))[otherShard(home)]).toEqual({});
   for (const d1 of Object.values(tenantBindings())) {
-    expect(await d1.prepare("SELECT count(*) AS n FROM tenant_fences").first("n")).toBe(0);
+    expect(await d1.prepare("SELECT count(*) AS n FROM tenant_fences WHERE state <> 'ended'").first("n")).toBe(0);
     // Every database's platform-wide counts ("*") are the sum of its organizations' own.
     const off = await d1
       .prepare(
@@ -183,5 +188,64 @@ describe("a move killed at any step", () => {
         break;
       }
     }
+  });
+});
+
+describe("a caller that stalled past its hold", () => {
+  it("writes nothing once another went on and finished the move, and the organization wrote in its new database", async () => {
+    const { org } = await lightOrganization();
+    const home = await shardOf(org.id);
+    const to = otherShard(home);
+    const clock = { now: Date.now(), pages: { rows: 8, deleteRows: 20, perAdvance: 1 } };
+    const healthy = () => context({}, clock);
+    let move = (await startOrAdvanceMove(healthy(), { organization: org.id, to, startedBy: null })).move;
+    while (move.tableName !== "vuln_counts") move = await advanceMove(healthy(), move.id);
+    // This caller reads the counts' page from the old database, then stalls before writing it in the new one.
+    let release!: () => void;
+    const stalled = new Promise<void>((resolve) => (release = resolve));
+    let reached!: () => void;
+    const atWrite = new Promise<void>((resolve) => (reached = resolve));
+    const gated = new Proxy(env[to as "TENANT_1"], {
+      get(target, prop) {
+        if (prop === "withSession")
+          return (...args: [string]) =>
+            new Proxy(target.withSession(...args), {
+              get(session, p) {
+                if (p === "batch")
+                  return async (statements: D1PreparedStatement[]) => {
+                    reached();
+                    await stalled;
+                    return session.batch(statements);
+                  };
+                const value = Reflect.get(session, p, session);
+                return typeof value === "function" ? value.bind(session) : value;
+              },
+            });
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+    const zombie = advanceMove(context({ [to]: gated }, clock), move.id).then(
+      () => "advanced",
+      (err: Error) => err.message,
+    );
+    await atWrite;
+    // Past its hold, another caller finishes the move, and the organization reports in its new database.
+    while (move.step !== "done") move = await advanceMove(healthy(), move.id);
+    expect((await vuln(org, (await brief(org, { published_at: PUBLISHED })).id)).id).toBeDefined();
+    const counts = () =>
+      tenantBindings()
+        [to]!.prepare("SELECT count FROM vuln_counts WHERE organization_id = ? AND bucket = 'all'")
+        .bind(org.id)
+        .first("count");
+    expect(await counts()).toBe(3);
+    const after = await snapshot(tenantBindings()[to]!, org.id);
+    release();
+    expect(await zombie).toMatch(/taken over by another caller/);
+    expect(await counts()).toBe(3);
+    expect(await snapshot(tenantBindings()[to]!, org.id)).toEqual(after);
+    expect(
+      await tenantBindings()[to]!.prepare("SELECT state FROM tenant_fences WHERE organization_id = ?").bind(org.id).first("state"),
+    ).toBe("ended");
   });
 });

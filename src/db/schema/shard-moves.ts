@@ -71,12 +71,16 @@ export type ShardMoveRow = typeof shardMoves.$inferSelect;
 /**
  * An organization whose rows in this tenant database only a move may change: the database it leaves from
  * the moment its queue work has settled until its rows are deleted, and the one it goes to until the
- * switch. Triggers on every table that holds an organization's rows drop any other write of them
- * (RAISE(IGNORE)); the move's own batches open the fence for their duration (`open`: its copy arriving,
- * `departing`: its rows deleted, which the audit log's retention and the deleted reports' tokens let go).
+ * switch. Triggers on every table that holds an organization's rows drop any other write of them while it is
+ * `closed` (RAISE(IGNORE)); the move's own batches open the fence for their duration (`open`: its copy
+ * arriving, `departing`: its rows deleted, which the audit log's retention and the deleted reports' tokens
+ * let go), and every write of theirs holds only while it is open for their move.
  */
 export const tenantFences = sqliteTable("tenant_fences", {
   organizationId: text("organization_id").primaryKey(),
-  state: text("state", { enum: ["closed", "open", "departing"] }).notNull(),
+  /** closed: only the move writes; open, departing: the move's batch is writing; ended: the move is over here (kept, see moveId). */
+  state: text("state", { enum: ["closed", "open", "departing", "ended"] }).notNull(),
   since: text("since").notNull(),
+  /** The move whose fence it is: a caller of that move who stalled past its hold finds it ended and puts up nothing again. */
+  moveId: text("move_id").notNull(),
 });
