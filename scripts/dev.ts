@@ -1,22 +1,32 @@
-// `npm run dev`: migrates local D1, seeds a demo organization (idempotently), prints a key and curls
-// to try, then serves with `wrangler dev` and fires the scheduled handler every minute, as the deployed
-// cron trigger would. Arguments after `--` go to wrangler dev: `npm run dev -- --port 8788`.
+// `npm run dev`: migrates local D1 (the catalog and each tenant database of wrangler.toml), seeds a demo
+// organization and its neighbour (idempotently, each in the shard the platform places it in), prints a key,
+// curls to try and where each organization is, then serves with `wrangler dev` and fires the scheduled
+// handler every minute, as the deployed cron trigger would. Arguments after `--` go to wrangler dev:
+// `npm run dev -- --port 8788`; `--config FILE` serves (and seeds) another configuration, such as the
+// one-database one `node scripts/wrangler-layouts.ts` writes.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { DEMO, seedDemo } from "./seed.ts";
 import { SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { flagValue, root, spawnWrangler } from "./wrangler.ts";
+import { configOf } from "./wrangler-layouts.ts";
 
 const passthrough = process.argv.slice(2);
 
-console.log("Applying local D1 migrations and seeding the demo organization…");
-// wrangler dev's --persist-to also decides where the migrations and the seed go.
-const { key, signInPath } = await seedDemo(flagValue(passthrough, "--persist-to"));
+console.log("Applying local D1 migrations to every database and seeding the demo organization…");
+// wrangler dev's --persist-to and --config also decide where the migrations and the seed go.
+const { key, signInPath, shards } = await seedDemo(flagValue(passthrough, "--persist-to"), configOf(passthrough));
+const where =
+  shards.demo === "DB"
+    ? "One database (DB) holds everything."
+    : `Sharded: the catalog (CATALOG) finds each organization's database: the demo organization is in ${shards.demo},
+  its neighbour (Neighbour Security Co) in ${shards.neighbour}.`;
 
 const base = `http://localhost:${flagValue(passthrough, "--port") ?? "8787"}`;
 console.log(`
   Demo organization "Demo Security Co" is ready.
+  ${where}
   Report a vulnerability in your browser: ${base}/b/${DEMO.briefShortcode}
   Directory page:                         ${base}/d/${DEMO.directorySlug}
 
