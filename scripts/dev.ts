@@ -10,7 +10,7 @@ import { parseEnv } from "node:util";
 import { DEMO, seedDemo } from "./seed.ts";
 import { SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { flagValue, root, spawnWrangler } from "./wrangler.ts";
-import { configOf } from "./wrangler-layouts.ts";
+import { configOf, devVarsFileArgs } from "./wrangler-layouts.ts";
 
 const passthrough = process.argv.slice(2);
 
@@ -55,6 +55,7 @@ const publicOrigin = vars(".dev.vars").PUBLIC_ORIGIN ? [] : ["--var", `PUBLIC_OR
 // DEV_SEED_SIGN_IN: the console accepts the seed's link above, from this machine only (src/routes/pages/console.ts).
 const child = spawnWrangler([
   "dev",
+  ...devVarsFileArgs(configOf(passthrough)),
   "--test-scheduled",
   "--var",
   "DEV_ALLOW_LOOPBACK_WEBHOOKS:true",

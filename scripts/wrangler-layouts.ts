@@ -137,4 +137,13 @@ export function configOf(args: readonly string[]): string {
   return path.resolve(value);
 }
 
+/**
+ * wrangler dev reads `.dev.vars` beside its configuration: one written elsewhere (under .wrangler/) is given
+ * the project's own with `--env-file`, when there is one.
+ */
+export function devVarsFileArgs(configPath: string): string[] {
+  const own = path.join(root, ".dev.vars");
+  return path.dirname(path.resolve(configPath)) !== root && existsSync(own) ? ["--env-file", own] : [];
+}
+
 if (import.meta.main) console.log(oneDatabaseConfig());
