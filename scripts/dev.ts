@@ -2,17 +2,21 @@
 // organization and its neighbour (idempotently, each in the shard the platform places it in), prints a key,
 // curls to try and where each organization is, then serves with `wrangler dev` and fires the scheduled
 // handler every minute, as the deployed cron trigger would. Arguments after `--` go to wrangler dev:
-// `npm run dev -- --port 8788`; `--config FILE` serves (and seeds) another configuration, such as the
-// one-database one `node scripts/wrangler-layouts.ts` writes.
+// `npm run dev -- --port 8788`; `-- --one-database` serves (and seeds) the one-database layout of a small
+// deployment, `-- --config FILE` another configuration.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { DEMO, seedDemo } from "./seed.ts";
 import { SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { flagValue, root, spawnWrangler } from "./wrangler.ts";
-import { configOf, devVarsFileArgs } from "./wrangler-layouts.ts";
+import { configOf, devVarsFileArgs, ONE_DATABASE_FLAG } from "./wrangler-layouts.ts";
 
-const passthrough = process.argv.slice(2);
+// `--one-database` is this script's (the layout of a small deployment); wrangler gets its configuration.
+const args = process.argv.slice(2);
+const passthrough = args.includes(ONE_DATABASE_FLAG)
+  ? [...args.filter((a) => a !== ONE_DATABASE_FLAG), "--config", configOf([ONE_DATABASE_FLAG])]
+  : args;
 
 console.log("Applying local D1 migrations to every database and seeding the demo organization…");
 // wrangler dev's --persist-to and --config also decide where the migrations and the seed go.

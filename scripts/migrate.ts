@@ -3,7 +3,7 @@
 // with `wrangler d1 migrations apply <binding>`; each database keeps its own d1_migrations. Local databases
 // are migrated at once (each is its own file); remote ones one after the other, stopping at the first that
 // fails, so `npm run deploy` never deploys a Worker ahead of a database.
-// Options: --local | --remote, --config FILE (another configuration), --persist-to DIR (with --local).
+// Options: --local | --remote, --one-database or --config FILE (another configuration), --persist-to DIR (with --local).
 import { flagValue, runWrangler, runWranglerAsync } from "./wrangler.ts";
 import { configOf, d1Bindings, WRANGLER_TOML } from "./wrangler-layouts.ts";
 
@@ -43,7 +43,7 @@ if (import.meta.main) {
   const target = args.includes("--remote") ? "--remote" : args.includes("--local") ? "--local" : null;
   if (!target) {
     console.error(
-      "Usage: npm run db:migrate:local | db:migrate:remote  (node scripts/migrate.ts --local|--remote [--config FILE] [--persist-to DIR])",
+      "Usage: npm run db:migrate:local | db:migrate:remote  (node scripts/migrate.ts --local|--remote [--one-database | --config FILE] [--persist-to DIR])",
     );
     process.exit(2);
   }

@@ -2,7 +2,7 @@
 // (or --remote). The key is printed alone on the last line of output; only its SHA-256 is stored. An operator
 // belongs to no organization: a sharded deployment (wrangler.toml) keeps the key in its catalog, named there
 // as no organization's (catalog_names, organization_id ""), which is where its requests find it; a
-// one-database one keeps it in DB. `--config FILE` for another configuration, `--persist-to DIR` with --local.
+// one-database one keeps it in DB. `--one-database` or `--config FILE` for another configuration, `--persist-to DIR` with --local.
 import { generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
 import { nowIso, uuidv7 } from "../src/lib/ids.ts";
 import { migrateAll } from "./migrate.ts";
@@ -15,7 +15,9 @@ const name = flagValue(args, "--name") ?? "operator";
 const persistTo = flagValue(args, "--persist-to");
 const config = configOf(args);
 if (!target) {
-  console.error("Usage: npm run --silent operator-key -- --local|--remote [--name NAME] [--persist-to DIR] [--config FILE]");
+  console.error(
+    "Usage: npm run --silent operator-key -- --local|--remote [--name NAME] [--persist-to DIR] [--one-database | --config FILE]",
+  );
   process.exit(2);
 }
 const options = [

@@ -3,7 +3,7 @@
 // beside local D1 so the printed curl survives restarts. Sharded (wrangler.toml), each organization goes to
 // the shard the platform would place it in and the catalog gets what finds it; with one database (`--config`
 // a configuration that binds DB) everything goes to DB.
-// `npm run --silent seed [-- --persist-to DIR] [--config FILE]` prints the demo key alone on its last line.
+// `npm run --silent seed [-- --persist-to DIR] [--one-database | --config FILE]` prints the demo key alone on its last line.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API_KEY_PATTERN, generateApiKey, randomSecret, sha256Hex } from "../src/lib/crypto.ts";

@@ -1,8 +1,8 @@
 // The two database layouts of the Worker, from wrangler.toml: sharded as it declares (CATALOG and TENANT_1 ..
 // TENANT_K), and one database (DB) for a small deployment. wrangler.toml keeps the one-database block as a
 // comment; oneDatabaseConfig writes the same configuration with that block in place of the sharded ones, for
-// what runs the one-database layout here (the tests' "workers" project, the bench's servers, `--config` of the
-// scripts). Plain Node: test/vitest.config.ts, bench/ and scripts/ import it.
+// what runs the one-database layout here (the tests' "workers" project, the bench's servers, the scripts'
+// `--one-database`). Plain Node: test/vitest.config.ts, bench/ and scripts/ import it.
 // `node scripts/wrangler-layouts.ts` writes the one-database configuration and prints its path.
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -128,8 +128,15 @@ export function oneDatabaseConfig(source = WRANGLER_TOML, target = ONE_DATABASE_
   return target;
 }
 
-/** The configuration a script's arguments name (`--config FILE` or `-c FILE`, as wrangler reads them), else wrangler.toml. */
+/** The flag the scripts (dev, seed, operator-key, migrate) take for the one-database layout, in place of `--config`. */
+export const ONE_DATABASE_FLAG = "--one-database";
+
+/**
+ * The configuration a script's arguments name: `--one-database` (the derived one-database configuration),
+ * `--config FILE` or `-c FILE` (as wrangler reads them), else wrangler.toml.
+ */
 export function configOf(args: readonly string[]): string {
+  if (args.includes(ONE_DATABASE_FLAG)) return oneDatabaseConfig();
   const at = args.findIndex((a) => a === "--config" || a === "-c" || a.startsWith("--config="));
   if (at < 0) return WRANGLER_TOML;
   const value = args[at]!.startsWith("--config=") ? args[at]!.slice("--config=".length) : args[at + 1];
