@@ -1,4 +1,4 @@
-import { and, asc, count, eq, inArray, or } from "drizzle-orm";
+import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "./index";
 import { catalogNames, directories, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
 import { roomiestOf } from "./placement";
@@ -45,6 +45,12 @@ export interface Catalog {
    * not give back (its other policy's custom domain, its own slug sent again).
    */
   claim(organizationId: string, names: readonly CatalogName[]): Promise<CatalogName[]>;
+  /**
+   * Claims a directory's place for an organization, unless the directory already has `limit` across every
+   * shard ("full"): one conditional insert, so two claims racing for the last place cannot both win. "held":
+   * the organization had its place already.
+   */
+  claimListing(organizationId: string, directoryId: string, limit: number): Promise<"placed" | "held" | "full">;
   /** Gives names back (a write that failed after its claim, a revoked key), and forgets their cached lookups. */
   release(names: readonly CatalogName[]): Promise<void>;
 }
@@ -64,6 +70,7 @@ const UNIQUE_IN: Record<CatalogNameKind, string> = {
   contact: "contacts.id",
   sign_in_link: "sign_in_links.token_hash",
   passkey: "passkeys.id",
+  directory_listing: "directory_listings.directory_id, directory_listings.organization_id",
 };
 
 /** The name's organization and shard: one read of the catalog (the request's edge cache answers most). */
@@ -162,6 +169,21 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       if (!taken) return claimed;
       await this.release(claimed);
       throw new Error(`UNIQUE constraint failed: ${UNIQUE_IN[taken.kind]}`);
+    },
+    async claimListing(organizationId, directoryId, limit) {
+      const name = `${directoryId}/${organizationId}`;
+      const placed = await catalog().run(sql`INSERT INTO ${catalogNames} (kind, name, organization_id, created_at)
+        SELECT 'directory_listing', ${name}, ${organizationId}, ${nowIso()}
+        WHERE (SELECT count(*) FROM ${catalogNames} WHERE kind = 'directory_listing' AND name >= ${`${directoryId}/`} AND name < ${`${directoryId}0`}) < ${limit}
+        ON CONFLICT DO NOTHING`);
+      if ((placed as unknown as D1Result).meta.changes > 0) return "placed";
+      // Already placed (a retry of its own listing) is no refusal: the shard's unique index answers that.
+      const own = await catalog()
+        .select({ name: catalogNames.name })
+        .from(catalogNames)
+        .where(and(eq(catalogNames.kind, "directory_listing"), eq(catalogNames.name, name)))
+        .get();
+      return own ? "held" : "full";
     },
     async release(names) {
       if (!names.length) return;

@@ -193,7 +193,8 @@ const RECORDS: Record<string, string> = {
 async function organizationInBody(c: Context<AppEnv>): Promise<string | null> {
   if (READS.has(c.req.method) || !c.req.header("content-type")?.includes("json")) return null;
   try {
-    const body = (await c.req.raw.clone().json()) as { data?: { relationships?: { organization?: { data?: { id?: unknown } } } } };
+    // Hono keeps the parsed body: the route's validator reads the same one.
+    const body = (await c.req.json()) as { data?: { relationships?: { organization?: { data?: { id?: unknown } } } } };
     const id = body?.data?.relationships?.organization?.data?.id;
     return typeof id === "string" ? id : null;
   } catch {

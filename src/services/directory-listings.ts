@@ -110,6 +110,10 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
       .from(directoryListings)
       .where(eq(directoryListings.directoryId, directoryId)),
   );
+  // A sharded deployment holds the directory's limit in the catalog, which counts its listings in every shard.
+  const place = { kind: "directory_listing" as const, name: `${directoryId}/${organizationId}` };
+  const claim = ctx.catalog ? await ctx.catalog.claimListing(organizationId, directoryId, LIMITS.listingsPerDirectory) : "held";
+  if (claim === "full") throw directoryFull();
   await whenRefused(
     () =>
       commit(
@@ -127,7 +131,8 @@ export async function createListing(ctx: ServiceContext, directoryId: string, or
       if ((again[0]?.n ?? 0) >= LIMITS.listingsPerDirectory) throw directoryFull();
       throw new Conflict("The directory or the organization changed while this request ran; read them again and retry.");
     },
-  ).catch((err) => {
+  ).catch(async (err) => {
+    if (claim === "placed") await ctx.catalog?.release([place]);
     if (isUniqueViolation(err, "directory_listings."))
       throw Invalid.at(relationship("organization"), "The organization is already listed in this directory.");
     throw err;
@@ -175,4 +180,5 @@ export async function deleteListing(ctx: ServiceContext, id: string): Promise<vo
     { ifChanged: removed },
   );
   await commit(ctx, p.evicts({ directories: [existing.directorySlug] }));
+  await ctx.catalog?.release([{ kind: "directory_listing", name: `${existing.directoryId}/${existing.organizationId}` }]);
 }

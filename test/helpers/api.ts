@@ -2,7 +2,7 @@ import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test"
 import { env } from "cloudflare:workers";
 import worker from "../../src/index";
 import { countingD1 } from "./d1-counter";
-import { withDatabases } from "./shards";
+import { sharded, withDatabases } from "./shards";
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -12,6 +12,10 @@ export interface ApiResponse<T = any> {
   text: string;
   /** D1 round trips this request cost. */
   roundTrips: number;
+  /** Of those, the round trips to a sharded world's catalog (0 with one database). */
+  catalogTrips: number;
+  /** The others: to the organization's own database (all of them with one database). */
+  shardTrips: number;
   /** Rows D1 read for this request (batches and all/run statements). */
   rowsRead: number;
 }
@@ -50,12 +54,12 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
   else if (opts.body !== undefined) body = JSON.stringify(opts.body);
   if (body !== undefined && opts.contentType !== null) headers.set("Content-Type", opts.contentType ?? "application/vnd.api+json");
   const counter = countingD1(opts.env?.DB ?? env.DB);
+  const bindings = withDatabases({ ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env }, counter.db, opts.env?.DB);
+  // A sharded world's catalog is counted apart too: what finding the shard and claiming names cost.
+  const catalog = sharded() ? countingD1(bindings.CATALOG as D1Database) : null;
+  if (catalog) bindings.CATALOG = catalog.db;
   const ctx = createExecutionContext();
-  const res = await worker.fetch(
-    new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }),
-    withDatabases({ ...env, EVENTS: opts.realQueue ? env.EVENTS : discard, ...opts.env }, counter.db, opts.env?.DB) as unknown as Env,
-    ctx,
-  );
+  const res = await worker.fetch(new Request(`${opts.origin ?? BASE}${path}`, { method, headers, body }), bindings as unknown as Env, ctx);
   const text = await res.text();
   await waitOnExecutionContext(ctx);
   return {
@@ -65,6 +69,8 @@ export async function api<T = any>(method: string, path: string, opts: RequestOp
     body: parsedOrNull(text),
     text,
     roundTrips: counter.count(),
+    catalogTrips: catalog?.count() ?? 0,
+    shardTrips: counter.count() - (catalog?.count() ?? 0),
     rowsRead: counter.rowsRead(),
   };
 }
@@ -113,15 +119,26 @@ export const del = <T = any>(path: string, key: string | null, opts: RequestOpti
 /** A request as a browser sends it, through the Worker's fetch handler, counting D1 round trips. */
 export async function browse(method: string, path: string, init: { body?: BodyInit; headers?: Record<string, string> } = {}) {
   const counter = countingD1(env.DB);
+  const bindings = withDatabases({ ...env, EVENTS: discard }, counter.db);
+  const catalog = sharded() ? countingD1(bindings.CATALOG as D1Database) : null;
+  if (catalog) bindings.CATALOG = catalog.db;
   const ctx = createExecutionContext();
   const res = await worker.fetch(
     new Request(`${BASE}${path}`, { method, body: init.body, headers: init.headers, redirect: "manual" }),
-    withDatabases({ ...env, EVENTS: discard }, counter.db) as unknown as Env,
+    bindings as unknown as Env,
     ctx,
   );
   const text = await res.text();
   await waitOnExecutionContext(ctx);
-  return { status: res.status, headers: res.headers, text, roundTrips: counter.count() };
+  const catalogTrips = catalog?.count() ?? 0;
+  return {
+    status: res.status,
+    headers: res.headers,
+    text,
+    roundTrips: counter.count(),
+    catalogTrips,
+    shardTrips: counter.count() - catalogTrips,
+  };
 }
 
 function parsedOrNull(text: string): any {

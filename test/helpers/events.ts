@@ -1,25 +1,34 @@
 import { env } from "cloudflare:workers";
 
-/** A queue that records what is sent (or refuses everything), so tests decide when the consumer runs. */
+/**
+ * A queue that records what is sent (or refuses everything), so tests decide when the consumer runs. It
+ * records a message as a one-database world sends it: a sharded world's also names its shard (`shards`
+ * keeps those, in the order of `sent`), which runQueue finds again from the row.
+ */
 export function fakeQueue(opts: { failing?: boolean } = {}) {
   const sent: { event_id: string }[] = [];
+  const shards: (string | undefined)[] = [];
+  const record = ({ shard, ...body }: { event_id: string; shard?: string }) => {
+    sent.push(body);
+    shards.push(shard);
+  };
   /** The delay each sent message asked for (undefined: none), in the order of `sent`. */
   const delays: (number | undefined)[] = [];
   const queue = {
     async send(body: { event_id: string }, options?: { delaySeconds?: number }) {
       if (opts.failing) throw new Error("Queue send failed: queue unavailable");
-      sent.push(body);
+      record(body);
       delays.push(options?.delaySeconds);
     },
     async sendBatch(messages: Iterable<{ body: { event_id: string }; delaySeconds?: number }>) {
       if (opts.failing) throw new Error("Queue send failed: queue unavailable");
       for (const m of messages) {
-        sent.push(m.body);
+        record(m.body);
         delays.push(m.delaySeconds);
       }
     },
   } as unknown as Queue;
-  return { queue, sent, delays, ids: () => sent.map((m) => m.event_id) };
+  return { queue, sent, shards, delays, ids: () => sent.map((m) => m.event_id) };
 }
 
 export interface StoredEvent {

@@ -168,7 +168,7 @@ describe("use from a new address", () => {
       { action: "api_key.use_from_new_ip", ip: "198.51.100.7", actor_id: org.keyId, organization_id: org.id },
     ]);
     const same = await get("/v1/policies", org.key, from("198.51.100.7"));
-    expect(same.roundTrips).toBe(first.roundTrips - 1);
+    expect(same.shardTrips).toBe(first.shardTrips - 1);
     expect(await uses(org.keyId)).toHaveLength(1);
     await get("/v1/policies", org.key, from("203.0.113.9"));
     expect((await uses(org.keyId)).map((u) => u.ip)).toEqual(["198.51.100.7", "203.0.113.9"]);

@@ -3,6 +3,7 @@ import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, del, get, patch, post } from "../helpers/api";
 import { LIMITS } from "../../src/lib/limits";
+import { sharded } from "../helpers/shards";
 import { brief, directory, listing, operatorKey, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 
 let op: string;
@@ -482,17 +483,32 @@ describe("what a directory holds, bounded", () => {
     const d = await directory(op);
     // The first places are taken directly in the database: making hundreds of organizations through the API says nothing more.
     const now = new Date().toISOString();
-    await env.DB.batch([
-      env.DB.prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+    // (In a sharded world, in one of its shards.)
+    const filled = sharded() ? env.TENANT_1 : env.DB;
+    await filled.batch([
+      filled
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
          INSERT INTO organizations (id, name, slug, claimed, created_at, updated_at)
          SELECT ?2 || '-' || i, 'Filler ' || i, ?2 || '-' || i, 1, ?3, ?3 FROM n`,
-      ).bind(LIMITS.listingsPerDirectory - 1, `fill-${d.id}`, now),
-      env.DB.prepare(
-        `INSERT INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
+        )
+        .bind(LIMITS.listingsPerDirectory - 1, `fill-${d.id}`, now),
+      filled
+        .prepare(
+          `INSERT INTO directory_listings (id, directory_id, organization_id, visible, customized, created_at, updated_at)
          SELECT 'l-' || id, ?1, id, 0, 0, ?3, ?3 FROM organizations WHERE slug LIKE ?2 || '-%'`,
-      ).bind(d.id, `fill-${d.id}`, now),
+        )
+        .bind(d.id, `fill-${d.id}`, now),
     ]);
+    // A sharded world counts a directory's places in the catalog, across its shards: the fillers take theirs there.
+    if (sharded())
+      await env.CATALOG.prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1)
+         INSERT INTO catalog_names (kind, name, organization_id, created_at)
+         SELECT 'directory_listing', ?2 || '/' || ?3 || '-' || i, ?3 || '-' || i, ?4 FROM n`,
+      )
+        .bind(LIMITS.listingsPerDirectory - 1, d.id, `fill-${d.id}`, now)
+        .run();
     const [a, b, c] = [await organization(), await organization(), await organization()];
     const raced = await Promise.all([a, b].map((o) => post("/v1/directory_listings", op, listingDoc(d.id, o.id))));
     expect(raced.map((r) => r.status).sort()).toEqual([201, 422]);

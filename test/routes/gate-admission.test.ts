@@ -126,7 +126,7 @@ describe("submission requirements", () => {
     const res = await submit(shortcode, body());
     expect(res.status).toBe(201);
     expect((await vulnOf(org, res.body.data.id)).attributes).toMatchObject({ gate: "not_required", evidence: {}, ai_use: null });
-    expect(res.roundTrips).toBe(2);
+    expect(res.shardTrips).toBe(2);
   });
 });
 
@@ -137,7 +137,7 @@ describe("proof of work", () => {
     const solved = powHeader(solvePow(await challengeFor(shortcode)));
     const first = await submit(shortcode, body(), { headers: { "X-Pow-Solution": solved } });
     expect(first.status).toBe(201);
-    expect(first.roundTrips).toBe(2);
+    expect(first.shardTrips).toBe(2);
     expect((await vulnOf(org, first.body.data.id)).attributes.gate).toBe("verified");
 
     const replay = await submit(shortcode, body(), { headers: { "X-Pow-Solution": solved } });

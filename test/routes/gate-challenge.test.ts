@@ -39,7 +39,7 @@ describe("GET /v1/p/briefs/{shortcode}/challenge", () => {
     expect(res.status, res.text).toBe(200);
     expect(res.headers.get("Content-Type")).toMatch(/^application\/json/);
     expect(res.headers.get("Cache-Control")).toBe("no-store");
-    expect(res.roundTrips).toBe(1);
+    expect(res.shardTrips).toBe(1);
     expect(res.body).toEqual({
       algorithm: "SHA-256",
       challenge: expect.stringMatching(/^[0-9a-f]{64}$/),

@@ -503,7 +503,7 @@ describe("D1 round trips and weight per page", () => {
     ) => {
       const miss = await browse(init?.body ? "POST" : "GET", path, init);
       const hit = expected.hit === null ? null : await browse("GET", path);
-      expect([name, miss.roundTrips, hit?.roundTrips ?? null]).toEqual([name, expected.miss, expected.hit]);
+      expect([name, miss.shardTrips, hit?.roundTrips ?? null]).toEqual([name, expected.miss, expected.hit]);
       rows.push(
         `| ${name} | ${miss.roundTrips} | ${hit?.roundTrips ?? "never cached"} | ${new TextEncoder().encode(miss.text).byteLength} + ${css} |`,
       );

@@ -80,7 +80,7 @@ describe("GET /v1/p/briefs/{shortcode}", () => {
     const { b } = await publishedBrief();
     const miss = await read(b.attributes.shortcode);
     expect(miss.headers.get("X-Cache")).toBe("MISS");
-    expect(miss.roundTrips).toBe(1);
+    expect(miss.shardTrips).toBe(1);
     expect(miss.headers.get("Cache-Control")).toBe("public, max-age=60, s-maxage=60");
     const hit = await read(b.attributes.shortcode);
     expect(hit.headers.get("X-Cache")).toBe("HIT");
@@ -106,7 +106,7 @@ describe("GET /v1/p/briefs/{shortcode}", () => {
     const afterEvict = await read(b.attributes.shortcode, { "If-None-Match": etag });
     expect(afterEvict.headers.get("X-Cache")).toBe("MISS");
     expect(afterEvict.status).toBe(304);
-    expect(afterEvict.roundTrips).toBe(1);
+    expect(afterEvict.shardTrips).toBe(1);
   });
 
   it("evicts when the brief changes", async () => {

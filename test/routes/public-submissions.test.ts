@@ -53,7 +53,7 @@ describe("POST /v1/p/briefs/{shortcode}/vulns", () => {
       },
     });
     expect(res.text).not.toContain(org.id);
-    expect(res.roundTrips).toBe(2);
+    expect(res.shardTrips).toBe(2);
   });
 
   it("makes the same vuln as an authenticated create: it is in the organization's inbox with its event", async () => {

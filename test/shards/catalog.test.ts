@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { api, get, post } from "../helpers/api";
 import { countingD1 } from "../helpers/d1-counter";
-import { organization, operatorKey } from "../helpers/factories";
+import { directory, listing, organization, operatorKey } from "../helpers/factories";
 import { NEIGHBOUR } from "../helpers/world";
 import { databaseOf, shardOf, tenantBindings } from "../helpers/shards";
 
@@ -110,5 +110,21 @@ describe("a sharded deployment", () => {
     const d1 = tenantBindings()[row!.shard]!;
     expect(await d1.prepare("SELECT count(*) AS n FROM vulns WHERE title = ?").bind(NEIGHBOUR.title).first("n")).toBe(3);
     expect(await d1.prepare("SELECT count(*) AS n FROM events WHERE processed_at IS NULL").first("n")).toBe(0);
+  });
+
+  it("writes an operator's change for an organization in that organization's shard, and keeps directories in every shard", async () => {
+    const a = await organization();
+    const b = await organization();
+    const d = await directory(a.operatorKey);
+    for (const org of [a, b]) {
+      const l = await listing(org.operatorKey, d.id, org.id);
+      const count = (d1: D1Database, table: string, id: string) =>
+        d1.prepare(`SELECT count(*) AS n FROM ${table} WHERE id = ?`).bind(id).first("n");
+      expect(await count(await databaseOf(org.id), "directory_listings", l.id)).toBe(1);
+      expect(await count(env.CATALOG, "directory_listings", l.id)).toBe(0);
+      for (const d1 of [env.CATALOG, ...Object.values(tenantBindings())]) expect(await count(d1, "directories", d.id)).toBe(1);
+      // Read back by the operator by its id alone: the request finds the shard that holds it.
+      expect((await get(`/v1/directory_listings/${l.id}`, org.operatorKey)).body.data.relationships.organization.data.id).toBe(org.id);
+    }
   });
 });

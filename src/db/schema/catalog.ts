@@ -34,6 +34,9 @@ export const CATALOG_NAME_KINDS = [
   "contact",
   "sign_in_link",
   "passkey",
+  // A directory's listing of an organization (`<directory id>/<organization id>`): the catalog counts a
+  // directory's listings across shards, where its limit holds.
+  "directory_listing",
 ] as const;
 export type CatalogNameKind = (typeof CATALOG_NAME_KINDS)[number];
 
