@@ -11,7 +11,7 @@ import { ANY_BROWSER, SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { roomiestOf } from "../src/db/placement.ts";
 import { migrateAll } from "./migrate.ts";
 import { flagValue, root, runWranglerAsync, sqlText } from "./wrangler.ts";
-import { configOf, d1Bindings, isSharded, WRANGLER_TOML } from "./wrangler-layouts.ts";
+import { configOf, isSharded, tenantBindings, WRANGLER_TOML } from "./wrangler-layouts.ts";
 
 export const DEMO = {
   organizationId: "01900000-0000-7000-8000-000000000001",
@@ -185,7 +185,8 @@ export interface DemoShards {
   neighbour: string;
 }
 
-type Rows<T> = { results: T[] }[];
+/** One statement's part of `wrangler d1 execute --json`. */
+type Result<T> = { results: T[] };
 
 /**
  * Migrates and seeds local D1 (at persistTo, or wrangler's default place) as the configuration lays it out,
@@ -219,9 +220,7 @@ export async function seedDemo(
     return { key, signInPath, shards: { demo: "DB", neighbour: "DB" } };
   }
 
-  const tenantNames = d1Bindings(config)
-    .map((d) => d.binding)
-    .filter((b) => /^TENANT_[1-9][0-9]*$/.test(b));
+  const tenantNames = tenantBindings(config);
   const ids = `${sqlText(DEMO.organizationId)}, ${sqlText(NEIGHBOUR.organizationId)}`;
   const [placedBefore, sizes, counts] = JSON.parse(
     await runWranglerAsync([
@@ -234,9 +233,9 @@ export async function seedDemo(
       `SELECT organization_id, shard FROM tenants WHERE organization_id IN (${ids}); SELECT shard, size_bytes FROM shard_rooms; SELECT shard, count(*) AS n FROM tenants GROUP BY shard;`,
     ]),
   ) as [
-    Rows<{ organization_id: string; shard: string }>[0],
-    Rows<{ shard: string; size_bytes: number }>[0],
-    Rows<{ shard: string; n: number }>[0],
+    Result<{ organization_id: string; shard: string }>,
+    Result<{ shard: string; size_bytes: number }>,
+    Result<{ shard: string; n: number }>,
   ];
   const placed: Record<string, string> = Object.fromEntries(placedBefore.results.map((r) => [r.organization_id, r.shard]));
   const held = new Map(counts.results.map((r) => [r.shard, r.n]));
@@ -260,10 +259,10 @@ export async function seedDemo(
   ];
   // The catalog first, as the platform claims names before it writes what they name; the read at its end
   // says where each organization is, whatever another run placed at the same moment.
-  const results = JSON.parse(await execute("CATALOG", "catalog", catalogSql(placed, names))) as Rows<{
+  const results = JSON.parse(await execute("CATALOG", "catalog", catalogSql(placed, names))) as Result<{
     organization_id: string;
     shard: string;
-  }>;
+  }>[];
   const where = Object.fromEntries(results.at(-1)!.results.map((r) => [r.organization_id, r.shard]));
   const shards: DemoShards = { demo: where[DEMO.organizationId]!, neighbour: where[NEIGHBOUR.organizationId]! };
   await Promise.all(

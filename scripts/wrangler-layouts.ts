@@ -55,9 +55,18 @@ export function d1Bindings(configPath = WRANGLER_TOML): D1Binding[] {
   });
 }
 
-/** Whether a configuration is sharded (a TENANT_1 binding), as the Worker decides it (src/db/shards.ts). */
+/** The tenant databases' bindings of a configuration (TENANT_1 .. TENANT_K), in order; none for one database. */
+export function tenantBindings(configPath = WRANGLER_TOML): string[] {
+  const tenant = /^TENANT_([1-9][0-9]*)$/;
+  return d1Bindings(configPath)
+    .map((d) => d.binding)
+    .filter((b) => tenant.test(b))
+    .sort((a, b) => Number(tenant.exec(a)![1]) - Number(tenant.exec(b)![1]));
+}
+
+/** Whether a configuration is sharded (it binds tenant databases), as the Worker decides it (shardsOf, src/db/shards.ts). */
 export function isSharded(configPath = WRANGLER_TOML): boolean {
-  return d1Bindings(configPath).some((d) => d.binding === "TENANT_1");
+  return tenantBindings(configPath).length > 0;
 }
 
 /** The one-database block wrangler.toml keeps as a comment, uncommented. */
