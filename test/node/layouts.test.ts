@@ -41,7 +41,11 @@ describe("the databases' two layouts", () => {
     expect(aliases(derived).map((a) => resolvedFrom(config, a))).toEqual(aliases(source).map((a) => resolvedFrom(WRANGLER_TOML, a)));
     expect(aliases(derived).every((a) => existsSync(resolvedFrom(config, a)))).toBe(true);
     // Everything else is wrangler.toml's own: the rate limits, the queue, the cron.
-    const rest = (text: string) => text.slice(text.indexOf("[[r2_buckets]]")).replace(/^"[^"]+"\s*=\s*"[^"]+"$/gm, "");
+    const rest = (text: string) =>
+      text
+        .slice(text.indexOf("[[r2_buckets]]"))
+        .replace(/^"[^"]+"\s*=\s*"[^"]+"$/gm, "")
+        .replace(/\n{3,}/g, "\n\n");
     expect(rest(derived)).toBe(rest(source));
   });
 
