@@ -1,6 +1,7 @@
 import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "./index";
 import { catalogNames, directories, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
+import { roomiestOf } from "./placement";
 import { CATALOG, type Shards } from "./shards";
 const nowIso = () => new Date().toISOString();
 
@@ -106,9 +107,7 @@ export async function roomiest(catalog: Db, names: readonly string[]): Promise<s
     catalog.select({ shard: shardRooms.shard, size: shardRooms.sizeBytes }).from(shardRooms),
     catalog.select({ shard: tenants.shard, n: count() }).from(tenants).groupBy(tenants.shard),
   ]);
-  const size = new Map(sizes.map((r) => [r.shard, r.size]));
-  const held = new Map(counts.map((r) => [r.shard, r.n]));
-  return [...names].sort((a, b) => (size.get(a) ?? 0) - (size.get(b) ?? 0) || (held.get(a) ?? 0) - (held.get(b) ?? 0))[0]!;
+  return roomiestOf(names, new Map(sizes.map((r) => [r.shard, r.size])), new Map(counts.map((r) => [r.shard, r.n])));
 }
 
 /** Keeps a shard's size as D1 reported it, for placement and for the operators' watch. */
