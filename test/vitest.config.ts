@@ -15,6 +15,27 @@ export default defineConfig(async () => {
     readFileSync(path.join(root, ".dev.vars.example"), "utf8"),
   );
 
+  // The files the sharded project does not run yet, each for the reason given; they run with one database.
+  const NOT_YET_SHARDED = [
+    // An operator's reads across organizations (lists, search, the platform's metrics, every log) read
+    // the catalog alone: they need a read of every shard, merged in the list's order.
+    "test/http/tenancy.test.ts",
+    "test/routes/vuln-finding.test.ts",
+    "test/routes/audit-events.test.ts",
+    "test/routes/metrics.test.ts",
+    // An operator's Idempotency-Key on a new organization is kept in its shard, not where the replay looks.
+    "test/http/idempotency.test.ts",
+    // Tests that look inside one database (its query plans, its sessions, a migration replayed on it, a
+    // cron step's pages): they are to name the organization's shard instead of the databases as one.
+    "test/http/list-cost.test.ts",
+    "test/http/sessions.test.ts",
+    "test/routes/vuln-assignee.test.ts",
+    "test/routes/custom-domains.test.ts",
+    "test/routes/contacts.test.ts",
+    "test/routes/reporter-keys.test.ts",
+    "test/webhooks/event-bodies.test.ts",
+  ];
+
   // The API through HTTP, inside workerd, with storage isolated per file: once with one database (DB, the
   // configuration scripts/wrangler-layouts.ts derives), once sharded as wrangler.toml declares it (CATALOG,
   // TENANT_1, TENANT_2, which test/setup.ts and test/helpers/shards.ts name).
@@ -43,7 +64,7 @@ export default defineConfig(async () => {
         name,
         root,
         include,
-        exclude: ["test/node/**", ...(sharded ? [] : ["test/shards/**"])],
+        exclude: ["test/node/**", ...(sharded ? NOT_YET_SHARDED : ["test/shards/**"])],
         setupFiles: ["test/setup.ts"],
         // Bounds for a machine that is busy with other work, not targets: speed is measured by
         // npm run bench. A test that waits for something waits on the condition (test/helpers/wait.ts).
