@@ -1,5 +1,6 @@
 import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "./index";
+import { subquery } from "./queries";
 import { catalogNames, directories, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
 import { roomiestOf } from "./placement";
 import { CATALOG, type Shards } from "./shards";
@@ -174,7 +175,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       const name = `${directoryId}/${organizationId}`;
       const placed = await catalog().run(sql`INSERT INTO ${catalogNames} (kind, name, organization_id, created_at)
         SELECT 'directory_listing', ${name}, ${organizationId}, ${nowIso()}
-        WHERE (SELECT count(*) FROM ${catalogNames} WHERE kind = 'directory_listing' AND name >= ${`${directoryId}/`} AND name < ${`${directoryId}0`}) < ${limit}
+        WHERE ${placesOf(directoryId)} < ${limit}
         ON CONFLICT DO NOTHING`);
       if ((placed as unknown as D1Result).meta.changes > 0) return "placed";
       // Already placed (a retry of its own listing) is no refusal: the shard's unique index answers that.
@@ -197,6 +198,11 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
     },
   };
 }
+
+/** How many places a directory has given, in every shard: its names run from "<id>/" to just before "<id>0". */
+const placesOf = (directoryId: string) =>
+  subquery<number>`(SELECT count(*) FROM ${catalogNames} WHERE kind = 'directory_listing' AND name >= ${`${directoryId}/`}
+    AND name < ${`${directoryId}0`})`;
 
 /** The names an organization holds, in a stable order (for a move, and for the operators' tools). */
 export function namesOf(catalog: Db, organizationId: string) {
