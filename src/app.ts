@@ -11,7 +11,7 @@ import { requestMediaType } from "./http/media-type";
 import { database, htmlDocumentHeaders, limitBody, noStoreByDefault, publicCors, requestIdentity } from "./http/middleware";
 import { rateLimitHeader } from "./http/rate-limit";
 import { notFoundHandler } from "./http/not-found";
-import { declare, routesOf } from "./http/route-facts";
+import { declare, routeFacts, routesOf } from "./http/route-facts";
 import { validationHook } from "./http/openapi/validation";
 import { errorsMarkdown, finishDocument } from "./http/openapi-document";
 import { docsRouter } from "./routes/docs";
@@ -24,6 +24,7 @@ import { briefsRouter } from "./routes/v1/briefs";
 import { directoriesRouter } from "./routes/v1/directories";
 import { directoryListingsRouter } from "./routes/v1/directory-listings";
 import { organizationsRouter } from "./routes/v1/organizations";
+import { organizationMoveRouter } from "./routes/v1/organizations/move";
 import { policiesRouter } from "./routes/v1/policies";
 import { vulnsRouter } from "./routes/v1/vulns";
 import { webhookEventTypesRouter } from "./routes/v1/webhook-event-types";
@@ -97,7 +98,7 @@ export function createApp() {
   // An operator's request about one organization reads that organization's shard (a sharded deployment).
   for (const path of ["/v1/organizations/:id", "/v1/organizations/:id/*"])
     app.use(path, async (c, next) => {
-      await routeToOrganization(c, c.req.param("id")!);
+      if (!routeFacts(c).spansShards) await routeToOrganization(c, c.req.param("id")!);
       await next();
     });
   app.use("/v1/*", routeOperators());
@@ -115,6 +116,7 @@ export function createApp() {
   app.route("/", organizationFilesRouter);
   app.route("/v1/organizations", organizationsRouter);
   app.route("/v1/organizations", organizationApiKeysRouter);
+  app.route("/v1/organizations", organizationMoveRouter);
   app.route("/v1/api_keys", apiKeysRouter);
   app.route("/v1/policies", policiesRouter);
   app.route("/v1/assets", assetsRouter);

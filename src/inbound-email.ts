@@ -7,6 +7,7 @@ import { LIMITS, mib } from "./lib/limits";
 import { nowIso } from "./lib/ids";
 import { type QueueMessage, shardQueue } from "./lib/queue";
 import { shardsOf } from "./db/shards";
+import { findTenant } from "./db/catalog";
 import { cleanFilename } from "./lib/filenames";
 import { PLATFORM_CALLER, type ServiceContext } from "./services/context";
 import { addReporterFile, replyAsReporter } from "./services/reporter";
@@ -71,6 +72,14 @@ async function addressedReply(message: InboundMessage, env: Env) {
     for (const [i, candidate] of found.entries())
       if (candidate && (await replyMatches(candidate.vuln.id, address.given))) at = { ...candidate, shard: shards.names[i]! };
     if (!at) throw new Refused("No such recipient.");
+    // While its organization moves, the report is in two databases and its writes wait (a thrown error is a
+    // temporary refusal: the sending server tries again); the catalog says which database is its own.
+    if (shards.sharded) {
+      const tenant = await findTenant(primaryDb(shards.catalog), at.vuln.organizationId);
+      if (tenant?.movingTo) throw new Error(`the report's organization is moving to ${tenant.movingTo}; the reply waits for the move`);
+      const own = tenant && found[shards.names.indexOf(tenant.shard)];
+      if (own) at = { ...own, shard: tenant.shard };
+    }
     const { db, vuln } = at;
     const reporter = vuln.contactEmail?.toLowerCase();
     if (!reporter || addressOf(message.from) !== reporter) throw new Refused(NOT_THE_REPORTER);

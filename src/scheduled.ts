@@ -18,6 +18,8 @@ import { dnsOverHttps } from "./lib/dns";
 import { purgeOldAuditEvents } from "./services/audit-events";
 import { purgeSignInRecords } from "./services/sign-in";
 import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
+import { advanceUnfinishedMoves, anyMoveUnderWay } from "./services/shard-moves";
+import { moveContext } from "./routes/v1/organizations/move-context";
 
 /**
  * Every minute: close the reports whose request for more information went unanswered for 30 days,
@@ -28,8 +30,9 @@ import { purgeGateMarks, releaseQueuedReports } from "./services/gate/queue";
  * after 400 days among it), keep webhook secrets sealed under the newest key, delete attachment objects
  * no row names, what signing in left behind (counted attempts, spent links and challenges) and the gate's marks
  * of public submissions after two hours, empty the bodies of events processed before bodies were emptied
- * at processing, and (sharded) measure each tenant database's room. Each step on its own, in each shard:
- * a queue that is down must not stop the purges, nor one sweep the other, nor one shard's trouble another's.
+ * at processing, and (sharded) measure each tenant database's room and advance the organizations' moves
+ * between them. Each step on its own, in each shard: a queue that is down must not stop the purges, nor
+ * one sweep the other, nor one shard's trouble another's.
  */
 export async function runScheduled(env: Env, now = new Date()): Promise<void> {
   const shards = shardsOf(env);
@@ -41,9 +44,12 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
     const queue = env.EVENTS as Queue<QueueMessage>;
     return { name, db, ...shardSteps(env, { db, queue: shards.sharded ? shardQueue(queue, () => name) : queue, now, catalog }) };
   });
+  const moves = moveContext(env, now.getTime());
   const platformSteps: Record<string, () => Promise<unknown>> = {
-    // Attachment objects share one bucket: an object is an orphan only if no shard names it.
-    purgeOrphanAttachments: () =>
+    // Attachment objects share one bucket: an object is an orphan only if no shard names it. While an
+    // organization moves, its files' rows are between databases: the purge waits for the move to end.
+    purgeOrphanAttachments: async () =>
+      (await anyMoveUnderWay(moves)) ||
       purgeOrphanObjects(
         perShard.map((s) => s.db),
         { bucket: env.ATTACHMENTS, prefix: OBJECT_PREFIX },
@@ -53,6 +59,8 @@ export async function runScheduled(env: Env, now = new Date()): Promise<void> {
       replicateDirectories: () => replicateDirectories(shards),
       // Signing in keeps its counted attempts and challenges in the catalog, and names its links there.
       purgeCatalogSignInRecords: () => purgeSignInRecords(primaryDb(shards.catalog), now.getTime()),
+      // A move whose command stopped goes on, a step a minute.
+      advanceShardMoves: () => advanceUnfinishedMoves(moves),
     }),
   };
   const runs = [

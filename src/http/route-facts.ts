@@ -34,6 +34,11 @@ export interface RouteFacts {
    * reference and an organization's files are for people and their tools, and say no limit.
    */
   api?: boolean;
+  /**
+   * Works across the tenant databases itself (an organization's move): an operator's request whose path
+   * names an organization is not routed to that organization's database, nor refused while it moves.
+   */
+  spansShards?: boolean;
 }
 
 /**

@@ -49,6 +49,8 @@ import {
   tenants,
   catalogNames,
   shardRooms,
+  shardMoves,
+  tenantFences,
 } from "../db/schema";
 import { actsForOrganization, type Caller, type Scope } from "../lib/caller";
 import { InsufficientScope } from "../lib/domain-errors";
@@ -132,6 +134,9 @@ const CHANGE_SCOPE: ReadonlyMap<string, Scope | null> = new Map(
       [tenants, null],
       [catalogNames, null],
       [shardRooms, null],
+      // An organization's moves between shards, and their fences in the tenant databases (services/shard-moves).
+      [shardMoves, null],
+      [tenantFences, null],
     ] as [Table, Scope | null][]
   ).map(([table, scope]) => [getTableName(table), scope]),
 );

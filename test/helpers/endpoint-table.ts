@@ -48,6 +48,12 @@ export interface Endpoint {
    * for what any key reads (shared catalogs). Every operation an organization's key may call says it.
    */
   scope?: "read" | "vulns" | "advisories" | "settings" | "members" | "none";
+  /**
+   * Only a sharded deployment does it (an organization's move between tenant databases); one database answers
+   * 409. The tests that run each write in one database (operator powers, the audit trail) leave it to
+   * test/shards/, where it is tested.
+   */
+  shardedOnly?: true;
 }
 
 const doc =
@@ -81,6 +87,24 @@ export const ENDPOINTS: Endpoint[] = [
     operatorOnly: true,
     operator: "any",
     audit: { action: "organization.update" },
+  },
+  {
+    operationId: "moveOrganization",
+    method: "POST",
+    path: (f) => `/v1/organizations/${f.org.id}/move`,
+    body: doc("organization_move", { to: "TENANT_2" }),
+    operatorOnly: true,
+    operator: "any",
+    shardedOnly: true,
+  },
+  { operationId: "showOrganizationMove", method: "GET", path: (f) => `/v1/organizations/${f.org.id}/move`, operatorOnly: true },
+  {
+    operationId: "cancelOrganizationMove",
+    method: "DELETE",
+    path: (f) => `/v1/organizations/${f.org.id}/move`,
+    operatorOnly: true,
+    operator: "any",
+    shardedOnly: true,
   },
   {
     operationId: "createOrganizationApiKey",

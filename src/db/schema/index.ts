@@ -21,3 +21,4 @@ export * from "./canned-responses";
 export * from "./gate";
 export * from "./similarity";
 export * from "./catalog";
+export * from "./shard-moves";
