@@ -70,11 +70,19 @@ export interface Probe {
   /** D1's rows read over the request, and its D1 round trips; null where the server does not say. */
   rowsRead: number | null;
   roundTrips: number | null;
+  /** The part of them in a sharded deployment's catalog (0 in one database). */
+  catalogRowsRead: number | null;
+  catalogRoundTrips: number | null;
 }
 
 export async function probeRowsRead(url: string, headers: Record<string, string>): Promise<Probe> {
   const res = await fetch(url, { headers: { ...headers, "X-Bench-Rows-Read": "1" } });
   await res.arrayBuffer();
   const read = (name: string) => (res.headers.has(name) ? Number(res.headers.get(name)) : null);
-  return { rowsRead: read("X-D1-Rows-Read"), roundTrips: read("X-Bench-D1-Round-Trips") };
+  return {
+    rowsRead: read("X-D1-Rows-Read"),
+    roundTrips: read("X-Bench-D1-Round-Trips"),
+    catalogRowsRead: read("X-Bench-Catalog-Rows-Read"),
+    catalogRoundTrips: read("X-Bench-Catalog-Round-Trips"),
+  };
 }

@@ -1,7 +1,8 @@
 // The API as `npm run bench` serves it: the project's Worker unchanged, except that a request carrying
-// `X-Bench-Rows-Read: 1` runs with a D1 binding that adds up D1's own `meta.rows_read` and counts round
+// `X-Bench-Rows-Read: 1` runs with D1 bindings that add up D1's own `meta.rows_read` and count round
 // trips, answered in `X-D1-Rows-Read` and `X-Bench-D1-Round-Trips` (the Worker's own `X-D1-Rows-Read`,
-// if it ever sends one, wins). Other requests pass straight through, so the timed ones pay one header
+// if it ever sends one, wins); a sharded deployment's catalog's share of them is also answered apart, in
+// `X-Bench-Catalog-Rows-Read` and `X-Bench-Catalog-Round-Trips`. Other requests pass straight through, so the timed ones pay one header
 // lookup. `raw()` and `first()` return no meta, so for a read the probe runs the statement once more
 // with `run()` to learn it; probes are never timed, and writes are never run twice (they are counted in
 // `X-Bench-D1-Unmeasured` instead).
@@ -85,6 +86,16 @@ function countingDatabase<T extends D1Database | D1DatabaseSession>(db: T, tally
   });
 }
 
+const D1_BINDING = /^(DB|CATALOG|TENANT_[1-9][0-9]*)$/;
+
+/** The env with each D1 binding it has counting: one database's DB, or a sharded one's tenants, and its catalog apart. */
+function countingEnv(env: Env, tally: Tally, catalog: Tally): Env {
+  const out: Record<string, unknown> = { ...env };
+  for (const [name, value] of Object.entries(env))
+    if (D1_BINDING.test(name) && value) out[name] = countingDatabase(value as D1Database, name === "CATALOG" ? catalog : tally);
+  return out as unknown as Env;
+}
+
 export default {
   ...worker,
   async fetch(request, env, ctx) {
@@ -111,11 +122,16 @@ export default {
       const candidates = step.candidates(await batchOf(db, step.statements));
       return Response.json({ candidates: candidates.length, ...tally });
     }
-    const answer = await worker.fetch(request, { ...env, DB: countingDatabase(env.DB, tally) }, ctx);
+    const catalog: Tally = { rowsRead: 0, roundTrips: 0, unmeasured: 0 };
+    const answer = await worker.fetch(request, countingEnv(env, tally, catalog), ctx);
     const response = new Response(answer.body, answer);
-    if (!response.headers.has("X-D1-Rows-Read")) response.headers.set("X-D1-Rows-Read", String(tally.rowsRead));
-    response.headers.set("X-Bench-D1-Round-Trips", String(tally.roundTrips));
-    response.headers.set("X-Bench-D1-Unmeasured", String(tally.unmeasured));
+    const all = (k: keyof Tally) => String(tally[k] + catalog[k]);
+    if (!response.headers.has("X-D1-Rows-Read")) response.headers.set("X-D1-Rows-Read", all("rowsRead"));
+    response.headers.set("X-Bench-D1-Round-Trips", all("roundTrips"));
+    response.headers.set("X-Bench-D1-Unmeasured", all("unmeasured"));
+    // What of it went to a sharded deployment's catalog (the lookups that find a request's shard).
+    response.headers.set("X-Bench-Catalog-Rows-Read", String(catalog.rowsRead));
+    response.headers.set("X-Bench-Catalog-Round-Trips", String(catalog.roundTrips));
     return response;
   },
 } satisfies ExportedHandler<Env>;

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { runWrangler } from "../scripts/wrangler.ts";
+import { oneDatabaseConfig } from "../scripts/wrangler-layouts.ts";
 import { backlogRun, deliveryRun, idealSeconds, RECEIVER_DELAY_MS, waitForQuietQueue, type DeliveryRun } from "./deliveries.ts";
 import { lastPage, listSpec, probeRowsRead, TRIAGE_VIEWS } from "./lists.ts";
 import { bearer, clientAddresses, paired, settings, unexpected, type Load, type LoadSpec } from "./load.ts";
@@ -22,10 +23,21 @@ const remaining = () => budgetMs - (performance.now() - began);
 const [small, large] = (process.env.BENCH_SIZES ?? "1000,100000").split(",").map(Number) as [number, number];
 const deliveryCount = Number(process.env.BENCH_DELIVERIES ?? 1000);
 const deliveryTimeoutMs = Number(process.env.BENCH_DELIVERY_TIMEOUT ?? 120) * 1000;
-// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, duplicates, email, deliveries, gate, creates,
-// lighthouse) runs those parts alone.
+// BENCH_ONLY=deliveries (or a comma list of startup, reads, lists, deadlines, duplicates, email, deliveries, gate, shards,
+// creates, lighthouse) runs those parts alone.
 const only = process.env.BENCH_ONLY?.split(",").map((s) => s.trim());
-type Part = "startup" | "reads" | "lists" | "deadlines" | "duplicates" | "email" | "deliveries" | "gate" | "creates" | "lighthouse";
+type Part =
+  | "startup"
+  | "reads"
+  | "lists"
+  | "deadlines"
+  | "duplicates"
+  | "email"
+  | "deliveries"
+  | "gate"
+  | "shards"
+  | "creates"
+  | "lighthouse";
 const part = (name: Part) => !only || only.includes(name);
 const sizeName = (n: number) => (n >= 1000 && n % 1000 === 0 ? `${n / 1000}k` : String(n));
 
@@ -63,12 +75,16 @@ runWrangler(["deploy", "--dry-run", "--outdir", apiBundle, "bench/rows-read-entr
 const apiEntry = path.join(apiBundle, readdirSync(apiBundle).find((f) => f.endsWith(".js"))!);
 
 // ---- Local D1: migrations by wrangler, then rows straight into its SQLite file ---------------------
+// These parts measure one database (DB, as scripts/wrangler-layouts.ts derives it from wrangler.toml); the
+// shards part compares it with the sharded layout.
 step(`seeding ${sizeName(small)} and ${sizeName(large)} vulns`);
+const oneDatabase = oneDatabaseConfig();
 const persist = path.join(tmp, "api");
-runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", persist]);
+runWrangler(["d1", "migrations", "apply", "DB", "--local", "--config", oneDatabase, "--persist-to", persist]);
 // An empty migrated D1 for the delivery runs, each of which gets a copy with its own backlog.
 const deliveryTemplate = path.join(tmp, "deliveries-template");
-if (part("deliveries")) runWrangler(["d1", "migrations", "apply", "DB", "--local", "--persist-to", deliveryTemplate]);
+if (part("deliveries"))
+  runWrangler(["d1", "migrations", "apply", "DB", "--local", "--config", oneDatabase, "--persist-to", deliveryTemplate]);
 const db = new DatabaseSync(localD1File(persist));
 const reads = part("reads") || part("lists") || part("deadlines") || part("lighthouse") || part("duplicates");
 const seeded = await seed(db, [
@@ -102,7 +118,7 @@ const bareArgs = (config: string, dir: string) => [
   ...runtime.compatibilityFlags.flatMap((f) => ["--compatibility-flags", f]),
 ];
 const [api, bare, bareAssets] = await Promise.all([
-  startWrangler("api", [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", persist, ...devVarArgs()], tmp),
+  startWrangler("api", [apiEntry, "--no-bundle", "--config", oneDatabase, "--persist-to", persist, ...devVarArgs(oneDatabase)], tmp),
   startWrangler("bare", bareArgs("bench/bare-worker/wrangler.toml", "bare"), tmp),
   // Only the reads compare with it; the other parts do not start it.
   part("reads") ? startWrangler("bare-assets", bareArgs("bench/bare-worker/wrangler-assets.toml", "bare-assets"), tmp) : null,
@@ -462,7 +478,7 @@ if (part("deliveries")) {
     backlogDb.close();
     const server = await startWrangler(
       `deliveries-${i + 1}`,
-      [apiEntry, "--no-bundle", "--config", "wrangler.toml", "--persist-to", dir, ...devVarArgs()],
+      [apiEntry, "--no-bundle", "--config", oneDatabase, "--persist-to", dir, ...devVarArgs(oneDatabase)],
       tmp,
     );
     tags.push(slug);
@@ -523,6 +539,17 @@ if (part("gate")) {
   step("gate: submission with a solution vs proof of work off");
   const { gateRows } = await import("./gate.ts");
   rows.push(...(await gateRows(api.url, writesOrg.keys[0]!, settings.reps)));
+}
+
+// ---- Shards: the same requests against one database and the sharded layout ----------------------------
+if (!part("shards")) {
+  // not asked for (BENCH_ONLY)
+} else if (remaining() > 150_000) {
+  step("shards: one database vs a catalog and two tenant databases");
+  const { shardRows } = await import("./shards.ts");
+  rows.push(...(await shardRows({ tmp, apiEntry, step })));
+} else {
+  rows.push(skipped("shards: sharded vs one database", "ms"));
 }
 
 // ---- Creates vs a bare POST (last: what they leave on the queue slows nothing measured after) ------

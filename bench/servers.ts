@@ -8,6 +8,7 @@ import net from "node:net";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { root, spawnWrangler } from "../scripts/wrangler.ts";
+import { devVarsFileArgs, WRANGLER_TOML } from "../scripts/wrangler-layouts.ts";
 
 const started: ChildProcess[] = [];
 
@@ -32,14 +33,17 @@ export function apiRuntime(): { compatibilityDate: string; compatibilityFlags: s
   return { compatibilityDate, compatibilityFlags: [...flags.matchAll(/"([^"]+)"/g)].map((m) => m[1]!) };
 }
 
-/** The development variables `npm run dev` passes: loopback webhooks, and the development keys unless .dev.vars sets them. */
-export function devVarArgs(): string[] {
+/**
+ * The development variables `npm run dev` passes: loopback webhooks, and the development keys unless .dev.vars
+ * sets them (given with --env-file to a configuration written elsewhere, which wrangler would not find it beside).
+ */
+export function devVarArgs(config = WRANGLER_TOML): string[] {
   const vars = (file: string) => (existsSync(path.join(root, file)) ? parseEnv(readFileSync(path.join(root, file), "utf8")) : {});
   const devKeys = ["WEBHOOK_SECRET_KEY", "RECEIPT_SIGNING_KEY", "EMAIL_LINK_KEY", "POW_HMAC_KEY"].flatMap((name) => {
     const key = vars(".dev.vars.example")[name];
     return vars(".dev.vars")[name] || !key ? [] : ["--var", `${name}:${key}`];
   });
-  return ["--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKeys];
+  return [...devVarsFileArgs(config), "--var", "DEV_ALLOW_LOOPBACK_WEBHOOKS:true", ...devKeys];
 }
 
 export interface Server {

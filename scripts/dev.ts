@@ -1,22 +1,36 @@
-// `npm run dev`: migrates local D1, seeds a demo organization (idempotently), prints a key and curls
-// to try, then serves with `wrangler dev` and fires the scheduled handler every minute, as the deployed
-// cron trigger would. Arguments after `--` go to wrangler dev: `npm run dev -- --port 8788`.
+// `npm run dev`: migrates local D1 (the catalog and each tenant database of wrangler.toml), seeds a demo
+// organization and its neighbour (idempotently, each in the shard the platform places it in), prints a key,
+// curls to try and where each organization is, then serves with `wrangler dev` and fires the scheduled
+// handler every minute, as the deployed cron trigger would. Arguments after `--` go to wrangler dev:
+// `npm run dev -- --port 8788`; `-- --one-database` serves (and seeds) the one-database layout of a small
+// deployment, `-- --config FILE` another configuration.
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { parseEnv } from "node:util";
 import { DEMO, seedDemo } from "./seed.ts";
 import { SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { flagValue, root, spawnWrangler } from "./wrangler.ts";
+import { configOf, devVarsFileArgs, ONE_DATABASE_FLAG } from "./wrangler-layouts.ts";
 
-const passthrough = process.argv.slice(2);
+// `--one-database` is this script's (the layout of a small deployment); wrangler gets its configuration.
+const args = process.argv.slice(2);
+const passthrough = args.includes(ONE_DATABASE_FLAG)
+  ? [...args.filter((a) => a !== ONE_DATABASE_FLAG), "--config", configOf([ONE_DATABASE_FLAG])]
+  : args;
 
-console.log("Applying local D1 migrations and seeding the demo organization…");
-// wrangler dev's --persist-to also decides where the migrations and the seed go.
-const { key, signInPath } = await seedDemo(flagValue(passthrough, "--persist-to"));
+console.log("Applying local D1 migrations to every database and seeding the demo organization…");
+// wrangler dev's --persist-to and --config also decide where the migrations and the seed go.
+const { key, signInPath, shards } = await seedDemo(flagValue(passthrough, "--persist-to"), configOf(passthrough));
+const where =
+  shards.demo === "DB"
+    ? "One database (DB) holds everything."
+    : `Sharded: the catalog (CATALOG) finds each organization's database: the demo organization is in ${shards.demo},
+  its neighbour (Neighbour Security Co) in ${shards.neighbour}.`;
 
 const base = `http://localhost:${flagValue(passthrough, "--port") ?? "8787"}`;
 console.log(`
   Demo organization "Demo Security Co" is ready.
+  ${where}
   Report a vulnerability in your browser: ${base}/b/${DEMO.briefShortcode}
   Directory page:                         ${base}/d/${DEMO.directorySlug}
 
@@ -45,6 +59,7 @@ const publicOrigin = vars(".dev.vars").PUBLIC_ORIGIN ? [] : ["--var", `PUBLIC_OR
 // DEV_SEED_SIGN_IN: the console accepts the seed's link above, from this machine only (src/routes/pages/console.ts).
 const child = spawnWrangler([
   "dev",
+  ...devVarsFileArgs(configOf(passthrough)),
   "--test-scheduled",
   "--var",
   "DEV_ALLOW_LOOPBACK_WEBHOOKS:true",

@@ -1,11 +1,32 @@
 // Runs the project's pinned wrangler from scripts, whatever PATH the caller has.
-import { execFileSync, spawn, type SpawnOptions } from "node:child_process";
+import { execFile, execFileSync, spawn, type SpawnOptions } from "node:child_process";
 import { existsSync } from "node:fs";
 import path from "node:path";
+import { promisify } from "node:util";
 
 export const root = path.resolve(import.meta.dirname, "..");
 const bin = path.join(root, "node_modules", ".bin", process.platform === "win32" ? "wrangler.cmd" : "wrangler");
 const wrangler = existsSync(bin) ? bin : "wrangler";
+const execFileAsync = promisify(execFile);
+
+const wranglerOptions = () => ({
+  cwd: root,
+  encoding: "utf8" as const,
+  stdio: ["ignore", "pipe", "pipe"] as ["ignore", "pipe", "pipe"],
+  env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, CI: "true" },
+  maxBuffer: 64 * 1024 * 1024,
+});
+const busy = (output: string) => /SQLITE_BUSY|database is locked/.test(output);
+const pause = (attempt: number) => Math.min(250 * attempt, 5_000);
+const outputOf = (err: unknown) => {
+  const e = err as { stdout?: string; stderr?: string };
+  return `${e.stdout ?? ""}${e.stderr ?? ""}`;
+};
+function fail(args: string[], output: string): never {
+  process.stderr.write(output);
+  console.error(`wrangler ${args.join(" ")} failed.`);
+  process.exit(1);
+}
 
 /**
  * Runs wrangler to completion and returns its output; on failure prints that output and exits.
@@ -16,22 +37,30 @@ const wrangler = existsSync(bin) ? bin : "wrangler";
 export function runWrangler(args: string[]): string {
   for (let attempt = 1; ; attempt++) {
     try {
-      return execFileSync(wrangler, args, {
-        cwd: root,
-        encoding: "utf8",
-        stdio: ["ignore", "pipe", "pipe"],
-        env: { CLOUDFLARE_CF_FETCH_ENABLED: "false", ...process.env, CI: "true" },
-      });
+      return execFileSync(wrangler, args, wranglerOptions());
     } catch (err) {
-      const e = err as { stdout?: string; stderr?: string };
-      const output = `${e.stdout ?? ""}${e.stderr ?? ""}`;
-      if (/SQLITE_BUSY|database is locked/.test(output) && attempt < 20) {
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Math.min(250 * attempt, 5_000));
+      const output = outputOf(err);
+      if (busy(output) && attempt < 20) {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, pause(attempt));
         continue;
       }
-      process.stderr.write(output);
-      console.error(`wrangler ${args.join(" ")} failed.`);
-      process.exit(1);
+      fail(args, output);
+    }
+  }
+}
+
+/** runWrangler without blocking: several local databases are migrated at once (each is its own file). */
+export async function runWranglerAsync(args: string[]): Promise<string> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return (await execFileAsync(wrangler, args, wranglerOptions())).stdout;
+    } catch (err) {
+      const output = outputOf(err);
+      if (busy(output) && attempt < 20) {
+        await new Promise((resolve) => setTimeout(resolve, pause(attempt)));
+        continue;
+      }
+      fail(args, output);
     }
   }
 }

@@ -3,6 +3,7 @@ import path from "node:path";
 import { parseEnv } from "node:util";
 import { cloudflareTest, readD1Migrations } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+import { oneDatabaseConfig, WRANGLER_TOML } from "../scripts/wrangler-layouts.ts";
 
 const root = path.resolve(import.meta.dirname, "..");
 
@@ -14,15 +15,36 @@ export default defineConfig(async () => {
     readFileSync(path.join(root, ".dev.vars.example"), "utf8"),
   );
 
-  // The API through HTTP, inside workerd, with storage isolated per file: once with one database, once sharded.
-  function workersProject(name: string, include: string[], d1Databases: Record<string, string>) {
+  // The files the sharded project does not run yet, each for the reason given; they run with one database.
+  const NOT_YET_SHARDED = [
+    // An operator's reads across organizations (lists, search, the platform's metrics, every log) read
+    // the catalog alone: they need a read of every shard, merged in the list's order.
+    "test/http/tenancy.test.ts",
+    "test/routes/vuln-finding.test.ts",
+    "test/routes/audit-events.test.ts",
+    "test/routes/metrics.test.ts",
+    // An operator's Idempotency-Key on a new organization is kept in its shard, not where the replay looks.
+    "test/http/idempotency.test.ts",
+    // Tests that look inside one database (its query plans, its sessions, a migration replayed on it, a
+    // cron step's pages): they are to name the organization's shard instead of the databases as one.
+    "test/http/list-cost.test.ts",
+    "test/http/sessions.test.ts",
+    "test/routes/vuln-assignee.test.ts",
+    "test/routes/custom-domains.test.ts",
+    "test/routes/contacts.test.ts",
+    "test/routes/reporter-keys.test.ts",
+    "test/webhooks/event-bodies.test.ts",
+  ];
+
+  // The API through HTTP, inside workerd, with storage isolated per file: once with one database (DB, the
+  // configuration scripts/wrangler-layouts.ts derives), once sharded as wrangler.toml declares it (CATALOG,
+  // TENANT_1, TENANT_2, which test/setup.ts and test/helpers/shards.ts name).
+  function workersProject(name: string, include: string[], configPath: string, sharded: boolean) {
     return {
       plugins: [
         cloudflareTest({
-          wrangler: { configPath: path.join(root, "wrangler.toml") },
+          wrangler: { configPath },
           miniflare: {
-            // Beside the DB binding of wrangler.toml: the tests of a sharded world see both.
-            ...(Object.keys(d1Databases).length ? { d1Databases: { DB: "vdp-api", ...d1Databases } } : {}),
             bindings: {
               TEST_MIGRATIONS: migrations,
               WEBHOOK_SECRET_KEY: WEBHOOK_SECRET_KEY!,
@@ -42,7 +64,7 @@ export default defineConfig(async () => {
         name,
         root,
         include,
-        exclude: ["test/node/**", ...(Object.keys(d1Databases).length ? [] : ["test/shards/**"])],
+        exclude: ["test/node/**", ...(sharded ? NOT_YET_SHARDED : ["test/shards/**"])],
         setupFiles: ["test/setup.ts"],
         // Bounds for a machine that is busy with other work, not targets: speed is measured by
         // npm run bench. A test that waits for something waits on the condition (test/helpers/wait.ts).
@@ -59,9 +81,9 @@ export default defineConfig(async () => {
       // child process or a browser more than they compute, so two at a time roughly halves the run.
       maxWorkers: 2,
       projects: [
-        workersProject("workers", ["test/**/*.test.ts"], {}),
+        workersProject("workers", ["test/**/*.test.ts"], oneDatabaseConfig(), false),
         // The same Worker sharded: a catalog and two tenant databases, organizations placed in both.
-        workersProject("workers-sharded", ["test/**/*.test.ts"], { CATALOG: "catalog", TENANT_1: "tenant-1", TENANT_2: "tenant-2" }),
+        workersProject("workers-sharded", ["test/**/*.test.ts"], WRANGLER_TOML, true),
         {
           // The commands a user runs (npm run dev, operator-key), run as processes from Node.
           test: {

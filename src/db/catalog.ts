@@ -1,6 +1,8 @@
 import { and, asc, count, eq, inArray, or, sql } from "drizzle-orm";
 import { createDb, type Db } from "./index";
+import { subquery } from "./queries";
 import { catalogNames, directories, organizations, shardRooms, tenants, type CatalogNameKind, type OrganizationRow } from "./schema";
+import { roomiestOf } from "./placement";
 import { CATALOG, type Shards } from "./shards";
 const nowIso = () => new Date().toISOString();
 
@@ -106,9 +108,7 @@ export async function roomiest(catalog: Db, names: readonly string[]): Promise<s
     catalog.select({ shard: shardRooms.shard, size: shardRooms.sizeBytes }).from(shardRooms),
     catalog.select({ shard: tenants.shard, n: count() }).from(tenants).groupBy(tenants.shard),
   ]);
-  const size = new Map(sizes.map((r) => [r.shard, r.size]));
-  const held = new Map(counts.map((r) => [r.shard, r.n]));
-  return [...names].sort((a, b) => (size.get(a) ?? 0) - (size.get(b) ?? 0) || (held.get(a) ?? 0) - (held.get(b) ?? 0))[0]!;
+  return roomiestOf(names, new Map(sizes.map((r) => [r.shard, r.size])), new Map(counts.map((r) => [r.shard, r.n])));
 }
 
 /** Keeps a shard's size as D1 reported it, for placement and for the operators' watch. */
@@ -175,7 +175,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       const name = `${directoryId}/${organizationId}`;
       const placed = await catalog().run(sql`INSERT INTO ${catalogNames} (kind, name, organization_id, created_at)
         SELECT 'directory_listing', ${name}, ${organizationId}, ${nowIso()}
-        WHERE (SELECT count(*) FROM ${catalogNames} WHERE kind = 'directory_listing' AND name >= ${`${directoryId}/`} AND name < ${`${directoryId}0`}) < ${limit}
+        WHERE ${placesOf(directoryId)} < ${limit}
         ON CONFLICT DO NOTHING`);
       if ((placed as unknown as D1Result).meta.changes > 0) return "placed";
       // Already placed (a retry of its own listing) is no refusal: the shard's unique index answers that.
@@ -198,6 +198,11 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
     },
   };
 }
+
+/** How many places a directory has given, in every shard: its names run from "<id>/" to just before "<id>0". */
+const placesOf = (directoryId: string) =>
+  subquery<number>`(SELECT count(*) FROM ${catalogNames} WHERE kind = 'directory_listing' AND name >= ${`${directoryId}/`}
+    AND name < ${`${directoryId}0`})`;
 
 /** The names an organization holds, in a stable order (for a move, and for the operators' tools). */
 export function namesOf(catalog: Db, organizationId: string) {
