@@ -24,6 +24,5 @@ CREATE INDEX `shard_moves_step_idx` ON `shard_moves` (`step`);--> statement-brea
 CREATE TABLE `tenant_fences` (
 	`organization_id` text PRIMARY KEY NOT NULL,
 	`state` text NOT NULL,
-	`since` text NOT NULL,
-	`move_id` text NOT NULL
+	`since` text NOT NULL
 );

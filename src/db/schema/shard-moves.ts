@@ -82,5 +82,5 @@ export const tenantFences = sqliteTable("tenant_fences", {
   state: text("state", { enum: ["closed", "open", "departing", "ended"] }).notNull(),
   since: text("since").notNull(),
   /** The move whose fence it is: a caller of that move who stalled past its hold finds it ended and puts up nothing again. */
-  moveId: text("move_id").notNull(),
+  moveId: text("move_id").notNull().default(""),
 });

@@ -1,0 +1,1 @@
+ALTER TABLE `tenant_fences` ADD `move_id` text DEFAULT '' NOT NULL;
