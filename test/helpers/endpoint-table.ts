@@ -49,9 +49,9 @@ export interface Endpoint {
    */
   scope?: "read" | "vulns" | "advisories" | "settings" | "members" | "none";
   /**
-   * Only a sharded deployment does it (an organization's move between tenant databases); one database answers
-   * 409. The tests that run each write in one database (operator powers, the audit trail) leave it to
-   * test/shards/, where it is tested; the answers' test records its 409.
+   * An organization's move between tenant databases (one database answers 409): it fences the organization it
+   * moves, so the tests that make every write on a fixture (operator powers, the audit trail) leave it to
+   * test/shards/, and the answers' test asks for it last.
    */
   shardedOnly?: true;
 }

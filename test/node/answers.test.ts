@@ -71,8 +71,8 @@ interface Call {
   /** Bytes sent as they are, with this Content-Type. */
   raw?: { text: string; type: string };
   accept?: string;
-  /** A refusal the operation answers here, recorded as its answer (a sharded deployment's operation, on this one database). */
-  expect?: number;
+  /** Refusals the operation may answer here, recorded as its answer like a success. */
+  expect?: number[];
 }
 
 /** One request as a client sends it; a success (or the refusal it expects) is recorded against its operation, anything else throws. */
@@ -91,7 +91,7 @@ async function call(method: string, url: string, opts: Call = {}) {
   }
   const res = await fetch(`${base}${url}`, { method, headers, body });
   const text = await res.text();
-  if (res.status >= 300 && res.status !== opts.expect) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
+  if (res.status >= 300 && !opts.expect?.includes(res.status)) throw new Error(`${method} ${url}: ${res.status} ${text.slice(0, 300)}`);
   const op = operationOf(method, url);
   const mediaType = (res.headers.get("Content-Type") ?? "").split(";")[0]!.trim();
   const parsed = /json/.test(mediaType) ? JSON.parse(text) : text;
@@ -192,15 +192,22 @@ beforeAll(async () => {
     const answer = await call(e.method, e.path(f), {
       key: keyOf(e),
       accept: e.accept,
-      // npm run dev is one database: an organization's move between shards is a 409 there.
-      ...(e.shardedOnly ? { expect: 409 } : {}),
       ...(typeof body === "string" ? { raw: { text: body, type: "text/plain" } } : { body }),
     });
     const rendering = e.path(f).match(new RegExp(`^/v1/p/advisories/${f.advisoryId}(/\\w+)?$`));
     if (rendering) served[rendering[1] ?? ""] = answer;
   };
-  for (const method of ["GET", "PATCH", "POST"]) for (const e of ENDPOINTS.filter((e) => e.method === method)) await send(e);
-  for (const e of ENDPOINTS.filter((e) => e.method === "DELETE").reverse()) await send(e);
+  for (const method of ["GET", "PATCH", "POST"])
+    for (const e of ENDPOINTS.filter((e) => e.method === method && !e.shardedOnly)) await send(e);
+  for (const e of ENDPOINTS.filter((e) => e.method === "DELETE" && !e.shardedOnly).reverse()) await send(e);
+  // Last, the organization's move (its writes answer 503 while it moves): asked for to each tenant database,
+  // so one starts it (the other is where it is, or where it moves already), then shown and cancelled. One
+  // database answers each with a 409.
+  const move = `/v1/organizations/${f.org.id}/move`;
+  for (const to of ["TENANT_1", "TENANT_2"])
+    await call("POST", move, { key: operator, body: { data: { type: "organization_move", attributes: { to } } }, expect: [409, 422] });
+  await call("GET", move, { key: operator, expect: [409] });
+  await call("DELETE", move, { key: operator, expect: [409] });
 });
 
 describe("the fixture's webhooks", () => {
