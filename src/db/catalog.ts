@@ -143,7 +143,7 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       return { shard, db: tenantDb(shard) };
     },
     async inEveryShard(write) {
-      await Promise.all(shards.names.map((shard) => write(tenantDb(shard))));
+      await Promise.all(this.tenants().map(({ db }) => write(db)));
     },
     async copy(organization) {
       const { id, ...rest } = organization;

@@ -16,15 +16,19 @@ import type { AppEnv } from "./app-env";
 const LOOKUP_SECONDS = 60;
 const lookupKey = ({ kind, name }: CatalogName) => `https://catalog.vdp.invalid/${kind}/${encodeURIComponent(name)}`;
 
-/** A name's organization and shard, from the edge cache or the catalog (null: the catalog knows no such name). */
-export async function lookUpName(env: Env, name: CatalogName): Promise<Found | null> {
-  const cache = caches.default;
-  const hit = await cache.match(lookupKey(name));
+/** What the catalog answered for `key`, from the edge cache, or read by `load` and kept a minute (a miss is not kept). */
+async function cachedLookup(key: string, load: () => Promise<Found | null>): Promise<Found | null> {
+  const hit = await caches.default.match(key);
   if (hit) return (await hit.json()) as Found;
-  const found = await findName(createDb(shardsOf(env).catalog.withSession("first-unconstrained")), name);
+  const found = await load();
   if (found)
-    await cache.put(lookupKey(name), new Response(JSON.stringify(found), { headers: { "Cache-Control": `max-age=${LOOKUP_SECONDS}` } }));
+    await caches.default.put(key, new Response(JSON.stringify(found), { headers: { "Cache-Control": `max-age=${LOOKUP_SECONDS}` } }));
   return found;
+}
+
+/** A name's organization and shard, from the edge cache or the catalog (null: the catalog knows no such name). */
+export function lookUpName(env: Env, name: CatalogName): Promise<Found | null> {
+  return cachedLookup(lookupKey(name), () => findName(createDb(shardsOf(env).catalog.withSession("first-unconstrained")), name));
 }
 
 /** Drops a name's cached lookup, everywhere this Worker runs it is read again from the catalog within a minute. */
@@ -74,17 +78,9 @@ const tenantKey = (organizationId: string) => `https://catalog.vdp.invalid/tenan
 export async function routeToOrganization(c: Context<AppEnv>, organizationId: string): Promise<void> {
   const shards = shardsOf(c.env);
   if (!shards.sharded || c.var.caller?.kind !== "operator") return;
-  const cache = caches.default;
-  const hit = await cache.match(tenantKey(organizationId));
-  let found = hit ? ((await hit.json()) as Found) : null;
-  if (!found) {
-    found = await findTenant(createDb(shards.catalog.withSession("first-unconstrained")), organizationId);
-    if (found)
-      await cache.put(
-        tenantKey(organizationId),
-        new Response(JSON.stringify(found), { headers: { "Cache-Control": `max-age=${LOOKUP_SECONDS}` } }),
-      );
-  }
+  const found = await cachedLookup(tenantKey(organizationId), () =>
+    findTenant(createDb(shards.catalog.withSession("first-unconstrained")), organizationId),
+  );
   if (!found) return;
   refuseWritesWhileMoving(c, found);
   c.var.database.route(found.shard, shards.binding(found.shard));
