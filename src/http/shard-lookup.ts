@@ -2,7 +2,7 @@ import type { Context, MiddlewareHandler } from "hono";
 import { createDb, type Db } from "../db";
 import { CATALOG, shardsOf } from "../db/shards";
 import { Unavailable } from "../lib/domain-errors";
-import { normalizeShortcode, normalizeUuid } from "../lib/ids";
+import { normalizeShortcode, normalizeUuid, normalizeVulnShortcode } from "../lib/ids";
 import type { CatalogNameKind } from "../db/schema";
 import { type CatalogName, findName, findTenant, type Found, shardCatalog, type Catalog } from "../db/catalog";
 import type { AppEnv } from "./app-env";
@@ -211,9 +211,18 @@ export function routeOperators(): MiddlewareHandler<AppEnv> {
     const [collection, id] = new URL(c.req.url).pathname.split("/").slice(2, 4);
     const table = collection ? RECORDS[collection] : undefined;
     if (table && id) {
+      // A vuln's path may name it by the shortcode a researcher quotes (any case) instead of its id.
+      const code = table === "vulns" ? normalizeVulnShortcode(decodeURIComponent(id)) : null;
+      const probe = code ? "SELECT 1 FROM vulns WHERE shortcode = ?" : `SELECT 1 FROM ${table} WHERE id = ?`;
       const found = await Promise.all(
         shards.names.map(async (shard) =>
-          (await shards.binding(shard).prepare(`SELECT 1 FROM ${table} WHERE id = ?`).bind(id).first()) ? shard : null,
+          (await shards
+            .binding(shard)
+            .prepare(probe)
+            .bind(code ?? id)
+            .first())
+            ? shard
+            : null,
         ),
       );
       const shard = found.find((s) => s !== null);
@@ -226,9 +235,22 @@ export function routeOperators(): MiddlewareHandler<AppEnv> {
   };
 }
 
+/** What the reads across shards need of a request: its bindings, its database and caller. */
+type RequestOf = { env: Env; var: Pick<AppEnv["Variables"], "database" | "caller"> };
+
 /** Every database a read across organizations asks: the request's own (one database), or each shard's. */
-export function everyShard(c: Context<AppEnv>): Db[] {
+export function everyShard(c: RequestOf): Db[] {
   const shards = shardsOf(c.env);
   if (!shards.sharded) return [c.var.database.db];
   return shards.names.map((name) => createDb(shards.binding(name).withSession("first-unconstrained")));
+}
+
+/**
+ * What an operator's request spans when nothing routed it to one shard (a list without an organization's
+ * filter, the platform's metrics): the catalog it reads and every tenant database. None otherwise: an
+ * organization's caller, or a request routed to the shard its path or filter names, reads one database.
+ */
+export function spansOf(c: RequestOf): readonly Db[] | undefined {
+  if (c.var.caller?.kind !== "operator" || c.var.database.shard !== CATALOG) return undefined;
+  return [c.var.database.db, ...everyShard(c)];
 }

@@ -27,7 +27,7 @@ import { baseCvss, type CvssRating } from "../lib/cvss";
 import { Conflict, Invalid, NotFound, Unprocessable, attribute, relationship, type Problem } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
-import { tenantFilter, type ServiceContext } from "./context";
+import { readersOf, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { sentMembers } from "./audit";
 import { commit, consequence, Plan, readBatch } from "./unit-of-work";
@@ -84,7 +84,7 @@ async function cveGuard<T>(write: () => Promise<T>): Promise<T> {
 
 export async function listAdvisories(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { state?: AdvisoryState }) {
   const filter = where(tenantFilter(ctx, advisories.organizationId), filters.state ? eq(advisories.state, filters.state) : undefined);
-  const { rows, total } = await listPage(ctx.db, advisories, { filter, sort, page, extraColumns: vulnIdsColumn });
+  const { rows, total } = await listPage(readersOf(ctx), advisories, { filter, sort, page, extraColumns: vulnIdsColumn });
   return { rows: rows.map(toRecord), total };
 }
 

@@ -4,7 +4,7 @@ import { apiKeys, organizations, type ApiKeyKind, type ApiKeyRow } from "../db/s
 import { generateApiKey, sha256Hex } from "../lib/crypto";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { ALL_SCOPES, actsForOrganization, type Scope } from "../lib/caller";
-import { owningOrganization, tenantFilter, type Caller, type ServiceContext } from "./context";
+import { readersOf, owningOrganization, tenantFilter, type Caller, type ServiceContext } from "./context";
 import { commit, Plan } from "./unit-of-work";
 import { batchOf, isForeignKeyViolation, subquery, where } from "../db/queries";
 import { listPage, ordering, pageStatements, type ListQuery } from "./list-pages";
@@ -172,7 +172,7 @@ export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow
 
 /** The keys the caller may see: its organization's, or for an operator every key. */
 export function listKeys(ctx: ServiceContext, { page, sort }: ListQuery) {
-  return listPage(ctx.db, apiKeys, { filter: tenantFilter(ctx, apiKeys.organizationId), sort, page });
+  return listPage(readersOf(ctx), apiKeys, { filter: tenantFilter(ctx, apiKeys.organizationId), sort, page });
 }
 
 /** One batch: whether the organization exists (a missing one is a 404, not an empty list), a page, the count. */

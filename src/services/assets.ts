@@ -11,6 +11,7 @@ import {
   ownerValue,
   tenantFilter,
   type ServiceContext,
+  readersOf,
 } from "./context";
 import { isUniqueViolation, where, whenRefused } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
@@ -30,7 +31,7 @@ const notFound = () => new NotFound("asset", "No asset has that id.");
 
 export function listAssets(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { kind?: string }) {
   const filter = where(tenantFilter(ctx, assets.organizationId), filters.kind ? eq(assets.kind, filters.kind) : undefined);
-  return listPage(ctx.db, assets, { filter, sort, page });
+  return listPage(readersOf(ctx), assets, { filter, sort, page });
 }
 
 export async function getAsset(ctx: ServiceContext, id: string): Promise<AssetRow> {

@@ -2,11 +2,11 @@ import { actsForOrganization } from "../lib/caller";
 import { and, asc, count, eq, gte, inArray, lt, lte, sql } from "drizzle-orm";
 import type { Db } from "../db";
 import type { Page } from "../db/pagination";
-import { batchOf, where } from "../db/queries";
+import { where } from "../db/queries";
 import { auditEvents, type AuditEventRow } from "../db/schema";
 import { BadInput, NotFound } from "../lib/domain-errors";
-import { tenantFilter, type ServiceContext } from "./context";
-import { pageStatements, type Ordering } from "./list-pages";
+import { readersOf, tenantFilter, type ServiceContext } from "./context";
+import { readPage, type Ordering } from "./list-pages";
 
 // Reading the audit log (its rows are written by the unit of work, in each change's own batch).
 
@@ -54,21 +54,20 @@ export async function listAuditEvents(ctx: ServiceContext, query: AuditQuery): P
     query.from !== undefined ? gte(auditEvents.at, query.from) : undefined,
     query.to !== undefined ? lte(auditEvents.at, query.to) : undefined,
   );
-  const spec = pageStatements<AuditEventRow>({
+  return readPage<AuditEventRow>(readersOf(ctx), (db) => ({
     ordering: ordering(query.sort ?? "-at"),
     page: query.page,
     rows: ({ seek, order, limit, offset }) =>
-      ctx.db
+      db
         .select()
         .from(auditEvents)
         .where(and(filter, seek))
         .orderBy(...order)
         .limit(limit)
         .offset(offset),
-    probe: (at) => ctx.db.select({ id: auditEvents.id }).from(auditEvents).where(and(filter, at)).limit(1),
-    total: ctx.db.select({ total: count() }).from(auditEvents).where(filter),
-  });
-  return spec.read(await batchOf(ctx.db, spec.statements));
+    probe: (at) => db.select({ id: auditEvents.id }).from(auditEvents).where(and(filter, at)).limit(1),
+    total: db.select({ total: count() }).from(auditEvents).where(filter),
+  }));
 }
 
 /** One event of the log the caller may read. */

@@ -23,6 +23,7 @@ import {
   ownerValue,
   tenantFilter,
   type ServiceContext,
+  readersOf,
 } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { inList, where, whenRefused, subquery } from "../db/queries";
@@ -75,7 +76,7 @@ const notFound = () => new NotFound("brief", "No brief has that id.");
 
 export function listBriefs(ctx: ServiceContext, { page, sort, ...filters }: ListQuery & { policyId?: string }) {
   const filter = where(tenantFilter(ctx, briefs.organizationId), filters.policyId ? eq(briefs.policyId, filters.policyId) : undefined);
-  return listPage(ctx.db, briefs, { filter, sort, page });
+  return listPage(readersOf(ctx), briefs, { filter, sort, page });
 }
 
 export async function getBrief(ctx: ServiceContext, id: string): Promise<BriefRow> {

@@ -6,7 +6,7 @@ import { Forbidden, Invalid, NotFound, attribute } from "../lib/domain-errors";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { mayChange } from "./access";
 import { sentMembers } from "./audit";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { readersOf, owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan } from "./unit-of-work";
 
@@ -44,7 +44,7 @@ async function uniqueName<T>(write: () => Promise<T>): Promise<T> {
 }
 
 export function listCannedResponses(ctx: ServiceContext, { page, sort }: ListQuery) {
-  return listPage(ctx.db, cannedResponses, { filter: tenantFilter(ctx, cannedResponses.organizationId), sort, page });
+  return listPage(readersOf(ctx), cannedResponses, { filter: tenantFilter(ctx, cannedResponses.organizationId), sort, page });
 }
 
 export async function getCannedResponse(ctx: ServiceContext, id: string): Promise<CannedResponseRow> {

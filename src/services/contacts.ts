@@ -8,7 +8,7 @@ import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
 import { addressMatches, recordOfToken } from "../notifications/links";
 import { newNotification } from "../notifications/rows";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { readersOf, owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
 import { sentMembers } from "./audit";
@@ -52,7 +52,7 @@ export function listContacts(ctx: ServiceContext, { page, sort, ...filters }: Li
         ? sql`${contacts.confirmedAt} IS NOT NULL`
         : isNull(contacts.confirmedAt),
   );
-  return listPage(ctx.db, contacts, { filter, sort, page });
+  return listPage(readersOf(ctx), contacts, { filter, sort, page });
 }
 
 export async function getContact(ctx: ServiceContext, id: string): Promise<ContactRow> {

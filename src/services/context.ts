@@ -22,6 +22,12 @@ export interface ServiceContext {
   queue: Queue<QueueMessage>;
   /** Where organizations are found, in a sharded deployment only (one database keeps no catalog). */
   catalog?: Catalog;
+  /**
+   * Every database an operator's read across organizations asks, in a sharded deployment when nothing
+   * routed the request to one shard: the catalog it reads (operators' own keys and changes) and each tenant
+   * database. A list reads each and merges them in its order (see readersOf).
+   */
+  spans?: readonly Db[];
   /** Runs work after the response (ctx.waitUntil). */
   defer: (work: Promise<unknown>) => void;
   /** This request's Idempotency-Key, if it sent one. */
@@ -38,6 +44,14 @@ export interface ServiceContext {
   /** The change a write service said it makes (see mayChange in access.ts), whose scope also lets it read. */
   changing?: Scope;
 }
+
+/**
+ * The databases a list of organizations' rows reads: the request's own, or for an operator's read across
+ * organizations of a sharded deployment, every one it spans. Lists of the platform's own rows
+ * (organizations, directories) read `ctx.db` alone: the catalog has each once (a copy of an organization's
+ * row, the directory every shard copies), and the shards would name them again.
+ */
+export const readersOf = (ctx: ServiceContext): readonly Db[] => ctx.spans ?? [ctx.db];
 
 /**
  * The tenancy filter. Every query on an organization-owned table goes through here, so an

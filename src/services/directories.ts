@@ -28,7 +28,7 @@ function slugGuard<T>(write: () => Promise<T>): Promise<T> {
 // ---- Directories (operator curates; every key may read) ----------------------------------------
 
 export function listDirectories(ctx: ServiceContext, { page, sort }: ListQuery) {
-  return listPage(ctx.db, directories, { filter: undefined, sort, page });
+  return listPage([ctx.db], directories, { filter: undefined, sort, page });
 }
 
 export async function getDirectory(ctx: ServiceContext, id: string): Promise<DirectoryRow> {

@@ -3,7 +3,7 @@ import { and, count, eq, getTableColumns, sql } from "drizzle-orm";
 import { directories, directoryListings, organizations, type DirectoryListingRow } from "../db/schema";
 import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
-import { assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
+import { readersOf, assertOperatorMayChange, ownerClaimed, tenantFilter, type ServiceContext } from "./context";
 import { isUniqueViolation, where, whenRefused, subquery } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
@@ -33,7 +33,7 @@ export async function listListings(ctx: ServiceContext, { page, sort, ...filters
     tenantFilter(ctx, directoryListings.organizationId),
     filters.visible === undefined ? undefined : eq(directoryListings.visible, filters.visible),
   );
-  return listPage(ctx.db, directoryListings, { filter, sort, page, extraColumns: slugColumn });
+  return listPage(readersOf(ctx), directoryListings, { filter, sort, page, extraColumns: slugColumn });
 }
 
 export function selectListing(ctx: ServiceContext, id: string) {

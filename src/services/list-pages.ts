@@ -111,12 +111,63 @@ export function pageStatements<Row>(spec: PageSpec): {
       const rows = fetched.slice(0, page.size);
       if (!after) rows.reverse();
       const beyond = at ? (results[1] as unknown[]).length > 0 : false;
-      const cursor = (row: Record<string, unknown> | undefined) =>
-        row ? encodeCursor({ sort: o.name, value: row[o.field] as string | number, id: row.id as string }) : null;
-      page.window = { hasPrev: after ? beyond : more, hasNext: after ? more : beyond, first: cursor(rows[0]), last: cursor(rows.at(-1)) };
+      page.window = windowOf(o, { after, more, beyond, rows });
       return { rows: rows as Row[], total: totalOf(results) };
     },
   };
+}
+
+type RowOf = Record<string, unknown>;
+
+/** What a cursor page's links need: whether rows lie before and after it, and its first and last rows' cursors. */
+function windowOf(o: Ordering, { after, more, beyond, rows }: { after: boolean; more: boolean; beyond: boolean; rows: RowOf[] }) {
+  const cursor = (row: RowOf | undefined) =>
+    row ? encodeCursor({ sort: o.name, value: row[o.field] as string | number, id: row.id as string }) : null;
+  return { hasPrev: after ? beyond : more, hasNext: after ? more : beyond, first: cursor(rows[0]), last: cursor(rows.at(-1)) };
+}
+
+/**
+ * A page of a list read from each of `readers` and merged, as one database holding all their rows would
+ * answer it (see readersOf): one database is read as pageStatements says. Across several, each is asked
+ * for everything up to the page's end (by number: its first offset + size rows; by cursor: the page and the
+ * probe past the cursor), all at once; the rows are merged in the list's order and the totals summed.
+ */
+export async function readPage<Row>(readers: readonly Db[], specOf: (db: Db) => PageSpec): Promise<{ rows: Row[]; total: number }> {
+  if (readers.length === 1) {
+    const spec = pageStatements<Row>(specOf(readers[0]!));
+    return spec.read(await batchOf(readers[0]!, spec.statements));
+  }
+  const { page } = specOf(readers[0]!);
+  const reads = await Promise.all(
+    readers.map(async (db) => {
+      const { number, size, cursor } = page;
+      const own: Page = cursor ? { number, size, cursor } : { number: 1, size: offsetOf(page) + size };
+      const spec = specOf(db);
+      const list = pageStatements<RowOf>({ ...spec, page: own });
+      return { ...list.read(await batchOf(db, list.statements)), window: own.window, ordering: spec.ordering };
+    }),
+  );
+  const o = reads[0]!.ordering;
+  const total = reads.reduce((sum, r) => sum + r.total, 0);
+  const merged = reads.flatMap((r) => r.rows).sort(inListOrder(o));
+  if (!page.cursor) return { rows: merged.slice(offsetOf(page), offsetOf(page) + page.size) as Row[], total };
+  const after = page.cursor.direction === "after";
+  // Past the page's far end: more than a page merged, or a database that had more than a page itself.
+  const more = merged.length > page.size || reads.some((r) => (after ? r.window!.hasNext : r.window!.hasPrev));
+  const beyond = reads.some((r) => (after ? r.window!.hasPrev : r.window!.hasNext));
+  const rows = after ? merged.slice(0, page.size) : merged.slice(Math.max(0, merged.length - page.size));
+  page.window = windowOf(o, { after, more, beyond, rows });
+  return { rows: rows as Row[], total };
+}
+
+/**
+ * Two rows in a list's order, as SQLite orders them: by the ordering's value (NULL before numbers before
+ * text, text by its bytes: the values compared are timestamps, ids and numbers, all ASCII), then by id.
+ */
+export function inListOrder(o: Ordering): (a: RowOf, b: RowOf) => number {
+  const rank = (v: unknown) => (v === null || v === undefined ? 0 : typeof v === "number" ? 1 : 2);
+  const compare = (a: unknown, b: unknown) => rank(a) - rank(b) || (a === b || rank(a) === 0 ? 0 : (a as string) < (b as string) ? -1 : 1);
+  return (a, b) => (compare(a[o.field], b[o.field]) || compare(a.id, b.id)) * (o.descending ? -1 : 1);
 }
 
 /** A page of a constant list (its order is fixed: the cursor holds a row's index). */
@@ -142,18 +193,24 @@ export interface ListQuery {
 }
 
 /**
- * One page and the total in one D1 round trip (a batch). Extra columns (correlated subqueries such as
+ * One page and the total in one D1 round trip (a batch) of each database read (see readPage). Extra columns (correlated subqueries such as
  * a vuln's domains) are computed for the page's rows only: the page's ids are chosen first, so rows
  * skipped by an offset never pay for them.
  */
 export async function listPage<T extends SQLiteTable & Sortable, X extends Record<string, SQL.Aliased | SQL> = {}>(
-  db: Db,
+  readers: readonly Db[],
   table: T,
-  { page, sort, filter, extraColumns, total }: ListQuery & { filter: SQL | undefined; extraColumns?: X; total?: BatchItem<"sqlite"> },
+  {
+    page,
+    sort,
+    filter,
+    extraColumns,
+    total,
+  }: ListQuery & { filter: SQL | undefined; extraColumns?: X; total?: (db: Db) => BatchItem<"sqlite"> },
 ): Promise<{ rows: (T["$inferSelect"] & { [K in keyof X]: X[K] extends SQL<infer V> ? V : unknown })[]; total: number }> {
   const from = table as SQLiteTable;
   const columns = { ...getTableColumns(table), ...extraColumns };
-  const spec = pageStatements<never>({
+  return readPage(readers, (db) => ({
     ordering: ordering(table, sort),
     page,
     rows: ({ seek, order, limit, offset }) => {
@@ -180,7 +237,6 @@ export async function listPage<T extends SQLiteTable & Sortable, X extends Recor
         .orderBy(...order);
     },
     probe: (at) => db.select({ id: table.id }).from(from).where(and(filter, at)).limit(1),
-    total: total ?? db.select({ total: count() }).from(from).where(filter),
-  });
-  return spec.read(await batchOf(db, spec.statements));
+    total: total?.(db) ?? db.select({ total: count() }).from(from).where(filter),
+  }));
 }

@@ -16,7 +16,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { LIMITS } from "../lib/limits";
 import { publishNotifications } from "../lib/queue";
 import { newNotification } from "../notifications/rows";
-import { owningOrganization, tenantFilter, type ServiceContext } from "./context";
+import { readersOf, owningOrganization, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { mayChange } from "./access";
 import { commit, consequence, Plan, readBatch } from "./unit-of-work";
@@ -75,7 +75,7 @@ export function listMembers(
     filters.email ? eq(members.email, normalized(filters.email)) : undefined,
     filters.joined === undefined ? undefined : filters.joined ? sql`${members.joinedAt} IS NOT NULL` : isNull(members.joinedAt),
   );
-  return listPage(ctx.db, members, { filter, sort, page });
+  return listPage(readersOf(ctx), members, { filter, sort, page });
 }
 
 const selectMember = (ctx: ServiceContext, id: string) =>

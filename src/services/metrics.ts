@@ -4,7 +4,7 @@ import type { Db } from "../db";
 import { briefs, vulns } from "../db/schema";
 import { DEADLINE_KINDS, type DeadlineKind, PROMISE_KINDS } from "../lib/deadlines";
 import { BadInput, Forbidden } from "../lib/domain-errors";
-import type { ServiceContext } from "./context";
+import { readersOf, type ServiceContext } from "./context";
 import { readBatch } from "./unit-of-work";
 
 /** The period metrics cover when none is given: the last 90 days. */
@@ -47,10 +47,27 @@ const MET: Record<DeadlineKind, { due: SQL; met: SQL | null }> = {
   cra_final_report: { due: sql`${vulns.craFinalReportDueMs}`, met: sql`${vulns.craFinalReportMetAt}` },
 };
 
+/** The three durations whose medians are asked for, each over the reports that have one. */
+const DURATIONS = {
+  firstResponse: {
+    value: sql<number>`${ms(sql`${vulns.acknowledgedAt}`)} - ${ms(vulns.createdAt)}`,
+    has: sql`${vulns.acknowledgedAt} IS NOT NULL`,
+  },
+  triage: { value: sql<number>`${ms(sql`${vulns.triagedAt}`)} - ${ms(vulns.createdAt)}`, has: sql`${vulns.triagedAt} IS NOT NULL` },
+  resolve: {
+    value: sql<number>`${ms(sql`${vulns.closedAt}`)} - ${ms(vulns.createdAt)}`,
+    has: sql`${vulns.triageState} = 'resolved' AND ${vulns.closedAt} IS NOT NULL`,
+  },
+};
+type Duration = (typeof DURATIONS)[keyof typeof DURATIONS];
+type Middle = { value: number }[];
+
 /**
  * One organization's metrics (an operator: any organization's, or the platform's with none) for the
  * reports created from `from` to `to`. One round trip; every statement reads the period's reports on
- * the created_at index, so its cost grows with the period's reports, not with the history kept.
+ * the created_at index, so its cost grows with the period's reports, not with the history kept. The
+ * platform's of a sharded deployment read every shard at once, counts summed, and a median that the
+ * shards' own do not settle costs a second round trip (see medianAcross).
  */
 export async function readMetrics(
   ctx: ServiceContext,
@@ -59,50 +76,50 @@ export async function readMetrics(
   const now = opts.now ?? new Date();
   const { scope, from, to, period } = periodOf(ctx, opts, now);
   const nowMs = now.getTime();
-  // The three durations whose medians are asked for, each over the reports that have one.
-  const durations = {
-    firstResponse: {
-      value: sql`${ms(sql`${vulns.acknowledgedAt}`)} - ${ms(vulns.createdAt)}`,
-      has: sql`${vulns.acknowledgedAt} IS NOT NULL`,
-    },
-    triage: { value: sql`${ms(sql`${vulns.triagedAt}`)} - ${ms(vulns.createdAt)}`, has: sql`${vulns.triagedAt} IS NOT NULL` },
-    resolve: {
-      value: sql`${ms(sql`${vulns.closedAt}`)} - ${ms(vulns.createdAt)}`,
-      has: sql`${vulns.triageState} = 'resolved' AND ${vulns.closedAt} IS NOT NULL`,
-    },
+  const statementsOf = (db: Db) =>
+    [
+      db
+        .select({
+          received: sql<number>`count(*)`,
+          valid: sql<number>`coalesce(sum(${vulns.triageState} IN ('triaged', 'resolved', 'accepted_risk')), 0)`,
+          validOpen: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged'), 0)`,
+          validOpenOld: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged' AND ${vulns.createdAt} <
+            ${new Date(nowMs - 90 * DAY).toISOString()}), 0)`,
+          // How many have each duration: the median's parity (its statement reads the count once more, for its OFFSET).
+          firstResponseN: sql<number>`coalesce(sum(${DURATIONS.firstResponse.has}), 0)`,
+          triageN: sql<number>`coalesce(sum(${DURATIONS.triage.has}), 0)`,
+          resolveN: sql<number>`coalesce(sum(${DURATIONS.resolve.has}), 0)`,
+          ...(Object.fromEntries(
+            DEADLINE_KINDS.flatMap((k) => [
+              [`${k}Decided`, sql<number>`coalesce(sum(${decided(k, nowMs)}), 0)`],
+              [`${k}OnTime`, sql<number>`coalesce(sum(${onTime(k)}), 0)`],
+            ]),
+          ) as Record<string, SQL<number>>),
+        })
+        .from(vulns)
+        .where(period),
+      middleTwo(db, DURATIONS.firstResponse.value, and(period, DURATIONS.firstResponse.has)),
+      middleTwo(db, DURATIONS.triage.value, and(period, DURATIONS.triage.has)),
+      middleTwo(db, DURATIONS.resolve.value, and(period, DURATIONS.resolve.has)),
+    ] as const;
+  const readers = readersOf(ctx);
+  const read =
+    readers.length === 1
+      ? [await readBatch(ctx, statementsOf(ctx.db))]
+      : await Promise.all(readers.map((db) => db.batch(statementsOf(db))));
+  // Each database's counts, and the sums of all.
+  const each = read.map(([rows]) => rows[0] as Record<string, number>);
+  const c: Record<string, number> = {};
+  for (const counts of each) for (const [key, n] of Object.entries(counts)) c[key] = (c[key] ?? 0) + n;
+  const median = (duration: Duration, name: "firstResponse" | "triage" | "resolve", at: 1 | 2 | 3) => {
+    const held = read.map((r, i) => ({ n: each[i]![`${name}N`]!, middle: r[at] as Middle }));
+    return medianAcross(readers, { duration, period }, held);
   };
-  const counts = ctx.db
-    .select({
-      received: sql<number>`count(*)`,
-      valid: sql<number>`coalesce(sum(${vulns.triageState} IN ('triaged', 'resolved', 'accepted_risk')), 0)`,
-      validOpen: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged'), 0)`,
-      validOpenOld: sql<number>`coalesce(sum(${vulns.triageState} = 'triaged' AND ${vulns.createdAt} <
-        ${new Date(nowMs - 90 * DAY).toISOString()}), 0)`,
-      // How many have each duration: the median's parity (its statement reads the count once more, for its OFFSET).
-      firstResponseN: sql<number>`coalesce(sum(${durations.firstResponse.has}), 0)`,
-      triageN: sql<number>`coalesce(sum(${durations.triage.has}), 0)`,
-      resolveN: sql<number>`coalesce(sum(${durations.resolve.has}), 0)`,
-      ...(Object.fromEntries(
-        DEADLINE_KINDS.flatMap((k) => [
-          [`${k}Decided`, sql<number>`coalesce(sum(${decided(k, nowMs)}), 0)`],
-          [`${k}OnTime`, sql<number>`coalesce(sum(${onTime(k)}), 0)`],
-        ]),
-      ) as Record<string, SQL<number>>),
-    })
-    .from(vulns)
-    .where(period);
-  const [rows, firstResponse, triage, resolve] = await readBatch(ctx, [
-    counts,
-    middleTwo(ctx, durations.firstResponse.value, and(period, durations.firstResponse.has)),
-    middleTwo(ctx, durations.triage.value, and(period, durations.triage.has)),
-    middleTwo(ctx, durations.resolve.value, and(period, durations.resolve.has)),
+  const [firstResponse, triage, resolve] = await Promise.all([
+    median(DURATIONS.firstResponse, "firstResponse", 1),
+    median(DURATIONS.triage, "triage", 2),
+    median(DURATIONS.resolve, "resolve", 3),
   ]);
-  const c: Record<string, number> = rows[0]!;
-  // The middle value of n, or the mean of the two middle ones for an even n; in whole seconds.
-  const seconds = (middle: { value: number }[], n: number) => {
-    const values = n % 2 ? middle.slice(0, 1) : middle;
-    return n && values.length ? Math.round(values.reduce((sum, v) => sum + v.value, 0) / values.length / 1000) : null;
-  };
   return {
     scope,
     periodStart: from,
@@ -111,9 +128,9 @@ export async function readMetrics(
     validReports: c.valid!,
     validOpen: c.validOpen!,
     validOpenOver90Days: c.validOpenOld!,
-    medianSecondsToFirstResponse: seconds(firstResponse, c.firstResponseN!),
-    medianSecondsToTriage: seconds(triage, c.triageN!),
-    medianSecondsToResolve: seconds(resolve, c.resolveN!),
+    medianSecondsToFirstResponse: firstResponse,
+    medianSecondsToTriage: triage,
+    medianSecondsToResolve: resolve,
     deadlinesMetOnTime: Object.fromEntries(
       DEADLINE_KINDS.map((k) => {
         const n = c[`${k}Decided`]!;
@@ -121,6 +138,45 @@ export async function readMetrics(
       }),
     ) as Record<DeadlineKind, number | null>,
   };
+}
+
+/**
+ * The median of a duration over every database's reports, in whole seconds (null: none has one), from
+ * each database's count and two middle values (middleTwo). One database's middle is the median. Across
+ * several, the median of all lies between the lowest of their lower middles and the highest of their
+ * upper ones (each database has half its values on either side of its own), so a second read fetches
+ * only the values in that range, and the count below it, from each: the median's rank falls among them.
+ */
+export async function medianAcross(
+  readers: readonly Db[],
+  { duration, period }: { duration: Duration; period: SQL | undefined },
+  held: { n: number; middle: Middle }[],
+): Promise<number | null> {
+  const n = held.reduce((sum, h) => sum + h.n, 0);
+  if (!n) return null;
+  const inSeconds = (a: number, b: number) => Math.round((a + b) / 2 / 1000);
+  if (held.length === 1) return inSeconds(held[0]!.middle[0]!.value, held[0]!.middle[(n + 1) % 2]!.value);
+  const some = held.filter((h) => h.n > 0);
+  const lo = Math.min(...some.map((h) => h.middle[0]!.value));
+  const hi = Math.max(...some.map((h) => h.middle[(h.n + 1) % 2]!.value));
+  const where = and(period, duration.has);
+  const parts = await Promise.all(
+    readers.map((db) =>
+      db.batch([
+        db
+          .select({ n: count() })
+          .from(vulns)
+          .where(and(where, sql`${duration.value} < ${lo}`)),
+        db
+          .select({ value: duration.value })
+          .from(vulns)
+          .where(and(where, sql`${duration.value} BETWEEN ${lo} AND ${hi}`)),
+      ]),
+    ),
+  );
+  const below = parts.reduce((sum, [counted]) => sum + counted[0]!.n, 0);
+  const between = parts.flatMap(([, rows]) => rows.map((r) => r.value)).sort((a, b) => a - b);
+  return inSeconds(between[Math.floor((n - 1) / 2) - below]!, between[Math.floor(n / 2) - below]!);
 }
 
 /** Whose reports and which: the caller's (an operator's choice), created from `from` (default: 90 days before `to`) to `to` (default: now). */
@@ -161,8 +217,8 @@ function onTime(k: DeadlineKind): SQL {
  * median of an odd count, both the two middle ones of an even count. One pass: each row's rank and the
  * count are window functions over the same sort.
  */
-function middleTwo(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
-  const ranked = ctx.db
+function middleTwo(db: Db, value: SQL, where: SQL | undefined) {
+  const ranked = db
     .select({
       value: sql<number>`${value}`.as("value"),
       rank: sql<number>`row_number() OVER (ORDER BY ${value})`.as("rank"),
@@ -172,7 +228,7 @@ function middleTwo(ctx: ServiceContext, value: SQL, where: SQL | undefined) {
     .where(where)
     .as("ranked");
   // Ranks past (n - 1) / 2, in whole numbers as SQLite divides: the median, and the one after it.
-  return ctx.db
+  return db
     .select({ value: ranked.value })
     .from(ranked)
     .where(sql`${ranked.rank} > (${ranked.n} - 1) / 2`)

@@ -5,7 +5,7 @@ import { notifications, organizations, vulns, type NotificationRow, type Notific
 import { NotFound } from "../lib/domain-errors";
 import { nowIso } from "../lib/ids";
 import { vulnOfUnsubscribeToken } from "../notifications/links";
-import { tenantFilter, type ServiceContext } from "./context";
+import { readersOf, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 import { commit, Plan } from "./unit-of-work";
 
@@ -16,7 +16,7 @@ export function listNotifications(ctx: ServiceContext, { page, sort, ...filters 
     tenantFilter(ctx, notifications.organizationId),
     filters.status ? eq(notifications.status, filters.status) : undefined,
   );
-  return listPage(ctx.db, notifications, { filter, sort, page });
+  return listPage(readersOf(ctx), notifications, { filter, sort, page });
 }
 
 export async function getNotification(ctx: ServiceContext, id: string): Promise<NotificationRow> {

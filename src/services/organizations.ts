@@ -26,7 +26,7 @@ export function listOrganizations(ctx: ServiceContext, { page, sort, ...filters 
     tenantFilter(ctx, organizations.id),
     filters.claimed === undefined ? undefined : eq(organizations.claimed, filters.claimed),
   );
-  return listPage(ctx.db, organizations, { filter, sort, page });
+  return listPage([ctx.db], organizations, { filter, sort, page });
 }
 
 export async function getOrganization(ctx: ServiceContext, id: string): Promise<OrganizationRow> {

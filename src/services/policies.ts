@@ -12,6 +12,7 @@ import {
   ownerValue,
   tenantFilter,
   type ServiceContext,
+  readersOf,
 } from "./context";
 import { inList, insertChunks, where, whenRefused, subquery } from "../db/queries";
 import { listPage, type ListQuery } from "./list-pages";
@@ -78,7 +79,7 @@ function selectPolicies(ctx: ServiceContext) {
 }
 
 export async function listPolicies(ctx: ServiceContext, { page, sort }: ListQuery) {
-  const { rows, total } = await listPage(ctx.db, policies, {
+  const { rows, total } = await listPage(readersOf(ctx), policies, {
     filter: tenantFilter(ctx, policies.organizationId),
     sort,
     page,

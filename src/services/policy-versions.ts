@@ -19,7 +19,7 @@ import { sha256Hex } from "../lib/crypto";
 import { responseTargetsOf, type ResponseTargets } from "../lib/deadlines";
 import { NotFound } from "../lib/domain-errors";
 import { uuidv7 } from "../lib/ids";
-import { tenantFilter, type ServiceContext } from "./context";
+import { readersOf, tenantFilter, type ServiceContext } from "./context";
 import { listPage, type ListQuery } from "./list-pages";
 
 // A policy's public terms, versioned: every change of them makes version n+1, immutable, hashed over
@@ -110,7 +110,7 @@ export function listPolicyVersions(ctx: ServiceContext, policyId: string, { page
     eq(policies.id, policyId),
     tenantFilter(ctx, policies.organizationId),
   )})`;
-  return listPage(ctx.db, policyVersions, { filter: owned, sort, page });
+  return listPage(readersOf(ctx), policyVersions, { filter: owned, sort, page });
 }
 
 /** Whether the caller sees the policy: the versions' 404 says which is missing. */

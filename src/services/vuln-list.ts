@@ -11,9 +11,10 @@ import {
   type VulnRow,
 } from "../db/schema";
 import type { Page } from "../db/pagination";
-import { tenantFilter, type ServiceContext } from "./context";
-import { batchOf, where } from "../db/queries";
-import { ordering, pageStatements, type Ordering, type Sort } from "./list-pages";
+import { readersOf, tenantFilter, type ServiceContext } from "./context";
+import type { Db } from "../db";
+import { where } from "../db/queries";
+import { ordering, readPage, type Ordering, type Sort } from "./list-pages";
 import { recordColumns, toRecord, type VulnReadRow } from "./vulns/read";
 import type { VulnRecord } from "./vulns/types";
 
@@ -105,27 +106,26 @@ export async function listVulns(
   const columns = { ...getTableColumns(vulns), ...recordColumns };
   if (f.search) return searchVulns(ctx, { page, sort, filter, query: f.search });
   // As listPage does: the page's ids first, so the domains subquery runs for the page's rows only.
-  const spec = pageStatements<VulnReadRow>({
+  const { rows, total } = await readPage<VulnReadRow>(readersOf(ctx), (db) => ({
     ordering: orderingOf(sort),
     page,
     rows: ({ seek, order, limit, offset }) => {
-      const ids = ctx.db
+      const ids = db
         .select({ id: vulns.id })
         .from(vulns)
         .where(and(filter, seek))
         .orderBy(...order)
         .limit(limit)
         .offset(offset);
-      return ctx.db
+      return db
         .select(columns)
         .from(vulns)
         .where(inArray(vulns.id, ids))
         .orderBy(...order);
     },
-    probe: (at: SQL) => ctx.db.select({ id: vulns.id }).from(vulns).where(and(filter, at)).limit(1),
-    total: countedTotal(ctx, f) ?? ctx.db.select({ total: count() }).from(vulns).where(filter),
-  });
-  const { rows, total } = spec.read(await batchOf(ctx.db, spec.statements));
+    probe: (at: SQL) => db.select({ id: vulns.id }).from(vulns).where(and(filter, at)).limit(1),
+    total: countedTotal(db, ctx, f) ?? db.select({ total: count() }).from(vulns).where(filter),
+  }));
   return { rows: rows.map(toRecord), total };
 }
 
@@ -139,7 +139,7 @@ const orderingOf = (sort: VulnSort | undefined) =>
  * only is placed after every match in a report's own text (1000 + its score). The caller's
  * organization is a term of the MATCH itself, so only its rows are read from the index.
  */
-function searchHits(ctx: ServiceContext, query: string) {
+function searchHits(db: Db, ctx: ServiceContext, query: string) {
   const organizationId = ctx.caller.kind === "operator" ? null : ctx.caller.organizationId;
   if (organizationId !== null && !/^[0-9a-f-]+$/.test(organizationId ?? "")) throw new Error("a search needs the caller's organization");
   const ofOrganization = organizationId ? `{organization_id}: "${organizationId}" AND ` : "";
@@ -149,7 +149,7 @@ function searchHits(ctx: ServiceContext, query: string) {
     UNION ALL
     SELECT comments.vuln_id, 1000.0 + bm25(comments_search, 0.0, 1.0)
       FROM comments_search JOIN comments ON comments.rowid = comments_search.rowid WHERE comments_search MATCH ${scoped("body")}`;
-  return ctx.db
+  return db
     .select({ vulnId: sql<string>`vuln_id`.as("vuln_id"), score: sql<number>`min(score)`.as("score") })
     .from(sql`(${matches}) AS matches`)
     .groupBy(sql`vuln_id`)
@@ -165,36 +165,38 @@ async function searchVulns(
   ctx: ServiceContext,
   { page, sort, filter, query }: { page: Page; sort?: VulnSort; filter: SQL | undefined; query: string },
 ) {
-  const hits = searchHits(ctx, query);
   const ranked = sort === undefined;
   if (ranked && page.cursor) {
     throw new BadInput(`page[${page.cursor.direction}]: search results in rank order page by number; give a sort to page by cursor.`, {
       parameter: `page[${page.cursor.direction}]`,
     });
   }
-  const byRank: Ordering = { name: "rank", column: hits.score, field: "score", id: vulns.id, descending: false };
-  const columns = { ...getTableColumns(vulns), ...recordColumns };
-  // The matches drive the join (CROSS JOIN keeps SQLite from turning it around and scanning the
-  // organization's vulns to probe the matches), each finding its vuln by primary key.
-  const joined = <T extends Record<string, unknown>>(fields: T) =>
-    ctx.db
-      .select(fields as never)
-      .from(hits)
-      .crossJoin(vulns);
-  const matching = (...conditions: (SQL | undefined)[]) => and(eq(vulns.id, hits.vulnId), filter, ...conditions);
-  const spec = pageStatements<VulnReadRow>({
-    ordering: ranked ? byRank : orderingOf(sort),
-    page,
-    rows: ({ seek, order, limit, offset }) =>
-      joined(columns)
-        .where(matching(seek))
-        .orderBy(...order)
-        .limit(limit)
-        .offset(offset),
-    probe: (at: SQL) => joined({ id: vulns.id }).where(matching(at)).limit(1),
-    total: joined({ total: count() }).where(matching()),
+  const { rows, total } = await readPage<VulnReadRow>(readersOf(ctx), (db) => {
+    const hits = searchHits(db, ctx, query);
+    const byRank: Ordering = { name: "rank", column: hits.score, field: "score", id: vulns.id, descending: false };
+    // The score comes with each row: pages of several databases are merged by it (each ranks by its own index).
+    const columns = { ...getTableColumns(vulns), ...recordColumns, score: hits.score };
+    // The matches drive the join (CROSS JOIN keeps SQLite from turning it around and scanning the
+    // organization's vulns to probe the matches), each finding its vuln by primary key.
+    const joined = <T extends Record<string, unknown>>(fields: T) =>
+      db
+        .select(fields as never)
+        .from(hits)
+        .crossJoin(vulns);
+    const matching = (...conditions: (SQL | undefined)[]) => and(eq(vulns.id, hits.vulnId), filter, ...conditions);
+    return {
+      ordering: ranked ? byRank : orderingOf(sort),
+      page,
+      rows: ({ seek, order, limit, offset }) =>
+        joined(columns)
+          .where(matching(seek))
+          .orderBy(...order)
+          .limit(limit)
+          .offset(offset),
+      probe: (at: SQL) => joined({ id: vulns.id }).where(matching(at)).limit(1),
+      total: joined({ total: count() }).where(matching()),
+    };
   });
-  const { rows, total } = spec.read(await batchOf(ctx.db, spec.statements));
   return { rows: rows.map(toRecord), total };
 }
 
@@ -203,7 +205,7 @@ async function searchVulns(
  * a set of triage states alone (a row per state, summed); other filters (a brief, a time range, two at
  * once) count the matching rows on their index.
  */
-function countedTotal(ctx: ServiceContext, f: VulnFilters) {
+function countedTotal(db: Db, ctx: ServiceContext, f: VulnFilters) {
   const buckets = [
     f.processingState && `processing_state:${f.processingState}`,
     f.inboxState && `inbox_state:${f.inboxState}`,
@@ -234,7 +236,7 @@ function countedTotal(ctx: ServiceContext, f: VulnFilters) {
   if (f.triageStates && buckets.length > 0) return undefined;
   const organizationId = ctx.caller.kind === "operator" ? "*" : ctx.caller.organizationId!;
   const named = f.triageStates ? f.triageStates.map((s) => `triage_state:${s}`) : [buckets[0] ?? "all"];
-  return ctx.db
+  return db
     .select({ total: sql<number>`coalesce(sum(${vulnCounts.count}), 0)` })
     .from(vulnCounts)
     .where(and(eq(vulnCounts.organizationId, organizationId), inArray(vulnCounts.bucket, named)));

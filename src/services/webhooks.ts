@@ -7,7 +7,7 @@ import { nowIso, uuidv7 } from "../lib/ids";
 import { isPlainSecret, sealWebhookSecret, webhookKeyring } from "../webhooks/secrets";
 import { generateWebhookSecret } from "../webhooks/signing";
 import { newDelivery } from "../webhooks/fanout";
-import { tenantFilter, type ServiceContext } from "./context";
+import { readersOf, tenantFilter, type ServiceContext } from "./context";
 import { batchOf, where, subquery } from "../db/queries";
 import { listPage, ordering, pageStatements, type ListQuery } from "./list-pages";
 import { commit, Plan, readBatch } from "./unit-of-work";
@@ -65,7 +65,7 @@ export async function listWebhooks(ctx: ServiceContext, { page, sort, ...filters
     tenantFilter(ctx, webhooks.organizationId),
     filters.enabled === undefined ? undefined : eq(webhooks.enabled, filters.enabled),
   );
-  const { rows, total } = await listPage(ctx.db, webhooks, { filter, sort, page, extraColumns: eventTypesColumn });
+  const { rows, total } = await listPage(readersOf(ctx), webhooks, { filter, sort, page, extraColumns: eventTypesColumn });
   return { rows: rows.map(toRecord), total };
 }
 

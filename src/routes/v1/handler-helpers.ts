@@ -10,7 +10,7 @@ import { evictPublic, stalePaths } from "../../http/cache";
 import { shardsOf } from "../../db/shards";
 import type { Db } from "../../db";
 import { shardQueue } from "../../lib/queue";
-import { requestCatalog } from "../../http/shard-lookup";
+import { requestCatalog, spansOf } from "../../http/shard-lookup";
 
 /** What a service context is made of: any request of the app (its variables, its bindings). */
 type RequestOf = Pick<Context<AppEnv>, "env" | "executionCtx"> & {
@@ -29,6 +29,8 @@ export function serviceContext(c: RequestOf, respond?: Responder<never>, db?: Db
     caller: c.var.caller ?? PUBLIC_CALLER,
     queue: requestQueue(c),
     catalog: requestCatalog(c.env),
+    // Not for a service context on another database (the one a key was found in): that one spans nothing.
+    ...(!db && { spans: spansOf(c) }),
     defer: (work) => c.executionCtx.waitUntil(work),
     idempotency: c.var.idempotency,
     evict: (stale) => evictPublic(stalePaths(stale)),
