@@ -23,8 +23,6 @@ export default defineConfig(async () => {
     "test/routes/vuln-finding.test.ts",
     "test/routes/audit-events.test.ts",
     "test/routes/metrics.test.ts",
-    // An operator's Idempotency-Key on a new organization is kept in its shard, not where the replay looks.
-    "test/http/idempotency.test.ts",
     // Tests that look inside one database (its query plans, its sessions, a migration replayed on it, a
     // cron step's pages): they are to name the organization's shard instead of the databases as one.
     "test/http/list-cost.test.ts",
