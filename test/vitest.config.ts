@@ -17,8 +17,6 @@ export default defineConfig(async () => {
 
   // The files the sharded project does not run yet, each for the reason given; they run with one database.
   const NOT_YET_SHARDED = [
-    // An operator's Idempotency-Key on a new organization is kept in its shard, not where the replay looks.
-    "test/http/idempotency.test.ts",
     // Tests that look inside one database (its query plans, its sessions, a migration replayed on it, a
     // cron step's pages): they are to name the organization's shard instead of the databases as one.
     "test/http/list-cost.test.ts",

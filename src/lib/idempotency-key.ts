@@ -37,6 +37,14 @@ export class IdempotencyUnit {
     return this.#db();
   }
 
+  /**
+   * Whether `db` is where this key's record is kept: the request's own database. A change committed
+   * anywhere else (a new organization's shard) cannot seal the key in its batch (see commit).
+   */
+  keptIn(db: Db): boolean {
+    return this.db === db;
+  }
+
   private where() {
     return and(eq(idempotencyKeys.scope, this.scope), eq(idempotencyKeys.key, this.key), eq(idempotencyKeys.token, this.token));
   }
@@ -118,6 +126,21 @@ export class IdempotencyUnit {
   async storeAfter(response: StoredResponse): Promise<void> {
     await this.sealStatement(response);
     this.sealed = true;
+  }
+
+  /**
+   * Stores the response of a change that committed in another database than the record's, right after
+   * it. The change stands whatever happens here, so a failure is logged, not thrown; the record then
+   * stays in flight (a retry answers 409, and takes it over after a minute), and nothing else is stored
+   * in its place: the request's own answer may show what its stored response must not (a new key).
+   */
+  async sealAfterCommit(response: StoredResponse): Promise<void> {
+    try {
+      await this.storeAfter(response);
+    } catch (err) {
+      this.sealed = true;
+      console.error(JSON.stringify({ level: "warn", message: "idempotency key not sealed after its change", error: String(err) }));
+    }
   }
 }
 

@@ -1,4 +1,5 @@
 import type { Catalog, CatalogName } from "../db/catalog";
+import type { IdempotencyUnit } from "../lib/idempotency-key";
 
 /** Names an organization claims for one write. */
 export interface Claim {
@@ -13,9 +14,17 @@ export interface Claim {
  * a shard where nothing answers to it. A write may make names of several organizations (sign-in links
  * for each of a person's memberships): one claim each.
  */
-export async function withNames<T>(ctx: { catalog?: Catalog }, claims: Claim | readonly Claim[], write: () => Promise<T>): Promise<T> {
+export async function withNames<T>(
+  ctx: { catalog?: Catalog; idempotency?: IdempotencyUnit },
+  claims: Claim | readonly Claim[],
+  write: () => Promise<T>,
+): Promise<T> {
   const catalog = ctx.catalog;
   if (!catalog) return write();
+  // A replay is answered before anything is claimed: its first request holds the names (a new
+  // organization's slug, which the replay's new id would find taken), and a claim would only be given back.
+  const unit = ctx.idempotency;
+  if (unit && !unit.reserved) await unit.reserve();
   const all = Array.isArray(claims) ? (claims as readonly Claim[]) : [claims as Claim];
   const claimed: CatalogName[] = [];
   try {

@@ -36,6 +36,10 @@ type Statements = Readonly<[BatchItem<"sqlite">, ...BatchItem<"sqlite">[]]>;
 export async function readBatch<T extends Statements>(ctx: ServiceContext, statements: T): Promise<BatchResponse<T>> {
   const unit = ctx.idempotency;
   if (!unit || unit.reserved) return ctx.db.batch(statements);
+  if (!unit.keptIn(ctx.db)) {
+    await unit.reserve();
+    return ctx.db.batch(statements);
+  }
   const [upsert, select] = unit.reserveStatements();
   const results = await batchOf(ctx.db, [upsert, select, ...statements]);
   unit.settle(results[1] as IdempotencyKeyRow[]);
@@ -245,10 +249,14 @@ export async function commit<R>(
   const emailsFrom = statements.length;
   // The other audit rows go after the e-mails: each e-mail reads its event's row, so nothing comes between.
   statements.push(...p.emails, ...p.audit.filter((a) => a.after === undefined).map((a) => auditStatement(ctx, a.entry)));
-  if (unit && respond) statements.push(unit.sealStatement(respond(p.record)));
+  // The key's record is kept in the request's database; a change committed elsewhere (an operator's new
+  // organization, written in its shard while the request reads the catalog) seals it there right after.
+  const sealInBatch = unit !== undefined && respond !== undefined && unit.keptIn(ctx.db);
+  if (sealInBatch) statements.push(unit.sealStatement(respond(p.record)));
   if (statements.length === 0) return { events: [], results: [] };
   const results = await batchOf(ctx.db, statements);
-  if (unit && respond) unit.sealed = true;
+  if (sealInBatch) unit.sealed = true;
+  else if (unit && respond) await unit.sealAfterCommit(respond(p.record));
   const own = at.map((i) => results[i]);
   const events = writtenEvents(p.events, own);
   if (events.length)

@@ -178,4 +178,36 @@ describe("Idempotency-Key", () => {
     }>();
     expect(stored!.response_body).not.toContain(k1.body.data.attributes.key);
   });
+
+  it("on an operator's organization, the same key with another body answers 422 idempotency_key_reused and makes nothing", async () => {
+    const op = org.operatorKey;
+    const body = (slug: string) => ({ data: { type: "organization", attributes: { name: "Idem Reuse", slug } } });
+    expect((await send("k-org-reuse", body("idem-reuse-1"), op, "/v1/organizations")).status).toBe(201);
+    const other = await send("k-org-reuse", body("idem-reuse-2"), op, "/v1/organizations");
+    expect(other.status).toBe(422);
+    expect(other.body.errors[0]).toMatchObject({ code: "idempotency_key_reused", source: { header: "Idempotency-Key" } });
+    expect(await env.DB.prepare("SELECT count(*) AS n FROM organizations WHERE slug = 'idem-reuse-2'").first("n")).toBe(0);
+  });
+
+  it("on an operator's other POSTs: a directory, and a key naming its organization in the body", async () => {
+    const op = org.operatorKey;
+    const dirBody = { data: { type: "directory", attributes: { name: "Idem Directory", slug: "idem-directory" } } };
+    const d1 = await send("k-dir", dirBody, op, "/v1/directories");
+    const d2 = await send("k-dir", dirBody, op, "/v1/directories");
+    expect(d1.status).toBe(201);
+    expect(d2.text).toBe(d1.text);
+    expect(d2.headers.get("Idempotent-Replayed")).toBe("true");
+    const keyBody = {
+      data: {
+        type: "api_key",
+        attributes: { name: "idem body" },
+        relationships: { organization: { data: { type: "organization", id: org.id } } },
+      },
+    };
+    const k1 = await send("k-body-key", keyBody, op, "/v1/api_keys");
+    const k2 = await send("k-body-key", keyBody, op, "/v1/api_keys");
+    expect(k1.status).toBe(201);
+    expect(k2.headers.get("Idempotent-Replayed")).toBe("true");
+    expect(k2.body.data.id).toBe(k1.body.data.id);
+  });
 });
