@@ -52,13 +52,12 @@ export async function organization(attributes: Record<string, unknown> = {}): Pr
 }
 
 /**
- * A fresh organization in the same database as `beside`, for a test of what one database holds together (a
- * migration replayed on it): in a sharded world the catalog places it there because, for its creation, every
+ * A fresh organization in the tenant database named (DB in a one-database world), for a test of what one
+ * database holds together: in a sharded world the catalog places it there because, for its creation, every
  * other shard reads as full.
  */
-export async function organizationBeside(beside: TestOrganization, attributes: Record<string, unknown> = {}): Promise<TestOrganization> {
+export async function organizationIn(shard: string, attributes: Record<string, unknown> = {}): Promise<TestOrganization> {
   if (!sharded()) return organization(attributes);
-  const shard = await shardOf(beside.id);
   const rooms = await env.CATALOG.prepare("SELECT shard, size_bytes, measured_at FROM shard_rooms").all<Record<string, unknown>>();
   const room = (name: string, size: unknown, at: unknown) =>
     env.CATALOG.prepare(
@@ -68,15 +67,21 @@ export async function organizationBeside(beside: TestOrganization, attributes: R
   await env.CATALOG.batch(full.map((name) => room(name, Number.MAX_SAFE_INTEGER, new Date().toISOString())));
   try {
     const org = await organization(attributes);
-    if ((await shardOf(org.id)) !== shard) throw new Error(`organizationBeside: placed in ${await shardOf(org.id)}, not ${shard}`);
+    const placed = await shardOf(org.id);
+    if (placed !== shard) throw new Error(`organizationIn: placed in ${placed}, not ${shard}`);
     return org;
   } finally {
+    // The sizes the cron recorded, as they were.
     await env.CATALOG.batch([
       env.CATALOG.prepare("DELETE FROM shard_rooms"),
       ...rooms.results.map((r) => room(String(r.shard), r.size_bytes, r.measured_at)),
     ]);
   }
 }
+
+/** A fresh organization in the same database as `beside`. */
+export const organizationBeside = async (beside: TestOrganization, attributes: Record<string, unknown> = {}) =>
+  organizationIn(await shardOf(beside.id), attributes);
 
 async function create(
   path: string,
