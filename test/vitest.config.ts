@@ -15,19 +15,6 @@ export default defineConfig(async () => {
     readFileSync(path.join(root, ".dev.vars.example"), "utf8"),
   );
 
-  // The files the sharded project does not run yet, each for the reason given; they run with one database.
-  const NOT_YET_SHARDED = [
-    // Tests that look inside one database (its query plans, its sessions, a migration replayed on it, a
-    // cron step's pages): they are to name the organization's shard instead of the databases as one.
-    "test/http/list-cost.test.ts",
-    "test/http/sessions.test.ts",
-    "test/routes/vuln-assignee.test.ts",
-    "test/routes/custom-domains.test.ts",
-    "test/routes/contacts.test.ts",
-    "test/routes/reporter-keys.test.ts",
-    "test/webhooks/event-bodies.test.ts",
-  ];
-
   // The API through HTTP, inside workerd, with storage isolated per file: once with one database (DB, the
   // configuration scripts/wrangler-layouts.ts derives), once sharded as wrangler.toml declares it (CATALOG,
   // TENANT_1, TENANT_2, which test/setup.ts and test/helpers/shards.ts name).
@@ -56,7 +43,8 @@ export default defineConfig(async () => {
         name,
         root,
         include,
-        exclude: ["test/node/**", ...(sharded ? NOT_YET_SHARDED : ["test/shards/**"])],
+        // The shards' own tests need a catalog and two tenant databases.
+        exclude: ["test/node/**", ...(sharded ? [] : ["test/shards/**"])],
         setupFiles: ["test/setup.ts"],
         // Bounds for a machine that is busy with other work, not targets: speed is measured by
         // npm run bench. A test that waits for something waits on the condition (test/helpers/wait.ts).

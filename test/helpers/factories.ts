@@ -2,7 +2,7 @@ import { env } from "cloudflare:workers";
 import { createDb } from "../../src/db";
 import { apiKeys, catalogNames } from "../../src/db/schema";
 import { OPERATOR } from "../../src/db/catalog";
-import { sharded } from "./shards";
+import { sharded, shardOf, tenantBindings } from "./shards";
 import { newKeyRecord } from "../../src/services/api-keys";
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
 import worker from "../../src/index";
@@ -50,6 +50,38 @@ export async function organization(attributes: Record<string, unknown> = {}): Pr
   if (key.status !== 201) throw new Error(`api key factory: ${key.status} ${key.text}`);
   return { id: org.body.data.id, slug, key: key.body.data.attributes.key, keyId: key.body.data.id, operatorKey: operator };
 }
+
+/**
+ * A fresh organization in the tenant database named (DB in a one-database world), for a test of what one
+ * database holds together: in a sharded world the catalog places it there because, for its creation, every
+ * other shard reads as full.
+ */
+export async function organizationIn(shard: string, attributes: Record<string, unknown> = {}): Promise<TestOrganization> {
+  if (!sharded()) return organization(attributes);
+  const rooms = await env.CATALOG.prepare("SELECT shard, size_bytes, measured_at FROM shard_rooms").all<Record<string, unknown>>();
+  const room = (name: string, size: unknown, at: unknown) =>
+    env.CATALOG.prepare(
+      "INSERT INTO shard_rooms (shard, size_bytes, measured_at) VALUES (?, ?, ?) ON CONFLICT (shard) DO UPDATE SET size_bytes = excluded.size_bytes, measured_at = excluded.measured_at",
+    ).bind(name, size, at);
+  const full = Object.keys(tenantBindings()).filter((name) => name !== shard);
+  await env.CATALOG.batch(full.map((name) => room(name, Number.MAX_SAFE_INTEGER, new Date().toISOString())));
+  try {
+    const org = await organization(attributes);
+    const placed = await shardOf(org.id);
+    if (placed !== shard) throw new Error(`organizationIn: placed in ${placed}, not ${shard}`);
+    return org;
+  } finally {
+    // The sizes the cron recorded, as they were.
+    await env.CATALOG.batch([
+      env.CATALOG.prepare("DELETE FROM shard_rooms"),
+      ...rooms.results.map((r) => room(String(r.shard), r.size_bytes, r.measured_at)),
+    ]);
+  }
+}
+
+/** A fresh organization in the same database as `beside`. */
+export const organizationBeside = async (beside: TestOrganization, attributes: Record<string, unknown> = {}) =>
+  organizationIn(await shardOf(beside.id), attributes);
 
 async function create(
   path: string,

@@ -1,4 +1,5 @@
 import { env } from "cloudflare:workers";
+import { type UnionOrder, unionOrder } from "./union-order";
 
 // The databases of a test world: one (DB), or a catalog and two tenant databases (the workers-sharded project).
 
@@ -70,10 +71,17 @@ function mergedAggregate(sql: string, rows: Row[]): Row {
   return merged;
 }
 
-/** Each database's result of one statement, as one: rows joined (an aggregate's added up), changes summed. */
-function mergedResults(sql: string, results: D1Result<Row>[]): D1Result<Row> {
+/** Whether a read is an aggregate of one row per database (added up, never ordered). */
+const oneRowAggregate = (sql: string) => !WRITE.test(sql) && AGGREGATE.test(sql) && !/GROUP BY/i.test(sql);
+
+/**
+ * Each database's result of one statement, as one: rows joined (in the statement's ORDER BY, cut to its
+ * LIMIT), an aggregate's added up, changes summed.
+ */
+function mergedResults(statement: { sql: string; order: UnionOrder | null; values: unknown[] }, results: D1Result<Row>[]): D1Result<Row> {
+  const { sql, order } = statement;
   const lists = results.map((r) => r.results ?? []);
-  const aggregate = !WRITE.test(sql) && AGGREGATE.test(sql) && !/GROUP BY/i.test(sql) && lists.every((l) => l.length === 1);
+  const aggregate = oneRowAggregate(sql) && lists.every((l) => l.length === 1);
   const rows = aggregate
     ? [
         mergedAggregate(
@@ -81,7 +89,9 @@ function mergedResults(sql: string, results: D1Result<Row>[]): D1Result<Row> {
           lists.map((l) => l[0]!),
         ),
       ]
-    : lists.flat();
+    : order
+      ? order.join(lists, statement.values)
+      : lists.flat();
   const meta = { ...results[0]!.meta };
   meta.changes = results.reduce((n, r) => n + (r.meta?.changes ?? 0), 0);
   meta.rows_read = results.reduce((n, r) => n + (r.meta?.rows_read ?? 0), 0);
@@ -120,12 +130,23 @@ class UnionStatement {
   constructor(
     readonly sql: string,
     readonly parts: D1PreparedStatement[],
+    readonly order: UnionOrder | null,
     readonly values: unknown[] = [],
   ) {}
+  /** A statement of every database; an ordered read selects what it sorts by (see union-order.ts). */
+  static of(dbs: D1Database[], sql: string): UnionStatement {
+    const order = oneRowAggregate(sql) ? null : unionOrder(sql);
+    return new UnionStatement(
+      sql,
+      dbs.map((d) => d.prepare(order?.sql ?? sql)),
+      order,
+    );
+  }
   bind(...values: unknown[]) {
     return new UnionStatement(
       this.sql,
       this.parts.map((p) => p.bind(...values)),
+      this.order,
       values,
     );
   }
@@ -137,7 +158,7 @@ class UnionStatement {
   }
   async all<T = Row>() {
     return mergedResults(
-      this.sql,
+      this,
       await settled(
         this.sql,
         (await this.targets()).map((p) => p.all<Row>()),
@@ -159,17 +180,13 @@ class UnionStatement {
 
 /**
  * The sharded world's databases seen as one, for the tests that look inside (as `env.DB`): a read runs in
- * the catalog and every shard, its rows joined and an aggregate's one row added up; an insert that binds an
+ * the catalog and every shard, its rows joined (in its ORDER BY) and an aggregate's one row added up; an insert that binds an
  * organization the catalog places goes to that organization's shard; any other write runs in each, and one
  * refused where its parent row is not (its organization lives in another shard) is no error.
  */
 export function platformDatabase(dbs: D1Database[]): D1Database {
   const union = {
-    prepare: (sql: string) =>
-      new UnionStatement(
-        sql,
-        dbs.map((d) => d.prepare(sql)),
-      ),
+    prepare: (sql: string) => UnionStatement.of(dbs, sql),
     async batch(statements: UnionStatement[]) {
       const sql = statements.map((s) => s.sql).join(";");
       // Inserts that all name one placed organization go to its shard alone; anything else runs in each.
@@ -183,7 +200,7 @@ export function platformDatabase(dbs: D1Database[]): D1Database {
       );
       return statements.map((s, k) =>
         mergedResults(
-          s.sql,
+          s,
           perDb.map((results) => results[k] as D1Result<Row>),
         ),
       );

@@ -4,15 +4,17 @@ import { encodeCursor } from "../../src/db/pagination";
 import { del, get, patch, post } from "../helpers/api";
 import { brief, organization, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 import { asReporter, submitReport } from "../helpers/reporter";
+import { databaseOf } from "../helpers/shards";
 
 // What a list costs D1 (rows read, as D1 bills them) must not grow with the organization.
 const SMALL = 100;
 const LARGE = 20_000;
 
-/** `n` vulns written straight into D1 in one statement: oldest first, one second apart. */
+/** `n` vulns written straight into the organization's database in one statement: oldest first, one second apart. */
 async function seedVulns(org: TestOrganization, n: number, prefix: string): Promise<void> {
-  await env.DB.prepare(
-    `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1 - 1)
+  await (await databaseOf(org.id))
+    .prepare(
+      `WITH RECURSIVE seq(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM seq WHERE i < ?1 - 1)
      INSERT INTO vulns (id, organization_id, brief_id, shortcode, title, description, contact_email, tags, inbox_state, processing_state, read_at, revision, submission, severity, cvss_score, follow_up_token_hash, created_at, updated_at)
      SELECT printf('%s-0000-7000-8000-%012d', ?2, i), ?3, NULL, printf('%s-%d', ?2, i), 'Seeded', 'Seeded report', NULL, '[]',
             CASE i % 3 WHEN 0 THEN 'dispatching' WHEN 1 THEN 'received' ELSE 'stored' END,
@@ -23,7 +25,7 @@ async function seedVulns(org: TestOrganization, n: number, prefix: string): Prom
             CASE i % 5 WHEN 0 THEN NULL ELSE printf('%s-token-%d', ?2, i) END,
             strftime('%Y-%m-%dT%H:%M:%S.000Z', 1600000000 + i, 'unixepoch'), strftime('%Y-%m-%dT%H:%M:%S.000Z', 1600000000 + i, 'unixepoch')
      FROM seq`,
-  )
+    )
     .bind(n, prefix, org.id)
     .run();
 }
@@ -117,7 +119,9 @@ describe("list cost at any size", () => {
 
 describe("the counts behind the totals", () => {
   async function countsMatch(orgId: string) {
-    const kept = await env.DB.prepare("SELECT bucket, count FROM vuln_counts WHERE organization_id = ?1 AND count <> 0 ORDER BY bucket")
+    const db = await databaseOf(orgId);
+    const kept = await db
+      .prepare("SELECT bucket, count FROM vuln_counts WHERE organization_id = ?1 AND count <> 0 ORDER BY bucket")
       .bind(orgId)
       .all();
     // Counted from the rows, one bucket kind at a time (D1 refuses long compound SELECTs).
@@ -133,9 +137,8 @@ describe("the counts behind the totals", () => {
     ];
     const real = [];
     for (const kind of kinds) {
-      const rows = await env.DB.prepare(
-        `SELECT ${kind} AS bucket, count(*) AS count FROM vulns WHERE organization_id = ?1 AND ${kind} IS NOT NULL GROUP BY 1`,
-      )
+      const rows = await db
+        .prepare(`SELECT ${kind} AS bucket, count(*) AS count FROM vulns WHERE organization_id = ?1 AND ${kind} IS NOT NULL GROUP BY 1`)
         .bind(orgId)
         .all<{ bucket: string; count: number }>();
       real.push(...rows.results);

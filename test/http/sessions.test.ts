@@ -2,6 +2,7 @@ import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { api, get, post } from "../helpers/api";
 import { brief, organization, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { shardOf, sharded, tenantBindings } from "../helpers/shards";
 
 const BOOKMARK = /^[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{8}-[0-9a-f]{32}$/;
 
@@ -10,45 +11,46 @@ beforeAll(async () => {
   org = await organization();
 });
 
-/** The D1 binding, recording where each request's session starts. */
-function recordingDb() {
+/**
+ * The organization's database (its shard's binding, or DB), or the databases named, recording where each
+ * request's session starts in them.
+ */
+async function recordingDb(names?: string[]) {
   const starts: (string | undefined)[] = [];
-  const db = new Proxy(env.DB, {
-    get(target, prop) {
-      if (prop === "withSession") {
-        return (start?: string) => {
-          starts.push(start);
-          return target.withSession(start);
-        };
-      }
-      const value = Reflect.get(target, prop, target);
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-  return { db, starts };
+  const bindings = env as unknown as Record<string, D1Database>;
+  const recording = (binding: D1Database) =>
+    new Proxy(binding, {
+      get(target, prop) {
+        if (prop === "withSession") {
+          return (start?: string) => {
+            starts.push(start);
+            return target.withSession(start);
+          };
+        }
+        const value = Reflect.get(target, prop, target);
+        return typeof value === "function" ? value.bind(target) : value;
+      },
+    });
+  const recorded = Object.fromEntries((names ?? [await shardOf(org.id)]).map((name) => [name, recording(bindings[name]!)]));
+  return { env: recorded as Partial<Env>, starts };
 }
 
 describe("D1 sessions and bookmarks", () => {
   it("starts reads at any replica, writes at the primary, and a bookmarked read at its bookmark", async () => {
-    const read = recordingDb();
-    expect((await get("/v1/policies", org.key, { env: { DB: read.db } })).status).toBe(200);
+    const read = await recordingDb();
+    expect((await get("/v1/policies", org.key, { env: read.env })).status).toBe(200);
     expect(read.starts).toEqual(["first-unconstrained"]);
 
-    const write = recordingDb();
-    const made = await post(
-      "/v1/policies",
-      org.key,
-      { data: { type: "policy", attributes: { name: "Bookmarked" } } },
-      { env: { DB: write.db } },
-    );
+    const write = await recordingDb();
+    const made = await post("/v1/policies", org.key, { data: { type: "policy", attributes: { name: "Bookmarked" } } }, { env: write.env });
     expect(made.status).toBe(201);
     expect(write.starts).toEqual(["first-primary"]);
 
     const bookmark = made.headers.get("X-D1-Bookmark")!;
     expect(bookmark).toMatch(BOOKMARK);
-    const after = recordingDb();
+    const after = await recordingDb();
     const again = await get(`/v1/policies/${made.body.data.id}`, org.key, {
-      env: { DB: after.db },
+      env: after.env,
       headers: { "X-D1-Bookmark": bookmark },
     });
     expect(again.status).toBe(200);
@@ -97,8 +99,9 @@ describe("D1 sessions and bookmarks", () => {
     const b = await brief(org, { published_at: PUBLISHED });
     const miss = await api("GET", `/v1/p/briefs/${b.attributes.shortcode}`);
     expect(miss.headers.get("X-D1-Bookmark")).toBeNull();
-    const hit = recordingDb();
-    const res = await api("GET", `/v1/p/briefs/${b.attributes.shortcode}`, { env: { DB: hit.db } });
+    // No database at all: the catalog and every shard in a sharded world.
+    const hit = await recordingDb(sharded() ? ["CATALOG", ...Object.keys(tenantBindings())] : ["DB"]);
+    const res = await api("GET", `/v1/p/briefs/${b.attributes.shortcode}`, { env: hit.env });
     expect(res.headers.get("X-Cache")).toBe("HIT");
     expect(hit.starts).toEqual([]);
   });

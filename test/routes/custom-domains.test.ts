@@ -3,7 +3,8 @@ import { afterEach, beforeAll, describe, expect, it } from "vitest";
 import { api, BASE, get, post } from "../helpers/api";
 import { interleaved } from "../helpers/d1-faults";
 import { fakeDns, txtAnswer } from "../helpers/dns";
-import { organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { organization, organizationBeside, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
+import { databaseOf } from "../helpers/shards";
 import { runScheduled } from "../../src/scheduled";
 
 // A policy's custom domain serves its organization's security.txt, so it is one policy's on the whole
@@ -290,9 +291,12 @@ describe("the cron", () => {
 
 describe("the policies_custom_domain_* migrations, on a database from before custom domains were claims", () => {
   it("keep the earliest of duplicate domains, clear the others, and start each kept one unverified with a value of its own", async () => {
+    // Two organizations of one database (a sharded world's shard of `a`), the database the migrations replay on.
+    const b = await organizationBeside(a);
+    const db = await databaseOf(a.id);
     const run = async (name: string, only: (query: string) => boolean = () => true) => {
       const migration = env.TEST_MIGRATIONS.find((m) => m.name.includes(`_${name}`))!;
-      await env.DB.batch(migration.queries.filter(only).map((q) => env.DB.prepare(q)));
+      await db.batch(migration.queries.filter(only).map((q) => db.prepare(q)));
     };
     const [host, alone] = [domain(), domain()];
     const first = await policy(a, { published_at: PUBLISHED });
@@ -300,12 +304,14 @@ describe("the policies_custom_domain_* migrations, on a database from before cus
     const latest = await policy(b);
     const other = await policy(a);
     // As before policies_custom_domain_verification: no unique index and no claims, and one domain named three times, in two cases.
-    await env.DB.prepare("DROP INDEX policies_custom_domain_unique_idx").run();
+    await db.prepare("DROP INDEX policies_custom_domain_unique_idx").run();
     const legacy = (id: string, name: string) =>
-      env.DB.prepare(
-        "UPDATE policies SET custom_domain = ?, custom_domain_token = NULL, custom_domain_claimed_at = NULL, custom_domain_verified_at = NULL WHERE id = ?",
-      ).bind(name, id);
-    await env.DB.batch([legacy(first.id, host), legacy(later.id, host.toUpperCase()), legacy(latest.id, host), legacy(other.id, alone)]);
+      db
+        .prepare(
+          "UPDATE policies SET custom_domain = ?, custom_domain_token = NULL, custom_domain_claimed_at = NULL, custom_domain_verified_at = NULL WHERE id = ?",
+        )
+        .bind(name, id);
+    await db.batch([legacy(first.id, host), legacy(later.id, host.toUpperCase()), legacy(latest.id, host), legacy(other.id, alone)]);
 
     await run("policies_custom_domain_unique_claims");
     await run("policies_custom_domain_verification", (q) => q.includes("CREATE UNIQUE INDEX"));

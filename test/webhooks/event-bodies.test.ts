@@ -10,6 +10,8 @@ import { countingD1 } from "../helpers/d1-counter";
 import { eventsOf, fakeQueue } from "../helpers/events";
 import { asReporter, nextIp, submitReport } from "../helpers/reporter";
 import { NEIGHBOUR } from "../helpers/world";
+import { organizationBeside, organizationIn } from "../helpers/factories";
+import { databaseOf, shardOf, tenantBindings } from "../helpers/shards";
 import { deliverEvents, receiver, runQueue, subscribedOrganization } from "../helpers/webhooks";
 
 // An event's body is emptied once it is fanned out: each delivery keeps its own copy (for its 30 days,
@@ -153,15 +155,16 @@ describe("an event's body, once fanned out", () => {
 
 const OLD = "2025-01-01T00:00:00.000Z";
 
-/** Events as an older Worker left them, through SQL: `n` of `type`, processed (or not), each with a body. */
+/** Events as an older Worker left them, through SQL in the organization's database: `n` of `type`, processed (or not), each with a body. */
 async function oldEvents(organizationId: string, n: number, opts: { type?: string; processed?: boolean; createdAt?: string } = {}) {
   const prefix = crypto.randomUUID().slice(0, 8);
   const createdAt = opts.createdAt ?? OLD;
-  await env.DB.prepare(
-    `WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < ?)
+  await (await databaseOf(organizationId))
+    .prepare(
+      `WITH RECURSIVE i(k) AS (SELECT 1 UNION ALL SELECT k + 1 FROM i WHERE k < ?)
      INSERT INTO events (id, organization_id, vuln_id, type, payload, created_at, processed_at, send_count)
      SELECT ? || '-' || printf('%06d', k), ?, NULL, ?, json_object('vuln', json_object('description', 'old body ' || k)), ?, ?, 0 FROM i`,
-  )
+    )
     .bind(n, prefix, organizationId, opts.type ?? "Vuln::Updated", createdAt, opts.processed === false ? null : createdAt)
     .run();
   return prefix;
@@ -193,21 +196,36 @@ describe("the cron's emptyEventBodies", () => {
     expect(kept.results.map((e) => JSON.parse(e.payload).vuln.description)).toEqual(["old body 1", "old body 2"]);
   });
 
-  it("takes a page a run, oldest first, and reads no more than its page once there is nothing left", async () => {
+  it("takes a page a run in each database, oldest first, and reads no more than its page once there is nothing left", async () => {
     const { o } = await subscribedOrganization([]);
+    // The page is each database's (the cron runs its steps in every shard): two organizations of one database share it.
+    const beside = await organizationBeside(o);
     const page = LIMITS.eventBodiesEmptiedPerRun;
     const older = await oldEvents(o.id, page, { createdAt: "2024-06-01T00:00:00.000Z" });
-    const newer = await oldEvents(await neighbourId(), 7, { createdAt: "2024-06-02T00:00:00.000Z" });
+    const newer = await oldEvents(beside.id, 7, { createdAt: "2024-06-02T00:00:00.000Z" });
+    // Each other database's page goes in the same run (a sharded world's other shard).
+    const shard = await shardOf(o.id);
+    const elsewhere: string[] = [];
+    for (const other of Object.keys(tenantBindings()).filter((name) => name !== shard))
+      elsewhere.push(await oldEvents((await organizationIn(other)).id, 3, { createdAt: "2024-06-03T00:00:00.000Z" }));
     await runScheduled(env);
-    expect([await withBodies(older), await withBodies(newer)]).toEqual([0, 7]);
+    expect([await withBodies(older), await withBodies(newer), ...(await Promise.all(elsewhere.map(withBodies)))]).toEqual([
+      0,
+      7,
+      ...elsewhere.map(() => 0),
+    ]);
     await runScheduled(env);
     expect(await withBodies(newer)).toBe(0);
-    // Over a thousand processed events, none with a body to empty: a run reads a few rows, not them.
-    const processed = await env.DB.prepare("SELECT count(*) AS n FROM events WHERE processed_at IS NOT NULL").first<{ n: number }>();
+    // Over a thousand processed events in the database, none with a body to empty: a run reads a few rows of
+    // each database, not them.
+    const own = tenantBindings()[shard]!;
+    const processed = await own.prepare("SELECT count(*) AS n FROM events WHERE processed_at IS NOT NULL").first<{ n: number }>();
     expect(processed!.n).toBeGreaterThan(page);
-    const counting = countingD1(env.DB);
-    expect(await emptyEventBodies(primaryDb(counting.db))).toBe(0);
-    expect(counting.rowsRead()).toBeLessThan(10);
+    for (const d1 of Object.values(tenantBindings())) {
+      const counting = countingD1(d1);
+      expect(await emptyEventBodies(primaryDb(counting.db))).toBe(0);
+      expect(counting.rowsRead()).toBeLessThan(10);
+    }
   });
 });
 
