@@ -33,6 +33,12 @@ export interface Catalog {
    * operators' lists and directories read), and answers that shard and its database.
    */
   place(organization: OrganizationRow): Promise<{ shard: string; db: Db }>;
+  /**
+   * After the write that followed `place` failed: whether the organization's shard has it all the same (its
+   * batch committed, its answer lost). If not, the placement is taken back, so no operator's list shows it
+   * and its id routes nowhere.
+   */
+  placedAfterAll(organizationId: string): Promise<boolean>;
   /** Writes in every tenant database (the directories operators curate are kept in each, beside the listings that name them). */
   inEveryShard(write: (db: Db) => Promise<unknown>): Promise<void>;
   /** Keeps the catalog's copy of an organization's row as its shard now has it. */
@@ -142,6 +148,17 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       ]);
       return { shard, db: tenantDb(shard) };
     },
+    async placedAfterAll(organizationId) {
+      const found = await findTenant(catalog(), organizationId);
+      if (!found) return false;
+      const db = tenantDb(found.shard);
+      if (await db.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).get()) return true;
+      await catalog().batch([
+        catalog().delete(tenants).where(eq(tenants.organizationId, organizationId)),
+        catalog().delete(organizations).where(eq(organizations.id, organizationId)),
+      ]);
+      return false;
+    },
     async inEveryShard(write) {
       await Promise.all(this.tenants().map(({ db }) => write(db)));
     },
@@ -157,14 +174,24 @@ export function shardCatalog(shards: Shards, forget: (name: CatalogName) => Prom
       if (!names.length) return [];
       const at = nowIso();
       const same = or(...names.map((n) => and(eq(catalogNames.kind, n.kind), eq(catalogNames.name, n.name))));
-      const [claimed, owners] = await catalog().batch([
-        catalog()
-          .insert(catalogNames)
-          .values(names.map((n) => ({ ...n, organizationId, createdAt: at })))
-          .onConflictDoNothing()
-          .returning({ kind: catalogNames.kind, name: catalogNames.name }),
-        catalog().select({ kind: catalogNames.kind, organizationId: catalogNames.organizationId }).from(catalogNames).where(same),
-      ]);
+      const [claimed, owners] = await catalog()
+        .batch([
+          catalog()
+            .insert(catalogNames)
+            .values(names.map((n) => ({ ...n, organizationId, createdAt: at })))
+            .onConflictDoNothing()
+            .returning({ kind: catalogNames.kind, name: catalogNames.name }),
+          catalog().select({ kind: catalogNames.kind, organizationId: catalogNames.organizationId }).from(catalogNames).where(same),
+        ])
+        .catch(async (err) => {
+          // The batch may have run before it failed (its answer lost): what it wrote, and only that (the
+          // names made at this very instant), goes back, so no name is held for a write that never came.
+          await catalog()
+            .delete(catalogNames)
+            .where(and(same, eq(catalogNames.organizationId, organizationId), eq(catalogNames.createdAt, at)))
+            .catch(() => {});
+          throw err;
+        });
       // A name this organization holds already (its own slug sent again) is no conflict.
       const taken = owners.find((o) => o.organizationId !== organizationId);
       if (!taken) return claimed;

@@ -246,11 +246,11 @@ export function everyShard(c: RequestOf): Db[] {
 }
 
 /**
- * What an operator's request spans when nothing routed it to one shard (a list without an organization's
- * filter, the platform's metrics): the catalog it reads and every tenant database. None otherwise: an
+ * The tenant databases an operator's request spans when nothing routed it to one shard (a list without an
+ * organization's filter, the platform's metrics); it reads the catalog as its own. None otherwise: an
  * organization's caller, or a request routed to the shard its path or filter names, reads one database.
  */
 export function spansOf(c: RequestOf): readonly Db[] | undefined {
   if (c.var.caller?.kind !== "operator" || c.var.database.shard !== CATALOG) return undefined;
-  return [c.var.database.db, ...everyShard(c)];
+  return everyShard(c);
 }

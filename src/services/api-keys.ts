@@ -172,7 +172,7 @@ export async function getKey(ctx: ServiceContext, id: string): Promise<ApiKeyRow
 
 /** The keys the caller may see: its organization's, or for an operator every key. */
 export function listKeys(ctx: ServiceContext, { page, sort }: ListQuery) {
-  return listPage(readersOf(ctx), apiKeys, { filter: tenantFilter(ctx, apiKeys.organizationId), sort, page });
+  return listPage(readersOf(ctx, { catalogToo: true }), apiKeys, { filter: tenantFilter(ctx, apiKeys.organizationId), sort, page });
 }
 
 /** One batch: whether the organization exists (a missing one is a 404, not an empty list), a page, the count. */

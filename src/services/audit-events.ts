@@ -54,7 +54,7 @@ export async function listAuditEvents(ctx: ServiceContext, query: AuditQuery): P
     query.from !== undefined ? gte(auditEvents.at, query.from) : undefined,
     query.to !== undefined ? lte(auditEvents.at, query.to) : undefined,
   );
-  return readPage<AuditEventRow>(readersOf(ctx), (db) => ({
+  return readPage<AuditEventRow>(readersOf(ctx, { catalogToo: true }), (db) => ({
     ordering: ordering(query.sort ?? "-at"),
     page: query.page,
     rows: ({ seek, order, limit, offset }) =>

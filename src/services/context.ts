@@ -23,9 +23,9 @@ export interface ServiceContext {
   /** Where organizations are found, in a sharded deployment only (one database keeps no catalog). */
   catalog?: Catalog;
   /**
-   * Every database an operator's read across organizations asks, in a sharded deployment when nothing
-   * routed the request to one shard: the catalog it reads (operators' own keys and changes) and each tenant
-   * database. A list reads each and merges them in its order (see readersOf).
+   * Every tenant database, for an operator's read across organizations in a sharded deployment when
+   * nothing routed the request to one shard (`db` is then the catalog). A list reads each and merges them
+   * in its order (see readersOf).
    */
   spans?: readonly Db[];
   /** Runs work after the response (ctx.waitUntil). */
@@ -47,11 +47,15 @@ export interface ServiceContext {
 
 /**
  * The databases a list of organizations' rows reads: the request's own, or for an operator's read across
- * organizations of a sharded deployment, every one it spans. Lists of the platform's own rows
- * (organizations, directories) read `ctx.db` alone: the catalog has each once (a copy of an organization's
- * row, the directory every shard copies), and the shards would name them again.
+ * organizations of a sharded deployment, every tenant database, and the catalog too for the rows an
+ * operator's own request keeps there (`catalogToo`: operators' keys, the audit rows of their changes to
+ * what is no organization's). Lists of the platform's own rows (organizations, directories) read `ctx.db`
+ * alone: the catalog has each once (a copy of an organization's row, the directory every shard copies).
  */
-export const readersOf = (ctx: ServiceContext): readonly Db[] => ctx.spans ?? [ctx.db];
+export function readersOf(ctx: ServiceContext, { catalogToo = false } = {}): readonly Db[] {
+  if (!ctx.spans) return [ctx.db];
+  return catalogToo ? [ctx.db, ...ctx.spans] : ctx.spans;
+}
 
 /**
  * The tenancy filter. Every query on an organization-owned table goes through here, so an

@@ -58,9 +58,16 @@ export async function createOrganization(
   };
   // A sharded deployment claims the slug across shards, then writes the organization where there is most room.
   return slugGuard(() =>
-    withNames(ctx, { organizationId: id, names: [{ kind: "organization_slug", name: input.slug }] }, async () =>
-      insertOrganization(ctx.catalog ? onShard(ctx, await ctx.catalog.place(row)) : ctx, row, input.owner_email),
-    ),
+    withNames(ctx, { organizationId: id, names: [{ kind: "organization_slug", name: input.slug }] }, async () => {
+      if (!ctx.catalog) return insertOrganization(ctx, row, input.owner_email);
+      try {
+        return await insertOrganization(onShard(ctx, await ctx.catalog.place(row)), row, input.owner_email);
+      } catch (err) {
+        // A batch that failed after it committed (its answer lost) made the organization all the same.
+        if (await ctx.catalog.placedAfterAll(row.id)) return row;
+        throw err;
+      }
+    }),
   );
 }
 
