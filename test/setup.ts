@@ -7,10 +7,11 @@ import { platformDatabase, sharded } from "./helpers/shards";
 // Setup files run outside per-file storage isolation and may run more than once;
 // applyD1Migrations skips migrations already applied, and the neighbour is seeded once.
 // A sharded world (the workers-sharded project) lays its catalog and tenant databases out by the same migrations.
-for (const name of ["DB", "CATALOG", "TENANT_1", "TENANT_2"]) {
-  const d1 = (env as unknown as Record<string, D1Database | undefined>)[name];
-  if (d1) await applyD1Migrations(d1, env.TEST_MIGRATIONS);
-}
+// Each database on its own, all at once.
+const bindings = env as unknown as Record<string, D1Database | undefined>;
+await Promise.all(
+  ["DB", "CATALOG", "TENANT_1", "TENANT_2"].flatMap((name) => (bindings[name] ? [applyD1Migrations(bindings[name], env.TEST_MIGRATIONS)] : [])),
+);
 // Its tests that look inside read and write the platform's databases as one (see platformDatabase).
 if (sharded()) (env as unknown as { DB: D1Database }).DB = platformDatabase([env.CATALOG, env.TENANT_1, env.TENANT_2]);
 await seedNeighbour();
