@@ -202,6 +202,23 @@ export async function shardRows({ tmp, apiEntry, step }: ShardsPart): Promise<Ro
     );
     rows.push(row("GET /v1/vulns page 1", SAMPLES, list));
 
+    // An operator's page across organizations: sharded, each tenant database's page read at once and merged.
+    step(`shards: GET /v1/vulns page 1 as the operator (every organization), ${SAMPLES} a side ×${settings.reps}`);
+    const operatorOf = new Map<Layout, string>([
+      [sharded, shardedOperator],
+      [one, oneOperator],
+    ]);
+    const across = await interleaved(
+      SAMPLES,
+      (l) => [`${l.server.url}/v1/vulns`, { headers: bearer(operatorOf.get(l)!) }],
+      layouts,
+      (t) => t.status === 200,
+    );
+    rows.push({
+      ...row("GET /v1/vulns page 1, an operator's (every organization)", SAMPLES, across, "sharded: both tenant databases' pages, merged"),
+      target: undefined,
+    });
+
     step(`shards: GET /v1/p/briefs/{shortcode} from the cache, ${SAMPLES} a side ×${settings.reps}`);
     const address = clientAddresses();
     const hit = await interleaved(

@@ -10,7 +10,9 @@ import { platformDatabase, sharded } from "./helpers/shards";
 // Each database on its own, all at once.
 const bindings = env as unknown as Record<string, D1Database | undefined>;
 await Promise.all(
-  ["DB", "CATALOG", "TENANT_1", "TENANT_2"].flatMap((name) => (bindings[name] ? [applyD1Migrations(bindings[name], env.TEST_MIGRATIONS)] : [])),
+  ["DB", "CATALOG", "TENANT_1", "TENANT_2"].flatMap((name) =>
+    bindings[name] ? [applyD1Migrations(bindings[name], env.TEST_MIGRATIONS)] : [],
+  ),
 );
 // Its tests that look inside read and write the platform's databases as one (see platformDatabase).
 if (sharded()) (env as unknown as { DB: D1Database }).DB = platformDatabase([env.CATALOG, env.TENANT_1, env.TENANT_2]);
