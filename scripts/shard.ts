@@ -3,10 +3,15 @@
 //   npm run shard -- move <organization id or slug> <TENANT_n>   start (or resume) the move and drive it to its end
 //   npm run shard -- status <organization id or slug>            where its latest move is
 //   npm run shard -- cancel <organization id or slug>            roll back a move that has not switched yet
+//   npm run shard -- adopt --local|--remote [--persist-to DIR]   fill a new catalog from a one-database
+//                                                                deployment's database, bound as TENANT_1
+//                                                                (scripts/shard-adopt.ts; docs/scale.md,
+//                                                                "From one database to sharded")
 // The API's origin comes from --origin or VDP_ORIGIN (default http://localhost:8787), an operator key from
 // --key or VDP_OPERATOR_KEY. Each call of POST /v1/organizations/{id}/move advances the move by one bounded
 // step; between calls this waits as long as the move says it waits. Killed, it loses nothing: run it again
 // (the cron advances the move meanwhile, a step a minute).
+import { adopt } from "./shard-adopt.ts";
 import { flagValue } from "./wrangler.ts";
 
 interface Move {
@@ -24,6 +29,10 @@ const FINISHED = new Set(["done", "rolled_back"]);
 const POLL_MS = 5_000;
 
 const args = process.argv.slice(2);
+if (args[0] === "adopt") {
+  await adopt(args.slice(1));
+  process.exit(0);
+}
 const positional = args.filter((a, i) => !a.startsWith("--") && !["--origin", "--key"].includes(args[i - 1] ?? ""));
 const [command, organization, to] = positional;
 const origin = (flagValue(args, "--origin") ?? process.env.VDP_ORIGIN ?? "http://localhost:8787").replace(/\/$/, "");
@@ -32,7 +41,8 @@ const key = flagValue(args, "--key") ?? process.env.VDP_OPERATOR_KEY;
 function usage(): never {
   console.error(
     "Usage: npm run shard -- move <organization id or slug> <TENANT_n> | status <organization> | cancel <organization>\n" +
-      "       [--origin URL (or VDP_ORIGIN)] [--key OPERATOR_KEY (or VDP_OPERATOR_KEY)]",
+      "       [--origin URL (or VDP_ORIGIN)] [--key OPERATOR_KEY (or VDP_OPERATOR_KEY)]\n" +
+      "       npm run shard -- adopt --local|--remote [--persist-to DIR] [--config FILE]",
   );
   process.exit(2);
 }
