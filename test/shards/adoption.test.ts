@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { ADOPTED_NAMES, ADOPTED_ROWS, pageOf } from "../../src/db/adoption";
 import { CATALOG_NAME_KINDS } from "../../src/db/schema";
 import { sha256Hex } from "../../src/lib/crypto";
-import { api, del, post } from "../helpers/api";
+import { del, post } from "../helpers/api";
 import { Browser, signInLinks } from "../helpers/console";
 import { brief, directory, listing, organization, policy, PUBLISHED, type TestOrganization } from "../helpers/factories";
 import { mailbox, type Mailbox } from "../helpers/mail";
