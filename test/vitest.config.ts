@@ -43,8 +43,8 @@ export default defineConfig(async () => {
         name,
         root,
         include,
-        // The shards' own tests need a catalog and two tenant databases.
-        exclude: ["test/node/**", ...(sharded ? [] : ["test/shards/**"])],
+        // The shards' own tests need a catalog and two tenant databases; the unit tests need neither layout.
+        exclude: ["test/node/**", "test/unit/**", ...(sharded ? [] : ["test/shards/**"])],
         setupFiles: ["test/setup.ts"],
         // Bounds for a machine that is busy with other work, not targets: speed is measured by
         // npm run bench. A test that waits for something waits on the condition (test/helpers/wait.ts).
@@ -53,6 +53,11 @@ export default defineConfig(async () => {
       },
     };
   }
+
+  // Logic alone, inside workerd (signing, schedules, parsers, ratings): no database is migrated and no
+  // neighbour seeded for them, which is most of what a file of the other projects costs to start.
+  const unit = workersProject("unit", ["test/unit/**/*.test.ts"], oneDatabaseConfig(), false);
+  unit.test = { ...unit.test, exclude: [], setupFiles: [] };
 
   return {
     root,
@@ -64,6 +69,7 @@ export default defineConfig(async () => {
         workersProject("workers", ["test/**/*.test.ts"], oneDatabaseConfig(), false),
         // The same Worker sharded: a catalog and two tenant databases, organizations placed in both.
         workersProject("workers-sharded", ["test/**/*.test.ts"], WRANGLER_TOML, true),
+        unit,
         {
           // The commands a user runs (npm run dev, operator-key), run as processes from Node.
           test: {

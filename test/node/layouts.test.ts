@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, inject, it } from "vitest";
+import { waitFor } from "../helpers/wait";
 import { d1Bindings, oneDatabaseConfig, oneDatabaseText, tenantBindings, WRANGLER_TOML } from "../../scripts/wrangler-layouts";
 
 // The two layouts of the databases: wrangler.toml's (a catalog and tenant databases) and the one-database
@@ -57,13 +58,25 @@ describe("the databases' two layouts", () => {
 
 describe("the commands on the sharded layout", () => {
   const wrangler = path.join(root, "node_modules", ".bin", "wrangler");
-  const query = async (binding: string, sql: string, dir = persistTo) => {
-    const { stdout } = await run(wrangler, ["d1", "execute", binding, "--local", "--persist-to", dir, "--json", "--command", sql], {
-      cwd: root,
-      env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
-    });
-    return (JSON.parse(stdout) as { results: Record<string, unknown>[] }[])[0]!.results;
-  };
+  // The dev server writes the same local files (its cron, its queue): a read that finds them locked
+  // (SQLITE_BUSY) waits for them, as scripts/wrangler.ts does; any other failure fails the test.
+  const query = async (binding: string, sql: string, dir = persistTo): Promise<Record<string, unknown>[]> =>
+    (await waitFor(
+      `${binding} to answer ${sql}`,
+      async () => {
+        try {
+          const { stdout } = await run(wrangler, ["d1", "execute", binding, "--local", "--persist-to", dir, "--json", "--command", sql], {
+            cwd: root,
+            env: { ...process.env, CI: "true", WRANGLER_SEND_METRICS: "false" },
+          });
+          return (JSON.parse(stdout) as { results: Record<string, unknown>[] }[])[0]!.results;
+        } catch (err) {
+          if (/SQLITE_BUSY|database is locked/.test(String((err as { stderr?: string }).stderr ?? err))) return null;
+          throw err;
+        }
+      },
+      (results) => results !== null,
+    ))!;
 
   it("npm run dev migrated every database and placed the two demo organizations in different shards, as it says", async () => {
     for (const binding of ["CATALOG", "TENANT_1", "TENANT_2"])
