@@ -148,3 +148,31 @@ function parsedOrNull(text: string): any {
     return null;
   }
 }
+
+/** A list page as the tests read it: its rows' ids, its links, its meta. */
+export type ListDoc = {
+  data: { id: string; attributes: Record<string, unknown> }[];
+  links: Record<string, string | null>;
+  meta: { page: Record<string, number> };
+};
+
+/** Follows `rel` links from `start` to the end with `key`: every page's ids and body (each page a 200, at most `most` of them). */
+export async function walkLinks(
+  start: string,
+  rel: "next" | "prev",
+  key: string,
+  most = 40,
+): Promise<{ pages: string[][]; bodies: ListDoc[] }> {
+  const pages: string[][] = [];
+  const bodies: ListDoc[] = [];
+  let link: string | null = start;
+  while (link) {
+    const res: { status: number; body: ListDoc } = await get(link, key);
+    if (res.status !== 200) throw new Error(`${link}: ${res.status}`);
+    pages.push(res.body.data.map((r) => r.id));
+    bodies.push(res.body);
+    link = res.body.links[rel]!;
+    if (pages.length > most) throw new Error(`no end after ${most} pages of ${start}`);
+  }
+  return { pages, bodies };
+}

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, it } from "vitest";
-import { get, post } from "../helpers/api";
+import { get, type ListDoc, post, walkLinks } from "../helpers/api";
 import {
   asset,
   brief,
@@ -39,24 +39,10 @@ beforeAll(async () => {
   }
 });
 
-type Doc = { data: { id: string }[]; links: Record<string, string | null>; meta: { page: Record<string, number> } };
-const ids = (body: Doc) => body.data.map((r) => r.id);
+const ids = (body: ListDoc) => body.data.map((r) => r.id);
 
 /** Follows `rel` links from `start` to the end; returns every page's ids. */
-async function walk(start: string, rel: "next" | "prev", key = org.key): Promise<{ pages: string[][]; bodies: Doc[] }> {
-  const pages: string[][] = [];
-  const bodies: Doc[] = [];
-  let link: string | null = start;
-  while (link) {
-    const res: { status: number; body: Doc } = await get(link, key);
-    expect(res.status, link).toBe(200);
-    pages.push(ids(res.body));
-    bodies.push(res.body);
-    link = res.body.links[rel]!;
-    if (pages.length > 20) throw new Error("no end");
-  }
-  return { pages, bodies };
-}
+const walk = (start: string, rel: "next" | "prev", key = org.key) => walkLinks(start, rel, key, 20);
 
 describe.each([
   ["assets, newest first", "/v1/assets", () => [...assetIds].reverse(), () => org.key],

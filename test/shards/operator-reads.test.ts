@@ -1,7 +1,7 @@
 import { env } from "cloudflare:workers";
 import { beforeAll, describe, expect, it } from "vitest";
 import { testClock } from "../helpers/clock";
-import { get, patch } from "../helpers/api";
+import { get, type ListDoc, patch, walkLinks } from "../helpers/api";
 import { brief, operatorKey, organization, policy, PUBLISHED, vuln, type TestOrganization } from "../helpers/factories";
 import { shardOf } from "../helpers/shards";
 
@@ -13,12 +13,7 @@ const H = 3_600_000;
 const T0 = Date.parse("2026-05-04T00:00:00.000Z");
 const { at } = testClock(T0);
 
-type Doc = {
-  data: { id: string; attributes: Record<string, unknown> }[];
-  links: Record<string, string | null>;
-  meta: { page: { total: number } };
-};
-const ids = (body: Doc) => body.data.map((r) => r.id);
+const ids = (body: ListDoc) => body.data.map((r) => r.id);
 
 let operator: string;
 let a: TestOrganization;
@@ -29,21 +24,7 @@ beforeAll(async () => {
   b = await organization();
 });
 
-/** Follows `rel` links from `start` to the end: every page's ids, and whether the first page links back. */
-async function walk(start: string, rel: "next" | "prev"): Promise<{ pages: string[][]; bodies: Doc[] }> {
-  const pages: string[][] = [];
-  const bodies: Doc[] = [];
-  let link: string | null = start;
-  while (link) {
-    const res: { status: number; body: Doc } = await get(link, operator);
-    expect(res.status, link).toBe(200);
-    pages.push(ids(res.body));
-    bodies.push(res.body);
-    link = res.body.links[rel]!;
-    if (pages.length > 40) throw new Error("no end");
-  }
-  return { pages, bodies };
-}
+const walk = (start: string, rel: "next" | "prev") => walkLinks(start, rel, operator);
 
 /** Every policy any shard holds, in the list's default order (newest first, then by id), read inside. */
 async function everyPolicy(): Promise<string[]> {
@@ -74,8 +55,8 @@ describe("an operator's list across shards", () => {
     expect(pages).toEqual(expected);
     // The merge really spans: both organizations' rows, interleaved.
     const owners = (await get("/v1/policies?page[size]=100", operator)).body.data
-      .filter((p: Doc["data"][number]) => /^[AB]\d$/.test(p.attributes.name as string))
-      .map((p: Doc["data"][number]) => (p.attributes.name as string)[0]);
+      .filter((p: ListDoc["data"][number]) => /^[AB]\d$/.test(p.attributes.name as string))
+      .map((p: ListDoc["data"][number]) => (p.attributes.name as string)[0]);
     expect(owners.join("")).toMatch(/^(AB|BA){4}$/);
   });
 
