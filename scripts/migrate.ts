@@ -5,7 +5,7 @@
 // fails, so `npm run deploy` never deploys a Worker ahead of a database.
 // Options: --local | --remote, --one-database or --config FILE (another configuration), --persist-to DIR (with --local).
 import { flagValue, runWrangler, runWranglerAsync } from "./wrangler.ts";
-import { configOf, d1Bindings, WRANGLER_TOML } from "./wrangler-layouts.ts";
+import { configOf, d1Bindings, d1Target, WRANGLER_TOML } from "./wrangler-layouts.ts";
 
 export interface MigrateOptions {
   target: "--local" | "--remote";
@@ -20,15 +20,7 @@ export interface MigrateOptions {
 /** Applies the migrations to each D1 binding of the configuration; answers the bindings, in order. */
 export async function migrateAll({ target, config = WRANGLER_TOML, persistTo, report }: MigrateOptions): Promise<string[]> {
   const bindings = d1Bindings(config).map((d) => d.binding);
-  const args = (binding: string) => [
-    "d1",
-    "migrations",
-    "apply",
-    binding,
-    target,
-    ...(config === WRANGLER_TOML ? [] : ["--config", config]),
-    ...(target === "--local" && persistTo ? ["--persist-to", persistTo] : []),
-  ];
+  const args = (binding: string) => ["d1", "migrations", "apply", binding, ...d1Target({ target, config, persistTo })];
   if (target === "--local") {
     const outputs = await Promise.all(bindings.map((binding) => runWranglerAsync(args(binding))));
     for (const [i, binding] of bindings.entries()) report?.(binding, outputs[i]!);

@@ -7,7 +7,7 @@ import { generateApiKey, sha256Hex } from "../src/lib/crypto.ts";
 import { nowIso, uuidv7 } from "../src/lib/ids.ts";
 import { migrateAll } from "./migrate.ts";
 import { flagValue, runWrangler, sqlText } from "./wrangler.ts";
-import { configOf, isSharded, WRANGLER_TOML } from "./wrangler-layouts.ts";
+import { configOf, d1Target, isSharded } from "./wrangler-layouts.ts";
 
 const args = process.argv.slice(2);
 const target = args.includes("--remote") ? "--remote" : args.includes("--local") ? "--local" : null;
@@ -20,11 +20,7 @@ if (!target) {
   );
   process.exit(2);
 }
-const options = [
-  target,
-  ...(config === WRANGLER_TOML ? [] : ["--config", config]),
-  ...(target === "--local" && persistTo ? ["--persist-to", persistTo] : []),
-];
+const options = d1Target({ target, config, persistTo });
 
 // Local D1 may be brand new; remote D1 is migrated by `npm run deploy`.
 if (target === "--local") await migrateAll({ target, config, persistTo });

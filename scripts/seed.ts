@@ -11,7 +11,7 @@ import { ANY_BROWSER, SEED_LINK_HOURS } from "../src/lib/seed-links.ts";
 import { roomiestOf } from "../src/db/placement.ts";
 import { migrateAll } from "./migrate.ts";
 import { flagValue, root, runWranglerAsync, sqlText } from "./wrangler.ts";
-import { configOf, isSharded, tenantBindings, WRANGLER_TOML } from "./wrangler-layouts.ts";
+import { configOf, d1Target, isSharded, tenantBindings, WRANGLER_TOML } from "./wrangler-layouts.ts";
 
 export const DEMO = {
   organizationId: "01900000-0000-7000-8000-000000000001",
@@ -200,7 +200,7 @@ export async function seedDemo(
   persistTo?: string,
   config = WRANGLER_TOML,
 ): Promise<{ key: string; signInPath: string; shards: DemoShards }> {
-  const local = ["--local", ...(config === WRANGLER_TOML ? [] : ["--config", config]), ...(persistTo ? ["--persist-to", persistTo] : [])];
+  const local = d1Target({ target: "--local", config, persistTo });
   const keyFile = demoKeyFile(persistTo);
   const key = demoKey(keyFile);
   const signIn = randomSecret();

@@ -11,7 +11,7 @@ import path from "node:path";
 import { ADOPTED_NAMES, ADOPTED_ROWS, pageOf, type AdoptedName, type AdoptedTable } from "../src/db/adoption.ts";
 import { migrateAll } from "./migrate.ts";
 import { flagValue, runWrangler, sqlText } from "./wrangler.ts";
-import { configOf, d1Bindings, WRANGLER_TOML } from "./wrangler-layouts.ts";
+import { configOf, d1Bindings, d1Target } from "./wrangler-layouts.ts";
 
 type Row = Record<string, unknown>;
 type Kind = keyof typeof ADOPTED_NAMES;
@@ -39,11 +39,7 @@ export async function adopt(args: readonly string[]): Promise<void> {
     );
     process.exit(2);
   }
-  const options = [
-    target,
-    ...(config === WRANGLER_TOML ? [] : ["--config", config]),
-    ...(target === "--local" && persistTo ? ["--persist-to", persistTo] : []),
-  ];
+  const options = d1Target({ target, config, persistTo });
   // Local D1 may be brand new; remote D1 is migrated by `npm run db:migrate:remote` first.
   if (target === "--local") await migrateAll({ target, config, persistTo });
 

@@ -163,3 +163,15 @@ export function devVarsFileArgs(configPath: string): string[] {
 }
 
 if (import.meta.main) console.log(oneDatabaseConfig());
+
+/**
+ * The options a `wrangler d1` command takes to reach a configuration's databases: local or remote, the
+ * configuration when it is not wrangler.toml, and a local state's folder (`--persist-to`, local only).
+ */
+export function d1Target({ target, config, persistTo }: { target: "--local" | "--remote"; config: string; persistTo?: string }): string[] {
+  return [
+    target,
+    ...(config === WRANGLER_TOML ? [] : ["--config", config]),
+    ...(target === "--local" && persistTo ? ["--persist-to", persistTo] : []),
+  ];
+}
